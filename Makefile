@@ -1,0 +1,106 @@
+# shadowbind build.  See README.md.
+#
+#   make            libraries (build/lib*.a) and commands (bin/*)
+#   make deps       install the Debian packages we need (when missing)
+#   make check      build and run every test (cmocka)
+#   make sanitize   the same under AddressSanitizer + UBSan (== make check SAN=1)
+#   make bench      build the benchmarks (bench/*), not run
+#   make fuzz       build the libFuzzer harnesses (clang)
+#
+# Overridable: BUILD (object dir), BIN (commands dir), MODULES, TESTS.
+# Parallel developers use e.g. `make BUILD=/tmp/b BIN=/tmp/b/bin check`.
+
+CC      ?= gcc
+SAN     ?= 0
+ifeq ($(SAN),1)
+BUILD   ?= build/san
+BIN     ?= build/san/bin
+OPT     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD   ?= build
+BIN     ?= bin
+OPT     := -O2 -g
+endif
+
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(OPT) -fopenmp -I. $(CFLAGS)
+LDFLAGS_ALL = $(OPT) -fopenmp $(LDFLAGS)
+
+# Link order: a module may use the modules to its right.
+MODULES ?= alloc bound gen sim trace
+LIBS     = $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
+SYSLIBS  = -lglpk -liniparser -lgmp -lm
+
+DEB_PKGS = build-essential clang libglpk-dev libiniparser-dev libcmocka-dev libgmp-dev
+
+lib_srcs = $(filter-out $(1)/cmd/%,$(wildcard $(1)/*.c))
+CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd/*.c))
+CMDS     := $(patsubst %.c,$(BIN)/%,$(notdir $(CMD_SRCS)))
+TESTS    ?= $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+TEST_BINS = $(patsubst %,$(BUILD)/tests/%,$(TESTS))
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+
+.PHONY: all deps check sanitize bench fuzz clean
+.SECONDARY:
+
+all: $(CMDS)
+
+define module_rules
+$(BUILD)/lib$(1).a: $(patsubst %.c,$(BUILD)/%.o,$(call lib_srcs,$(1)))
+	@mkdir -p $$(@D)
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach m,$(MODULES),$(eval $(call module_rules,$(m))))
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+define cmd_rule
+$(BIN)/$(notdir $(basename $(1))): $(patsubst %.c,$(BUILD)/%.o,$(1)) $(LIBS)
+	@mkdir -p $$(@D)
+	$(CC) $$< $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -o $$@
+endef
+$(foreach c,$(CMD_SRCS),$(eval $(call cmd_rule,$(c))))
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/testutil.o $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) $< $(BUILD)/tests/testutil.o $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -lcmocka -o $@
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) $< $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -o $@
+
+# Tests find the commands, the repo and shared/ through the environment.
+# LeakSanitizer is on under SAN=1, so leaks fail the tests.
+check: $(CMDS) $(TEST_BINS)
+	@fail=0; pass=0; \
+	for t in $(TEST_BINS); do \
+	  echo "== $$t"; \
+	  if SB_BIN=$(abspath $(BIN)) SB_ROOT=$(CURDIR) SB_SHARED=$(abspath ../shared) \
+	     ASAN_OPTIONS=detect_leaks=1 $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); fi; \
+	done; \
+	echo "test programs: $$pass passed, $$fail failed"; \
+	test $$fail -eq 0
+
+sanitize:
+	$(MAKE) SAN=1 check
+
+bench: $(CMDS) $(BENCHES)
+
+fuzz:
+	$(MAKE) -C tests/fuzz
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: all present"; fi
+
+clean:
+	rm -rf build bin
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

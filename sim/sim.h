@@ -1,0 +1,197 @@
+/*
+ * sim.h - the trace-driven discrete-event simulator (docs/simulation.md):
+ * how a recorded program runs on k processors under a binding, a local
+ * scheduling policy and a synchronization latency.
+ *
+ * Made for search: load a trace once into an immutable sim_program (shared
+ * by any number of threads), give each evaluating thread its own sim_work
+ * (caller-owned, reused), then call sim_run for as many bindings as
+ * needed.  sim_run allocates nothing on the makespan-only path; it keeps no
+ * global state.
+ *
+ * Time is exact.  Under fifo and rr every time is an integer; under ps the
+ * processor-sharing rates make times rational, so every time is a reduced
+ * fraction num/den of 64-bit integers (sim_time).  If a fraction ever
+ * exceeds 64 bits the run stops with SIM_EOVERFLOW rather than round.
+ *
+ * Simultaneous events follow docs/simulation.md: at one instant the thread
+ * with the smallest id that has something to do performs one step, the
+ * wake-ups it causes take effect inside that step in queue order, then the
+ * smallest id is chosen again; round-robin quantum expiries at that instant
+ * apply after all threads' steps.
+ */
+#ifndef SHADOWBIND_SIM_H
+#define SHADOWBIND_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/trace.h"
+
+/* An exact time: num/den, den >= 1, gcd(num, den) = 1.  Units: trace unit. */
+typedef struct {
+	uint64_t num;
+	uint64_t den;
+} sim_time;
+
+static inline sim_time sim_time_int(uint64_t v)
+{
+	sim_time t = {v, 1};
+	return t;
+}
+/* -1, 0, 1 as a <, ==, > b. */
+int sim_time_cmp(sim_time a, sim_time b);
+double sim_time_to_double(sim_time t);
+/* Writes "4060" for integers, "12281/3" otherwise; returns buf. */
+char *sim_time_format(sim_time t, char *buf, size_t len);
+/* Writes "4060" or "4093.667" (rounded to 3 decimals); returns buf. */
+char *sim_time_format_dec(sim_time t, char *buf, size_t len);
+
+enum sim_policy { SIM_PS = 0, SIM_FIFO, SIM_RR };
+enum sim_mode { SIM_BOUND = 0, SIM_UNBOUND };
+enum sim_model { SIM_DIRECT = 0, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO };
+
+struct sim_params {
+	uint32_t cpus;          /* k >= 1                                    */
+	enum sim_mode mode;     /* bound (binding or all shadow) or unbound  */
+	enum sim_policy policy;
+	uint64_t quantum;       /* rr quantum, >= 1; units: trace unit        */
+	uint64_t latency;       /* t; units: trace unit                       */
+	uint64_t create_cost;   /* CPU the creator spends per create; units:
+	                           trace unit                                */
+	uint64_t switch_cost;   /* context switch (fifo, rr); units: trace unit */
+	enum sim_model model;   /* only SIM_DIRECT so far                     */
+};
+
+/* sim_params_init - defaults: 1 cpu, bound, ps, quantum 1, all costs 0,
+ * Direct model. */
+void sim_params_init(struct sim_params *p);
+
+/* sim_policy_parse - "ps", "fifo", "rr:Q" (Q >= 1).  Returns 0, or -1 and
+ * leaves *p unaltered. */
+int sim_policy_parse(const char *s, struct sim_params *p);
+/* "ps", "fifo", "rr:100" into buf; returns buf. */
+char *sim_policy_format(const struct sim_params *p, char *buf, size_t len);
+const char *sim_model_name(enum sim_model m);
+
+/* Return codes of sim_run. */
+enum {
+	SIM_OK = 0,
+	SIM_DEADLOCK = 1,    /* the replay deadlocked: see result.blocked   */
+	SIM_EINVAL = -1,     /* bad parameters or binding                   */
+	SIM_EOVERFLOW = -2,  /* a time exceeded 64-bit exact arithmetic     */
+	SIM_ENOMEM = -3      /* only on the SIM_SCHEDULE path               */
+};
+
+/* Flags for sim_run. */
+#define SIM_STATS    1u  /* per-thread and per-processor statistics     */
+#define SIM_SCHEDULE 2u  /* run intervals and synchronizations          */
+
+struct sim_program; /* immutable once made; share freely */
+struct sim_work;    /* one per evaluating thread         */
+
+/*
+ * sim_program_new - prepare trace `tr` for simulation (per-object
+ * capacities, offsets).  `tr` must outlive the program and is not
+ * modified.  Returns the program, or NULL on allocation failure.
+ */
+struct sim_program *sim_program_new(const struct trace *tr);
+void sim_program_free(struct sim_program *p); /* accepts NULL */
+const struct trace *sim_program_trace(const struct sim_program *p);
+
+/* sim_work_new - a workspace for `p`, or NULL on allocation failure. */
+struct sim_work *sim_work_new(const struct sim_program *p);
+void sim_work_free(struct sim_work *w); /* accepts NULL */
+
+struct sim_thread_stats {
+	sim_time start;   /* became ready for the first time              */
+	sim_time end;     /* exit                                         */
+	sim_time cpu;     /* work executed, plus create costs             */
+	sim_time ready;   /* ready but not progressing: end - start - cpu
+	                     - blocked (under ps: the share it did not get) */
+	sim_time blocked; /* blocked on synchronization, sleeping, or
+	                     waiting out a latency                         */
+	int32_t proc;     /* bound processor, TRACE_SHADOW, or -2 unbound */
+};
+
+/* One interval during which `thread` ran on processor `proc` (bound:
+ * 0..k-1, TRACE_SHADOW for its own; unbound fifo/rr: the processor;
+ * unbound ps: -2, the pool).  Under ps intervals of one processor overlap:
+ * each thread progressed at its share of the processor. */
+struct sim_interval {
+	uint32_t thread;  /* dense index */
+	int32_t proc;
+	sim_time from, to;
+};
+
+/* One completed acquisition (lock, wait, join, barrier, cwait, rdlock,
+ * wrlock, trylock ok, trywait ok, a signaller's wait for waiters). */
+struct sim_sync {
+	sim_time time;     /* when it was granted                          */
+	uint32_t rec;      /* the acquiring record (index in trace.rec)    */
+	uint32_t thread;   /* acquiring thread (dense)                     */
+	int32_t releaser;  /* thread whose release granted it, -1: none
+	                      (free object or initial token)               */
+};
+
+/* A thread left blocked by a deadlock. */
+struct sim_blocked {
+	uint32_t thread;   /* dense index                                  */
+	uint32_t rec;      /* the record it is blocked in                  */
+	uint8_t kind;      /* enum trace_kind of the object it waits on    */
+	uint32_t obj;      /* dense object index                           */
+	int32_t holder;    /* a thread holding it (mutex, rwlock writer,
+	                      join target), or -1                          */
+	const char *why;   /* "lock", "wait", "reacquire after cwait", ... */
+};
+
+struct sim_result {
+	int status;           /* as returned by sim_run                    */
+	enum sim_model model; /* the model that produced the result        */
+	sim_time makespan;    /* time of the last exit; units: trace unit  */
+	uint64_t steps;       /* operations performed                      */
+	/* SIM_STATS (owned by the workspace, valid until its next run): */
+	const struct sim_thread_stats *threads; /* [nthreads]              */
+	uint32_t nprocs;                        /* k                       */
+	const sim_time *busy; /* [k] busy time of each processor (unbound
+	                         ps: the pool's busy time / k)             */
+	/* SIM_SCHEDULE: */
+	size_t nintervals;
+	const struct sim_interval *intervals;
+	size_t nsyncs;
+	const struct sim_sync *syncs;
+	/* SIM_DEADLOCK: */
+	size_t nblocked;
+	const struct sim_blocked *blocked;
+};
+
+/*
+ * sim_run - simulate program `p` with workspace `w` (made for `p`).
+ * `binding` gives each dense thread a processor 0..k-1 or TRACE_SHADOW;
+ * NULL means every thread shadow (one processor per thread: the critical
+ * path).  Ignored in unbound mode.  `flags`: SIM_STATS, SIM_SCHEDULE.
+ * Fills *res (pointers into `w`, valid until w's next run) and returns its
+ * status.  On SIM_EINVAL/SIM_EOVERFLOW/SIM_ENOMEM, res->makespan is 0.
+ */
+int sim_run(const struct sim_program *p, struct sim_work *w,
+            const struct sim_params *par, const int32_t *binding,
+            unsigned flags, struct sim_result *res);
+
+/*
+ * sim_makespan - the cheap path: *out = makespan.  Returns sim_run's
+ * status; *out is zero unless SIM_OK.
+ */
+int sim_makespan(const struct sim_program *p, struct sim_work *w,
+                 const struct sim_params *par, const int32_t *binding,
+                 sim_time *out);
+
+/*
+ * sim_deadlock_print - one line per blocked thread of a deadlocked result,
+ * naming the thread, the object and the holder, e.g.
+ *   "thread 3 (worker) waits at line 12 to lock mutex 1, held by thread 2"
+ */
+void sim_deadlock_print(const struct sim_program *p,
+                        const struct sim_result *res, FILE *f);
+
+#endif

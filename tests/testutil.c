@@ -1,0 +1,107 @@
+#include "tests/testutil.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static const char *path_in(const char *var, const char *dflt, const char *rel,
+                           char *buf, size_t len)
+{
+	const char *d = getenv(var);
+	snprintf(buf, len, "%s/%s", d && *d ? d : dflt, rel);
+	return buf;
+}
+
+const char *tu_shared(const char *rel, char *buf, size_t len)
+{
+	return path_in("SB_SHARED", "../shared", rel, buf, len);
+}
+
+const char *tu_root(const char *rel, char *buf, size_t len)
+{
+	return path_in("SB_ROOT", ".", rel, buf, len);
+}
+
+const char *tu_bin(const char *cmd, char *buf, size_t len)
+{
+	return path_in("SB_BIN", "bin", cmd, buf, len);
+}
+
+struct trace *tu_trace(const char *text)
+{
+	struct trace *tr = NULL;
+	struct trace_error err;
+	if (trace_read_mem("test.trace", text, strlen(text), &tr, &err) != 0) {
+		print_error("%s\n", err.msg);
+		fail_msg("trace did not parse: %s", err.msg);
+	}
+	return tr;
+}
+
+static char *slurp(FILE *f)
+{
+	size_t cap = 4096, len = 0;
+	char *s = malloc(cap);
+	if (!s)
+		return NULL;
+	rewind(f);
+	for (;;) {
+		size_t n = fread(s + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+		if (len + 1 == cap) {
+			char *t = realloc(s, cap *= 2);
+			if (!t) {
+				free(s);
+				return NULL;
+			}
+			s = t;
+		}
+	}
+	s[len] = 0;
+	return s;
+}
+
+int tu_run(const char *cmdline, char **out, char **err)
+{
+	FILE *fo = tmpfile(), *fe = tmpfile();
+	if (!fo || !fe)
+		fail_msg("tmpfile failed");
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fileno(fo), 1);
+		dup2(fileno(fe), 2);
+		execl("/bin/sh", "sh", "-c", cmdline, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	if (out)
+		*out = slurp(fo);
+	if (err)
+		*err = slurp(fe);
+	fclose(fo);
+	fclose(fe);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+char *tu_tmpfile(const char *text)
+{
+	char *path = strdup("/tmp/sbtestXXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		fail_msg("mkstemp failed");
+	size_t len = strlen(text);
+	if (write(fd, text, len) != (ssize_t)len)
+		fail_msg("write failed");
+	close(fd);
+	return path;
+}

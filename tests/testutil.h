@@ -1,0 +1,45 @@
+/*
+ * testutil.h - helpers shared by the cmocka test programs.
+ *
+ * Tests find things through the environment that `make check` sets:
+ *   SB_BIN     the directory of the commands under test (bin/ or build/san/bin)
+ *   SB_ROOT    the repository
+ *   SB_SHARED  ../shared (the specs and the shared examples)
+ */
+#ifndef SHADOWBIND_TESTUTIL_H
+#define SHADOWBIND_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+/* Path of a file under $SB_SHARED, $SB_ROOT or $SB_BIN, in a static buffer
+ * of the caller's (buf, len).  Falls back to ../shared, ., bin. */
+const char *tu_shared(const char *rel, char *buf, size_t len);
+const char *tu_root(const char *rel, char *buf, size_t len);
+const char *tu_bin(const char *cmd, char *buf, size_t len);
+
+/* Parse a trace from a string; fails the test (cmocka) on a parse error,
+ * printing the error.  Free with trace_free. */
+struct trace *tu_trace(const char *text);
+
+/* Run `cmdline` with /bin/sh; capture stdout and stderr (each up to
+ * `cap` bytes, NUL-terminated, malloc'd; free them).  Returns the exit
+ * status (0..255), or -1 if it did not exit normally. */
+int tu_run(const char *cmdline, char **out, char **err);
+
+/* Write `text` to a new temporary file; returns its malloc'd path
+ * (unlink and free it). */
+char *tu_tmpfile(const char *text);
+
+/* A tiny deterministic PRNG for randomized tests (splitmix64). */
+static inline uint64_t tu_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+#endif

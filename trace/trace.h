@@ -1,0 +1,200 @@
+/*
+ * trace.h - the shadowbind trace (docs/trace-format.md, version 1) and the
+ * binding file (docs/binding-format.md): reading, validating, writing.
+ *
+ * A trace is stored compactly: one flat array of fixed-size records grouped
+ * by thread (thread-major, each thread's records in program order), flat
+ * per-object arrays, and one string pool.  Objects (threads, mutexes,
+ * semaphores, ...) are renumbered densely per kind: the trace keeps the
+ * external id of each dense index for reports.  Dense thread indices are in
+ * increasing order of external thread id, so comparing dense indices
+ * compares thread ids (the simulator's tie-break rule relies on it).
+ *
+ * Every record keeps its line number in the file; line numbers increase in
+ * file order, so file order (the order the operations took effect in the
+ * recording) is recovered by sorting records by line.
+ *
+ * No global state: every function may be called from several threads at
+ * once on different objects; a const trace may be shared freely.
+ */
+#ifndef SHADOWBIND_TRACE_H
+#define SHADOWBIND_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TRACE_VERSION 1
+
+/* Largest work, sleep duration: exclusive bound (docs/trace-format.md). */
+#define TRACE_WORK_LIMIT ((uint64_t)1 << 62)
+/* Largest object id: exclusive bound. */
+#define TRACE_ID_LIMIT ((uint64_t)1 << 31)
+/* No string / no location. */
+#define TRACE_NONE UINT32_MAX
+
+enum trace_op {
+	TRACE_CREATE = 0, /* a = child thread (dense)                       */
+	TRACE_EXIT,       /* -                                              */
+	TRACE_JOIN,       /* a = thread (dense)                             */
+	TRACE_LOCK,       /* a = mutex                                      */
+	TRACE_UNLOCK,     /* a = mutex                                      */
+	TRACE_TRYLOCK,    /* a = mutex, b = 1 ok / 0 busy                   */
+	TRACE_WAIT,       /* a = semaphore                                  */
+	TRACE_POST,       /* a = semaphore                                  */
+	TRACE_TRYWAIT,    /* a = semaphore, b = 1 ok / 0 busy               */
+	TRACE_CWAIT,      /* a = condition variable, b = mutex              */
+	TRACE_SIGNAL,     /* a = condition variable, b = N woken (0 or 1)   */
+	TRACE_BROADCAST,  /* a = condition variable, b = N woken            */
+	TRACE_BARRIER,    /* a = barrier, b = N (group size, >= 1)          */
+	TRACE_RDLOCK,     /* a = rwlock                                     */
+	TRACE_WRLOCK,     /* a = rwlock                                     */
+	TRACE_RWUNLOCK,   /* a = rwlock                                     */
+	TRACE_SLEEP,      /* duration = a | (uint64_t)b << 32, trace units  */
+	TRACE_NOPS
+};
+
+/* Object kinds, each its own id namespace. */
+enum trace_kind {
+	TRACE_K_THREAD = 0,
+	TRACE_K_MUTEX,
+	TRACE_K_SEM,
+	TRACE_K_COND,
+	TRACE_K_BARRIER,
+	TRACE_K_RWLOCK,
+	TRACE_NKINDS
+};
+
+enum trace_unit { TRACE_TICK = 0, TRACE_NS, TRACE_US, TRACE_MS, TRACE_S };
+
+/* One record: 24 bytes. */
+struct trace_rec {
+	uint64_t work;  /* CPU work before the operation; units: trace unit */
+	uint32_t a, b;  /* operands, dense indices (see enum trace_op)      */
+	uint32_t line;  /* 1-based line number in the file                  */
+	uint8_t op;     /* enum trace_op                                    */
+};
+
+struct trace_thread {
+	uint32_t id;    /* external thread id                               */
+	uint32_t first; /* index of its first record in trace.rec           */
+	uint32_t nrec;  /* number of records (the last is TRACE_EXIT)       */
+	uint32_t name;  /* offset in trace.strings, or TRACE_NONE           */
+};
+
+struct trace {
+	enum trace_unit unit;
+	int unit_declared;            /* 1 if the file had a `unit` line     */
+	uint32_t nthreads;
+	struct trace_thread *threads; /* [nthreads], by increasing id       */
+	uint32_t initial;             /* dense index of thread 1            */
+	size_t nrec;
+	struct trace_rec *rec;        /* [nrec], thread-major               */
+	uint32_t *loc;                /* [nrec] offset of "@file:line" text
+	                                 (without '@') in strings, TRACE_NONE;
+	                                 NULL when the trace has no location */
+	uint32_t nobj[TRACE_NKINDS];  /* dense objects of each kind         */
+	uint32_t *obj_id[TRACE_NKINDS]; /* [nobj[kind]] external ids;
+	                                   obj_id[TRACE_K_THREAD] is unused
+	                                   (use threads[i].id)              */
+	uint32_t *sem_init;           /* [nobj[TRACE_K_SEM]] initial tokens  */
+	uint32_t *sem_declared;       /* [nobj[TRACE_K_SEM]] 1 if a `sem`
+	                                 line declared it (for the writer)  */
+	char *strings;                /* string pool, NUL-terminated items  */
+	size_t strings_len;
+};
+
+/* Error report: one line, "file:line: reason" (or "file: reason"), no
+ * trailing newline.  Always NUL-terminated. */
+struct trace_error {
+	char msg[512];
+	uint32_t line; /* 0 when not about a line */
+};
+
+/*
+ * trace_read_file - parse and validate the trace at `path` ("-" reads
+ * standard input).  The file is read in chunks (streaming), never whole
+ * into memory, and validated by the sequential-replay rule of the spec.
+ * Returns 0 and sets *out to a new trace (free with trace_free) on success.
+ * On error returns -1, sets *out to NULL, fills *err with the one-line
+ * report naming the file and line, and leaves nothing allocated.
+ */
+int trace_read_file(const char *path, struct trace **out, struct trace_error *err);
+
+/*
+ * trace_read_mem - the same for `len` bytes at `buf` (need not be
+ * NUL-terminated); `name` is used in error reports.
+ */
+int trace_read_mem(const char *name, const char *buf, size_t len,
+                   struct trace **out, struct trace_error *err);
+
+/* trace_free - free a trace; accepts NULL. */
+void trace_free(struct trace *tr);
+
+/*
+ * trace_write - write `tr` in the trace format to `f`: the magic, `unit`
+ * (if the input declared one), `thread` names, `sem` initial values, then
+ * the records in file order.  Reading the output gives an equal trace; the
+ * output equals the original file modulo comments and whitespace.
+ * Returns 0, or -1 on an I/O error (errno set).
+ */
+int trace_write(const struct trace *tr, FILE *f);
+
+/* Small accessors. */
+static inline uint64_t trace_sleep_time(const struct trace_rec *r)
+{
+	return (uint64_t)r->a | ((uint64_t)r->b << 32);
+}
+const char *trace_op_name(enum trace_op op);       /* "create", ...      */
+const char *trace_unit_name(enum trace_unit unit); /* "tick", "us", ...  */
+const char *trace_kind_name(enum trace_kind kind); /* "mutex", ...       */
+/* Name of thread i (dense), or NULL. */
+const char *trace_thread_name(const struct trace *tr, uint32_t i);
+/* "@file:line" text of record r (index), without '@', or NULL. */
+const char *trace_rec_loc(const struct trace *tr, size_t r);
+/* Total work of thread i, and of the whole trace; units: trace unit. */
+uint64_t trace_thread_work(const struct trace *tr, uint32_t i);
+uint64_t trace_total_work(const struct trace *tr);
+/* Dense index of external thread id `id`, or -1. O(log n). */
+int64_t trace_thread_index(const struct trace *tr, uint32_t id);
+
+/* ---------------------------------------------------------------------
+ * Binding files (docs/binding-format.md)
+ */
+
+#define TRACE_SHADOW (-1) /* processor value of a shadow thread */
+
+struct trace_binding {
+	uint32_t cpus;     /* k                                               */
+	uint32_t n;        /* threads (equals the trace's nthreads)           */
+	int32_t *proc;     /* [n] processor per dense thread, or TRACE_SHADOW */
+	/* Optional header values as written, or NULL (owned strings). */
+	char *makespan, *unit, *algorithm, *trace, *bound, *lower, *map;
+};
+
+/*
+ * trace_binding_read - read the binding file at `path` for trace `tr`:
+ * every thread of the trace exactly once, processors in 0..cpus-1 or
+ * `shadow`.  Unknown header keys are ignored.  Returns 0 and fills *out
+ * (release with trace_binding_release); on error returns -1, zeroes *out
+ * and fills *err ("file:line: reason").
+ */
+int trace_binding_read(const char *path, const struct trace *tr,
+                       struct trace_binding *out, struct trace_error *err);
+int trace_binding_read_mem(const char *name, const char *buf, size_t len,
+                           const struct trace *tr, struct trace_binding *out,
+                           struct trace_error *err);
+
+/* trace_binding_release - free what *b owns and zero it; accepts zeroed. */
+void trace_binding_release(struct trace_binding *b);
+
+/*
+ * trace_binding_write - write a binding file: magic, `cpus`, then each
+ * non-NULL optional header of `b` (makespan, unit, algorithm, trace,
+ * bound, lower, map), then one line per thread in increasing id order with
+ * the thread's name as a comment.  Returns 0, or -1 on an I/O error.
+ */
+int trace_binding_write(const struct trace *tr, const struct trace_binding *b,
+                        FILE *f);
+
+#endif
