@@ -93,6 +93,20 @@ struct trace {
 	uint32_t *loc;                /* [nrec] offset of "@file:line" text
 	                                 (without '@') in strings, TRACE_NONE;
 	                                 NULL when the trace has no location */
+	uint32_t *pair;               /* [nrec] for each acquisition record,
+	                                 the index of the release record that
+	                                 satisfied it in the recording (see
+	                                 docs/trace-format.md, Order), or
+	                                 TRACE_NONE: join -> the target's exit;
+	                                 lock, trylock ok -> the previous
+	                                 unlock of M (none for the first);
+	                                 wait, trywait ok -> its post (none:
+	                                 an initial token); cwait -> the
+	                                 signal/broadcast that woke it;
+	                                 barrier -> the last arrival of its
+	                                 group; rdlock, wrlock -> the last
+	                                 rwunlock of R before it (or none);
+	                                 TRACE_NONE for other records        */
 	uint32_t nobj[TRACE_NKINDS];  /* dense objects of each kind         */
 	uint32_t *obj_id[TRACE_NKINDS]; /* [nobj[kind]] external ids;
 	                                   obj_id[TRACE_K_THREAD] is unused
