@@ -1,0 +1,346 @@
+/*
+ * simulate - predict how a recorded program runs on k processors.
+ *
+ * Exit status: 0 ok, 1 usage error, 2 bad input, 3 simulated deadlock,
+ * 4 internal limit (exact time overflow, out of memory).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+#include "trace/trace.h"
+
+static const char usage[] =
+"usage: simulate [options] TRACE\n"
+"\n"
+"Predict the run of a recorded program (a shadowbind trace) on K processors\n"
+"by trace-driven discrete-event simulation (docs/simulation.md).\n"
+"\n"
+"Machine and binding:\n"
+"  --cpus K            processors 0..K-1 (default: the binding file's cpus)\n"
+"  --binding FILE      bind threads as FILE says (docs/binding-format.md)\n"
+"  --unbound           no binding: K processors serve one ready queue\n"
+"                      (the operating system's dynamic scheduling)\n"
+"                      With neither, every thread gets a processor of its\n"
+"                      own: the program's critical path.\n"
+"  --latency T         synchronization latency between processors, trace units\n"
+"                      (default 0)\n"
+"  --policy P          local scheduling: ps (processor sharing, default),\n"
+"                      fifo (run to block), rr:Q (round robin, quantum Q)\n"
+"  --create-cost C     CPU time a create costs its creator (default 0)\n"
+"  --switch-cost C     context-switch time, fifo and rr only (default 0)\n"
+"  --model M           simulation model: direct (default)\n"
+"\n"
+"Output:\n"
+"  --json              the same result as one JSON object\n"
+"  -h, --help          this text\n"
+"\n"
+"The first line is `makespan <value>` in trace units (exact; a non-integer\n"
+"value is printed rounded to 3 decimals, and its exact fraction follows as\n"
+"`makespan_exact`).  Then the machine, a per-thread table (start, end, cpu,\n"
+"ready = waiting for a processor, blocked = waiting on synchronization,\n"
+"sleeping or a latency) and a per-processor table (busy time, utilization).\n"
+"\n"
+"Exit status: 0 ok, 1 usage error, 2 bad input, 3 the simulated run\n"
+"deadlocked (the blocked threads are listed on stderr), 4 internal limit.\n";
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_time(FILE *f, const char *key, sim_time t, int comma)
+{
+	char b[64];
+	fprintf(f, "\"%s\": ", key);
+	json_str(f, sim_time_format(t, b, sizeof b));
+	fprintf(f, ", \"%s_value\": %.17g%s", key, sim_time_to_double(t), comma ? ", " : "");
+}
+
+static const char *proc_name(int32_t p, char *b, size_t len)
+{
+	if (p == TRACE_SHADOW)
+		snprintf(b, len, "shadow");
+	else if (p == -2)
+		snprintf(b, len, "any");
+	else
+		snprintf(b, len, "%d", p);
+	return b;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"cpus", required_argument, 0, 'k'},
+		{"binding", required_argument, 0, 'b'},
+		{"unbound", no_argument, 0, 'u'},
+		{"latency", required_argument, 0, 't'},
+		{"policy", required_argument, 0, 'p'},
+		{"create-cost", required_argument, 0, 'c'},
+		{"switch-cost", required_argument, 0, 's'},
+		{"model", required_argument, 0, 'm'},
+		{"json", no_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	struct sim_params par;
+	sim_params_init(&par);
+	const char *binding_path = NULL;
+	int unbound = 0, json = 0, have_cpus = 0;
+	uint64_t v;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (parse_u64(optarg, 1u << 20, &v) || v == 0) {
+				fprintf(stderr, "simulate: --cpus '%s' is not an integer in 1..1048576\n", optarg);
+				return 1;
+			}
+			par.cpus = (uint32_t)v;
+			have_cpus = 1;
+			break;
+		case 'b':
+			binding_path = optarg;
+			break;
+		case 'u':
+			unbound = 1;
+			break;
+		case 't':
+		case 'c':
+		case 's':
+			if (parse_u64(optarg, TRACE_WORK_LIMIT - 1, &v)) {
+				fprintf(stderr, "simulate: --%s '%s' is not a non-negative integer below 2^62\n",
+				        c == 't' ? "latency" : c == 'c' ? "create-cost" : "switch-cost", optarg);
+				return 1;
+			}
+			if (c == 't')
+				par.latency = v;
+			else if (c == 'c')
+				par.create_cost = v;
+			else
+				par.switch_cost = v;
+			break;
+		case 'p':
+			if (sim_policy_parse(optarg, &par)) {
+				fprintf(stderr, "simulate: --policy '%s' is not ps, fifo or rr:Q (Q >= 1)\n", optarg);
+				return 1;
+			}
+			break;
+		case 'm':
+			if (strcmp(optarg, "direct") != 0) {
+				fprintf(stderr, "simulate: --model '%s' is not a model (direct)\n", optarg);
+				return 1;
+			}
+			par.model = SIM_DIRECT;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs("simulate: see 'simulate --help'\n", stderr);
+			return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "simulate: %s; see 'simulate --help'\n",
+		        optind >= argc ? "no trace given" : "more than one trace given");
+		return 1;
+	}
+	if (binding_path && unbound) {
+		fputs("simulate: --binding and --unbound exclude each other\n", stderr);
+		return 1;
+	}
+	if (unbound && !have_cpus) {
+		fputs("simulate: --unbound needs --cpus K\n", stderr);
+		return 1;
+	}
+	const char *path = argv[optind];
+
+	struct trace *tr = NULL;
+	struct trace_error err;
+	if (trace_read_file(path, &tr, &err) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 2;
+	}
+	struct trace_binding bind;
+	memset(&bind, 0, sizeof bind);
+	const char *mode = "critical-path";
+	if (binding_path) {
+		if (trace_binding_read(binding_path, tr, &bind, &err) != 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			trace_free(tr);
+			return 2;
+		}
+		if (!have_cpus)
+			par.cpus = bind.cpus;
+		else if (par.cpus < bind.cpus) {
+			for (uint32_t i = 0; i < bind.n; i++) {
+				if (bind.proc[i] >= (int32_t)par.cpus) {
+					fprintf(stderr, "%s: thread %u is bound to processor %d, but --cpus is %u\n",
+					        binding_path, tr->threads[i].id, bind.proc[i], par.cpus);
+					trace_binding_release(&bind);
+					trace_free(tr);
+					return 2;
+				}
+			}
+		}
+		mode = "bound";
+	} else if (unbound) {
+		par.mode = SIM_UNBOUND;
+		mode = "unbound";
+	} else {
+		if (!have_cpus)
+			par.cpus = 1;
+	}
+
+	int rc = 4;
+	struct sim_program *prog = sim_program_new(tr);
+	struct sim_work *work = prog ? sim_work_new(prog) : NULL;
+	if (!work) {
+		fprintf(stderr, "simulate: out of memory\n");
+		goto out;
+	}
+	struct sim_result res;
+	int st = sim_run(prog, work, &par, binding_path ? bind.proc : NULL, SIM_STATS, &res);
+	if (st == SIM_DEADLOCK) {
+		char b[64];
+		fprintf(stderr, "%s: the simulated run deadlocked at time %s with %zu threads blocked (model %s):\n",
+		        path, sim_time_format_dec(res.makespan, b, sizeof b), res.nblocked,
+		        sim_model_name(res.model));
+		sim_deadlock_print(prog, &res, stderr);
+		rc = 3;
+		goto out;
+	}
+	if (st == SIM_EOVERFLOW) {
+		fprintf(stderr, "%s: simulated times exceed 64-bit exact arithmetic (try --policy fifo)\n", path);
+		goto out;
+	}
+	if (st != SIM_OK) {
+		fprintf(stderr, "%s: simulation failed (%s)\n", path, st == SIM_ENOMEM ? "out of memory" : "invalid parameters");
+		goto out;
+	}
+
+	char b1[64], b2[64], b3[64], b4[64], b5[64], pb[32];
+	const char *unit = trace_unit_name(tr->unit);
+	sim_policy_format(&par, pb, sizeof pb);
+	uint64_t total = trace_total_work(tr);
+	if (json) {
+		printf("{");
+		json_time(stdout, "makespan", res.makespan, 1);
+		printf("\"unit\": \"%s\", \"mode\": \"%s\", \"cpus\": %u, \"policy\": \"%s\", "
+		       "\"latency\": %" PRIu64 ", \"create_cost\": %" PRIu64 ", \"switch_cost\": %" PRIu64
+		       ", \"model\": \"%s\", \"steps\": %" PRIu64 ", \"total_work\": %" PRIu64 ",\n \"threads\": [",
+		       unit, mode, par.cpus, pb, par.latency, par.create_cost, par.switch_cost,
+		       sim_model_name(res.model), res.steps, total);
+		for (uint32_t i = 0; i < tr->nthreads; i++) {
+			const struct sim_thread_stats *s = &res.threads[i];
+			printf("%s\n  {\"id\": %u, \"name\": ", i ? "," : "", tr->threads[i].id);
+			const char *nm = trace_thread_name(tr, i);
+			if (nm)
+				json_str(stdout, nm);
+			else
+				printf("null");
+			printf(", \"proc\": ");
+			json_str(stdout, proc_name(s->proc, b1, sizeof b1));
+			printf(", ");
+			json_time(stdout, "start", s->start, 1);
+			json_time(stdout, "end", s->end, 1);
+			json_time(stdout, "cpu", s->cpu, 1);
+			json_time(stdout, "ready", s->ready, 1);
+			json_time(stdout, "blocked", s->blocked, 0);
+			printf("}");
+		}
+		printf("],\n \"processors\": [");
+		if (par.mode == SIM_BOUND && !binding_path) {
+			printf("]}\n");
+		} else {
+			for (uint32_t p = 0; p < par.cpus; p++) {
+				printf("%s\n  {\"proc\": %u, ", p ? "," : "", p);
+				json_time(stdout, "busy", res.busy[p], 0);
+				printf("}");
+			}
+			printf("]}\n");
+		}
+	} else {
+		printf("makespan %s\n", sim_time_format_dec(res.makespan, b1, sizeof b1));
+		if (res.makespan.den != 1)
+			printf("makespan_exact %s\n", sim_time_format(res.makespan, b1, sizeof b1));
+		printf("unit %s\n", unit);
+		if (!binding_path && !unbound)
+			printf("mode critical-path  # no --binding and no --unbound: one processor per thread\n");
+		else
+			printf("mode %s\ncpus %u\n", mode, par.cpus);
+		printf("policy %s\nlatency %" PRIu64 "\nmodel %s\n", pb, par.latency, sim_model_name(res.model));
+		if (par.create_cost || par.switch_cost)
+			printf("create_cost %" PRIu64 "\nswitch_cost %" PRIu64 "\n", par.create_cost, par.switch_cost);
+		printf("steps %" PRIu64 "\n", res.steps);
+		if (res.makespan.num)
+			printf("speedup %.3f  # total work %" PRIu64 " / makespan\n",
+			       (double)total / sim_time_to_double(res.makespan), total);
+		printf("\n%-10s %-16s %-6s %12s %12s %12s %12s %12s\n", "thread", "name", "proc",
+		       "start", "end", "cpu", "ready", "blocked");
+		for (uint32_t i = 0; i < tr->nthreads; i++) {
+			const struct sim_thread_stats *s = &res.threads[i];
+			const char *nm = trace_thread_name(tr, i);
+			printf("%-10u %-16.16s %-6s %12s %12s %12s %12s %12s\n", tr->threads[i].id,
+			       nm ? nm : "-", proc_name(s->proc, pb, sizeof pb),
+			       sim_time_format_dec(s->start, b1, sizeof b1),
+			       sim_time_format_dec(s->end, b2, sizeof b2),
+			       sim_time_format_dec(s->cpu, b3, sizeof b3),
+			       sim_time_format_dec(s->ready, b4, sizeof b4),
+			       sim_time_format_dec(s->blocked, b5, sizeof b5));
+		}
+		if (binding_path || unbound) {
+			printf("\n%-10s %12s %12s\n", "processor", "busy", "utilization");
+			for (uint32_t p = 0; p < par.cpus; p++) {
+				double u = res.makespan.num ? sim_time_to_double(res.busy[p]) /
+				                              sim_time_to_double(res.makespan) : 0;
+				printf("%-10u %12s %11.1f%%\n", p, sim_time_format_dec(res.busy[p], b1, sizeof b1), 100 * u);
+			}
+		}
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "simulate: write error: %s\n", strerror(errno));
+		rc = 4;
+		goto out;
+	}
+	rc = 0;
+out:
+	sim_work_free(work);
+	sim_program_free(prog);
+	trace_binding_release(&bind);
+	trace_free(tr);
+	return rc;
+}

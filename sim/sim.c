@@ -1,0 +1,1517 @@
+/*
+ * sim.c - the Direct simulation model (docs/simulation.md).
+ *
+ * Discrete-event simulation.  One indexed binary heap orders everything
+ * that can happen at a future instant by (time, class, thread id):
+ *   - a thread's timer (end of a sleep or of a latency wait), and under
+ *     fifo/rr the end of a running thread's current work;
+ *   - under ps, each scheduling group's next completion (the thread with
+ *     the smallest finish tag, ties by id);
+ *   - under rr, each processor's quantum expiry (class 1: after all the
+ *     threads' steps of the same instant).
+ * Popping the heap's top is exactly the spec's rule for simultaneous
+ * events: the smallest id with something to do at that instant acts first.
+ *
+ * Scheduling groups: bound mode has one group per processor 0..k-1 and one
+ * per shadow thread, each with one slot (processor).  Unbound mode has one
+ * group with k slots sharing one ready queue.  Under ps a group with c
+ * slots and m ready threads advances a virtual time V at rate min(1, c/m);
+ * a thread that becomes ready with remaining work w gets finish tag V + w
+ * (generalized processor sharing), so tags never change when m changes.
+ *
+ * Order of a step's effects (documented choices where the spec is silent):
+ *   - a thread blocked on an acquisition proceeds past its record when the
+ *     release decides it; it becomes ready at max(decision, not-before),
+ *     where not-before collects latencies (time of the release + t when
+ *     the releaser's processor differs); waiting out a latency uses no CPU
+ *     and counts as blocked time;
+ *   - a woken cwait waiter asks for its mutex at the wake-up; a blocked
+ *     signaller, when enough waiters have arrived, re-requests the mutexes
+ *     it released (in the order it had taken them) before its wake-ups ask
+ *     for theirs; it proceeds no earlier than t after the last waiter's
+ *     registration if that came from another processor;
+ *   - a processor that becomes free starts its next ready thread at once
+ *     (so a ready thread with zero work can act in the same instant).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/simint.h"
+
+#define NIL UINT32_MAX
+#define NOPROC INT32_MIN /* a release with no processor: no latency */
+
+enum { ST_NEW = 0, ST_READY, ST_RUN, ST_BLOCK, ST_TIMER, ST_DONE };
+
+/* What a blocked thread waits for. */
+enum {
+	BK_NONE = 0,
+	BK_LOCK,        /* lock / trylock ok on mutex                       */
+	BK_WAIT,        /* semaphore                                       */
+	BK_JOIN,
+	BK_BARRIER,
+	BK_CWAIT,       /* registered on a condition variable               */
+	BK_CWAIT_REACQ, /* woken, re-acquiring its mutex                    */
+	BK_SIGWAIT,     /* signaller waiting for enough waiters             */
+	BK_SIG_REACQ,   /* signaller re-acquiring its mutexes               */
+	BK_RDLOCK,
+	BK_WRLOCK
+};
+
+static const char *const bk_why[] = {
+	"?", "lock", "wait on", "join", "pass", "be signalled on",
+	"re-acquire after cwait", "see enough waiters on",
+	"re-acquire after signal", "rdlock", "wrlock"};
+
+struct sth {
+	uint32_t cur, end;   /* current record, one past the last        */
+	uint8_t state, bk;
+	uint32_t grp;        /* scheduling group                         */
+	int32_t lproc;       /* processor for the latency rule           */
+	int32_t slot;        /* fifo/rr: slot running on, -1             */
+	uint32_t qnext;      /* link in one FIFO queue                   */
+	uint32_t hbase;      /* held mutexes: held[hbase .. hbase+nheld) */
+	uint32_t nheld, reacq;
+	uint32_t wobj;       /* object blocked on (dense)                */
+	uint32_t jhead, jtail; /* threads joining this one               */
+	int32_t ppos;        /* ps: position in its group's heap, -1     */
+	int32_t exit_proc;
+	sim_time rem;        /* remaining work of the current record     */
+	sim_time seg;        /* fifo/rr: start of the running segment;
+	                        ps: finish tag                           */
+	sim_time nb;         /* not before (latency)                      */
+	sim_time bstart;     /* blocked since (stats)                     */
+	sim_time exit_time;
+	int32_t run_from_set;
+	sim_time run_from;   /* schedule: current interval start          */
+};
+
+struct smutex {
+	int32_t owner;
+	uint32_t qh, qt;
+	int32_t rel_proc;
+	sim_time rel;
+};
+
+struct stok {
+	sim_time t;
+	int32_t proc;
+};
+
+struct ssem {
+	uint32_t init_left;
+	uint32_t qh, qt;
+	uint32_t rbase, rcap, rhead, rcount;
+};
+
+struct scond {
+	uint32_t wh, wt, nw; /* registered waiters       */
+	uint32_t sh, stl;    /* blocked signallers       */
+};
+
+struct sbar {
+	uint32_t count;
+	uint32_t qh, qt;
+};
+
+struct srw {
+	int32_t writer;
+	uint32_t readers;
+	uint32_t qh, qt;
+	int32_t rel_proc;
+	sim_time rel;
+};
+
+struct sgrp {
+	uint32_t nslots, slot0;
+	uint32_t rqh, rqt;   /* fifo/rr ready queue                        */
+	uint32_t m;          /* ps: ready threads                          */
+	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
+	sim_time V, tlast;   /* ps: virtual time at tlast                  */
+	sim_time busy;       /* ps: integral of min(m, c) dt               */
+};
+
+struct sslot {
+	int32_t run, last;
+	sim_time qend;       /* rr quantum end                            */
+	sim_time busy;
+};
+
+struct sim_program {
+	const struct trace *tr;
+	uint32_t n;
+	uint32_t *maxheld;   /* [n] most mutexes held at once            */
+	uint32_t held_total;
+	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
+	uint32_t tok_total;
+	uint64_t nsync;      /* records that can pay a latency or cost    */
+};
+
+struct sim_work {
+	const struct sim_program *p;
+	uint32_t kmax;       /* capacity of group/slot arrays            */
+	struct sth *th;
+	uint32_t *held;
+	struct smutex *mx;
+	struct ssem *sem;
+	struct stok *tok;
+	struct scond *cv;
+	struct sbar *bar;
+	struct srw *rw;
+	struct sgrp *g;
+	struct sslot *sl;
+	uint32_t *pheap;     /* [n] ps group heaps                         */
+	/* global event heap */
+	uint32_t *heap;
+	int32_t *hpos;
+	sim_time *ktime;
+	uint8_t *kclass;
+	uint32_t *ktid;
+	uint32_t hn, ids;
+	/* results */
+	struct sim_thread_stats *stats;
+	sim_time *busy;
+	struct sim_blocked *blocked;
+	struct sim_interval *iv;
+	size_t niv, iv_cap;
+	struct sim_sync *sy;
+	size_t nsy, sy_cap;
+	/* per run */
+	const struct sim_params *par;
+	const struct trace *tr;
+	uint32_t ngrp, nslot;
+	sim_time t_lat;
+	unsigned flags;
+	int ovf, nomem;
+	int32_t cur_releaser; /* schedule: who performs the current step */
+	uint64_t steps;
+	sim_time makespan;
+	uint32_t live;
+};
+
+/* ------------------------------------------------------------------ */
+/* Program */
+
+struct sim_program *sim_program_new(const struct trace *tr)
+{
+	struct sim_program *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->tr = tr;
+	p->n = tr->nthreads;
+	p->maxheld = calloc(p->n ? p->n : 1, sizeof *p->maxheld);
+	uint32_t nsem = tr->nobj[TRACE_K_SEM];
+	p->sem_cap = calloc(nsem ? nsem : 1, sizeof *p->sem_cap);
+	if (!p->maxheld || !p->sem_cap) {
+		sim_program_free(p);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct trace_thread *t = &tr->threads[i];
+		uint32_t h = 0, mh = 0;
+		for (uint32_t r = t->first; r < t->first + t->nrec; r++) {
+			const struct trace_rec *rec = &tr->rec[r];
+			switch (rec->op) {
+			case TRACE_LOCK:
+				h++;
+				break;
+			case TRACE_TRYLOCK:
+				h += rec->b;
+				break;
+			case TRACE_UNLOCK:
+				if (h)
+					h--;
+				break;
+			case TRACE_POST:
+				p->sem_cap[rec->a]++;
+				break;
+			default:
+				break;
+			}
+			if (rec->op != TRACE_SLEEP && rec->op != TRACE_EXIT)
+				p->nsync++;
+			if (h > mh)
+				mh = h;
+		}
+		p->maxheld[i] = mh;
+		p->held_total += mh;
+	}
+	for (uint32_t s = 0; s < nsem; s++)
+		p->tok_total += p->sem_cap[s];
+	return p;
+}
+
+void sim_program_free(struct sim_program *p)
+{
+	if (!p)
+		return;
+	free(p->maxheld);
+	free(p->sem_cap);
+	free(p);
+}
+
+const struct trace *sim_program_trace(const struct sim_program *p)
+{
+	return p->tr;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workspace */
+
+static void *xcalloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static void work_free_groups(struct sim_work *w)
+{
+	free(w->g);
+	free(w->sl);
+	free(w->heap);
+	free(w->hpos);
+	free(w->ktime);
+	free(w->kclass);
+	free(w->ktid);
+	free(w->busy);
+	w->g = NULL;
+	w->sl = NULL;
+	w->heap = NULL;
+	w->hpos = NULL;
+	w->ktime = NULL;
+	w->kclass = NULL;
+	w->ktid = NULL;
+	w->busy = NULL;
+	w->kmax = 0;
+}
+
+/* Size the group, slot and heap arrays for k processors. */
+static int work_reserve(struct sim_work *w, uint32_t k)
+{
+	if (k <= w->kmax)
+		return 0;
+	work_free_groups(w);
+	uint32_t n = w->p->n;
+	size_t ng = (size_t)k + n, ids = (size_t)n + 2 * ng;
+	w->g = xcalloc(ng, sizeof *w->g);
+	w->sl = xcalloc(ng, sizeof *w->sl);
+	w->heap = xcalloc(ids, sizeof *w->heap);
+	w->hpos = xcalloc(ids, sizeof *w->hpos);
+	w->ktime = xcalloc(ids, sizeof *w->ktime);
+	w->kclass = xcalloc(ids, sizeof *w->kclass);
+	w->ktid = xcalloc(ids, sizeof *w->ktid);
+	w->busy = xcalloc(k, sizeof *w->busy);
+	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->ktime ||
+	    !w->kclass || !w->ktid || !w->busy) {
+		work_free_groups(w);
+		return -1;
+	}
+	w->kmax = k;
+	w->ids = (uint32_t)ids;
+	return 0;
+}
+
+struct sim_work *sim_work_new(const struct sim_program *p)
+{
+	struct sim_work *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	const struct trace *tr = p->tr;
+	w->p = p;
+	w->th = xcalloc(p->n, sizeof *w->th);
+	w->held = xcalloc(p->held_total, sizeof *w->held);
+	w->mx = xcalloc(tr->nobj[TRACE_K_MUTEX], sizeof *w->mx);
+	w->sem = xcalloc(tr->nobj[TRACE_K_SEM], sizeof *w->sem);
+	w->tok = xcalloc(p->tok_total, sizeof *w->tok);
+	w->cv = xcalloc(tr->nobj[TRACE_K_COND], sizeof *w->cv);
+	w->bar = xcalloc(tr->nobj[TRACE_K_BARRIER], sizeof *w->bar);
+	w->rw = xcalloc(tr->nobj[TRACE_K_RWLOCK], sizeof *w->rw);
+	w->pheap = xcalloc(p->n, sizeof *w->pheap);
+	w->stats = xcalloc(p->n, sizeof *w->stats);
+	w->blocked = xcalloc(p->n, sizeof *w->blocked);
+	if (!w->th || !w->held || !w->mx || !w->sem || !w->tok || !w->cv ||
+	    !w->bar || !w->rw || !w->pheap || !w->stats || !w->blocked ||
+	    work_reserve(w, 8) != 0) {
+		sim_work_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void sim_work_free(struct sim_work *w)
+{
+	if (!w)
+		return;
+	work_free_groups(w);
+	free(w->th);
+	free(w->held);
+	free(w->mx);
+	free(w->sem);
+	free(w->tok);
+	free(w->cv);
+	free(w->bar);
+	free(w->rw);
+	free(w->pheap);
+	free(w->stats);
+	free(w->blocked);
+	free(w->iv);
+	free(w->sy);
+	free(w);
+}
+
+/* ------------------------------------------------------------------ */
+/* The event heap: ids 0..n-1 threads, n+g groups (ps), n+G+s slots (rr). */
+
+static inline int key_less(const struct sim_work *w, uint32_t a, uint32_t b)
+{
+	int c = st_cmp(w->ktime[a], w->ktime[b]);
+	if (c)
+		return c < 0;
+	if (w->kclass[a] != w->kclass[b])
+		return w->kclass[a] < w->kclass[b];
+	return w->ktid[a] < w->ktid[b];
+}
+
+static void heap_up(struct sim_work *w, uint32_t i)
+{
+	uint32_t id = w->heap[i];
+	while (i > 0) {
+		uint32_t pa = (i - 1) / 2;
+		if (!key_less(w, id, w->heap[pa]))
+			break;
+		w->heap[i] = w->heap[pa];
+		w->hpos[w->heap[i]] = (int32_t)i;
+		i = pa;
+	}
+	w->heap[i] = id;
+	w->hpos[id] = (int32_t)i;
+}
+
+static void heap_down(struct sim_work *w, uint32_t i)
+{
+	uint32_t id = w->heap[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= w->hn)
+			break;
+		if (c + 1 < w->hn && key_less(w, w->heap[c + 1], w->heap[c]))
+			c++;
+		if (!key_less(w, w->heap[c], id))
+			break;
+		w->heap[i] = w->heap[c];
+		w->hpos[w->heap[i]] = (int32_t)i;
+		i = c;
+	}
+	w->heap[i] = id;
+	w->hpos[id] = (int32_t)i;
+}
+
+static void heap_set(struct sim_work *w, uint32_t id, sim_time t, uint8_t cls,
+                     uint32_t tid)
+{
+	w->ktime[id] = t;
+	w->kclass[id] = cls;
+	w->ktid[id] = tid;
+	if (w->hpos[id] < 0) {
+		w->heap[w->hn] = id;
+		w->hpos[id] = (int32_t)w->hn;
+		heap_up(w, w->hn++);
+	} else {
+		uint32_t i = (uint32_t)w->hpos[id];
+		heap_up(w, i);
+		heap_down(w, (uint32_t)w->hpos[id]);
+	}
+}
+
+static void heap_del(struct sim_work *w, uint32_t id)
+{
+	int32_t pos = w->hpos[id];
+	if (pos < 0)
+		return;
+	w->hpos[id] = -1;
+	uint32_t last = w->heap[--w->hn];
+	if ((uint32_t)pos == w->hn)
+		return;
+	w->heap[pos] = last;
+	w->hpos[last] = pos;
+	heap_up(w, (uint32_t)pos);
+	heap_down(w, (uint32_t)w->hpos[last]);
+}
+
+/* ------------------------------------------------------------------ */
+/* ps group heaps: ready threads by (finish tag, id). */
+
+static inline int tag_less(const struct sim_work *w, uint32_t a, uint32_t b)
+{
+	int c = st_cmp(w->th[a].seg, w->th[b].seg);
+	return c ? c < 0 : a < b;
+}
+
+static void pheap_up(struct sim_work *w, struct sgrp *g, uint32_t i)
+{
+	uint32_t *h = w->pheap + g->hbase, u = h[i];
+	while (i > 0) {
+		uint32_t pa = (i - 1) / 2;
+		if (!tag_less(w, u, h[pa]))
+			break;
+		h[i] = h[pa];
+		w->th[h[i]].ppos = (int32_t)i;
+		i = pa;
+	}
+	h[i] = u;
+	w->th[u].ppos = (int32_t)i;
+}
+
+static void pheap_down(struct sim_work *w, struct sgrp *g, uint32_t i)
+{
+	uint32_t *h = w->pheap + g->hbase, u = h[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= g->hn)
+			break;
+		if (c + 1 < g->hn && tag_less(w, h[c + 1], h[c]))
+			c++;
+		if (!tag_less(w, h[c], u))
+			break;
+		h[i] = h[c];
+		w->th[h[i]].ppos = (int32_t)i;
+		i = c;
+	}
+	h[i] = u;
+	w->th[u].ppos = (int32_t)i;
+}
+
+static void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
+{
+	uint32_t *h = w->pheap + g->hbase;
+	uint32_t pos = (uint32_t)w->th[u].ppos, last = h[--g->hn];
+	w->th[u].ppos = -1;
+	if (pos == g->hn)
+		return;
+	h[pos] = last;
+	w->th[last].ppos = (int32_t)pos;
+	pheap_up(w, g, pos);
+	pheap_down(w, g, (uint32_t)w->th[last].ppos);
+}
+
+/* Advance a ps group's virtual time to T. */
+static void ps_advance(struct sim_work *w, struct sgrp *g, sim_time T)
+{
+	if (st_eq(T, g->tlast))
+		return;
+	if (g->m) {
+		sim_time dt = st_sub(T, g->tlast, &w->ovf);
+		if (g->m <= g->nslots) {
+			g->V = st_add(g->V, dt, &w->ovf);
+			if (w->flags & SIM_STATS)
+				g->busy = st_add(g->busy, st_muldiv(dt, g->m, 1, &w->ovf), &w->ovf);
+		} else {
+			g->V = st_add(g->V, st_muldiv(dt, g->nslots, g->m, &w->ovf), &w->ovf);
+			if (w->flags & SIM_STATS)
+				g->busy = st_add(g->busy, st_muldiv(dt, g->nslots, 1, &w->ovf), &w->ovf);
+		}
+	}
+	g->tlast = T;
+}
+
+/* Put a ps group's next completion into the event heap. */
+static void ps_resched(struct sim_work *w, uint32_t gi)
+{
+	struct sgrp *g = &w->g[gi];
+	uint32_t id = w->p->n + gi;
+	if (g->hn == 0) {
+		heap_del(w, id);
+		return;
+	}
+	uint32_t u = w->pheap[g->hbase];
+	sim_time left = st_sub(w->th[u].seg, g->V, &w->ovf);
+	if (g->m > g->nslots)
+		left = st_muldiv(left, g->m, g->nslots, &w->ovf);
+	heap_set(w, id, st_add(g->tlast, left, &w->ovf), 0, u);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queues (FIFO through sth.qnext) */
+
+static inline void q_push(struct sim_work *w, uint32_t *h, uint32_t *t, uint32_t u)
+{
+	w->th[u].qnext = NIL;
+	if (*h == NIL)
+		*h = u;
+	else
+		w->th[*t].qnext = u;
+	*t = u;
+}
+
+static inline uint32_t q_pop(struct sim_work *w, uint32_t *h, uint32_t *t)
+{
+	uint32_t u = *h;
+	if (u != NIL) {
+		*h = w->th[u].qnext;
+		if (*h == NIL)
+			*t = NIL;
+	}
+	return u;
+}
+
+/* ------------------------------------------------------------------ */
+/* Schedule recording (allocates: SIM_SCHEDULE only) */
+
+static void iv_add(struct sim_work *w, uint32_t u, int32_t proc, sim_time from,
+                   sim_time to)
+{
+	if (st_eq(from, to))
+		return;
+	if (w->niv == w->iv_cap) {
+		size_t cap = w->iv_cap ? 2 * w->iv_cap : 1024;
+		struct sim_interval *n = realloc(w->iv, cap * sizeof *n);
+		if (!n) {
+			w->nomem = 1;
+			return;
+		}
+		w->iv = n;
+		w->iv_cap = cap;
+	}
+	struct sim_interval *iv = &w->iv[w->niv++];
+	iv->thread = u;
+	iv->proc = proc;
+	iv->from = from;
+	iv->to = to;
+}
+
+static void sy_add(struct sim_work *w, uint32_t u, uint32_t rec, sim_time T,
+                   int32_t releaser)
+{
+	if (w->nsy == w->sy_cap) {
+		size_t cap = w->sy_cap ? 2 * w->sy_cap : 1024;
+		struct sim_sync *n = realloc(w->sy, cap * sizeof *n);
+		if (!n) {
+			w->nomem = 1;
+			return;
+		}
+		w->sy = n;
+		w->sy_cap = cap;
+	}
+	struct sim_sync *s = &w->sy[w->nsy++];
+	s->time = T;
+	s->rec = rec;
+	s->thread = u;
+	s->releaser = releaser;
+}
+
+/* The processor a thread's interval is reported on. */
+static int32_t iv_proc(const struct sim_work *w, uint32_t u)
+{
+	if (w->par->mode == SIM_UNBOUND)
+		return w->par->policy == SIM_PS ? -2 : w->th[u].slot;
+	uint32_t gi = w->th[u].grp;
+	return gi < w->par->cpus ? (int32_t)gi : TRACE_SHADOW;
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads on processors */
+
+static inline const struct trace_rec *cur_rec(const struct sim_work *w, uint32_t u)
+{
+	return &w->tr->rec[w->th[u].cur];
+}
+
+/* Latency from a release on processor x to thread u. */
+static inline int lat_applies(const struct sim_work *w, int32_t x, uint32_t u)
+{
+	return w->par->latency && x != NOPROC && x != w->th[u].lproc;
+}
+
+static inline void nb_after(struct sim_work *w, uint32_t u, sim_time r, int32_t x)
+{
+	if (lat_applies(w, x, u)) {
+		sim_time t = st_add(r, w->t_lat, &w->ovf);
+		if (st_cmp(t, w->th[u].nb) > 0)
+			w->th[u].nb = t;
+	}
+}
+
+/* Load the work of u's current record into rem. */
+static inline void load_work(struct sim_work *w, uint32_t u)
+{
+	const struct trace_rec *r = cur_rec(w, u);
+	uint64_t wk = r->work;
+	if (r->op == TRACE_CREATE)
+		wk += w->par->create_cost;
+	w->th[u].rem = sim_time_int(wk);
+}
+
+static void fifo_start(struct sim_work *w, uint32_t s, uint32_t u, sim_time T);
+
+/* Start (or continue) running u's current work on its slot at T. */
+static void fifo_arm(struct sim_work *w, uint32_t s, uint32_t u)
+{
+	struct sth *t = &w->th[u];
+	sim_time done = st_add(t->seg, t->rem, &w->ovf);
+	if (w->par->policy == SIM_RR) {
+		struct sslot *sl = &w->sl[s];
+		if (st_cmp(done, sl->qend) <= 0)
+			heap_set(w, u, done, 0, u);
+		else
+			heap_del(w, u);
+		heap_set(w, w->p->n + w->ngrp + s, sl->qend, 1, u);
+	} else {
+		heap_set(w, u, done, 0, u);
+	}
+}
+
+static void fifo_start(struct sim_work *w, uint32_t s, uint32_t u, sim_time T)
+{
+	struct sslot *sl = &w->sl[s];
+	struct sth *t = &w->th[u];
+	sim_time start = T;
+	if (sl->last != (int32_t)u && sl->last >= 0 && w->par->switch_cost) {
+		start = st_add_int(T, w->par->switch_cost, &w->ovf);
+		if (w->flags & SIM_STATS)
+			sl->busy = st_add_int(sl->busy, w->par->switch_cost, &w->ovf);
+	}
+	sl->run = (int32_t)u;
+	sl->last = (int32_t)u;
+	t->state = ST_RUN;
+	t->slot = (int32_t)s;
+	if (w->par->mode == SIM_UNBOUND)
+		t->lproc = (int32_t)s;
+	t->seg = start;
+	if (w->par->policy == SIM_RR)
+		sl->qend = st_add_int(start, w->par->quantum, &w->ovf);
+	if (w->flags & SIM_SCHEDULE)
+		t->run_from = start;
+	fifo_arm(w, s, u);
+}
+
+/* A slot fell idle at T: start the next ready thread of its group. */
+static void fifo_idle(struct sim_work *w, uint32_t s, sim_time T)
+{
+	struct sslot *sl = &w->sl[s];
+	sl->run = -1;
+	if (w->par->policy == SIM_RR)
+		heap_del(w, w->p->n + w->ngrp + s);
+	struct sgrp *g = &w->g[w->par->mode == SIM_UNBOUND ? 0 : s];
+	uint32_t u = q_pop(w, &g->rqh, &g->rqt);
+	if (u != NIL)
+		fifo_start(w, s, u, T);
+}
+
+/* u becomes ready at T (created, woken, end of a timer). */
+static void make_ready(struct sim_work *w, uint32_t u, sim_time T)
+{
+	struct sth *t = &w->th[u];
+	if (w->flags & SIM_STATS) {
+		if (t->state == ST_NEW)
+			w->stats[u].start = T;
+		else
+			w->stats[u].blocked = st_add(w->stats[u].blocked,
+			                             st_sub(T, t->bstart, &w->ovf), &w->ovf);
+	}
+	t->state = ST_READY;
+	t->bk = BK_NONE;
+	struct sgrp *g = &w->g[t->grp];
+	if (w->par->policy == SIM_PS) {
+		ps_advance(w, g, T);
+		if (g->m == 0 && g->hn == 0) /* keep V small: restart it */
+			g->V = sim_time_int(0);
+		t->seg = st_add(g->V, t->rem, &w->ovf);
+		g->m++;
+		w->pheap[g->hbase + g->hn] = u;
+		t->ppos = (int32_t)g->hn;
+		pheap_up(w, g, g->hn++);
+		t->state = ST_RUN;
+		if (w->flags & SIM_SCHEDULE)
+			t->run_from = T;
+		ps_resched(w, t->grp);
+		return;
+	}
+	for (uint32_t i = 0; i < g->nslots; i++) {
+		uint32_t s = g->slot0 + i;
+		if (w->sl[s].run < 0) {
+			fifo_start(w, s, u, T);
+			return;
+		}
+	}
+	q_push(w, &g->rqh, &g->rqt, u);
+}
+
+/* u, running, stops using its processor at T (blocks, sleeps, exits). */
+static void leave_cpu(struct sim_work *w, uint32_t u, sim_time T)
+{
+	struct sth *t = &w->th[u];
+	if (w->flags & SIM_SCHEDULE)
+		iv_add(w, u, iv_proc(w, u), t->run_from, T);
+	if (w->par->policy == SIM_PS) {
+		struct sgrp *g = &w->g[t->grp];
+		ps_advance(w, g, T);
+		pheap_del(w, g, u);
+		g->m--;
+		if (g->m == 0)
+			g->V = sim_time_int(0);
+		ps_resched(w, t->grp);
+	} else {
+		heap_del(w, u);
+		uint32_t s = (uint32_t)t->slot;
+		t->slot = -1;
+		fifo_idle(w, s, T);
+	}
+	t->bstart = T;
+}
+
+/* u's acquisition record completed at decision time T while u was off its
+ * processor: go on with the next record, after any latency. */
+static void proceed(struct sim_work *w, uint32_t u, sim_time T)
+{
+	struct sth *t = &w->th[u];
+	t->cur++;
+	load_work(w, u);
+	if (st_cmp(t->nb, T) > 0) {
+		t->state = ST_TIMER;
+		heap_set(w, u, t->nb, 0, u);
+	} else {
+		make_ready(w, u, T);
+	}
+}
+
+/* Block u (running) at T for reason bk on object obj. */
+static void block(struct sim_work *w, uint32_t u, sim_time T, uint8_t bk,
+                  uint32_t obj)
+{
+	leave_cpu(w, u, T);
+	w->th[u].state = ST_BLOCK;
+	w->th[u].bk = bk;
+	w->th[u].wobj = obj;
+}
+
+/* ------------------------------------------------------------------ */
+/* Mutexes */
+
+static void held_push(struct sim_work *w, uint32_t u, uint32_t m)
+{
+	struct sth *t = &w->th[u];
+	if (t->nheld < w->p->maxheld[u])
+		w->held[t->hbase + t->nheld++] = m;
+}
+
+static void held_remove(struct sim_work *w, uint32_t u, uint32_t m)
+{
+	struct sth *t = &w->th[u];
+	uint32_t *h = w->held + t->hbase;
+	for (uint32_t i = t->nheld; i-- > 0;) {
+		if (h[i] == m) {
+			memmove(h + i, h + i + 1, (t->nheld - i - 1) * sizeof *h);
+			t->nheld--;
+			return;
+		}
+	}
+}
+
+static void sig_reacquire(struct sim_work *w, uint32_t s, sim_time T);
+
+/* v was handed mutex m at T (it was queued). */
+static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, sim_time T)
+{
+	struct sth *t = &w->th[v];
+	if (w->flags & SIM_SCHEDULE)
+		sy_add(w, v, t->cur, T, w->cur_releaser);
+	if (t->bk == BK_SIG_REACQ) {
+		t->reacq++;
+		sig_reacquire(w, v, T);
+		return;
+	}
+	held_push(w, v, m);
+	proceed(w, v, T);
+}
+
+/* Release mutex m at T by a thread on processor x. */
+static void mutex_release(struct sim_work *w, uint32_t m, sim_time T, int32_t x)
+{
+	struct smutex *mx = &w->mx[m];
+	uint32_t v = q_pop(w, &mx->qh, &mx->qt);
+	if (v == NIL) {
+		mx->owner = -1;
+		mx->rel = T;
+		mx->rel_proc = x;
+		return;
+	}
+	mx->owner = (int32_t)v;
+	nb_after(w, v, T, x);
+	mutex_granted(w, v, m, T);
+}
+
+/* u asks for m at T while off its processor (woken waiter, signaller).
+ * Returns 1 if it got it now. */
+static int mutex_request(struct sim_work *w, uint32_t u, uint32_t m, sim_time T)
+{
+	struct smutex *mx = &w->mx[m];
+	if (mx->owner < 0 && mx->qh == NIL) {
+		mx->owner = (int32_t)u;
+		if (st_cmp(T, st_add(mx->rel, w->t_lat, &w->ovf)) < 0)
+			nb_after(w, u, mx->rel, mx->rel_proc);
+		return 1;
+	}
+	q_push(w, &mx->qh, &mx->qt, u);
+	return 0;
+}
+
+/* Signaller s re-acquires its released mutexes, in order, from s.reacq. */
+static void sig_reacquire(struct sim_work *w, uint32_t s, sim_time T)
+{
+	struct sth *t = &w->th[s];
+	while (t->reacq < t->nheld) {
+		uint32_t m = w->held[t->hbase + t->reacq];
+		t->wobj = m;
+		if (!mutex_request(w, s, m, T))
+			return;
+		t->reacq++;
+	}
+	proceed(w, s, T);
+}
+
+/* ------------------------------------------------------------------ */
+/* Condition variables */
+
+/* Wake the first n registered waiters of c at T, released from x. */
+static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, sim_time T,
+                      int32_t x)
+{
+	struct scond *cv = &w->cv[c];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = q_pop(w, &cv->wh, &cv->wt);
+		cv->nw--;
+		struct sth *t = &w->th[v];
+		nb_after(w, v, T, x);
+		if (w->flags & SIM_SCHEDULE)
+			sy_add(w, v, t->cur, T, w->cur_releaser);
+		uint32_t m = cur_rec(w, v)->b;
+		t->bk = BK_CWAIT_REACQ;
+		t->wobj = m;
+		if (mutex_request(w, v, m, T)) {
+			held_push(w, v, m);
+			proceed(w, v, T);
+		}
+	}
+}
+
+/* Serve blocked signallers of c that now have enough waiters; the last
+ * waiter registered from processor x at T. */
+static void cond_serve(struct sim_work *w, uint32_t c, sim_time T, int32_t x)
+{
+	struct scond *cv = &w->cv[c];
+	while (cv->sh != NIL) {
+		uint32_t s = cv->sh;
+		uint32_t need = cur_rec(w, s)->b;
+		if (cv->nw < need)
+			return;
+		q_pop(w, &cv->sh, &cv->stl);
+		struct sth *t = &w->th[s];
+		nb_after(w, s, T, x);
+		if (w->flags & SIM_SCHEDULE)
+			sy_add(w, s, t->cur, T, w->cur_releaser);
+		t->bk = BK_SIG_REACQ;
+		t->reacq = 0;
+		int32_t saved = w->cur_releaser;
+		w->cur_releaser = (int32_t)s;
+		sig_reacquire(w, s, T);
+		cond_wake(w, c, need, T, t->lproc);
+		w->cur_releaser = saved;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Read-write locks */
+
+static void rw_grant_queue(struct sim_work *w, uint32_t r, sim_time T, int32_t x)
+{
+	struct srw *rw = &w->rw[r];
+	while (rw->qh != NIL && rw->writer < 0) {
+		uint32_t v = rw->qh;
+		int wr = cur_rec(w, v)->op == TRACE_WRLOCK;
+		if (wr && rw->readers)
+			return;
+		q_pop(w, &rw->qh, &rw->qt);
+		if (wr)
+			rw->writer = (int32_t)v;
+		else
+			rw->readers++;
+		nb_after(w, v, T, x);
+		if (w->flags & SIM_SCHEDULE)
+			sy_add(w, v, w->th[v].cur, T, w->cur_releaser);
+		proceed(w, v, T);
+		if (wr)
+			return;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* One step: the running thread u performs its current record's op at T. */
+
+enum { GO_ON, STOPPED };
+
+/* u, running, acquired something now: go on, or wait out a latency. */
+static int acquired_now(struct sim_work *w, uint32_t u, sim_time T)
+{
+	if (w->flags & SIM_SCHEDULE)
+		sy_add(w, u, w->th[u].cur, T, -1);
+	if (st_cmp(w->th[u].nb, T) > 0) {
+		leave_cpu(w, u, T);
+		proceed(w, u, T);
+		return STOPPED;
+	}
+	return GO_ON;
+}
+
+static inline int before_latency_end(struct sim_work *w, sim_time T, sim_time rel)
+{
+	return w->par->latency && st_cmp(T, st_add(rel, w->t_lat, &w->ovf)) < 0;
+}
+
+static int step(struct sim_work *w, uint32_t u, sim_time T)
+{
+	struct sth *t = &w->th[u];
+	const struct trace_rec *r = cur_rec(w, u);
+	int32_t x = t->lproc;
+	w->steps++;
+	w->cur_releaser = (int32_t)u;
+	if (w->flags & SIM_STATS)
+		w->stats[u].cpu = st_add(w->stats[u].cpu, sim_time_int(r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0)), &w->ovf);
+	t->nb = sim_time_int(0);
+
+	switch (r->op) {
+	case TRACE_CREATE:
+		load_work(w, r->a);
+		make_ready(w, r->a, T);
+		return GO_ON;
+	case TRACE_EXIT: {
+		leave_cpu(w, u, T);
+		t->state = ST_DONE;
+		t->exit_time = T;
+		t->exit_proc = x;
+		if (w->flags & SIM_STATS)
+			w->stats[u].end = T;
+		if (st_cmp(T, w->makespan) > 0)
+			w->makespan = T;
+		w->live--;
+		uint32_t v;
+		while ((v = q_pop(w, &t->jhead, &t->jtail)) != NIL) {
+			nb_after(w, v, T, x);
+			if (w->flags & SIM_SCHEDULE)
+				sy_add(w, v, w->th[v].cur, T, (int32_t)u);
+			proceed(w, v, T);
+		}
+		return STOPPED;
+	}
+	case TRACE_JOIN: {
+		struct sth *tt = &w->th[r->a];
+		if (tt->state == ST_DONE) {
+			nb_after(w, u, tt->exit_time, tt->exit_proc);
+			return acquired_now(w, u, T);
+		}
+		q_push(w, &tt->jhead, &tt->jtail, u);
+		block(w, u, T, BK_JOIN, r->a);
+		return STOPPED;
+	}
+	case TRACE_TRYLOCK:
+		if (!r->b)
+			return GO_ON;
+		__attribute__((fallthrough)); /* ok behaves as lock */
+	case TRACE_LOCK: {
+		struct smutex *mx = &w->mx[r->a];
+		if (mx->owner < 0 && mx->qh == NIL) {
+			mx->owner = (int32_t)u;
+			held_push(w, u, r->a);
+			if (before_latency_end(w, T, mx->rel))
+				nb_after(w, u, mx->rel, mx->rel_proc);
+			return acquired_now(w, u, T);
+		}
+		q_push(w, &mx->qh, &mx->qt, u);
+		block(w, u, T, BK_LOCK, r->a);
+		return STOPPED;
+	}
+	case TRACE_UNLOCK:
+		held_remove(w, u, r->a);
+		mutex_release(w, r->a, T, x);
+		return GO_ON;
+	case TRACE_TRYWAIT:
+		if (!r->b)
+			return GO_ON;
+		__attribute__((fallthrough));
+	case TRACE_WAIT: {
+		struct ssem *s = &w->sem[r->a];
+		if (s->init_left) {
+			s->init_left--;
+			return acquired_now(w, u, T);
+		}
+		if (s->rcount) {
+			struct stok *tk = &w->tok[s->rbase + s->rhead];
+			s->rhead = s->rhead + 1 == s->rcap ? 0 : s->rhead + 1;
+			s->rcount--;
+			nb_after(w, u, tk->t, tk->proc);
+			return acquired_now(w, u, T);
+		}
+		q_push(w, &s->qh, &s->qt, u);
+		block(w, u, T, BK_WAIT, r->a);
+		return STOPPED;
+	}
+	case TRACE_POST: {
+		struct ssem *s = &w->sem[r->a];
+		uint32_t v = q_pop(w, &s->qh, &s->qt);
+		if (v != NIL) {
+			nb_after(w, v, T, x);
+			if (w->flags & SIM_SCHEDULE)
+				sy_add(w, v, w->th[v].cur, T, (int32_t)u);
+			proceed(w, v, T);
+		} else if (s->rcount < s->rcap) {
+			uint32_t i = s->rhead + s->rcount;
+			if (i >= s->rcap)
+				i -= s->rcap;
+			w->tok[s->rbase + i].t = T;
+			w->tok[s->rbase + i].proc = x;
+			s->rcount++;
+		}
+		return GO_ON;
+	}
+	case TRACE_CWAIT: {
+		struct scond *cv = &w->cv[r->a];
+		held_remove(w, u, r->b);
+		mutex_release(w, r->b, T, x);
+		block(w, u, T, BK_CWAIT, r->a);
+		q_push(w, &cv->wh, &cv->wt, u);
+		cv->nw++;
+		cond_serve(w, r->a, T, x);
+		return STOPPED;
+	}
+	case TRACE_SIGNAL:
+	case TRACE_BROADCAST: {
+		struct scond *cv = &w->cv[r->a];
+		if (r->b == 0)
+			return GO_ON;
+		if (cv->sh == NIL && cv->nw >= r->b) {
+			cond_wake(w, r->a, r->b, T, x);
+			return GO_ON;
+		}
+		/* Too few waiters: block, releasing the mutexes held. */
+		block(w, u, T, BK_SIGWAIT, r->a);
+		for (uint32_t i = 0; i < t->nheld; i++)
+			mutex_release(w, w->held[t->hbase + i], T, x);
+		q_push(w, &cv->sh, &cv->stl, u);
+		return STOPPED;
+	}
+	case TRACE_BARRIER: {
+		struct sbar *b = &w->bar[r->a];
+		if (++b->count < r->b) {
+			q_push(w, &b->qh, &b->qt, u);
+			block(w, u, T, BK_BARRIER, r->a);
+			return STOPPED;
+		}
+		b->count = 0;
+		uint32_t v;
+		while ((v = q_pop(w, &b->qh, &b->qt)) != NIL) {
+			nb_after(w, v, T, x);
+			if (w->flags & SIM_SCHEDULE)
+				sy_add(w, v, w->th[v].cur, T, (int32_t)u);
+			proceed(w, v, T);
+		}
+		return acquired_now(w, u, T);
+	}
+	case TRACE_RDLOCK:
+	case TRACE_WRLOCK: {
+		struct srw *rw = &w->rw[r->a];
+		int wr = r->op == TRACE_WRLOCK;
+		if (rw->qh == NIL && rw->writer < 0 && (!wr || rw->readers == 0)) {
+			if (wr)
+				rw->writer = (int32_t)u;
+			else
+				rw->readers++;
+			if (before_latency_end(w, T, rw->rel))
+				nb_after(w, u, rw->rel, rw->rel_proc);
+			return acquired_now(w, u, T);
+		}
+		q_push(w, &rw->qh, &rw->qt, u);
+		block(w, u, T, wr ? BK_WRLOCK : BK_RDLOCK, r->a);
+		return STOPPED;
+	}
+	case TRACE_RWUNLOCK: {
+		struct srw *rw = &w->rw[r->a];
+		if (rw->writer == (int32_t)u)
+			rw->writer = -1;
+		else if (rw->readers)
+			rw->readers--;
+		rw->rel = T;
+		rw->rel_proc = x;
+		rw_grant_queue(w, r->a, T, x);
+		return GO_ON;
+	}
+	case TRACE_SLEEP: {
+		leave_cpu(w, u, T);
+		t->nb = st_add_int(T, trace_sleep_time(r), &w->ovf);
+		proceed(w, u, T);
+		return STOPPED;
+	}
+	default:
+		return GO_ON;
+	}
+}
+
+/* After step(u) returned GO_ON: next record, keep running. */
+static void go_on(struct sim_work *w, uint32_t u, sim_time T)
+{
+	struct sth *t = &w->th[u];
+	t->cur++;
+	load_work(w, u);
+	if (w->par->policy == SIM_PS) {
+		struct sgrp *g = &w->g[t->grp];
+		t->seg = st_add(g->V, t->rem, &w->ovf);
+		pheap_down(w, g, (uint32_t)t->ppos);
+		ps_resched(w, t->grp);
+	} else {
+		t->seg = T;
+		fifo_arm(w, (uint32_t)t->slot, u);
+	}
+}
+
+/* rr quantum expiry on slot s at T. */
+static void rr_expire(struct sim_work *w, uint32_t s, sim_time T)
+{
+	struct sslot *sl = &w->sl[s];
+	uint32_t u = (uint32_t)sl->run;
+	struct sth *t = &w->th[u];
+	t->rem = st_sub(t->rem, st_sub(T, t->seg, &w->ovf), &w->ovf);
+	if (w->flags & SIM_STATS)
+		sl->busy = st_add(sl->busy, st_sub(T, t->seg, &w->ovf), &w->ovf);
+	t->seg = T;
+	struct sgrp *g = &w->g[w->par->mode == SIM_UNBOUND ? 0 : s];
+	if (g->rqh == NIL) {
+		sl->qend = st_add_int(T, w->par->quantum, &w->ovf);
+		fifo_arm(w, s, u);
+		return;
+	}
+	if (w->flags & SIM_SCHEDULE)
+		iv_add(w, u, iv_proc(w, u), t->run_from, T);
+	heap_del(w, u);
+	t->state = ST_READY;
+	t->slot = -1;
+	q_push(w, &g->rqh, &g->rqt, u);
+	fifo_idle(w, s, T);
+}
+
+/* ------------------------------------------------------------------ */
+/* Run */
+
+static int setup(struct sim_work *w, const struct sim_params *par,
+                 const int32_t *binding)
+{
+	const struct sim_program *p = w->p;
+	const struct trace *tr = p->tr;
+	uint32_t n = p->n, k = par->cpus;
+	if (k == 0 || (par->policy == SIM_RR && par->quantum == 0) ||
+	    par->policy > SIM_RR || par->mode > SIM_UNBOUND)
+		return SIM_EINVAL;
+	if (par->model != SIM_DIRECT)
+		return SIM_EINVAL;
+	/* Times stay below 2^63: trace work + sleeps < 2^62 (reader), and
+	 * each record adds at most one latency, create and switch cost. */
+	uint64_t per = 0, lim = (uint64_t)1 << 62;
+	if (par->latency >= lim || par->create_cost >= lim ||
+	    par->switch_cost >= lim || par->quantum >= lim)
+		return SIM_EOVERFLOW;
+	per = par->latency + par->create_cost + par->switch_cost;
+	if (per && (p->nsync + n) > (lim / per))
+		return SIM_EOVERFLOW;
+	if (work_reserve(w, k) != 0)
+		return SIM_ENOMEM;
+
+	w->par = par;
+	w->tr = tr;
+	w->t_lat = sim_time_int(par->latency);
+	w->ovf = w->nomem = 0;
+	w->steps = 0;
+	w->makespan = sim_time_int(0);
+	w->live = n;
+	w->niv = w->nsy = 0;
+	w->hn = 0;
+	for (uint32_t i = 0; i < w->ids; i++)
+		w->hpos[i] = -1;
+
+	/* groups */
+	uint32_t ngrp;
+	if (par->mode == SIM_UNBOUND) {
+		ngrp = 1;
+		memset(&w->g[0], 0, sizeof w->g[0]);
+		w->g[0].nslots = k;
+		w->g[0].slot0 = 0;
+		w->nslot = k;
+	} else {
+		ngrp = k;
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t b = binding ? binding[i] : TRACE_SHADOW;
+			if (b != TRACE_SHADOW && (b < 0 || (uint32_t)b >= k))
+				return SIM_EINVAL;
+			w->th[i].grp = b == TRACE_SHADOW ? ngrp++ : (uint32_t)b;
+		}
+		for (uint32_t gi = 0; gi < ngrp; gi++) {
+			memset(&w->g[gi], 0, sizeof w->g[gi]);
+			w->g[gi].nslots = 1;
+			w->g[gi].slot0 = gi;
+		}
+		w->nslot = ngrp;
+	}
+	w->ngrp = ngrp;
+	for (uint32_t gi = 0; gi < ngrp; gi++) {
+		w->g[gi].rqh = w->g[gi].rqt = NIL;
+		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = sim_time_int(0);
+	}
+	for (uint32_t s = 0; s < w->nslot; s++) {
+		w->sl[s].run = w->sl[s].last = -1;
+		w->sl[s].qend = w->sl[s].busy = sim_time_int(0);
+	}
+	/* ps heaps: carve the pool by group size */
+	if (par->mode == SIM_UNBOUND) {
+		w->g[0].hbase = 0;
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			w->g[w->th[i].grp].hn++;
+		uint32_t base = 0;
+		for (uint32_t gi = 0; gi < ngrp; gi++) {
+			w->g[gi].hbase = base;
+			base += w->g[gi].hn;
+			w->g[gi].hn = 0;
+		}
+	}
+
+	/* threads */
+	uint32_t hb = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct sth *t = &w->th[i];
+		uint32_t grp = par->mode == SIM_UNBOUND ? 0 : t->grp;
+		memset(t, 0, sizeof *t);
+		t->grp = grp;
+		t->cur = tr->threads[i].first;
+		t->end = t->cur + tr->threads[i].nrec;
+		t->state = ST_NEW;
+		t->slot = -1;
+		t->ppos = -1;
+		t->qnext = t->jhead = t->jtail = NIL;
+		t->hbase = hb;
+		hb += p->maxheld[i];
+		if (par->mode == SIM_BOUND)
+			t->lproc = (int32_t)grp;
+		else if (par->policy == SIM_PS && k == 1)
+			t->lproc = 0;
+		else
+			t->lproc = -(int32_t)i - 2; /* never ran / own processor */
+	}
+	if (w->flags & SIM_STATS) {
+		memset(w->stats, 0, n * sizeof *w->stats);
+		for (uint32_t i = 0; i < n; i++) {
+			sim_time z = {0, 1};
+			w->stats[i].start = w->stats[i].end = w->stats[i].cpu = z;
+			w->stats[i].ready = w->stats[i].blocked = z;
+			w->stats[i].proc = par->mode == SIM_UNBOUND ? -2 :
+			                   (binding ? binding[i] : TRACE_SHADOW);
+		}
+	}
+	/* objects */
+	for (uint32_t m = 0; m < tr->nobj[TRACE_K_MUTEX]; m++) {
+		w->mx[m].owner = -1;
+		w->mx[m].qh = w->mx[m].qt = NIL;
+		w->mx[m].rel = sim_time_int(0);
+		w->mx[m].rel_proc = NOPROC;
+	}
+	uint32_t tb = 0;
+	for (uint32_t s = 0; s < tr->nobj[TRACE_K_SEM]; s++) {
+		struct ssem *sm = &w->sem[s];
+		sm->init_left = tr->sem_init[s];
+		sm->qh = sm->qt = NIL;
+		sm->rbase = tb;
+		sm->rcap = p->sem_cap[s];
+		sm->rhead = sm->rcount = 0;
+		tb += sm->rcap;
+	}
+	for (uint32_t c = 0; c < tr->nobj[TRACE_K_COND]; c++) {
+		w->cv[c].wh = w->cv[c].wt = w->cv[c].sh = w->cv[c].stl = NIL;
+		w->cv[c].nw = 0;
+	}
+	for (uint32_t b = 0; b < tr->nobj[TRACE_K_BARRIER]; b++) {
+		w->bar[b].count = 0;
+		w->bar[b].qh = w->bar[b].qt = NIL;
+	}
+	for (uint32_t r = 0; r < tr->nobj[TRACE_K_RWLOCK]; r++) {
+		w->rw[r].writer = -1;
+		w->rw[r].readers = 0;
+		w->rw[r].qh = w->rw[r].qt = NIL;
+		w->rw[r].rel = sim_time_int(0);
+		w->rw[r].rel_proc = NOPROC;
+	}
+	return SIM_OK;
+}
+
+static void collect_blocked(struct sim_work *w, struct sim_result *res)
+{
+	size_t nb = 0;
+	for (uint32_t u = 0; u < w->p->n; u++) {
+		struct sth *t = &w->th[u];
+		if (t->state != ST_BLOCK)
+			continue;
+		struct sim_blocked *b = &w->blocked[nb++];
+		b->thread = u;
+		b->rec = t->cur;
+		b->obj = t->wobj;
+		b->holder = -1;
+		b->why = bk_why[t->bk];
+		switch (t->bk) {
+		case BK_LOCK:
+		case BK_CWAIT_REACQ:
+		case BK_SIG_REACQ:
+			b->kind = TRACE_K_MUTEX;
+			b->holder = w->mx[t->wobj].owner;
+			break;
+		case BK_WAIT:
+			b->kind = TRACE_K_SEM;
+			break;
+		case BK_JOIN:
+			b->kind = TRACE_K_THREAD;
+			b->holder = (int32_t)t->wobj;
+			break;
+		case BK_BARRIER:
+			b->kind = TRACE_K_BARRIER;
+			break;
+		case BK_CWAIT:
+		case BK_SIGWAIT:
+			b->kind = TRACE_K_COND;
+			break;
+		default:
+			b->kind = TRACE_K_RWLOCK;
+			b->holder = w->rw[t->wobj].writer;
+			break;
+		}
+	}
+	res->nblocked = nb;
+	res->blocked = w->blocked;
+}
+
+int sim_run(const struct sim_program *p, struct sim_work *w,
+            const struct sim_params *par, const int32_t *binding,
+            unsigned flags, struct sim_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->makespan = sim_time_int(0);
+	res->model = SIM_DIRECT;
+	if (w->p != p) {
+		res->status = SIM_EINVAL;
+		return SIM_EINVAL;
+	}
+	w->flags = flags;
+	int rc = setup(w, par, binding);
+	if (rc != SIM_OK) {
+		res->status = rc;
+		return rc;
+	}
+	const uint32_t n = p->n, ngrp = w->ngrp;
+	load_work(w, p->tr->initial);
+	make_ready(w, p->tr->initial, sim_time_int(0));
+
+	while (w->hn && !w->ovf && !w->nomem) {
+		uint32_t id = w->heap[0];
+		sim_time T = w->ktime[id];
+		if (id < n) {
+			struct sth *t = &w->th[id];
+			heap_del(w, id);
+			if (t->state == ST_TIMER) {
+				make_ready(w, id, T);
+				continue;
+			}
+			/* fifo/rr: the running thread finished its work */
+			if (w->flags & SIM_STATS)
+				w->sl[t->slot].busy = st_add(w->sl[t->slot].busy, st_sub(T, t->seg, &w->ovf), &w->ovf);
+			t->rem = sim_time_int(0);
+			if (step(w, id, T) == GO_ON)
+				go_on(w, id, T);
+		} else if (id < n + ngrp) {
+			struct sgrp *g = &w->g[id - n];
+			ps_advance(w, g, T);
+			uint32_t u = w->pheap[g->hbase];
+			if (step(w, u, T) == GO_ON)
+				go_on(w, u, T);
+		} else {
+			rr_expire(w, id - n - ngrp, T);
+		}
+	}
+	if (w->ovf) {
+		res->status = SIM_EOVERFLOW;
+		return SIM_EOVERFLOW;
+	}
+	if (w->nomem) {
+		res->status = SIM_ENOMEM;
+		return SIM_ENOMEM;
+	}
+	res->steps = w->steps;
+	res->nprocs = par->cpus;
+	if (flags & SIM_STATS) {
+		for (uint32_t u = 0; u < n; u++) {
+			struct sim_thread_stats *s = &w->stats[u];
+			if (w->th[u].state != ST_DONE)
+				continue;
+			sim_time span = st_sub(s->end, s->start, &w->ovf);
+			sim_time used = st_add(s->cpu, s->blocked, &w->ovf);
+			s->ready = st_cmp(span, used) > 0 ? st_sub(span, used, &w->ovf) : sim_time_int(0);
+		}
+		for (uint32_t c = 0; c < par->cpus; c++) {
+			if (par->mode == SIM_UNBOUND)
+				w->busy[c] = par->policy == SIM_PS ?
+				             st_muldiv(w->g[0].busy, 1, par->cpus, &w->ovf) :
+				             w->sl[c].busy;
+			else
+				w->busy[c] = par->policy == SIM_PS ? w->g[c].busy : w->sl[c].busy;
+		}
+		res->threads = w->stats;
+		res->busy = w->busy;
+	}
+	if (flags & SIM_SCHEDULE) {
+		res->nintervals = w->niv;
+		res->intervals = w->iv;
+		res->nsyncs = w->nsy;
+		res->syncs = w->sy;
+	}
+	if (w->live) {
+		collect_blocked(w, res);
+		res->makespan = w->makespan;
+		res->status = SIM_DEADLOCK;
+		return SIM_DEADLOCK;
+	}
+	res->makespan = w->makespan;
+	res->status = SIM_OK;
+	return SIM_OK;
+}
+
+int sim_makespan(const struct sim_program *p, struct sim_work *w,
+                 const struct sim_params *par, const int32_t *binding,
+                 sim_time *out)
+{
+	struct sim_result res;
+	int rc = sim_run(p, w, par, binding, 0, &res);
+	*out = rc == SIM_OK ? res.makespan : sim_time_int(0);
+	return rc;
+}
+
+void sim_deadlock_print(const struct sim_program *p,
+                        const struct sim_result *res, FILE *f)
+{
+	const struct trace *tr = p->tr;
+	for (size_t i = 0; i < res->nblocked; i++) {
+		const struct sim_blocked *b = &res->blocked[i];
+		const char *name = trace_thread_name(tr, b->thread);
+		fprintf(f, "thread %u", tr->threads[b->thread].id);
+		if (name)
+			fprintf(f, " (%s)", name);
+		fprintf(f, " waits at line %u to %s ", tr->rec[b->rec].line, b->why);
+		if (b->kind == TRACE_K_THREAD)
+			fprintf(f, "thread %u", tr->threads[b->obj].id);
+		else
+			fprintf(f, "%s %u", trace_kind_name(b->kind),
+			        tr->obj_id[b->kind][b->obj]);
+		if (b->holder >= 0 && b->kind != TRACE_K_THREAD)
+			fprintf(f, ", held by thread %u", tr->threads[b->holder].id);
+		fputc('\n', f);
+	}
+}
