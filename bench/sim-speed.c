@@ -1,0 +1,191 @@
+/*
+ * sim-speed - parse speed (MB/s) and simulation speed (simulated events per
+ * second) on generated traces of 10^4 to 10^7 records, 4 to 1000 threads,
+ * for each policy and for k = 2, 8, 64.  Prints a table.  Not a test.
+ *
+ *   build/bench/sim-speed [--max-records N] [--repeat R]
+ *
+ * Goals on one core: parsing >= 150 MB/s; simulation >= 15 M events/s
+ * (fifo) and >= 5 M events/s (ps); a 10^7-record trace under 2 GB.
+ * The trace: thread 1 creates the workers, which loop over
+ *   work lock(m) work unlock(m) work post(next) [work wait(own)]
+ * (mutex m = worker mod 8, semaphores pass tokens around the ring), then
+ * exit; thread 1 joins them.  Binding: worker i on processor i mod k.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "sim/sim.h"
+#include "trace/trace.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->cap + n + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p) {
+			fprintf(stderr, "sim-speed: out of memory\n");
+			exit(1);
+		}
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static uint64_t rng(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void gen(struct buf *b, uint32_t nthreads, uint64_t records)
+{
+	char line[128];
+	uint32_t nw = nthreads - 1;
+	uint64_t seed = records * 31 + nthreads;
+	b->len = 0;
+	put(b, "shadowbind-trace 1\nunit us\n", 27);
+	for (uint32_t i = 0; i < nw; i++)
+		put(b, line, (size_t)snprintf(line, sizeof line, "1 %u create %u\n", 1 + i % 7, i + 2));
+	uint64_t per_round = 5 * (uint64_t)nw;
+	uint64_t rounds = records > per_round ? records / per_round : 1;
+	uint32_t *tokens = calloc(nw, sizeof *tokens);
+	for (uint64_t r = 0; r < rounds; r++) {
+		for (uint32_t i = 0; i < nw; i++) {
+			uint32_t t = i + 2, m = i % 8 + 1, next = (i + 1) % nw;
+			put(b, line, (size_t)snprintf(line, sizeof line, "%u %" PRIu64 " lock %u\n", t, 10 + rng(&seed) % 1000, m));
+			put(b, line, (size_t)snprintf(line, sizeof line, "%u %" PRIu64 " unlock %u\n", t, 1 + rng(&seed) % 50, m));
+			put(b, line, (size_t)snprintf(line, sizeof line, "%u %" PRIu64 " post %u\n", t, rng(&seed) % 100, next + 1));
+			tokens[next]++;
+			if (tokens[i]) {
+				tokens[i]--;
+				put(b, line, (size_t)snprintf(line, sizeof line, "%u %" PRIu64 " wait %u\n", t, rng(&seed) % 100, i + 1));
+			}
+		}
+	}
+	for (uint32_t i = 0; i < nw; i++)
+		put(b, line, (size_t)snprintf(line, sizeof line, "%u 5 exit\n", i + 2));
+	for (uint32_t i = 0; i < nw; i++)
+		put(b, line, (size_t)snprintf(line, sizeof line, "1 0 join %u\n", i + 2));
+	put(b, "1 1 exit\n", 9);
+	b->p[b->len] = 0;
+	free(tokens);
+}
+
+static long peak_rss_mb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t max_records = 10000000;
+	int repeat = 1;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--max-records") == 0 && i + 1 < argc)
+			max_records = strtoull(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+			repeat = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: sim-speed [--max-records N] [--repeat R]\n");
+			return 1;
+		}
+	}
+	static const uint64_t sizes[] = {10000, 100000, 1000000, 10000000};
+	static const uint32_t threads[] = {4, 64, 1000};
+	static const uint32_t ks[] = {2, 8, 64};
+	static const char *const pols[] = {"fifo", "rr:500", "ps"};
+	struct buf b = {0};
+	double worst_parse = 1e300, worst_fifo = 1e300, worst_ps = 1e300, worst_rr = 1e300;
+	printf("%-9s %-7s %8s %9s | %-7s %3s %10s %9s %12s\n", "records", "threads", "MB", "parse MB/s",
+	       "policy", "k", "steps", "sim s", "events/s");
+	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+		if (sizes[si] > max_records)
+			break;
+		for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
+			gen(&b, threads[ti], sizes[si]);
+			struct trace *tr = NULL;
+			struct trace_error err;
+			double best = 1e300;
+			for (int r = 0; r < repeat; r++) {
+				trace_free(tr);
+				tr = NULL;
+				double t0 = now();
+				if (trace_read_mem("bench.trace", b.p, b.len, &tr, &err) != 0) {
+					fprintf(stderr, "%s\n", err.msg);
+					return 2;
+				}
+				double t = now() - t0;
+				if (t < best)
+					best = t;
+			}
+			double mbps = (double)b.len / 1e6 / best;
+			if (sizes[si] >= 100000 && mbps < worst_parse)
+				worst_parse = mbps;
+			struct sim_program *p = sim_program_new(tr);
+			struct sim_work *w = sim_work_new(p);
+			int32_t *bind = malloc(tr->nthreads * sizeof *bind);
+			for (size_t pi = 0; pi < 3; pi++) {
+				for (size_t ki = 0; ki < 3; ki++) {
+					struct sim_params par;
+					sim_params_init(&par);
+					sim_policy_parse(pols[pi], &par);
+					par.cpus = ks[ki];
+					for (uint32_t i = 0; i < tr->nthreads; i++)
+						bind[i] = (int32_t)(i % ks[ki]);
+					struct sim_result res;
+					double sbest = 1e300;
+					int rc = 0;
+					for (int r = 0; r < repeat; r++) {
+						double t0 = now();
+						rc = sim_run(p, w, &par, bind, 0, &res);
+						double t = now() - t0;
+						if (t < sbest)
+							sbest = t;
+					}
+					double eps = (double)res.steps / sbest;
+					if (sizes[si] >= 100000) {
+						double *worst = pi == 0 ? &worst_fifo : pi == 1 ? &worst_rr : &worst_ps;
+						if (eps < *worst)
+							*worst = eps;
+					}
+					printf("%-9" PRIu64 " %-7u %8.1f %9.0f | %-7s %3u %10" PRIu64 " %9.4f %12.0f%s\n",
+					       (uint64_t)tr->nrec, tr->nthreads, (double)b.len / 1e6, mbps, pols[pi], ks[ki],
+					       res.steps, sbest, eps,
+					       rc == SIM_OK ? "" : rc == SIM_DEADLOCK ? " DEADLOCK" : " ERROR");
+					fflush(stdout);
+				}
+			}
+			free(bind);
+			sim_work_free(w);
+			sim_program_free(p);
+			trace_free(tr);
+		}
+	}
+	printf("\nworst over traces of >= 1e5 records: parse %.0f MB/s (goal 150), "
+	       "fifo %.2f M events/s (goal 15), rr %.2f M events/s, ps %.2f M events/s (goal 5)\n",
+	       worst_parse, worst_fifo / 1e6, worst_rr / 1e6, worst_ps / 1e6);
+	printf("peak resident memory %ld MB (goal: 10^7 records under 2048 MB)\n", peak_rss_mb());
+	free(b.p);
+	return 0;
+}

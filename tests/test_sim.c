@@ -1,0 +1,770 @@
+/*
+ * test_sim.c - the Direct model against hand-computed expectations
+ * (derivations in the comments), and the invariants of
+ * docs/simulation.md on random valid traces.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sim/sim.h"
+#include "tests/testutil.h"
+#include "trace/trace.h"
+
+#define S TRACE_SHADOW
+
+/* Map external thread id -> processor, for bindings written by id. */
+static int32_t *bind_by_id(const struct trace *tr, const int32_t *by_id, size_t nids)
+{
+	int32_t *b = calloc(tr->nthreads, sizeof *b);
+	for (uint32_t i = 0; i < tr->nthreads; i++) {
+		uint32_t id = tr->threads[i].id;
+		assert_true(id < nids);
+		b[i] = by_id[id];
+	}
+	return b;
+}
+
+struct run {
+	int status;
+	sim_time makespan;
+	struct sim_result res;
+};
+
+/* Simulate and return status + makespan; keeps program/work for stats. */
+struct ctx {
+	struct trace *tr;
+	struct sim_program *p;
+	struct sim_work *w;
+};
+
+static void ctx_open(struct ctx *c, const char *text)
+{
+	c->tr = tu_trace(text);
+	c->p = sim_program_new(c->tr);
+	assert_non_null(c->p);
+	c->w = sim_work_new(c->p);
+	assert_non_null(c->w);
+}
+
+static void ctx_close(struct ctx *c)
+{
+	sim_work_free(c->w);
+	sim_program_free(c->p);
+	trace_free(c->tr);
+}
+
+static int run_policy(struct ctx *c, const char *policy, uint32_t k, uint64_t lat,
+                      const int32_t *by_id, size_t nids, unsigned flags,
+                      struct sim_result *res)
+{
+	struct sim_params par;
+	sim_params_init(&par);
+	par.cpus = k;
+	par.latency = lat;
+	assert_int_equal(sim_policy_parse(policy, &par), 0);
+	int32_t *b = by_id ? bind_by_id(c->tr, by_id, nids) : NULL;
+	int rc = sim_run(c->p, c->w, &par, b, flags, res);
+	free(b);
+	return rc;
+}
+
+static void assert_time(sim_time t, uint64_t num, uint64_t den)
+{
+	if (t.num != num || t.den != den)
+		fail_msg("time %llu/%llu, expected %llu/%llu", (unsigned long long)t.num,
+		         (unsigned long long)t.den, (unsigned long long)num, (unsigned long long)den);
+}
+
+static const char *const policies[] = {"ps", "fifo", "rr:1", "rr:7", "rr:1000"};
+#define NPOL (sizeof policies / sizeof policies[0])
+
+/* ------------------------------------------------------------------ */
+/* The shared example: Paper IV's binpacking worst case. */
+
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+	s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static void test_binpack_example(void **state)
+{
+	(void)state;
+	char path[4096];
+	char *text = slurp_file(tu_shared("examples/binpack-worst-case.trace", path, sizeof path));
+	struct ctx c;
+	ctx_open(&c, text);
+	free(text);
+	/* by thread id 0..5 */
+	static const int32_t binpack[] = {0, 0, 0, 0, 1, 1};
+	static const int32_t sga[] = {0, 0, 0, 1, 1, 0};
+	static const struct {
+		const int32_t *b;
+		uint64_t lat, expect;
+	} cases[] = {
+		{binpack, 0, 4060},
+		{sga, 0, 2050},
+		{sga, 100, 2240},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		for (size_t p = 0; p < NPOL; p++) {
+			struct sim_result res;
+			int rc = run_policy(&c, policies[p], 2, cases[i].lat, cases[i].b, 6, SIM_STATS, &res);
+			assert_int_equal(rc, SIM_OK);
+			if (res.makespan.num != cases[i].expect || res.makespan.den != 1)
+				fail_msg("case %zu policy %s: makespan %llu/%llu, expected %llu", i, policies[p],
+				         (unsigned long long)res.makespan.num,
+				         (unsigned long long)res.makespan.den,
+				         (unsigned long long)cases[i].expect);
+		}
+	}
+	ctx_close(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Table of small hand-computed programs. */
+
+struct hand_case {
+	const char *name;
+	const char *trace;
+	const char *policy;
+	uint32_t k;
+	uint64_t latency;
+	int32_t by_id[8];  /* processor per thread id; used when bound */
+	int bound;         /* 0: every thread shadow (critical path) */
+	int status;
+	uint64_t num, den; /* makespan */
+	int32_t end_id;    /* a thread whose end time is checked, or -1 */
+	uint64_t end_num, end_den;
+};
+
+/* Condition variable, signal before wait in the simulation (T1 reaches
+ * its signal at 10, T2 its cwait at 100), each thread on its own
+ * processor.  t = 0: T1 blocks at 10 releasing mutex 1; T2 locks at 100,
+ * cwaits at 100 (releases, registers); T1 re-acquires M and wakes T2,
+ * which queues for M; T1 unlocks at 105 -> T2 has M at 105, unlocks at
+ * 112, exits at 115; T1 joins at 105, woken at 115, exits at 116.
+ * t = 50: T1 proceeds at 100+50 (the last waiter registered on another
+ * processor) = 150, unlocks at 155; T2 gets M then, proceeds at 205,
+ * unlocks 212, exits 215; T1's join sees the exit at 265, exits 266. */
+static const char cv_early_signal[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"2 100 lock 1\n"
+	"1 10 lock 1\n"
+	"1 0 signal 1 1\n"
+	"1 5 unlock 1\n"
+	"2 0 cwait 1 1\n"
+	"2 7 unlock 1\n"
+	"2 3 exit\n"
+	"1 0 join 2\n"
+	"1 1 exit\n";
+
+/* Barrier from a mutex and a condition variable, the broadcaster first:
+ * T3 locks at 20 and broadcasts to 1 waiter that is not there yet: it
+ * blocks and releases M.  T2 locks at 30 and cwaits at 30; T3 re-acquires
+ * M, wakes T2 (queued for M), unlocks at 35; T2 gets M at 35, unlocks at
+ * 40, exits at 40; T3 exits at 36; T1 joins both: 40. */
+static const char cv_barrier[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 30 lock 1\n"
+	"3 20 lock 1\n"
+	"3 0 broadcast 1 1\n"
+	"3 5 unlock 1\n"
+	"2 0 cwait 1 1\n"
+	"2 5 unlock 1\n"
+	"2 0 exit\n"
+	"3 1 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";
+
+/* Read-write lock, FIFO between waiters: T2 read-holds from 10; T4 asks
+ * to write at 15 and queues; T3 asks to read at 20 and queues behind the
+ * writer; T2 unlocks at 110 -> T4 writes, unlocks at 115 -> T3 reads,
+ * unlocks at 215. */
+static const char rwlock_fifo[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 create 4\n"
+	"2 10 rdlock 1\n"
+	"3 20 rdlock 1\n"
+	"2 100 rwunlock 1\n"
+	"3 100 rwunlock 1\n"
+	"4 15 wrlock 1\n"
+	"4 5 rwunlock 1\n"
+	"2 0 exit\n"
+	"3 0 exit\n"
+	"4 0 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 join 4\n"
+	"1 0 exit\n";
+
+/* Sleep on one processor: T1 works 10 (0..10 under fifo), sleeps until
+ * 110; T2 runs 10..210 (fifo keeps the CPU); T1 runs 210..215.
+ * Under ps: T1 and T2 share 0..20 (T1 done with 10), T2 alone 20..120
+ * (T2 has 90 left), T1 back at 120: 5 units at rate 1/2 -> 130, T2 alone
+ * for its last 85 -> 215. */
+static const char sleep_one_cpu[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 10 sleep 100\n"
+	"1 5 exit\n"
+	"2 200 exit\n";
+
+/* trylock busy does not block: T1 goes on while T2 holds the mutex. */
+static const char trylock_busy[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"2 0 lock 1\n"
+	"1 10 trylock 1 busy\n"
+	"1 5 exit\n"
+	"2 100 unlock 1\n"
+	"2 0 exit\n";
+
+/* trylock ok behaves as lock: T2 holds the mutex from 0 to 100; T1 asks at
+ * 10 and blocks until 100, exits at 105. */
+static const char trylock_ok[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"2 0 lock 1\n"
+	"2 100 unlock 1\n"
+	"1 10 trylock 1 ok\n"
+	"1 0 unlock 1\n"
+	"1 5 exit\n"
+	"2 0 exit\n";
+
+/* Policies on one processor: T2 needs 100, T3 50.  fifo: T2 0..100, T3
+ * 100..150.  ps: T3 done at 100, T2 at 150.  rr:30: T2 0-30, T3 30-60,
+ * T2 60-90, T3 90-110 (done), T2 110-150. */
+static const char two_workers[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 exit\n"
+	"2 100 exit\n"
+	"3 50 exit\n";
+
+/* Exact rational time under ps.  Processor 0 runs T2 (2), T3 (4) and T4
+ * (waits for T5's post, then 3); T1 and T5 on processor 1.  0..1: T2, T3
+ * at rate 1/2 (virtual time V = 1/2).  T5 posts at 1; T4 arrives with tag
+ * 1/2 + 3 = 7/2; tags T2 = 2, T3 = 4.  m = 3: V reaches 2 at 1 + 3*3/2 =
+ * 11/2 (T2 ends); m = 2: V reaches 7/2 at 11/2 + 2*3/2 = 17/2 (T4 ends);
+ * m = 1: T3 ends at 17/2 + 1/2 = 9.  Under fifo: T2 0-2, T3 2-6, T4 6-9. */
+static const char ps_fraction[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 create 4\n"
+	"1 0 create 5\n"
+	"5 1 post 1\n"
+	"5 0 exit\n"
+	"4 0 wait 1\n"
+	"2 2 exit\n"
+	"4 3 exit\n"
+	"3 4 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 join 4\n"
+	"1 0 join 5\n"
+	"1 0 exit\n";
+
+/* Latency, T1 on processor 0, T2 on 1.  T1 posts at 10.  Blocked waiter
+ * (T2 waits at 0): woken at 10 + t.  Late arrival (T2 waits at 20): it
+ * proceeds at max(20, 10 + t).  T2 exits 5 later; T1's join pays t again. */
+static const char lat_blocked[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 10 post 1\n"
+	"2 0 wait 1\n"
+	"2 5 exit\n"
+	"1 0 join 2\n"
+	"1 0 exit\n";
+static const char lat_late[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 10 post 1\n"
+	"2 20 wait 1\n"
+	"2 5 exit\n"
+	"1 0 join 2\n"
+	"1 0 exit\n";
+
+/* Barrier: T2 (10), T3 (30), T4 (20) meet at barrier 1 of 3; all pass at
+ * 30; then 5 each: 35. */
+static const char barrier3[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 create 4\n"
+	"2 10 barrier 1 3\n"
+	"3 30 barrier 1 3\n"
+	"4 20 barrier 1 3\n"
+	"2 5 exit\n"
+	"3 5 exit\n"
+	"4 5 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 join 4\n"
+	"1 0 exit\n";
+
+/* Semaphore with an initial token: sem 1 starts at 1, T2 and T3 each wait
+ * (at 10 and 20); T2 takes the initial token at 10; T3 waits until T1
+ * posts at 50 (T1 works 50); T3 exits 1 later: 51. */
+static const char sem_init[] =
+	"shadowbind-trace 1\n"
+	"sem 1 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 10 wait 1\n"
+	"2 0 exit\n"
+	"1 50 post 1\n"
+	"3 20 wait 1\n"
+	"3 1 exit\n"
+	"1 0 exit\n";
+
+/* Deadlock of the Direct model: T2 locks 1 then 2, T3 locks 2 then 1, at
+ * the same times on their own processors (recorded one after the other). */
+static const char deadlock2[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 0 lock 1\n"
+	"2 10 lock 2\n"
+	"2 0 unlock 2\n"
+	"2 0 unlock 1\n"
+	"2 0 exit\n"
+	"3 0 lock 2\n"
+	"3 10 lock 1\n"
+	"3 0 unlock 1\n"
+	"3 0 unlock 2\n"
+	"3 0 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";
+
+/* Two threads contending for one mutex: T2 (lock at 10, holds 100), T3
+ * (lock at 5, holds 100).  Recorded T2 first.  Own processors: T3 locks
+ * at 5, T2 waits until 105, done 205.  One processor, fifo: T2 runs first
+ * (created first): locks at 10, holds until 110 (runs to block: it does
+ * not block), exits; T3 runs 110..115, locks, 215. */
+static const char mutex2[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 10 lock 1\n"
+	"2 100 unlock 1\n"
+	"2 0 exit\n"
+	"3 5 lock 1\n"
+	"3 100 unlock 1\n"
+	"3 0 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";
+
+static const struct hand_case hand[] = {
+	{"cv early signal t=0", cv_early_signal, "ps", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1},
+	{"cv early signal t=50", cv_early_signal, "ps", 1, 50, {0}, 0, SIM_OK, 266, 1, 2, 215, 1},
+	{"cv early signal fifo", cv_early_signal, "fifo", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1},
+	{"barrier via mutex+cond", cv_barrier, "ps", 1, 0, {0}, 0, SIM_OK, 40, 1, 3, 36, 1},
+	{"barrier via mutex+cond rr", cv_barrier, "rr:3", 1, 0, {0}, 0, SIM_OK, 40, 1, 3, 36, 1},
+	{"rwlock fifo", rwlock_fifo, "ps", 1, 0, {0}, 0, SIM_OK, 215, 1, 4, 115, 1},
+	{"sleep fifo", sleep_one_cpu, "fifo", 1, 0, {0, 0, 0}, 1, SIM_OK, 215, 1, 1, 215, 1},
+	{"sleep ps", sleep_one_cpu, "ps", 1, 0, {0, 0, 0}, 1, SIM_OK, 215, 1, 1, 130, 1},
+	{"trylock busy", trylock_busy, "ps", 1, 0, {0}, 0, SIM_OK, 100, 1, 1, 15, 1},
+	{"trylock ok", trylock_ok, "ps", 1, 0, {0}, 0, SIM_OK, 105, 1, 1, 105, 1},
+	{"fifo one cpu", two_workers, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 150, 1},
+	{"ps one cpu", two_workers, "ps", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 100, 1},
+	{"rr:30 one cpu", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 110, 1},
+	{"rr:30 one cpu T2", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 2, 150, 1},
+	{"ps fraction T2", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 2, 11, 2},
+	{"ps fraction T4", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 4, 17, 2},
+	{"fifo fraction T4", ps_fraction, "fifo", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 3, 6, 1},
+	{"latency blocked", lat_blocked, "ps", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1},
+	{"latency blocked t=0", lat_blocked, "ps", 2, 0, {0, 0, 1}, 1, SIM_OK, 15, 1, 2, 15, 1},
+	{"latency late arrival", lat_late, "fifo", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1},
+	{"latency late arrival, small t", lat_late, "fifo", 2, 5, {0, 0, 1}, 1, SIM_OK, 30, 1, 2, 25, 1},
+	{"latency same processor", lat_late, "fifo", 2, 50, {0, 0, 0}, 1, SIM_OK, 35, 1, 2, 35, 1},
+	{"barrier", barrier3, "ps", 1, 0, {0}, 0, SIM_OK, 35, 1, 2, 35, 1},
+	{"sem initial token", sem_init, "ps", 1, 0, {0}, 0, SIM_OK, 51, 1, 2, 10, 1},
+	{"mutex contention shadow", mutex2, "ps", 1, 0, {0}, 0, SIM_OK, 205, 1, 2, 205, 1},
+	{"mutex contention 1 cpu fifo", mutex2, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 215, 1, 2, 110, 1},
+	{"deadlock", deadlock2, "ps", 1, 0, {0}, 0, SIM_DEADLOCK, 0, 1, -1, 0, 1},
+};
+
+static void test_hand_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+		const struct hand_case *h = &hand[i];
+		struct ctx c;
+		ctx_open(&c, h->trace);
+		struct sim_result res;
+		int rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 8,
+		                    SIM_STATS | SIM_SCHEDULE, &res);
+		if (rc != h->status)
+			fail_msg("%s: status %d, expected %d", h->name, rc, h->status);
+		if (rc == SIM_OK) {
+			if (res.makespan.num != h->num || res.makespan.den != h->den)
+				fail_msg("%s: makespan %llu/%llu, expected %llu/%llu", h->name,
+				         (unsigned long long)res.makespan.num, (unsigned long long)res.makespan.den,
+				         (unsigned long long)h->num, (unsigned long long)h->den);
+			if (h->end_id >= 0) {
+				int64_t ix = trace_thread_index(c.tr, (uint32_t)h->end_id);
+				assert_true(ix >= 0);
+				sim_time e = res.threads[ix].end;
+				if (e.num != h->end_num || e.den != h->end_den)
+					fail_msg("%s: thread %d ends %llu/%llu, expected %llu/%llu", h->name, h->end_id,
+					         (unsigned long long)e.num, (unsigned long long)e.den,
+					         (unsigned long long)h->end_num, (unsigned long long)h->end_den);
+			}
+		}
+		ctx_close(&c);
+	}
+}
+
+static void test_deadlock_report(void **state)
+{
+	(void)state;
+	struct ctx c;
+	ctx_open(&c, deadlock2);
+	struct sim_result res;
+	assert_int_equal(run_policy(&c, "fifo", 1, 0, NULL, 0, 0, &res), SIM_DEADLOCK);
+	/* T1 waits in join 2; T2 waits for mutex 2 held by T3; T3 for 1 held by T2. */
+	assert_int_equal(res.nblocked, 3);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	sim_deadlock_print(c.p, &res, f);
+	fclose(f);
+	assert_string_equal(buf,
+		"thread 1 waits at line 14 to join thread 2\n"
+		"thread 2 waits at line 5 to lock mutex 2, held by thread 3\n"
+		"thread 3 waits at line 10 to lock mutex 1, held by thread 2\n");
+	free(buf);
+	ctx_close(&c);
+}
+
+/* Creation and context-switch costs on one processor (create cost 7,
+ * switch cost 2).  fifo: T1 creates at 3 + 7 = 10, exits at 15; T2 starts
+ * after a switch at 17, exits at 37.  ps ignores the switch cost: T1 done
+ * with its 5 at 20 (sharing with T2 from 10), T2 has 10 left: 30. */
+static void test_costs(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"shadowbind-trace 1\n"
+		"1 3 create 2\n"
+		"1 5 exit\n"
+		"2 20 exit\n";
+	struct ctx c;
+	ctx_open(&c, text);
+	static const struct {
+		const char *pol;
+		uint64_t expect, cpu1;
+	} cases[] = {{"fifo", 37, 15}, {"rr:100", 37, 15}, {"ps", 30, 15}};
+	for (size_t i = 0; i < 3; i++) {
+		struct sim_params par;
+		sim_params_init(&par);
+		assert_int_equal(sim_policy_parse(cases[i].pol, &par), 0);
+		par.create_cost = 7;
+		par.switch_cost = 2;
+		int32_t b[2] = {0, 0};
+		struct sim_result res;
+		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
+		assert_time(res.makespan, cases[i].expect, 1);
+		assert_time(res.threads[0].cpu, cases[i].cpu1, 1);
+	}
+	ctx_close(&c);
+}
+
+/* Unbound mode: 2 processors, T2..T4 need 100 each, created at 0 by T1.
+ * fifo: T1 runs on processor 0, T2 takes processor 1 at once, T3 takes 0
+ * when T1 exits at 0; T4 waits until 100: makespan 200.
+ * ps: 3 threads share 2 processors at rate 2/3: all end at 150. */
+static void test_unbound(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"shadowbind-trace 1\n"
+		"1 0 create 2\n"
+		"1 0 create 3\n"
+		"1 0 create 4\n"
+		"1 0 exit\n"
+		"2 100 exit\n"
+		"3 100 exit\n"
+		"4 100 exit\n";
+	struct ctx c;
+	ctx_open(&c, text);
+	static const struct {
+		const char *pol;
+		uint64_t expect;
+	} cases[] = {{"fifo", 200}, {"ps", 150}, {"rr:1000", 200}};
+	for (size_t i = 0; i < 3; i++) {
+		struct sim_params par;
+		sim_params_init(&par);
+		assert_int_equal(sim_policy_parse(cases[i].pol, &par), 0);
+		par.cpus = 2;
+		par.mode = SIM_UNBOUND;
+		struct sim_result res;
+		assert_int_equal(sim_run(c.p, c.w, &par, NULL, SIM_STATS, &res), SIM_OK);
+		assert_time(res.makespan, cases[i].expect, 1);
+	}
+	ctx_close(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Random valid traces and the invariants of docs/simulation.md. */
+
+struct rgen {
+	char *buf;
+	size_t len, cap;
+};
+
+static void rg_printf(struct rgen *g, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int n = vsnprintf(g->buf + g->len, g->cap - g->len, fmt, ap);
+		va_end(ap);
+		if ((size_t)n < g->cap - g->len) {
+			g->len += (size_t)n;
+			return;
+		}
+		g->cap = g->cap * 2 + (size_t)n + 64;
+		g->buf = realloc(g->buf, g->cap);
+	}
+}
+
+/*
+ * A random program, written in a valid file order by replaying it
+ * sequentially: thread 1 creates T workers and joins them; each worker
+ * does `steps` records: work then lock/unlock (one mutex at a time) or
+ * post/wait on its own semaphore (only its owner waits on it: semaphores
+ * with a single waiting thread) or a sleep.  `mutexes` = 0 leaves out
+ * mutexes (then the synchronization order cannot change).
+ */
+static char *random_trace(uint64_t *seed, int nthreads, int steps, int mutexes, int sleeps)
+{
+	struct rgen g = {malloc(4096), 0, 4096};
+	g.buf[0] = 0;
+	rg_printf(&g, "shadowbind-trace 1\n");
+	int nw = nthreads - 1;
+	for (int i = 0; i < nw; i++)
+		rg_printf(&g, "1 %llu create %d\n", (unsigned long long)(tu_rand(seed) % 5), i + 2);
+	int left[64], holding[64], tokens[64];
+	for (int i = 0; i < nw; i++) {
+		left[i] = 1 + (int)(tu_rand(seed) % (unsigned)steps);
+		holding[i] = -1;
+		tokens[i] = 0;
+	}
+	int owner[4] = {-1, -1, -1, -1};
+	int alive = nw;
+	while (alive) {
+		int i = (int)(tu_rand(seed) % (unsigned)nw);
+		if (left[i] < 0)
+			continue;
+		unsigned long long wk = tu_rand(seed) % 50;
+		int tid = i + 2;
+		if (left[i] == 0) {
+			if (holding[i] >= 0) {
+				rg_printf(&g, "%d %llu unlock %d\n", tid, wk, holding[i] + 1);
+				owner[holding[i]] = -1;
+				holding[i] = -1;
+				continue;
+			}
+			rg_printf(&g, "%d %llu exit\n", tid, wk);
+			left[i] = -1;
+			alive--;
+			continue;
+		}
+		int what = (int)(tu_rand(seed) % 4);
+		if (holding[i] >= 0) {
+			rg_printf(&g, "%d %llu unlock %d\n", tid, wk, holding[i] + 1);
+			owner[holding[i]] = -1;
+			holding[i] = -1;
+		} else if (what == 0 && mutexes) {
+			int m = (int)(tu_rand(seed) % 3);
+			if (owner[m] >= 0)
+				continue;
+			owner[m] = i;
+			holding[i] = m;
+			rg_printf(&g, "%d %llu lock %d\n", tid, wk, m + 1);
+		} else if (what == 1) {
+			int to = (int)(tu_rand(seed) % (unsigned)nw);
+			rg_printf(&g, "%d %llu post %d\n", tid, wk, to + 1);
+			tokens[to]++;
+		} else if (what == 2 && tokens[i] > 0) {
+			tokens[i]--;
+			rg_printf(&g, "%d %llu wait %d\n", tid, wk, i + 1);
+		} else if (what == 3 && sleeps) {
+			rg_printf(&g, "%d %llu sleep %llu\n", tid, wk, (unsigned long long)(tu_rand(seed) % 30));
+		} else {
+			continue;
+		}
+		left[i]--;
+	}
+	for (int i = 0; i < nw; i++)
+		rg_printf(&g, "1 %llu join %d\n", (unsigned long long)(tu_rand(seed) % 3), i + 2);
+	rg_printf(&g, "1 1 exit\n");
+	return g.buf;
+}
+
+static void test_invariants(void **state)
+{
+	(void)state;
+	uint64_t seed = 12345;
+	int checked = 0;
+	for (int iter = 0; iter < 300; iter++) {
+		int n = 2 + (int)(tu_rand(&seed) % 9);
+		int mutexes = iter % 2, sleeps = (iter % 3) == 0;
+		char *text = random_trace(&seed, n, 12, mutexes, sleeps);
+		struct ctx c;
+		ctx_open(&c, text);
+		uint32_t nt = c.tr->nthreads;
+		uint64_t total = trace_total_work(c.tr), biggest = 0;
+		for (uint32_t i = 0; i < nt; i++)
+			if (trace_thread_work(c.tr, i) > biggest)
+				biggest = trace_thread_work(c.tr, i);
+		struct sim_params par;
+		sim_params_init(&par);
+		const char *pol = policies[iter % NPOL];
+		assert_int_equal(sim_policy_parse(pol, &par), 0);
+
+		/* critical path (all shadow, t = 0) */
+		sim_time cp;
+		int rc = sim_makespan(c.p, c.w, &par, NULL, &cp);
+		if (rc == SIM_DEADLOCK) { /* mutex programs may deadlock */
+			assert_true(mutexes);
+			ctx_close(&c);
+			free(text);
+			continue;
+		}
+		assert_int_equal(rc, SIM_OK);
+
+		/* one thread per processor == critical path */
+		int32_t *b = calloc(nt, sizeof *b);
+		for (uint32_t i = 0; i < nt; i++)
+			b[i] = (int32_t)i;
+		par.cpus = nt;
+		sim_time own;
+		assert_int_equal(sim_makespan(c.p, c.w, &par, b, &own), SIM_OK);
+		assert_true(sim_time_cmp(own, cp) == 0);
+
+		/* k = 1, no sleeps: makespan == total work */
+		par.cpus = 1;
+		for (uint32_t i = 0; i < nt; i++)
+			b[i] = 0;
+		sim_time one;
+		rc = sim_makespan(c.p, c.w, &par, b, &one);
+		if (rc == SIM_OK && !sleeps)
+			assert_true(sim_time_cmp(one, sim_time_int(total)) == 0);
+
+		/* random bindings on k processors: lower bounds */
+		for (int rep = 0; rep < 5; rep++) {
+			uint32_t k = 1 + (uint32_t)(tu_rand(&seed) % 4);
+			uint64_t load[4] = {0};
+			for (uint32_t i = 0; i < nt; i++) {
+				b[i] = (int32_t)(tu_rand(&seed) % k);
+				load[b[i]] += trace_thread_work(c.tr, i);
+			}
+			par.cpus = k;
+			struct sim_result r1, r2;
+			rc = sim_run(c.p, c.w, &par, b, SIM_STATS, &r1);
+			if (rc == SIM_DEADLOCK) {
+				assert_true(mutexes);
+				continue;
+			}
+			assert_int_equal(rc, SIM_OK);
+			sim_time ms = r1.makespan;
+			uint64_t maxload = 0;
+			for (uint32_t p = 0; p < k; p++)
+				if (load[p] > maxload)
+					maxload = load[p];
+			assert_true(sim_time_cmp(ms, sim_time_int(maxload)) >= 0);
+			assert_true(sim_time_cmp(ms, sim_time_int(biggest)) >= 0);
+			assert_true(sim_time_to_double(ms) * k >= (double)total - 1e-6);
+			if (!mutexes)
+				assert_true(sim_time_cmp(ms, cp) >= 0);
+			/* per-thread accounting: start + cpu + ready + blocked = end */
+			for (uint32_t i = 0; i < nt; i++) {
+				const struct sim_thread_stats *s = &r1.threads[i];
+				assert_true(sim_time_cmp(s->cpu, sim_time_int(trace_thread_work(c.tr, i))) == 0);
+				double sum = sim_time_to_double(s->start) + sim_time_to_double(s->cpu) +
+				             sim_time_to_double(s->ready) + sim_time_to_double(s->blocked);
+				assert_true(sum <= sim_time_to_double(s->end) + 1e-6 &&
+				            sum >= sim_time_to_double(s->end) - 1e-6);
+			}
+			/* deterministic */
+			assert_int_equal(sim_run(c.p, c.w, &par, b, 0, &r2), SIM_OK);
+			assert_true(sim_time_cmp(r1.makespan, r2.makespan) == 0);
+			checked++;
+		}
+		free(b);
+		ctx_close(&c);
+		free(text);
+	}
+	print_message("invariants checked on %d bindings\n", checked);
+	assert_true(checked > 500);
+}
+
+/* The workspace may be reused across programs of different k. */
+static void test_reuse_and_params(void **state)
+{
+	(void)state;
+	struct ctx c;
+	ctx_open(&c, two_workers);
+	struct sim_params par;
+	sim_params_init(&par);
+	struct sim_result res;
+	par.cpus = 0;
+	assert_int_equal(sim_run(c.p, c.w, &par, NULL, 0, &res), SIM_EINVAL);
+	par.cpus = 2;
+	int32_t bad[4] = {0, 5, 0, 0};
+	assert_int_equal(sim_run(c.p, c.w, &par, bad, 0, &res), SIM_EINVAL);
+	par.cpus = 100;
+	int32_t ok[4] = {99, 98, 0, 1};
+	assert_int_equal(sim_run(c.p, c.w, &par, ok, 0, &res), SIM_OK);
+	assert_time(res.makespan, 100, 1);
+	struct sim_params q;
+	sim_params_init(&q);
+	assert_int_equal(sim_policy_parse("rr:0", &q), -1);
+	assert_int_equal(sim_policy_parse("rr:", &q), -1);
+	assert_int_equal(sim_policy_parse("lifo", &q), -1);
+	assert_int_equal(sim_policy_parse("rr:25", &q), 0);
+	assert_int_equal(q.policy, SIM_RR);
+	assert_int_equal(q.quantum, 25);
+	ctx_close(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_binpack_example),
+		cmocka_unit_test(test_hand_cases),
+		cmocka_unit_test(test_deadlock_report),
+		cmocka_unit_test(test_costs),
+		cmocka_unit_test(test_unbound),
+		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_reuse_and_params),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
