@@ -1,0 +1,291 @@
+/*
+ * bound.h - the analytic bound of Paper VII (Broberg, Lundberg, Klonowska,
+ * "A Method for Bounding the Minimal Completion Time in Multiprocessors")
+ * and a proven lower bound: every allocation can be judged from both sides.
+ *
+ *   T(P,k,t) = min_A T(P,k,t,A) <= p(n,k,t,z,V) * T(P,n,0)      (Paper VII)
+ *   lower <= T(P,k,t,A) for every binding A of the threads to k processors
+ *
+ * See docs/bound.md for the definitions (what a synchronization signal is in
+ * our trace format, how V is measured, units, rounding) and the proofs.
+ *
+ * Arithmetic is exact: GMP rationals for p, s, r and the program
+ * parameters, exact integers (128-bit or GMP) for the counting.
+ *
+ * No global state; every function may run in several threads at once on
+ * different objects; const inputs may be shared.  Functions returning int
+ * return BOUND_OK (0) or a negative BOUND_E* code and, on failure, leave
+ * their out-parameters zeroed / released (see each function).
+ */
+#ifndef SHADOWBIND_BOUND_H
+#define SHADOWBIND_BOUND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gmp.h>
+
+#include "trace/trace.h"
+#include "sim/sim.h"
+
+enum {
+	BOUND_OK = 0,
+	BOUND_EINVAL = -1,    /* bad argument (n = 0, k = 0, V not a profile) */
+	BOUND_ENOMEM = -2,
+	BOUND_ETOOBIG = -3,   /* n above BOUND_MAX_THREADS, or brute force
+	                         asked for n above BOUND_BRUTE_MAX            */
+	BOUND_EDEADLOCK = -4, /* the trace deadlocks with one processor per
+	                         thread: T(P,n,0) does not exist              */
+	BOUND_ESIM = -5,      /* the simulator failed (overflow, ...)         */
+	BOUND_EILP = -6       /* GLPK failed outright (not a time-out)       */
+};
+/* A static one-line description of a BOUND_E* code. */
+const char *bound_strerror(int code);
+
+/* Largest n (threads) the bound accepts. */
+#define BOUND_MAX_THREADS 4096u
+/* Largest n for brute-force enumeration of rows (2^n rows). */
+#define BOUND_BRUTE_MAX 24u
+
+/* ---------------------------------------------------------------------
+ * Program parameters (Paper VII, Sections 2 and 7.1)
+ */
+
+struct bound_prog {
+	uint32_t n;       /* threads (the paper's processes), >= 1           */
+	mpq_t *v;         /* [n + 1] parallel profile: v[i] (1 <= i <= n) is
+	                     the fraction of T(P,n,0) during which exactly i
+	                     threads run; v[0] the fraction during which none
+	                     runs (only sleeps are pending; 0 in the paper's
+	                     model).  Each >= 0, sum = 1.                     */
+	mpq_t z;          /* granularity: synchronization signals per unit of
+	                     total work; units: 1 / time unit (trace unit)    */
+	/* Filled from a trace only (0 in parameter mode): */
+	mpq_t T;          /* T(P,n,0): simulated completion with one processor
+	                     per thread and t = 0; units: trace unit          */
+	uint64_t signals; /* synchronization signals (bound_signals)        */
+	uint64_t work;    /* total work; units: trace unit                   */
+};
+
+/* bound_prog_init - n threads, V = 0, z = T = 0.  Returns BOUND_OK,
+ * BOUND_EINVAL (n = 0), BOUND_ETOOBIG or BOUND_ENOMEM (then *bp is zeroed
+ * and needs no release). */
+int bound_prog_init(struct bound_prog *bp, uint32_t n);
+/* bound_prog_release - free what *bp owns and zero it; accepts zeroed. */
+void bound_prog_release(struct bound_prog *bp);
+/* bound_prog_check - BOUND_OK if every v[i] >= 0, sum v = 1, z >= 0;
+ * else BOUND_EINVAL. */
+int bound_prog_check(const struct bound_prog *bp);
+
+/*
+ * bound_signals - the number of synchronization signals of `tr`: the
+ * paper's Activate -> Wait pairs, read in our format as "a release that is
+ * acquired by a different thread" (docs/bound.md):
+ *   - every `create` (the creator activates the child's start);
+ *   - every acquisition whose recorded pairing (trace.pair) names a release
+ *     record of another thread: join <- exit, lock/trylock ok <- unlock,
+ *     wait/trywait ok <- post, cwait <- signal/broadcast, barrier <- the
+ *     group's last arrival, rdlock/wrlock <- rwunlock.
+ * Not counted: acquisitions with no releasing record (free mutex, initial
+ * token), releases by the acquiring thread itself, releases nobody
+ * acquires, sleeps.  If by_op is not NULL, by_op[op] receives the count per
+ * acquiring op (create counted under TRACE_CREATE).
+ */
+uint64_t bound_signals(const struct trace *tr, uint64_t by_op[TRACE_NOPS]);
+
+/*
+ * bound_prog_from_trace - n, V, z, T(P,n,0), signals and work of `tr`.
+ * T and V come from the simulator with one processor per thread, t = 0
+ * (sim_run with binding NULL, SIM_SCHEDULE): v[i] is the total length of
+ * the instants at which exactly i threads are running.  *bp must be
+ * zeroed or released; on success it is initialized (release it), on
+ * failure it is zeroed.  Returns BOUND_OK, BOUND_EDEADLOCK, BOUND_ESIM,
+ * BOUND_ETOOBIG, BOUND_ENOMEM, or BOUND_EINVAL (zero total work).
+ */
+int bound_prog_from_trace(const struct trace *tr, struct bound_prog *bp);
+
+/* ---------------------------------------------------------------------
+ * The functions of Paper VII, Section 4-6.  An allocation A is an array of
+ * `a` processor loads (numbers of threads); any order, zeros allowed
+ * (ignored); n = sum A.
+ */
+
+enum bound_method {
+	BOUND_POLY = 0, /* counting polynomials (docs/bound.md), fastest     */
+	BOUND_PAPER,    /* f and pi exactly as Paper VII, Section 4.4        */
+	BOUND_BRUTE     /* enumerate all 2^n rows; n <= BOUND_BRUTE_MAX      */
+};
+
+/* bound_pi - pi(k,w,q,l) of Section 4.4.3: the number of ways to place q
+ * ones in k sets of w slots such that the fullest set has exactly l ones.
+ * *out must be initialized.  Returns BOUND_OK, BOUND_EINVAL (k = 0),
+ * BOUND_ENOMEM (then *out = 0). */
+int bound_pi(mpz_t out, uint32_t k, uint32_t w, uint32_t q, uint32_t l);
+
+/* bound_f - f(A,q,l) of Section 4.4.2: the sum over all C(n,q) rows with q
+ * ones of max(l, the largest number of ones on one processor).  *out must
+ * be initialized.  Returns BOUND_OK, BOUND_EINVAL (n = 0, q > n or
+ * l > BOUND_MAX_THREADS), BOUND_ETOOBIG (n > BOUND_MAX_THREADS; brute force with n >
+ * BOUND_BRUTE_MAX; the paper's method when its memo tables would exceed
+ * 2^24 entries), BOUND_ENOMEM (then *out = 0). */
+int bound_f(mpz_t out, const uint32_t *A, uint32_t a, uint32_t q, uint32_t l,
+            enum bound_method m);
+
+/* bound_s - s(A,V) of Section 4.4.1 (with v[0] counted as time during which
+ * no thread runs, which takes the same time under any allocation):
+ *   s = v0 + sum_{q>=1} v_q f(A,q,0) / C(n,q).
+ * bp->n must equal sum A.  *out must be initialized. */
+int bound_s(mpq_t out, const struct bound_prog *bp, const uint32_t *A,
+            uint32_t a, enum bound_method m);
+
+/* bound_r - r(A,t,V) of Section 5:
+ *   0 if n = 1, else (n(n-1) - sum a_i(a_i-1)) / (n(n-1)) * t * sum q v_q.
+ * t in the time unit of z.  *out must be initialized. */
+int bound_r(mpq_t out, const struct bound_prog *bp, const uint32_t *A,
+            uint32_t a, const mpq_t t);
+
+/* bound_value - s(A,V) + z r(A,t,V) (Section 6). */
+int bound_value(mpq_t out, const struct bound_prog *bp, const uint32_t *A,
+                uint32_t a, const mpq_t t, enum bound_method m);
+
+/* bound_allocations - the number of allocations of n threads to k
+ * processors as Paper VII counts them: partitions of n into at most k
+ * parts (6,158,681 for n = 79, k = 16).  *out must be initialized. */
+void bound_allocations(mpz_t out, uint32_t n, uint32_t k);
+
+struct bound_opts {
+	enum bound_method method; /* for s(A,V); default BOUND_POLY          */
+	int lazy;                 /* lazy evaluation (Section 6.3); default 1 */
+	int exhaustive;           /* 1: evaluate every allocation instead of
+	                             branch-and-bound (for checking)         */
+};
+/* Defaults: BOUND_POLY, lazy, branch-and-bound. */
+void bound_opts_init(struct bound_opts *o);
+
+/* The result of bound_p. */
+struct bound_pres {
+	mpq_t p;             /* p(n,k,t,z,V) >= 1                            */
+	uint32_t k;
+	uint32_t *alloc;     /* [k] an allocation attaining p, non-increasing,
+	                        zeros for unused processors (owned)          */
+	uint64_t classes;    /* allocation classes whose value was computed
+	                        (including complete allocations)             */
+	uint64_t thick;      /* s(A,V) computations (distinct thick
+	                        allocations: re-used values not counted)     */
+	uint64_t complete;   /* complete allocations (single-member classes)
+	                        among `classes`                              */
+	uint64_t lazy_nodes; /* deferred child ranges created (Section 6.3) */
+	mpz_t total;         /* all allocations (bound_allocations)         */
+};
+/* bound_pres_release - free what *r owns and zero it; accepts zeroed. */
+void bound_pres_release(struct bound_pres *r);
+
+/*
+ * bound_p - p(n,k,t,z,V) = min_A (s(A,V) + z r(A,t,V)) over all
+ * allocations of bp->n threads to at most k processors, by allocation
+ * classes, best-first branch-and-bound and (o->lazy) lazy evaluation
+ * (Sections 6.1-6.3), or by exhaustive enumeration (o->exhaustive).
+ * t: latency, in the time unit of bp->z (t >= 0).  o may be NULL
+ * (defaults).  *out must be zeroed or released; on success it is filled
+ * (release it); on failure zeroed.  Returns BOUND_OK, BOUND_EINVAL,
+ * BOUND_ETOOBIG, BOUND_ENOMEM.
+ */
+int bound_p(const struct bound_prog *bp, uint32_t k, const mpq_t t,
+            const struct bound_opts *o, struct bound_pres *out);
+
+/* ---------------------------------------------------------------------
+ * Lower bound: no binding of the trace's threads to k processors (no
+ * shadow processors), under any policy, latency and costs of the
+ * simulator, completes before it.
+ */
+
+struct bound_lower {
+	uint64_t work_max;     /* the largest thread's work; trace units      */
+	uint64_t part_lb;      /* proven lower bound on the optimum of
+	                          partitioning the threads' work over k
+	                          processors (P||Cmax); trace units           */
+	uint64_t part_ub;      /* the busiest processor of the best partition
+	                          found; part_lb == part_ub when optimal      */
+	int part_ilp;          /* 1 if GLPK was run (0: solved by the trivial
+	                          bounds and LPT, or n <= k, or k = 1)        */
+	int part_timeout;      /* 1 if GLPK stopped at the time limit: part_lb
+	                          is the proven bound it reached              */
+	sim_time path;         /* critical path of the program with the
+	                          synchronizations whose order can change
+	                          dropped (docs/bound.md); trace units        */
+	int path_relaxed;      /* 0: nothing dropped, path = T(P,n,0)         */
+	uint64_t path_dropped; /* records dropped                             */
+	sim_time lower;        /* max(work_max, part_lb, path)                */
+};
+
+/*
+ * bound_lower - the lower bound for `tr` on k processors.  ilp_ms: time
+ * limit for GLPK in milliseconds (0: 1000).  On failure *out is zeroed.
+ * Returns BOUND_OK, BOUND_EINVAL (k = 0), BOUND_EDEADLOCK, BOUND_ESIM,
+ * BOUND_ENOMEM, BOUND_EILP.
+ */
+int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
+                struct bound_lower *out);
+
+/*
+ * bound_partition - the P||Cmax part alone: lower bound *lb and best found
+ * *ub on the largest sum when the n values w[] are split into k groups.
+ * *timeout = 1 if GLPK hit the limit, *ilp = 1 if it ran.
+ */
+int bound_partition(const uint64_t *w, uint32_t n, uint32_t k, uint32_t ilp_ms,
+                    uint64_t *lb, uint64_t *ub, int *ilp, int *timeout);
+
+/*
+ * bound_relaxed_trace - a copy of `tr` in which every record whose
+ * synchronization order can change with timing (docs/bound.md: mutexes,
+ * condition variables, read-write locks, semaphores waited on by more
+ * than one thread, barriers not used by exactly N threads equally often)
+ * is replaced by `sleep 0`.  Returns NULL on allocation failure; *dropped
+ * receives the number of replaced records.  Free with
+ * bound_relaxed_trace_free (it shares the strings of tr: tr must outlive
+ * it).
+ */
+struct trace *bound_relaxed_trace(const struct trace *tr, uint64_t *dropped);
+void bound_relaxed_trace_free(struct trace *rt);
+
+/* ---------------------------------------------------------------------
+ * One call for allocation tools.
+ */
+
+struct bound_result {
+	uint32_t n, k;
+	uint64_t latency;    /* t; units: trace unit                          */
+	double z;            /* signals per trace unit of work               */
+	double T;            /* T(P,n,0); trace units                        */
+	double p;            /* p(n,k,t,z,V), rounded up to 1e-9             */
+	double bound;        /* p * T; trace units                           */
+	double lower;        /* the lower bound; trace units                 */
+	int lower_exact_partition; /* the P||Cmax part was proven optimal    */
+	char bound_str[48];  /* bound as bin/bound prints it (rounded up to
+	                        3 decimals)                                  */
+	char lower_str[48];  /* lower as bin/bound prints it (exact integer,
+	                        else rounded down to 3 decimals)             */
+	uint64_t classes, thick; /* evaluation counts of bound_p             */
+};
+
+/*
+ * bound_for_trace - n, V, z, T(P,n,0), p, bound = p T(P,n,0) and the lower
+ * bound of `tr` on k processors with latency `latency` (trace units), with
+ * the default options (polynomial method, lazy branch-and-bound, GLPK
+ * limited to 1 s).  On failure *out is zeroed.  Returns as
+ * bound_prog_from_trace, bound_p and bound_lower.
+ */
+int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
+                    struct bound_result *out);
+
+/* ---------------------------------------------------------------------
+ * Formatting (the rules of docs/bound.md, "Printed values").
+ */
+
+/* Decimal of q with `digits` decimals, rounded: dir < 0 down, 0 nearest
+ * (half away from zero), > 0 up.  Integers are written without a point.
+ * Returns buf (truncated to len). */
+char *bound_qfmt(const mpq_t q, int digits, int dir, char *buf, size_t len);
+
+#endif
