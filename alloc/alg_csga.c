@@ -1,0 +1,19 @@
+/* alg_csga.c - the combined simple greedy algorithm (Paper IV Section 6):
+ * the better of sga and binpack, one test more than sga; never worse than
+ * binpacking (on a tie the sga allocation, tested first, is kept). */
+#include "alloc/allocint.h"
+
+static int run(struct alloc_ctx *c)
+{
+	int r = alloc_run_phase(c, &alloc_alg_sga);
+	if (!r)
+		r = alloc_run_phase(c, &alloc_alg_binpack);
+	return r;
+}
+
+const struct alloc_algorithm alloc_alg_csga = {
+	"csga",
+	"better of sga and binpack (Paper IV; sga's tests + 1)",
+	run,
+	0,
+};

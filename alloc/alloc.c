@@ -1,0 +1,644 @@
+/* alloc.c - the search driver: table, context, parallel evaluation, tests,
+ * budget, progress, result. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alloc/allocint.h"
+
+/* The table: adding an algorithm is adding alloc/alg_NAME.c and one line. */
+static const struct alloc_algorithm *const table[] = {
+	&alloc_alg_binpack,
+	&alloc_alg_sga,
+	&alloc_alg_csga,
+	&alloc_alg_greedy,
+	&alloc_alg_dsg,
+	&alloc_alg_tabu,
+	&alloc_alg_anneal,
+	&alloc_alg_exhaustive,
+	&alloc_alg_auto,
+};
+#define NALGS (sizeof table / sizeof table[0])
+
+size_t alloc_algorithm_count(void)
+{
+	return NALGS;
+}
+
+const char *alloc_algorithm_name(size_t i)
+{
+	return i < NALGS ? table[i]->name : NULL;
+}
+
+const char *alloc_algorithm_summary(size_t i)
+{
+	return i < NALGS ? table[i]->summary : NULL;
+}
+
+int alloc_algorithm_find(const char *name)
+{
+	for (size_t i = 0; i < NALGS; i++)
+		if (strcmp(table[i]->name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *alloc_stop_name(enum alloc_stop s)
+{
+	switch (s) {
+	case ALLOC_STOP_DONE: return "done";
+	case ALLOC_STOP_CRITERION: return "stop criterion";
+	case ALLOC_STOP_TESTS: return "test budget";
+	case ALLOC_STOP_TIME: return "time limit";
+	case ALLOC_STOP_LOWER: return "lower bound reached";
+	case ALLOC_STOP_EXHAUSTED: return "search space exhausted";
+	case ALLOC_STOP_CANCELLED: return "cancelled";
+	}
+	return "?";
+}
+
+void alloc_params_init(struct alloc_params *p)
+{
+	memset(p, 0, sizeof *p);
+	sim_params_init(&p->sim);
+	strcpy(p->algorithm, "auto");
+	p->seed = 1;
+	p->stop_after = 100;
+	p->lower = sim_time_int(0);
+	p->progress_interval = 0.1;
+}
+
+void alloc_result_release(struct alloc_result *r)
+{
+	if (!r)
+		return;
+	free(r->binding);
+	memset(r, 0, sizeof *r);
+}
+
+/* Simulated work per default budget: records simulated.  Calibrated so
+ * that a 64-thread transactions program takes about a second on one core
+ * of the development machine (docs/alloc.md). */
+#define DEFAULT_WORK 12000000.0
+
+uint64_t alloc_default_budget(const struct trace *tr)
+{
+	double per = (double)tr->nrec + 4.0 * tr->nthreads + 16.0;
+	double b = DEFAULT_WORK / per;
+	if (b < 200)
+		b = 200;
+	if (b > 20000)
+		b = 20000;
+	return (uint64_t)b;
+}
+
+uint64_t alloc_partitions(uint32_t n, uint32_t k)
+{
+	if (n == 0)
+		return 1;
+	if (k > n)
+		k = n;
+	if (k == 0)
+		return 0;
+	if (k >= 2 && n > 80)
+		return UINT64_MAX; /* S(n, 2) = 2^(n-1) - 1 alone overflows */
+	/* s[j] = S(i, j) for the current i; S(i, j) = j S(i-1, j) + S(i-1, j-1) */
+	uint64_t s[82] = {0};
+	s[0] = 1;
+	for (uint32_t i = 1; i <= n; i++) {
+		uint32_t top = i < k ? i : k;
+		for (uint32_t j = top; j >= 1; j--) {
+			uint64_t a, t;
+			if (__builtin_mul_overflow(s[j], (uint64_t)j, &a) ||
+			    __builtin_add_overflow(a, s[j - 1], &t))
+				t = UINT64_MAX;
+			s[j] = t;
+		}
+		s[0] = 0;
+	}
+	uint64_t sum = 0;
+	for (uint32_t j = 1; j <= k; j++)
+		if (__builtin_add_overflow(sum, s[j], &sum))
+			return UINT64_MAX;
+	return sum;
+}
+
+void alloc_canonical(const int32_t *b, uint32_t n, int32_t *out)
+{
+	/* Label of thread i: the label of the first thread on its processor,
+	 * or the next new label.  The first threads' processors are kept in
+	 * order of appearance in `first` (at most 64 on the stack, else a
+	 * scan back, O(n^2), fine for a helper). */
+	int32_t first[64];
+	uint32_t nl = 0;
+	int32_t next = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t p = b[i], l = -1;
+		if (p == TRACE_SHADOW) {
+			out[i] = TRACE_SHADOW;
+			continue;
+		}
+		if (next <= 64) {
+			for (uint32_t j = 0; j < nl; j++)
+				if (first[j] == p)
+					l = (int32_t)j;
+		} else {
+			for (uint32_t j = 0; j < i; j++)
+				if (b[j] == p) {
+					l = out[j];
+					break;
+				}
+		}
+		if (l < 0) {
+			l = next++;
+			if (nl < 64)
+				first[nl++] = p;
+		}
+		out[i] = l;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double alloc_elapsed(const struct alloc_ctx *c)
+{
+	return now_s() - c->t0;
+}
+
+int alloc_complete(const struct alloc_ctx *c, const int32_t *b)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		if (b[i] < 0)
+			return 0;
+	return 1;
+}
+
+uint64_t alloc_room(const struct alloc_ctx *c)
+{
+	if (c->max_tests == UINT64_MAX)
+		return UINT64_MAX;
+	return c->tests >= c->max_tests ? 0 : c->max_tests - c->tests;
+}
+
+static void progress(struct alloc_ctx *c, double t, int force)
+{
+	const struct alloc_params *par = c->par;
+	if (!par->progress)
+		return;
+	if (!force && t - c->last_progress < par->progress_interval)
+		return;
+	c->last_progress = t;
+	struct alloc_progress pr = {
+		.algorithm = c->phase,
+		.tests = c->tests,
+		.sims = c->sims,
+		.have_best = c->have_best && c->best_st == SIM_OK,
+		.best = c->best_ms,
+		.elapsed = t - c->t0,
+	};
+	if (par->progress(par->progress_arg, &pr) && !force &&
+	    c->stop == ALLOC_STOP_DONE)
+		c->stop = ALLOC_STOP_CANCELLED;
+}
+
+int alloc_check(struct alloc_ctx *c)
+{
+	if (c->stop == ALLOC_STOP_DONE) {
+		if (c->tests >= c->max_tests)
+			c->stop = ALLOC_STOP_TESTS;
+		else if (c->have_best && c->best_st == SIM_OK &&
+		         (c->par->lower.num > 0) &&
+		         sim_time_cmp(c->best_ms, c->par->lower) <= 0)
+			c->stop = ALLOC_STOP_LOWER;
+		else if (c->deadline > 0 || c->par->progress) {
+			double t = now_s();
+			if (c->deadline > 0 && t >= c->deadline)
+				c->stop = ALLOC_STOP_TIME;
+			else
+				progress(c, t, 0);
+		}
+	}
+	return c->stop != ALLOC_STOP_DONE || c->error != 0;
+}
+
+int alloc_lookup(struct alloc_ctx *c, const int32_t *b, int *st, sim_time *ms)
+{
+	uint8_t *key = c->skeys; /* scratch slot 0; callers are sequential */
+	uint64_t h = alloc_hist_key(&c->hist, b, key);
+	int64_t e = alloc_hist_find(&c->hist, key, h);
+	if (e < 0)
+		return -1;
+	const struct alloc_hentry *en = &c->hist.ent[e];
+	if (en->state != ALLOC_H_PENDING) {
+		*st = en->st;
+		*ms = en->ms;
+	}
+	return en->state;
+}
+
+int alloc_tested(struct alloc_ctx *c, const int32_t *b)
+{
+	int st;
+	sim_time ms;
+	return alloc_lookup(c, b, &st, &ms) == ALLOC_H_TESTED;
+}
+
+int alloc_commit(struct alloc_ctx *c, const int32_t *b, int st, sim_time ms)
+{
+	if (alloc_complete(c, b)) {
+		uint8_t *key = c->skeys;
+		uint64_t h = alloc_hist_key(&c->hist, b, key);
+		int64_t e = alloc_hist_find(&c->hist, key, h);
+		if (e >= 0 && c->hist.ent[e].state == ALLOC_H_TESTED)
+			return 0;
+		if (e < 0) {
+			e = alloc_hist_add(&c->hist, key, h);
+			if (e < 0) {
+				c->error = ALLOC_ENOMEM;
+				return 0;
+			}
+			c->hist.ent[e].ms = ms;
+			c->hist.ent[e].st = (int8_t)st;
+		}
+		c->hist.ent[e].state = ALLOC_H_TESTED;
+		if (!c->have_best ||
+		    alloc_cmp(st, ms, c->best_st, c->best_ms) < 0) {
+			memcpy(c->best, b, sizeof *b * c->n);
+			c->best_ms = ms;
+			c->best_st = st;
+			c->have_best = 1;
+		}
+	}
+	c->tests++;
+	if (st == SIM_DEADLOCK)
+		c->deadlocks++;
+	alloc_check(c);
+	return 1;
+}
+
+static int scratch(struct alloc_ctx *c, size_t m)
+{
+	if (m <= c->scap)
+		return 0;
+	size_t cap = c->scap ? c->scap : 16;
+	while (cap < m)
+		cap *= 2;
+	uint8_t *k = realloc(c->skeys, cap * c->hist.keylen);
+	if (k)
+		c->skeys = k;
+	uint64_t *h = realloc(c->shash, cap * sizeof *h);
+	if (h)
+		c->shash = h;
+	int64_t *e = realloc(c->sent, cap * sizeof *e);
+	if (e)
+		c->sent = e;
+	uint32_t *r = realloc(c->srun, cap * sizeof *r);
+	if (r)
+		c->srun = r;
+	int *s = realloc(c->sst, cap * sizeof *s);
+	if (s)
+		c->sst = s;
+	sim_time *t = realloc(c->sms, cap * sizeof *t);
+	if (t)
+		c->sms = t;
+	if (!k || !h || !e || !r || !s || !t)
+		return ALLOC_ENOMEM;
+	c->scap = cap;
+	return 0;
+}
+
+int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                   int commit, int *st, sim_time *ms)
+{
+	if (c->error)
+		return c->error;
+	if (scratch(c, m + 1)) /* slot m: scratch key of alloc_commit */
+		return c->error = ALLOC_ENOMEM;
+	struct alloc_hist *h = &c->hist;
+	const uint32_t n = c->n;
+	size_t nrun = 0;
+	/* Keys live in slots 1..m (slot 0 is alloc_commit's). */
+	for (size_t i = 0; i < m; i++) {
+		const int32_t *b = cand + i * n;
+		c->sent[i] = -1;
+		if (!alloc_complete(c, b)) {
+			c->srun[nrun++] = (uint32_t)i;
+			continue;
+		}
+		uint8_t *key = c->skeys + (i + 1) * h->keylen;
+		uint64_t hv = alloc_hist_key(h, b, key);
+		int64_t e = alloc_hist_find(h, key, hv);
+		if (e < 0) {
+			e = alloc_hist_add(h, key, hv);
+			if (e < 0)
+				return c->error = ALLOC_ENOMEM;
+			c->srun[nrun++] = (uint32_t)i;
+		}
+		c->sent[i] = e;
+	}
+
+	/* Simulate in parallel; each OpenMP thread has its own workspace and
+	 * writes only its own slots, so the order of completion is
+	 * irrelevant. */
+	const struct sim_program *prog = c->prog;
+	const struct sim_params *sp = &c->sim;
+	struct sim_work **wk = c->wk;
+	uint32_t *run = c->srun;
+	int *sst = c->sst;
+	sim_time *sms = c->sms;
+	int nth = (int)(nrun < (size_t)c->nworkers ? nrun : (size_t)c->nworkers);
+	if (nth <= 1) {
+		for (size_t j = 0; j < nrun; j++) {
+			uint32_t i = run[j];
+			sst[i] = sim_makespan(prog, wk[0], sp, cand + (size_t)i * n,
+			                      &sms[i]);
+		}
+	} else {
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
+		for (size_t j = 0; j < nrun; j++) {
+			uint32_t i = run[j];
+			int t = omp_get_thread_num();
+			sst[i] = sim_makespan(prog, wk[t], sp, cand + (size_t)i * n,
+			                      &sms[i]);
+		}
+	}
+
+	/* Reduce in order. */
+	for (size_t j = 0; j < nrun; j++) {
+		uint32_t i = run[j];
+		c->sims++;
+		if (sst[i] == SIM_EINVAL)
+			return c->error = ALLOC_ESIM;
+		if (sst[i] == SIM_ENOMEM)
+			return c->error = ALLOC_ENOMEM;
+		if (sst[i] == SIM_EOVERFLOW)
+			c->overflows++;
+		if (c->par->observe)
+			c->par->observe(c->par->observe_arg, cand + (size_t)i * n,
+			                n, sst[i], sms[i]);
+		if (c->sent[i] >= 0) {
+			struct alloc_hentry *en = &h->ent[c->sent[i]];
+			en->ms = sms[i];
+			en->st = (int8_t)sst[i];
+			en->state = ALLOC_H_SPECULATIVE;
+		}
+	}
+	for (size_t i = 0; i < m; i++) {
+		if (c->sent[i] >= 0) {
+			st[i] = h->ent[c->sent[i]].st;
+			ms[i] = h->ent[c->sent[i]].ms;
+		} else {
+			st[i] = sst[i];
+			ms[i] = sms[i];
+		}
+	}
+	if (commit)
+		for (size_t i = 0; i < m; i++)
+			alloc_commit(c, cand + i * n, st[i], ms[i]);
+	return c->error;
+}
+
+int alloc_run_phase(struct alloc_ctx *c, const struct alloc_algorithm *a)
+{
+	const char *old = c->phase;
+	c->phase = a->name;
+	int r = a->run(c);
+	c->phase = old;
+	return r;
+}
+
+void alloc_random_binding(struct alloc_ctx *c, int32_t *b)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		b[i] = (int32_t)alloc_rand_below(&c->rng, c->k);
+}
+
+struct byw {
+	uint64_t w;
+	uint32_t i;
+};
+
+static int byw_cmp(const void *pa, const void *pb)
+{
+	const struct byw *a = pa, *b = pb;
+	if (a->w != b->w)
+		return a->w > b->w ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Threads by decreasing work, ties by increasing dense index. */
+static int work_order(const struct trace *tr, uint64_t *work, uint32_t *order)
+{
+	uint32_t n = tr->nthreads;
+	struct byw *v = malloc(sizeof *v * (n ? n : 1));
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		v[i].w = work[i] = trace_thread_work(tr, i);
+		v[i].i = i;
+	}
+	qsort(v, n, sizeof *v, byw_cmp);
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = v[i].i;
+	free(v);
+	return 0;
+}
+
+void alloc_binpack(const struct trace *tr, uint32_t cpus, int32_t *out)
+{
+	uint32_t n = tr->nthreads;
+	uint64_t *work = malloc(sizeof *work * (n ? n : 1));
+	uint32_t *order = malloc(sizeof *order * (n ? n : 1));
+	unsigned __int128 *load = calloc(cpus ? cpus : 1, sizeof *load);
+	if (!work || !order || !load || work_order(tr, work, order) != 0) {
+		/* Out of memory: a valid (if poor) binding all the same. */
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = (int32_t)(i % (cpus ? cpus : 1));
+		goto out;
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t t = order[j], best = 0;
+		for (uint32_t p = 1; p < cpus; p++)
+			if (load[p] < load[best])
+				best = p;
+		out[t] = (int32_t)best;
+		load[best] += work[t];
+	}
+out:
+	free(work);
+	free(order);
+	free(load);
+}
+
+uint64_t alloc_sga_tests(uint64_t threads, uint64_t cpus)
+{
+	/* Thread i (1-based) is tested on min(i, P) processors when every
+	 * earlier thread took a free processor (the worst case); the first
+	 * thread, and a thread with a single candidate, need no test. */
+	uint64_t sum = 0;
+	for (uint64_t i = 2; i <= threads; i++) {
+		uint64_t m = i < cpus ? i : cpus;
+		if (m > 1)
+			sum += m;
+	}
+	return sum;
+}
+
+static void ctx_release(struct alloc_ctx *c)
+{
+	if (c->wk)
+		for (int i = 0; i < c->nworkers; i++)
+			sim_work_free(c->wk[i]);
+	free(c->wk);
+	alloc_hist_release(&c->hist);
+	free(c->best);
+	free((void *)c->work);
+	free((void *)c->order);
+	free(c->skeys);
+	free(c->shash);
+	free(c->sent);
+	free(c->srun);
+	free(c->sst);
+	free(c->sms);
+	memset(c, 0, sizeof *c);
+}
+
+static int ctx_init(struct alloc_ctx *c, const struct sim_program *p,
+                    const struct alloc_params *par)
+{
+	memset(c, 0, sizeof *c);
+	c->prog = p;
+	c->tr = sim_program_trace(p);
+	c->par = par;
+	c->sim = par->sim;
+	c->n = c->tr->nthreads;
+	c->k = par->sim.cpus;
+	c->t0 = now_s();
+	c->last_progress = c->t0;
+	c->deadline = par->time_limit > 0 ? c->t0 + par->time_limit : 0;
+	c->max_tests = par->max_tests ? par->max_tests : UINT64_MAX;
+	c->rng = par->seed ^ 0x5eed5eed5eed5eedull;
+	c->nworkers = omp_get_max_threads();
+	if (c->nworkers < 1)
+		c->nworkers = 1;
+	uint32_t n1 = c->n ? c->n : 1;
+	uint64_t *work = malloc(sizeof *work * n1);
+	uint32_t *order = malloc(sizeof *order * n1);
+	c->work = work;
+	c->order = order;
+	c->best = calloc(n1, sizeof *c->best);
+	c->wk = calloc((size_t)c->nworkers, sizeof *c->wk);
+	if (!work || !order || !c->best || !c->wk ||
+	    work_order(c->tr, work, order) != 0 ||
+	    alloc_hist_init(&c->hist, c->n, c->k) != 0)
+		return ALLOC_ENOMEM;
+	for (int i = 0; i < c->nworkers; i++)
+		if (!(c->wk[i] = sim_work_new(p)))
+			return ALLOC_ENOMEM;
+	if (scratch(c, 16))
+		return ALLOC_ENOMEM;
+	return 0;
+}
+
+/* Makespan of binding b from the history, or simulated (a reference run,
+ * neither a test nor observed). */
+static int reference(struct alloc_ctx *c, const struct sim_params *sp,
+                     const int32_t *b, sim_time *ms)
+{
+	if (sp == &c->sim) {
+		uint64_t h = alloc_hist_key(&c->hist, b, c->skeys);
+		int64_t e = alloc_hist_find(&c->hist, c->skeys, h);
+		if (e >= 0 && c->hist.ent[e].state != ALLOC_H_PENDING) {
+			*ms = c->hist.ent[e].ms;
+			return c->hist.ent[e].st;
+		}
+	}
+	c->sims++;
+	return sim_makespan(c->prog, c->wk[0], sp, b, ms);
+}
+
+int alloc_run(const struct sim_program *p, const struct alloc_params *par,
+              struct alloc_result *res)
+{
+	memset(res, 0, sizeof *res);
+	if (!p || !par || par->sim.cpus < 1 || par->sim.mode != SIM_BOUND ||
+	    par->time_limit < 0 || par->time_limit != par->time_limit)
+		return ALLOC_EINVAL;
+	const char *name = par->algorithm[0] ? par->algorithm : "auto";
+	int ai = alloc_algorithm_find(name);
+	if (ai < 0)
+		return ALLOC_EINVAL;
+
+	struct alloc_ctx c;
+	int r = ctx_init(&c, p, par);
+	if (r) {
+		ctx_release(&c);
+		return r;
+	}
+	c.phase = table[ai]->name;
+	if (!par->max_tests && !(par->time_limit > 0) && table[ai]->search)
+		c.max_tests = alloc_default_budget(c.tr);
+	if (c.n > 0)
+		r = table[ai]->run(&c);
+	if (!r)
+		r = c.error;
+	if (r) {
+		ctx_release(&c);
+		return r;
+	}
+
+	uint32_t n1 = c.n ? c.n : 1;
+	int32_t *bp = malloc(sizeof *bp * n1);
+	int32_t *one = calloc(n1, sizeof *one);
+	res->binding = malloc(sizeof *res->binding * n1);
+	if (!bp || !one || !res->binding) {
+		free(bp);
+		free(one);
+		ctx_release(&c);
+		alloc_result_release(res);
+		return ALLOC_ENOMEM;
+	}
+	alloc_binpack(c.tr, c.k, bp);
+	res->binpack_status = reference(&c, &c.sim, bp, &res->binpack);
+	struct sim_params sp1 = c.sim;
+	sp1.cpus = 1;
+	res->serial_status = reference(&c, &sp1, one, &res->serial);
+	if (!c.have_best) {
+		/* Nothing complete was tested (cancelled at once, or no thread):
+		 * the binpacking allocation is the answer. */
+		memcpy(c.best, bp, sizeof *bp * c.n);
+		c.best_st = res->binpack_status;
+		c.best_ms = res->binpack;
+		c.have_best = 1;
+	}
+	free(bp);
+	free(one);
+	if (c.best_st == SIM_EINVAL || c.best_st == SIM_EOVERFLOW ||
+	    c.best_st == SIM_ENOMEM) {
+		r = c.best_st == SIM_ENOMEM ? ALLOC_ENOMEM : ALLOC_ESIM;
+		ctx_release(&c);
+		alloc_result_release(res);
+		return r;
+	}
+	progress(&c, now_s(), 1);
+	memcpy(res->binding, c.best, sizeof *c.best * c.n);
+	res->nthreads = c.n;
+	res->cpus = c.k;
+	res->status = c.best_st;
+	res->makespan = c.best_st == SIM_OK ? c.best_ms : sim_time_int(0);
+	res->tests = c.tests;
+	res->sims = c.sims;
+	res->deadlocks = c.deadlocks;
+	res->restarts = c.restarts;
+	res->stop = c.stop;
+	res->seconds = now_s() - c.t0;
+	res->algorithm = table[ai]->name;
+	ctx_release(&c);
+	return res->status == SIM_DEADLOCK ? ALLOC_DEADLOCK : ALLOC_OK;
+}

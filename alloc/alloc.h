@@ -1,0 +1,244 @@
+/*
+ * alloc.h - allocation of threads to processors (docs/alloc.md): search for
+ * the binding with the shortest simulated completion time, using the
+ * simulator (sim.h) as the evaluation oracle.
+ *
+ * The algorithms are pluggable entries of one table (name, summary, run
+ * function; alloc/alg_NAME.c each): binpack, sga, csga (Paper IV), greedy,
+ * dsg (Paper V), our own, and auto (the default).
+ *
+ * Vocabulary.  A *test* is the evaluation of one allocation by the
+ * simulator on behalf of the search, as in the papers: the numbers of
+ * tests reported and budgeted are these.  A *simulation* is any sim_run,
+ * also the speculative ones that parallel evaluation wastes and the
+ * reference runs for the report (binpacking, one processor).
+ *
+ * Determinism: for the same program, parameters and seed, alloc_run gives
+ * the same binding, makespan and test count whatever the number of
+ * OpenMP threads (omp_set_num_threads / OMP_NUM_THREADS) -- unless a time
+ * limit stops the search, which then depends on the machine's speed.
+ *
+ * Thread safety: no global state; alloc_run may be called from several
+ * threads at once (each call uses OpenMP for its own evaluations).
+ */
+#ifndef SHADOWBIND_ALLOC_H
+#define SHADOWBIND_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <iniparser/dictionary.h>
+
+#include "sim/sim.h"
+
+/* Return codes of alloc_run. */
+enum {
+	ALLOC_OK = 0,
+	ALLOC_DEADLOCK = 1, /* every complete binding tested deadlocked   */
+	ALLOC_EINVAL = -1,  /* bad parameters (unknown algorithm, k = 0,
+	                       unbound mode, ...)                         */
+	ALLOC_ENOMEM = -2,
+	ALLOC_ESIM = -3     /* the simulator failed on every binding
+	                       tested (exact-time overflow), or rejected
+	                       the parameters                             */
+};
+
+/* Why a search stopped (alloc_result.stop). */
+enum alloc_stop {
+	ALLOC_STOP_DONE = 0,   /* the algorithm finished by itself        */
+	ALLOC_STOP_CRITERION,  /* stop_after tests without improvement    */
+	ALLOC_STOP_TESTS,      /* max_tests reached                       */
+	ALLOC_STOP_TIME,       /* time_limit reached                      */
+	ALLOC_STOP_LOWER,      /* the best makespan reached params.lower  */
+	ALLOC_STOP_EXHAUSTED,  /* no untested allocation left to try      */
+	ALLOC_STOP_CANCELLED   /* the progress callback asked to stop     */
+};
+const char *alloc_stop_name(enum alloc_stop s); /* "stop criterion", ... */
+
+/* What the progress callback sees. */
+struct alloc_progress {
+	const char *algorithm; /* the algorithm or phase running now       */
+	uint64_t tests;        /* tests so far                             */
+	uint64_t sims;         /* simulations so far                       */
+	int have_best;         /* 1 once a complete binding has a makespan */
+	sim_time best;         /* best makespan so far; units: trace unit  */
+	double elapsed;        /* since alloc_run began; units: s          */
+};
+
+/*
+ * Progress callback: called from the thread that called alloc_run, at most
+ * every params.progress_interval seconds, and once at the end.  Return 0
+ * to continue, non-zero to stop the search (it ends with the best binding
+ * found so far; stop = ALLOC_STOP_CANCELLED).
+ */
+typedef int (*alloc_progress_fn)(void *arg, const struct alloc_progress *p);
+
+/*
+ * Observer: called once per simulation of the search (not for the
+ * one-processor reference), from the calling thread, in a deterministic
+ * order, with the binding simulated (dense threads, TRACE_SHADOW allowed),
+ * the simulator's status and the makespan.  For tests and tracing.
+ */
+typedef void (*alloc_observe_fn)(void *arg, const int32_t *binding,
+                                 uint32_t nthreads, int status,
+                                 sim_time makespan);
+
+#define ALLOC_NAME_MAX 32
+
+struct alloc_params {
+	struct sim_params sim;  /* the machine: cpus, policy, latency, costs
+	                           (mode must be SIM_BOUND)                */
+	char algorithm[ALLOC_NAME_MAX]; /* table name; "" means "auto"     */
+	uint64_t seed;          /* random stream of the randomized searches */
+	uint64_t stop_after;    /* greedy/dsg stop criterion: consecutive
+	                           tests without improvement (default 100,
+	                           Paper V); 0: never                       */
+	uint64_t max_tests;     /* test budget; 0: the algorithm's default
+	                           (alloc_default_budget for the searches
+	                           that need one)                           */
+	double time_limit;      /* units: s; 0: none.  Results then depend
+	                           on the machine's speed.                  */
+	uint32_t restarts;      /* dsg: at most this many restarts; 0: as
+	                           many as the budget allows                */
+	sim_time lower;         /* a proven lower bound on the makespan
+	                           (bound module); the search stops when it
+	                           reaches it.  {0, 1}: unknown.            */
+	alloc_progress_fn progress;
+	void *progress_arg;
+	double progress_interval; /* units: s (default 0.1)                 */
+	alloc_observe_fn observe;
+	void *observe_arg;
+};
+
+/* alloc_params_init - defaults: sim_params_init, algorithm "auto", seed 1,
+ * stop_after 100, no budget, no time limit, no restart limit, no lower
+ * bound, no callbacks. */
+void alloc_params_init(struct alloc_params *p);
+
+struct alloc_result {
+	uint32_t nthreads;
+	uint32_t cpus;         /* k                                         */
+	int32_t *binding;      /* [nthreads] processor 0..k-1 of each dense
+	                          thread (owned; alloc_result_release)     */
+	int status;            /* SIM_OK, or SIM_DEADLOCK when even the
+	                          best binding deadlocks                   */
+	sim_time makespan;     /* of binding; units: trace unit            */
+	sim_time binpack;      /* makespan of the binpacking allocation    */
+	int binpack_status;    /* its sim status                           */
+	sim_time serial;       /* makespan on one processor (k = 1)        */
+	int serial_status;
+	uint64_t tests;        /* tests (see above)                        */
+	uint64_t sims;         /* simulations, all kinds                   */
+	uint64_t deadlocks;    /* tests that deadlocked                    */
+	uint64_t restarts;     /* dsg/auto restarts                        */
+	enum alloc_stop stop;
+	double seconds;        /* wall time of alloc_run; units: s         */
+	const char *algorithm; /* the table name run (static string)       */
+};
+
+/*
+ * alloc_run - search a binding of program `p`'s threads to par->sim.cpus
+ * processors with the algorithm par->algorithm.
+ *
+ * Returns ALLOC_OK and fills *res (release with alloc_result_release);
+ * ALLOC_DEADLOCK when every complete binding tested deadlocked (*res is
+ * filled: the binpacking binding, status SIM_DEADLOCK); on a negative
+ * code *res is zeroed.
+ */
+int alloc_run(const struct sim_program *p, const struct alloc_params *par,
+              struct alloc_result *res);
+
+/* alloc_result_release - free what *r owns and zero it; accepts zeroed. */
+void alloc_result_release(struct alloc_result *r);
+
+/*
+ * alloc_default_budget - the test budget of the searches when neither
+ * max_tests nor time_limit is given: a fixed amount of simulated work,
+ * so that the default run takes about a second for a 64-thread program of
+ * the transactions family, at least 200 and at most 20000 tests.
+ * Depends only on the trace, never on the machine.
+ */
+uint64_t alloc_default_budget(const struct trace *tr);
+
+/* ---------------------------------------------------------------------
+ * The algorithm table.
+ */
+size_t alloc_algorithm_count(void);
+/* Name and one-line summary of entry i < alloc_algorithm_count(), or
+ * NULL. */
+const char *alloc_algorithm_name(size_t i);
+const char *alloc_algorithm_summary(size_t i);
+/* Index of the algorithm called `name`, or -1. */
+int alloc_algorithm_find(const char *name);
+
+/* ---------------------------------------------------------------------
+ * Building blocks, public for tools and tests.
+ */
+
+/*
+ * alloc_binpack - the traditional binpacking of Paper IV Section 3: threads
+ * in decreasing order of work (ties: increasing id), each onto the
+ * processor with the least work bound so far (ties: lowest number).
+ * out[nthreads] receives a processor per dense thread.
+ */
+void alloc_binpack(const struct trace *tr, uint32_t cpus, int32_t *out);
+
+/*
+ * alloc_sga_tests - the number of tests of the simple greedy algorithm in
+ * the worst case, Paper IV Figure 3: P(P+1)/2 - 1 + P(T-P) for T threads
+ * and P processors, T >= P > 1 (and the same rule, every used processor
+ * plus one free one, for the other cases).
+ */
+uint64_t alloc_sga_tests(uint64_t threads, uint64_t cpus);
+
+/*
+ * alloc_canonical - the canonical form of a binding: processors are
+ * interchangeable, so relabel them 0, 1, ... in order of first appearance
+ * in dense thread order, into out[n] (not b).  Shadow threads keep
+ * TRACE_SHADOW.  Two bindings have equal canonical forms iff they are the
+ * same partition of the threads.
+ */
+void alloc_canonical(const int32_t *b, uint32_t n, int32_t *out);
+
+/* alloc_partitions - number of canonical bindings of n threads on at most
+ * k processors (sum of Stirling numbers S(n, j), j <= k), saturating at
+ * UINT64_MAX. */
+uint64_t alloc_partitions(uint32_t n, uint32_t k);
+
+/* ---------------------------------------------------------------------
+ * Configuration (INI, iniparser): [machine] cpus, latency, policy,
+ * create_cost, switch_cost; [search] algorithm, stop_after, max_tests,
+ * time_limit, seed, restarts.  See examples/allocate.ini.
+ */
+
+/*
+ * alloc_config_apply - set the values that dictionary `d` (from
+ * iniparser_load of file `fname`) gives to *par; keys absent keep their
+ * value.  Unknown keys in [machine] and [search] are errors; other
+ * sections are ignored (other tools' settings).  Returns 0, or -1 with a
+ * one-line message in err (e.g. "allocate.ini: [search] max_tests: 'abc'
+ * is not a non-negative integer"); *par may then be partly updated.
+ */
+int alloc_config_apply(const dictionary *d, const char *fname,
+                       struct alloc_params *par, char *err, size_t errlen);
+
+/* Value parsers shared by the config file and the command line.  Each
+ * returns 0, or -1 leaving *out unaltered. */
+int alloc_parse_u64(const char *s, uint64_t *out);     /* decimal       */
+int alloc_parse_seconds(const char *s, double *out);   /* >= 0, finite  */
+
+/* ---------------------------------------------------------------------
+ * SHA-256 (for the `trace` header of binding files).
+ */
+struct alloc_sha256 {
+	uint32_t h[8];
+	uint64_t len;       /* bytes so far */
+	uint8_t buf[64];
+	size_t nbuf;
+};
+void alloc_sha256_init(struct alloc_sha256 *s);
+void alloc_sha256_update(struct alloc_sha256 *s, const void *data, size_t len);
+/* Writes 64 lowercase hex digits and a NUL to hex[65]. */
+void alloc_sha256_final(struct alloc_sha256 *s, char hex[65]);
+
+#endif
