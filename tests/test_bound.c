@@ -1,0 +1,578 @@
+/*
+ * test_bound.c - the bound module: Paper VII's worked values, the three
+ * methods for f against each other and against brute force, the search
+ * against an independent exhaustive minimum, program parameters from
+ * hand-written traces, and the lower bound against exhaustive simulation.
+ *
+ * Expectations come from the paper (Sections 4.4.4-4.4.7, 7.2), hand
+ * calculation (in the comments) or brute force written here, never from
+ * the code under test.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bound/bound.h"
+#include "bound/boundint.h"
+#include "sim/sim.h"
+#include "tests/testutil.h"
+
+/* ---------------------------------------------------------------------
+ * Helpers
+ */
+
+static void assert_mpz_eq_ui(const mpz_t z, unsigned long v)
+{
+	if (mpz_cmp_ui(z, v) != 0) {
+		gmp_fprintf(stderr, "got %Zd, want %lu\n", z, v);
+		fail();
+	}
+}
+
+/* a/b as an mpq (caller clears) */
+static void qset(mpq_t q, long a, unsigned long b)
+{
+	mpq_set_si(q, a, b);
+	mpq_canonicalize(q);
+}
+
+/* Independent brute force of pi(k,w,q,l): all 2^(k w) placements. */
+static unsigned long pi_brute(uint32_t k, uint32_t w, uint32_t q, uint32_t l)
+{
+	uint32_t bits = k * w;
+	unsigned long cnt = 0;
+	for (uint64_t m = 0; m < ((uint64_t)1 << bits); m++) {
+		if ((uint32_t)__builtin_popcountll(m) != q)
+			continue;
+		uint32_t mx = 0;
+		for (uint32_t s = 0; s < k; s++) {
+			uint32_t c = (uint32_t)__builtin_popcountll(
+				(m >> (s * w)) & (((uint64_t)1 << w) - 1));
+			if (c > mx)
+				mx = c;
+		}
+		cnt += mx == l;
+	}
+	return cnt;
+}
+
+/* Independent brute force of f(A,q,l) over all rows. */
+static uint64_t f_brute_here(const uint32_t *A, uint32_t a, uint32_t q, uint32_t l)
+{
+	uint32_t proc[32], n = 0;
+	for (uint32_t i = 0; i < a; i++)
+		for (uint32_t j = 0; j < A[i]; j++)
+			proc[n++] = i;
+	uint64_t sum = 0;
+	for (uint64_t m = 0; m < ((uint64_t)1 << n); m++) {
+		if ((uint32_t)__builtin_popcountll(m) != q)
+			continue;
+		uint32_t cnt[32] = {0}, mx = l;
+		for (uint32_t t = 0; t < n; t++)
+			if (m >> t & 1 && ++cnt[proc[t]] > mx)
+				mx = cnt[proc[t]];
+		sum += mx;
+	}
+	return sum;
+}
+
+/* Calls fn(A, a, arg) for every partition A of n (non-increasing) into at
+ * most kmax parts (kmax = 0: any), by an independent recursion. */
+typedef void (*part_fn)(const uint32_t *A, uint32_t a, void *arg);
+static void parts_rec(uint32_t *A, uint32_t a, uint32_t rem, uint32_t cap,
+                      uint32_t kmax, part_fn fn, void *arg)
+{
+	if (rem == 0) {
+		fn(A, a, arg);
+		return;
+	}
+	if (kmax && a == kmax)
+		return;
+	for (uint32_t x = rem < cap ? rem : cap; x >= 1; x--) {
+		A[a] = x;
+		parts_rec(A, a + 1, rem - x, x, kmax, fn, arg);
+	}
+}
+static void for_partitions(uint32_t n, uint32_t kmax, part_fn fn, void *arg)
+{
+	uint32_t A[64];
+	parts_rec(A, 0, n, n, kmax, fn, arg);
+}
+
+/* A random profile for n threads (sometimes with idle time v0 and zero
+ * entries), a random z. */
+static void random_prog(struct bound_prog *bp, uint32_t n, uint64_t *seed)
+{
+	assert_int_equal(bound_prog_init(bp, n), BOUND_OK);
+	unsigned long w[70], tot = 0;
+	int idle = tu_rand(seed) % 4 == 0;
+	for (uint32_t i = 0; i <= n; i++) {
+		w[i] = (i == 0 && !idle) ? 0 : tu_rand(seed) % 3 == 0 ? 0 : 1 + tu_rand(seed) % 9;
+		tot += w[i];
+	}
+	if (tot == 0) {
+		w[n] = 1;
+		tot = 1;
+	}
+	for (uint32_t i = 0; i <= n; i++)
+		qset(bp->v[i], (long)w[i], tot);
+	qset(bp->z, (long)(tu_rand(seed) % 5), 1 + tu_rand(seed) % 7);
+}
+
+/* ---------------------------------------------------------------------
+ * pi and f: the paper's values
+ */
+
+static void test_pi_paper(void **state)
+{
+	(void)state;
+	/* Section 4.4.5-4.4.7 */
+	static const struct { uint32_t k, w, q, l; unsigned long v; } t[] = {
+		{2, 2, 2, 1, 4}, {2, 2, 2, 2, 2}, {2, 2, 3, 2, 4}, {1, 1, 1, 1, 1},
+		/* the zero cases of Section 4.4.3: q < l, q > k l */
+		{2, 2, 1, 2, 0}, {2, 2, 5, 2, 0}, {3, 2, 7, 2, 0},
+		/* k = 1: C(w, l) */
+		{1, 5, 2, 2, 10},
+		/* by hand: 3 sets of 1 slot, 2 ones: max is 1, C(3,2) = 3 */
+		{3, 1, 2, 1, 3},
+	};
+	mpz_t z;
+	mpz_init(z);
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		assert_int_equal(bound_pi(z, t[i].k, t[i].w, t[i].q, t[i].l), BOUND_OK);
+		assert_mpz_eq_ui(z, t[i].v);
+	}
+	mpz_clear(z);
+}
+
+static void test_pi_brute(void **state)
+{
+	(void)state;
+	mpz_t z;
+	mpz_init(z);
+	for (uint32_t k = 1; k <= 5; k++)
+		for (uint32_t w = 1; w * k <= 14; w++)
+			for (uint32_t q = 0; q <= k * w; q++)
+				for (uint32_t l = 0; l <= w + 1; l++) {
+					assert_int_equal(bound_pi(z, k, w, q, l), BOUND_OK);
+					if (mpz_cmp_ui(z, pi_brute(k, w, q, l)) != 0)
+						fail_msg("pi(%u,%u,%u,%u)", k, w, q, l);
+				}
+	mpz_clear(z);
+}
+
+static void test_f_paper(void **state)
+{
+	(void)state;
+	/* Table 4: f((2,2,1),3,0) = 16; Sections 4.4.6-7: f((1),1,1) = 1,
+	 * f((1),1,2) = 2 */
+	static const uint32_t A221[] = {2, 2, 1}, A1[] = {1};
+	/* the same allocation given in another order, with an empty
+	 * processor */
+	static const uint32_t A122[] = {1, 0, 2, 2};
+	mpz_t z;
+	mpz_init(z);
+	for (int m = BOUND_POLY; m <= BOUND_BRUTE; m++) {
+		assert_int_equal(bound_f(z, A221, 3, 3, 0, m), BOUND_OK);
+		assert_mpz_eq_ui(z, 16);
+		assert_int_equal(bound_f(z, A122, 4, 3, 0, m), BOUND_OK);
+		assert_mpz_eq_ui(z, 16);
+		assert_int_equal(bound_f(z, A1, 1, 1, 1, m), BOUND_OK);
+		assert_mpz_eq_ui(z, 1);
+		assert_int_equal(bound_f(z, A1, 1, 1, 2, m), BOUND_OK);
+		assert_mpz_eq_ui(z, 2);
+	}
+	/* Table 4 row by row: 10 rows, times 2,2,2,2,1,1,2,1,1,2 */
+	assert_int_equal(f_brute_here(A221, 3, 3, 0), 16);
+	/* bad arguments */
+	assert_int_equal(bound_f(z, A221, 3, 6, 0, BOUND_POLY), BOUND_EINVAL);
+	assert_int_equal(bound_f(z, A221, 0, 0, 0, BOUND_POLY), BOUND_EINVAL);
+	mpz_clear(z);
+}
+
+/* every A with n <= 9, every q, several l: four methods agree */
+struct fcheck {
+	struct bd_count wide[10], narrow[10];
+	mpz_t a, b;
+	unsigned long cases;
+};
+
+static void check_f_all(const uint32_t *A, uint32_t a, void *arg)
+{
+	struct fcheck *fc = arg;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < a; i++)
+		n += A[i];
+	uint32_t ls[] = {0, 1, 2, n, n + 2};
+	for (size_t li = 0; li < 5; li++) {
+		uint32_t l = ls[li];
+		uint64_t want[10];
+		for (uint32_t q = 0; q <= n; q++)
+			want[q] = f_brute_here(A, a, q, l);
+		for (int m = BOUND_POLY; m <= BOUND_BRUTE; m++)
+			for (int wd = 0; wd < 2; wd++) {
+				struct bd_count *c = wd ? &fc->wide[n] : &fc->narrow[n];
+				assert_int_equal(bd_f_all(c, A, a, l, m), BOUND_OK);
+				for (uint32_t q = 0; q <= n; q++) {
+					bd_F_get(c, q, fc->a);
+					if (mpz_cmp_ui(fc->a, want[q]) != 0)
+						fail_msg("f n=%u a=%u q=%u l=%u method %d wide %d",
+						         n, a, q, l, m, wd);
+					fc->cases++;
+				}
+			}
+	}
+}
+
+static void test_f_small_all(void **state)
+{
+	(void)state;
+	struct fcheck fc;
+	memset(&fc, 0, sizeof fc);
+	mpz_inits(fc.a, fc.b, NULL);
+	for (uint32_t n = 1; n <= 9; n++) {
+		assert_int_equal(bd_count_init2(&fc.wide[n], n, 1), BOUND_OK);
+		assert_int_equal(bd_count_init2(&fc.narrow[n], n, 0), BOUND_OK);
+		assert_int_equal(fc.wide[n].wide, 1);
+		assert_int_equal(fc.narrow[n].wide, 0);
+		for_partitions(n, 0, check_f_all, &fc);
+	}
+	for (uint32_t n = 1; n <= 9; n++) {
+		bd_count_release(&fc.wide[n]);
+		bd_count_release(&fc.narrow[n]);
+	}
+	assert_true(fc.cases > 10000);
+	mpz_clears(fc.a, fc.b, NULL);
+}
+
+/* Larger n: the polynomial method (128-bit and GMP) against the paper's
+ * recursion, and against brute force up to n = 16. */
+static void test_f_larger(void **state)
+{
+	(void)state;
+	static const uint32_t allocs[][17] = {
+		/* n = 16 */ {5, 4, 4, 3}, {16}, {2, 2, 2, 2, 2, 2, 2, 2},
+		{7, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		/* n = 79, the paper's example size */
+		{5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 4},
+		{31, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3},
+		{20, 20, 20, 19},
+		/* n = 121, the largest 128-bit case: (41, 40, 40) */
+		{41, 40, 40},
+	};
+	struct bd_count w, z, p;
+	mpz_t a, b, c;
+	mpz_inits(a, b, c, NULL);
+	for (size_t i = 0; i < sizeof allocs / sizeof allocs[0]; i++) {
+		uint32_t k = 0, n = 0;
+		while (k < 17 && allocs[i][k])
+			n += allocs[i][k++];
+		assert_int_equal(bd_count_init2(&w, n, 1), BOUND_OK);
+		assert_int_equal(bd_count_init2(&z, n, 0), BOUND_OK);
+		assert_int_equal(bd_count_init2(&p, n, 0), BOUND_OK);
+		assert_int_equal(bd_f_all(&w, allocs[i], k, 0, BOUND_POLY), BOUND_OK);
+		assert_int_equal(bd_f_all(&z, allocs[i], k, 0, BOUND_POLY), BOUND_OK);
+		assert_int_equal(bd_f_all(&p, allocs[i], k, 0, BOUND_PAPER), BOUND_OK);
+		for (uint32_t q = 0; q <= n; q++) {
+			bd_F_get(&w, q, a);
+			bd_F_get(&z, q, b);
+			bd_F_get(&p, q, c);
+			assert_int_equal(mpz_cmp(a, b), 0);
+			assert_int_equal(mpz_cmp(a, c), 0);
+			if (n <= 16)
+				assert_int_equal(mpz_cmp_ui(a, f_brute_here(allocs[i], k, q, 0)), 0);
+			/* bounds: C(n,q) <= f <= a_1 C(n,q) for q >= 1 */
+			mpz_bin_uiui(b, n, q);
+			if (q >= 1) {
+				assert_true(mpz_cmp(a, b) >= 0);
+				mpz_mul_ui(b, b, allocs[i][0]);
+				assert_true(mpz_cmp(a, b) <= 0);
+			}
+		}
+		bd_count_release(&w);
+		bd_count_release(&z);
+		bd_count_release(&p);
+	}
+	/* one processor: every row's time is q, f = q C(n,q) */
+	uint32_t one[] = {79};
+	assert_int_equal(bound_f(a, one, 1, 40, 0, BOUND_POLY), BOUND_OK);
+	mpz_bin_uiui(b, 79, 40);
+	mpz_mul_ui(b, b, 40);
+	assert_int_equal(mpz_cmp(a, b), 0);
+	mpz_clears(a, b, c, NULL);
+}
+
+/* ---------------------------------------------------------------------
+ * s, r: Figure 1 (n = 3, V = (1/3, 1/3, 1/3)), by hand
+ */
+
+static void test_s_r_figure1(void **state)
+{
+	(void)state;
+	struct bound_prog bp;
+	assert_int_equal(bound_prog_init(&bp, 3), BOUND_OK);
+	for (int i = 1; i <= 3; i++)
+		qset(bp.v[i], 1, 3);
+	qset(bp.z, 5, 6); /* Section 2: z = 5/6 */
+	assert_int_equal(bound_prog_check(&bp), BOUND_OK);
+	mpq_t s, want, t;
+	mpq_inits(s, want, t, NULL);
+	/* (1,1,1): every row takes 1: s = 1 */
+	uint32_t A111[] = {1, 1, 1}, A3[] = {3}, A21[] = {2, 1};
+	for (int m = BOUND_POLY; m <= BOUND_BRUTE; m++) {
+		assert_int_equal(bound_s(s, &bp, A111, 3, m), BOUND_OK);
+		assert_int_equal(mpq_cmp_ui(s, 1, 1), 0);
+		/* (3): a row with q ones takes q: s = (1+2+3)/3 = 2 */
+		assert_int_equal(bound_s(s, &bp, A3, 1, m), BOUND_OK);
+		assert_int_equal(mpq_cmp_ui(s, 2, 1), 0);
+		/* (2,1): q=1: 3 rows of 1 -> 1; q=2: {12}=2, {13}=1, {23}=1
+		 * -> 4/3; q=3: 2 -> s = (1 + 4/3 + 2)/3 = 13/9 */
+		assert_int_equal(bound_s(s, &bp, A21, 2, m), BOUND_OK);
+		assert_int_equal(mpq_cmp_ui(s, 13, 9), 0);
+	}
+	/* r((2,1), t) = (6 - 2)/6 * t * (1/3 + 2/3 + 3/3) = 4t/3 */
+	qset(t, 3, 1);
+	assert_int_equal(bound_r(s, &bp, A21, 2, t), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(s, 4, 1), 0);
+	/* r((3), t) = 0; r((1,1,1), t) = 1 * t * 2 = 6 */
+	assert_int_equal(bound_r(s, &bp, A3, 1, t), BOUND_OK);
+	assert_int_equal(mpq_sgn(s), 0);
+	assert_int_equal(bound_r(s, &bp, A111, 3, t), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(s, 6, 1), 0);
+	/* value((2,1)) = 13/9 + 5/6 * 4 = 13/9 + 10/3 = 43/9 */
+	assert_int_equal(bound_value(s, &bp, A21, 2, t, BOUND_POLY), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(s, 43, 9), 0);
+	/* p(3, 2, 3, 5/6, V): (2,1) 43/9; (3): 2 + 0 = 2; so p = 2 with (3) */
+	struct bound_pres r;
+	assert_int_equal(bound_p(&bp, 2, t, NULL, &r), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(r.p, 2, 1), 0);
+	assert_int_equal(r.alloc[0], 3);
+	assert_int_equal(r.alloc[1], 0);
+	assert_mpz_eq_ui(r.total, 2);
+	bound_pres_release(&r);
+	/* t = 0, k = 2: min((2,1): 13/9, (3): 2) = 13/9 */
+	mpq_set_ui(t, 0, 1);
+	assert_int_equal(bound_p(&bp, 2, t, NULL, &r), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(r.p, 13, 9), 0);
+	assert_int_equal(r.alloc[0], 2);
+	assert_int_equal(r.alloc[1], 1);
+	bound_pres_release(&r);
+	/* n = 1: r = 0 */
+	struct bound_prog b1;
+	assert_int_equal(bound_prog_init(&b1, 1), BOUND_OK);
+	mpq_set_ui(b1.v[1], 1, 1);
+	uint32_t A1[] = {1};
+	qset(t, 8, 1);
+	assert_int_equal(bound_r(s, &b1, A1, 1, t), BOUND_OK);
+	assert_int_equal(mpq_sgn(s), 0);
+	bound_prog_release(&b1);
+	/* a profile that does not sum to 1 is rejected */
+	qset(bp.v[1], 1, 2);
+	assert_int_equal(bound_prog_check(&bp), BOUND_EINVAL);
+	assert_int_equal(bound_p(&bp, 2, t, NULL, &r), BOUND_EINVAL);
+	assert_null(r.alloc);
+	mpq_clears(s, want, t, NULL);
+	bound_prog_release(&bp);
+	bound_prog_release(&bp); /* twice: zeroed */
+}
+
+static void test_allocations(void **state)
+{
+	(void)state;
+	mpz_t z;
+	mpz_init(z);
+	bound_allocations(z, 79, 16); /* Section 7.2 */
+	assert_mpz_eq_ui(z, 6158681);
+	bound_allocations(z, 5, 2); /* (5) (4,1) (3,2) */
+	assert_mpz_eq_ui(z, 3);
+	bound_allocations(z, 9, 9); /* p(9) = 30 */
+	assert_mpz_eq_ui(z, 30);
+	bound_allocations(z, 9, 20);
+	assert_mpz_eq_ui(z, 30);
+	bound_allocations(z, 7, 1);
+	assert_mpz_eq_ui(z, 1);
+	mpz_clear(z);
+}
+
+/* ---------------------------------------------------------------------
+ * p: the search against an independent exhaustive minimum
+ */
+
+struct pmin {
+	const struct bound_prog *bp;
+	const mpq_t *t;
+	mpq_t best, v;
+	int have;
+	unsigned long count;
+};
+
+static void pmin_visit(const uint32_t *A, uint32_t a, void *arg)
+{
+	struct pmin *pm = arg;
+	/* brute-force s through the public mpq path */
+	enum bound_method m = pm->bp->n <= 12 ? BOUND_BRUTE : BOUND_PAPER;
+	assert_int_equal(bound_value(pm->v, pm->bp, A, a, *pm->t, m), BOUND_OK);
+	if (!pm->have || mpq_cmp(pm->v, pm->best) < 0)
+		mpq_set(pm->best, pm->v);
+	pm->have = 1;
+	pm->count++;
+}
+
+static void test_p_vs_exhaustive(void **state)
+{
+	(void)state;
+	uint64_t seed = 42;
+	mpq_t t, v;
+	mpq_inits(t, v, NULL);
+	unsigned long cases = 0;
+	for (int it = 0; it < 160; it++) {
+		uint32_t n = 1 + (uint32_t)(tu_rand(&seed) % 12);
+		uint32_t k = 1 + (uint32_t)(tu_rand(&seed) % 7);
+		struct bound_prog bp;
+		random_prog(&bp, n, &seed);
+		static const long ts[][2] = {{0, 1}, {1, 2}, {3, 1}, {17, 1}, {200, 3}};
+		const long *tt = ts[tu_rand(&seed) % 5];
+		qset(t, tt[0], (unsigned long)tt[1]);
+		struct pmin pm = {.bp = &bp, .t = (const mpq_t *)&t};
+		mpq_inits(pm.best, pm.v, NULL);
+		for_partitions(n, k, pmin_visit, &pm);
+		struct bound_opts o;
+		bound_opts_init(&o);
+		for (int mode = 0; mode < 4; mode++) {
+			o.lazy = mode == 0;
+			o.exhaustive = mode == 2;
+			o.method = mode == 3 ? BOUND_PAPER : BOUND_POLY;
+			struct bound_pres r;
+			assert_int_equal(bound_p(&bp, k, t, &o, &r), BOUND_OK);
+			if (mpq_cmp(r.p, pm.best) != 0) {
+				gmp_fprintf(stderr, "n=%u k=%u t=%Qd mode %d: p=%Qd want %Qd\n",
+				            n, k, t, mode, r.p, pm.best);
+				fail();
+			}
+			/* the reported allocation attains p */
+			assert_int_equal(bound_value(v, &bp, r.alloc, k, t, BOUND_POLY), BOUND_OK);
+			assert_int_equal(mpq_cmp(v, r.p), 0);
+			for (uint32_t i = 1; i < k; i++)
+				assert_true(r.alloc[i] <= r.alloc[i - 1]);
+			assert_int_equal(mpz_cmp_ui(r.total, pm.count), 0);
+			if (mode == 2)
+				assert_int_equal(r.complete, pm.count);
+			assert_true(r.classes >= 1);
+			bound_pres_release(&r);
+			cases++;
+		}
+		mpq_clears(pm.best, pm.v, NULL);
+		bound_prog_release(&bp);
+	}
+	assert_int_equal(cases, 640);
+	mpq_clears(t, v, NULL);
+}
+
+/* p = 1 when k >= n and t = 0; p does not increase with k when t = 0 */
+static void test_p_properties(void **state)
+{
+	(void)state;
+	uint64_t seed = 7;
+	mpq_t t, prev;
+	mpq_inits(t, prev, NULL);
+	for (int it = 0; it < 40; it++) {
+		uint32_t n = 1 + (uint32_t)(tu_rand(&seed) % 40);
+		struct bound_prog bp;
+		random_prog(&bp, n, &seed);
+		for (uint32_t k = 1; k <= n + 2; k++) {
+			struct bound_pres r;
+			assert_int_equal(bound_p(&bp, k, t, NULL, &r), BOUND_OK);
+			if (k >= n)
+				assert_int_equal(mpq_cmp_ui(r.p, 1, 1), 0);
+			if (k > 1)
+				assert_true(mpq_cmp(r.p, prev) <= 0);
+			/* p >= 1 always; k = 1: p = sum q v_q + v0 */
+			assert_true(mpq_cmp_ui(r.p, 1, 1) >= 0);
+			mpq_set(prev, r.p);
+			bound_pres_release(&r);
+		}
+		bound_prog_release(&bp);
+	}
+	mpq_clears(t, prev, NULL);
+}
+
+/* n = 79, k = 16 (Section 7.2's size): lazy and eager branch-and-bound
+ * agree, evaluate a tiny fraction of the 6,158,681 allocations, and the
+ * answer's value checks with the paper's own f. */
+static void test_p_n79(void **state)
+{
+	(void)state;
+	struct bound_prog bp;
+	assert_int_equal(bound_prog_init(&bp, 79), BOUND_OK);
+	/* a pipeline-like profile: ramps up and down */
+	unsigned long tot = 0, w[80];
+	for (uint32_t i = 1; i <= 79; i++)
+		tot += w[i] = i <= 20 ? 3 : (i <= 40 ? 1 : 0);
+	for (uint32_t i = 1; i <= 79; i++)
+		qset(bp.v[i], (long)w[i], tot);
+	qset(bp.z, 1, 50);
+	mpq_t t, v;
+	mpq_inits(t, v, NULL);
+	for (long lat = 0; lat <= 8; lat += 4) {
+		qset(t, lat, 1);
+		struct bound_opts o;
+		bound_opts_init(&o);
+		struct bound_pres lz, eg;
+		assert_int_equal(bound_p(&bp, 16, t, &o, &lz), BOUND_OK);
+		o.lazy = 0;
+		assert_int_equal(bound_p(&bp, 16, t, &o, &eg), BOUND_OK);
+		assert_int_equal(mpq_cmp(lz.p, eg.p), 0);
+		assert_mpz_eq_ui(lz.total, 6158681);
+		assert_true(lz.classes < 2000 && eg.classes < 20000);
+		assert_true(lz.thick <= eg.thick);
+		assert_int_equal(bound_value(v, &bp, lz.alloc, 16, t, BOUND_PAPER), BOUND_OK);
+		assert_int_equal(mpq_cmp(v, lz.p), 0);
+		bound_pres_release(&lz);
+		bound_pres_release(&eg);
+	}
+	mpq_clears(t, v, NULL);
+	bound_prog_release(&bp);
+}
+
+static void test_qfmt(void **state)
+{
+	(void)state;
+	static const struct { long a; unsigned long b; int d, dir; const char *s; } t[] = {
+		{13, 9, 6, 0, "1.444444"}, {13, 9, 6, 1, "1.444445"}, {13, 9, 6, -1, "1.444444"},
+		{2, 3, 3, 0, "0.667"}, {2, 3, 3, -1, "0.666"}, {1, 1, 6, 1, "1"},
+		{3, 2, 6, 0, "1.5"}, {-3, 2, 0, 0, "-2"}, {5, 2, 0, 0, "3"},
+		{1, 200, 2, 0, "0.01"}, {1, 300, 2, 0, "0"}, {1, 300, 2, 1, "0.01"},
+		{1999, 1000, 2, 0, "2"},
+	};
+	mpq_t q;
+	mpq_init(q);
+	char buf[64];
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		qset(q, t[i].a, t[i].b);
+		assert_string_equal(bound_qfmt(q, t[i].d, t[i].dir, buf, sizeof buf), t[i].s);
+	}
+	mpq_clear(q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pi_paper),
+		cmocka_unit_test(test_pi_brute),
+		cmocka_unit_test(test_f_paper),
+		cmocka_unit_test(test_f_small_all),
+		cmocka_unit_test(test_f_larger),
+		cmocka_unit_test(test_s_r_figure1),
+		cmocka_unit_test(test_allocations),
+		cmocka_unit_test(test_p_vs_exhaustive),
+		cmocka_unit_test(test_p_properties),
+		cmocka_unit_test(test_p_n79),
+		cmocka_unit_test(test_qfmt),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
