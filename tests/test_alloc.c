@@ -1,0 +1,842 @@
+/*
+ * test_alloc.c - the allocation algorithms against the paper's worked
+ * example (Paper IV Sections 3-4, derived by hand below), the paper's test
+ * count formula (Figure 3), brute-force enumeration of every allocation,
+ * an independent binpacking, and their own contracts: no allocation
+ * simulated twice, the same result for any number of OpenMP threads,
+ * budgets, configuration errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <omp.h>
+
+#include <iniparser/iniparser.h>
+
+#include "alloc/alloc.h"
+#include "gen/gen.h"
+#include "sim/sim.h"
+#include "tests/testutil.h"
+#include "trace/trace.h"
+
+#define S TRACE_SHADOW
+
+/* ------------------------------------------------------------------ */
+
+static struct trace *read_shared(const char *rel)
+{
+	char path[4096];
+	struct trace *tr = NULL;
+	struct trace_error err;
+	tu_shared(rel, path, sizeof path);
+	if (trace_read_file(path, &tr, &err) != 0)
+		fail_msg("%s", err.msg);
+	return tr;
+}
+
+static struct trace *transactions(uint32_t threads, uint64_t seed)
+{
+	struct gen_opts o;
+	gen_opts_init(&o);
+	o.threads = threads;
+	o.seed = seed;
+	gen_opts_set(&o, "header", "0");
+	struct trace *tr = NULL;
+	char err[256];
+	if (gen_trace("transactions", &o, &tr, NULL, err, sizeof err) != GEN_OK)
+		fail_msg("gen: %s", err);
+	return tr;
+}
+
+/* Every simulation the search reports, in order. */
+struct obs {
+	size_t n, cap;
+	uint32_t nt;
+	int32_t *b;
+	int *st;
+	sim_time *ms;
+};
+
+static void observe(void *arg, const int32_t *b, uint32_t n, int st,
+                    sim_time ms)
+{
+	struct obs *o = arg;
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 64;
+		o->b = realloc(o->b, sizeof *o->b * n * o->cap);
+		o->st = realloc(o->st, sizeof *o->st * o->cap);
+		o->ms = realloc(o->ms, sizeof *o->ms * o->cap);
+		assert_non_null(o->b);
+	}
+	o->nt = n;
+	memcpy(o->b + o->n * n, b, sizeof *b * n);
+	o->st[o->n] = st;
+	o->ms[o->n] = ms;
+	o->n++;
+}
+
+static void obs_free(struct obs *o)
+{
+	free(o->b);
+	free(o->st);
+	free(o->ms);
+	memset(o, 0, sizeof *o);
+}
+
+static void params(struct alloc_params *p, const char *alg, uint32_t k)
+{
+	alloc_params_init(p);
+	p->sim.cpus = k;
+	snprintf(p->algorithm, sizeof p->algorithm, "%s", alg);
+}
+
+static int run(const struct sim_program *sp, const struct alloc_params *p,
+               struct alloc_result *r)
+{
+	int rc = alloc_run(sp, p, r);
+	assert_true(rc == ALLOC_OK || rc == ALLOC_DEADLOCK);
+	return rc;
+}
+
+static sim_time simulate(const struct sim_program *sp, const struct sim_params *par,
+                         const int32_t *b, int *st)
+{
+	struct sim_work *w = sim_work_new(sp);
+	sim_time ms;
+	*st = sim_makespan(sp, w, par, b, &ms);
+	sim_work_free(w);
+	return ms;
+}
+
+/* Binpacking written again, independently of alloc_binpack: sort by
+ * work, longest first (ties: lower index), least loaded processor (ties:
+ * lowest). */
+static void binpack_ref(const struct trace *tr, uint32_t k, int32_t *b)
+{
+	uint32_t n = tr->nthreads;
+	uint64_t *w = malloc(sizeof *w * n);
+	uint8_t *done = calloc(n, 1);
+	uint64_t *load = calloc(k, sizeof *load);
+	for (uint32_t i = 0; i < n; i++)
+		w[i] = trace_thread_work(tr, i);
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t t = UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++)
+			if (!done[i] && (t == UINT32_MAX || w[i] > w[t]))
+				t = i;
+		done[t] = 1;
+		uint32_t p = 0;
+		for (uint32_t q = 1; q < k; q++)
+			if (load[q] < load[p])
+				p = q;
+		b[t] = (int32_t)p;
+		load[p] += w[t];
+	}
+	free(w);
+	free(done);
+	free(load);
+}
+
+/* Brute force: every restricted growth string with at most k blocks. */
+static sim_time brute_force(const struct sim_program *sp,
+                            const struct sim_params *par, uint32_t n,
+                            uint64_t *count)
+{
+	int32_t a[16] = {0}, mx[16] = {0};
+	struct sim_work *w = sim_work_new(sp);
+	sim_time best = {0, 0};
+	int have = 0;
+	*count = 0;
+	for (;;) {
+		sim_time ms;
+		int st = sim_makespan(sp, w, par, a, &ms);
+		(*count)++;
+		if (st == SIM_OK && (!have || sim_time_cmp(ms, best) < 0)) {
+			best = ms;
+			have = 1;
+		}
+		int i;
+		for (i = (int)n - 1; i >= 1; i--)
+			if (a[i] <= mx[i - 1] && a[i] + 1 < (int32_t)par->cpus)
+				break;
+		if (i < 1)
+			break;
+		a[i]++;
+		mx[i] = a[i] > mx[i - 1] ? a[i] : mx[i - 1];
+		for (uint32_t j = (uint32_t)i + 1; j < n; j++) {
+			a[j] = 0;
+			mx[j] = mx[i];
+		}
+	}
+	sim_work_free(w);
+	assert_true(have);
+	return best;
+}
+
+/* ------------------------------------------------------------------
+ * Paper IV: the worst case of binpacking and the SGA's worked example.
+ * Dense threads: 0 main (work 0), 1 T1 (1030), 2 T2 (1000), 3 T3 (1010),
+ * 4 T4 (1020); T3 and T4 wait for both T1 and T2.
+ */
+
+static void test_worst_binpack(void **state)
+{
+	(void)state;
+	struct trace *tr = read_shared("examples/binpack-worst-case.trace");
+	struct sim_program *sp = sim_program_new(tr);
+	struct alloc_params p;
+	params(&p, "binpack", 2);
+	struct alloc_result r;
+	run(sp, &p, &r);
+	/* Section 3: T1 -> A, T4 -> B, T3 -> B (l+2e < l+3e), T2 -> A
+	 * (l+3e < 2l+3e), main (0) -> A (2l+3e = 2l+3e, the lower number).
+	 * T1 and T2 share A until 2l+3e = 2030, then T3 and T4 run on B for
+	 * 2l+3e more: 4060. */
+	const int32_t want[5] = {0, 0, 0, 1, 1};
+	assert_memory_equal(r.binding, want, sizeof want);
+	assert_int_equal(r.makespan.num, 4060);
+	assert_int_equal(r.makespan.den, 1);
+	assert_int_equal(r.tests, 1);
+	assert_int_equal(r.binpack.num, 4060);
+	/* One processor: total work 4060. */
+	assert_int_equal(r.serial.num, 4060);
+	int32_t b[5];
+	alloc_binpack(tr, 2, b);
+	assert_memory_equal(b, want, sizeof want);
+	alloc_result_release(&r);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
+static void test_worst_sga(void **state)
+{
+	(void)state;
+	struct trace *tr = read_shared("examples/binpack-worst-case.trace");
+	struct sim_program *sp = sim_program_new(tr);
+	struct alloc_params p;
+	params(&p, "sga", 2);
+	struct obs o = {0};
+	p.observe = observe;
+	p.observe_arg = &o;
+	struct alloc_result r;
+	run(sp, &p, &r);
+	/* Section 4 under ps, latency 0.  T1 is placed on A without a test.
+	 * T4: on A 2050 (waits for T1's post at 1030, then 1020), on B 2050:
+	 *   equal, the first (A).
+	 * T3: on A 3060 (T3 and T4 share A from 1030: 1010 and 1020 at rate
+	 *   1/2), on B 2050 (T3 ends at 2040, T4 at 2050): B.
+	 * T2: on A 3050 (T1 and T2 share A: T2 ends at 2000, T1 at 2030,
+	 *   then T4 1020 alone), on B 2050 (T2 alone on B ends at 1000): B.
+	 * main: on A 2050, on B 2050: A.
+	 * The paper's allocation: T1, T4 (and main) on A, T2, T3 on B. */
+	const int32_t steps[8][5] = {
+		{S, 0, S, S, 0}, {S, 0, S, S, 1},
+		{S, 0, S, 0, 0}, {S, 0, S, 1, 0},
+		{S, 0, 0, 1, 0}, {S, 0, 1, 1, 0},
+		{0, 0, 1, 1, 0}, {1, 0, 1, 1, 0},
+	};
+	const uint64_t ms[8] = {2050, 2050, 3060, 2050, 3050, 2050, 2050, 2050};
+	assert_int_equal(o.n, 8);
+	for (int i = 0; i < 8; i++) {
+		assert_memory_equal(o.b + 5 * i, steps[i], sizeof steps[i]);
+		assert_int_equal(o.st[i], SIM_OK);
+		assert_int_equal(o.ms[i].num, ms[i]);
+		assert_int_equal(o.ms[i].den, 1);
+	}
+	const int32_t want[5] = {0, 0, 1, 1, 0};
+	assert_memory_equal(r.binding, want, sizeof want);
+	assert_int_equal(r.makespan.num, 2050);
+	/* Figure 3 with T = 5, P = 2: 2(3)/2 - 1 + 2(5 - 2) = 8. */
+	assert_int_equal(r.tests, 8);
+	assert_int_equal(r.binpack.num, 4060);
+	alloc_result_release(&r);
+	obs_free(&o);
+
+	/* csga: one test more, the same allocation. */
+	params(&p, "csga", 2);
+	run(sp, &p, &r);
+	assert_memory_equal(r.binding, want, sizeof want);
+	assert_int_equal(r.makespan.num, 2050);
+	assert_int_equal(r.tests, 9);
+	alloc_result_release(&r);
+
+	/* Every algorithm finds 2050 here: it is optimal (brute force). */
+	uint64_t cnt;
+	sim_time opt = brute_force(sp, &p.sim, 5, &cnt);
+	assert_int_equal(opt.num, 2050);
+	assert_int_equal(cnt, 16); /* S(5,1) + S(5,2) = 1 + 15 */
+	const char *algs[] = {"greedy", "dsg", "tabu", "anneal", "exhaustive",
+	                      "auto"};
+	for (size_t i = 0; i < sizeof algs / sizeof *algs; i++) {
+		params(&p, algs[i], 2);
+		p.max_tests = 40;
+		run(sp, &p, &r);
+		assert_int_equal(r.makespan.num, 2050);
+		assert_true(r.tests <= 40);
+		alloc_result_release(&r);
+	}
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
+/* Figure 3: P(P+1)/2 - 1 + P(T-P), T >= P > 1. */
+static uint64_t figure3(uint64_t T, uint64_t P)
+{
+	return P * (P + 1) / 2 - 1 + P * (T - P);
+}
+
+/* Independent threads of distinct work: every earlier thread is alone on
+ * its processor and a free processor gives max(work) while a used one
+ * gives more, so the first P threads take one processor each -- the
+ * worst case of Figure 3. */
+static char *independent(uint32_t workers)
+{
+	size_t cap = 256 + 64 * (size_t)workers, len = 0;
+	char *s = malloc(cap);
+	len += (size_t)snprintf(s + len, cap - len, "shadowbind-trace 1\n");
+	for (uint32_t i = 0; i < workers; i++)
+		len += (size_t)snprintf(s + len, cap - len, "1 0 create %u\n",
+		                        i + 2);
+	for (uint32_t i = 0; i < workers; i++)
+		len += (size_t)snprintf(s + len, cap - len, "%u %u exit\n", i + 2,
+		                        1000 + 37 * (workers - i));
+	for (uint32_t i = 0; i < workers; i++)
+		len += (size_t)snprintf(s + len, cap - len, "1 0 join %u\n", i + 2);
+	snprintf(s + len, cap - len, "1 0 exit\n");
+	return s;
+}
+
+static void test_sga_figure3(void **state)
+{
+	(void)state;
+	for (uint64_t P = 2; P <= 12; P++)
+		for (uint64_t T = P; T <= 40; T++)
+			assert_int_equal(alloc_sga_tests(T, P), figure3(T, P));
+	const uint32_t cases[][2] = {{4, 2}, {8, 3}, {8, 4}, {12, 4}, {7, 7},
+	                             {20, 8}, {32, 8}};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		uint32_t workers = cases[c][0], P = cases[c][1], T = workers + 1;
+		char *text = independent(workers);
+		struct trace *tr = tu_trace(text);
+		struct sim_program *sp = sim_program_new(tr);
+		struct alloc_params p;
+		params(&p, "sga", P);
+		struct alloc_result r;
+		run(sp, &p, &r);
+		assert_int_equal(r.tests, figure3(T, P));
+		alloc_result_release(&r);
+		params(&p, "csga", P);
+		run(sp, &p, &r);
+		assert_int_equal(r.tests, figure3(T, P) + 1);
+		alloc_result_release(&r);
+		sim_program_free(sp);
+		trace_free(tr);
+		free(text);
+	}
+}
+
+/* csga is never worse than binpacking; csga = min(sga, binpack). */
+static void test_csga_never_worse(void **state)
+{
+	(void)state;
+	int programs = 0, better = 0;
+	for (uint64_t seed = 1; seed <= 240; seed++) {
+		uint32_t threads = 3 + (uint32_t)(seed % 12);
+		uint32_t k = 2 + (uint32_t)(seed % 4);
+		struct trace *tr = transactions(threads, seed);
+		struct sim_program *sp = sim_program_new(tr);
+		struct alloc_params p;
+		struct alloc_result rc, rs;
+		for (int a = 0; a < 2; a++) {
+			params(&p, a ? "sga" : "csga", k);
+			if (seed % 3 == 0)
+				p.sim.latency = 100;
+			if (seed % 5 == 0)
+				sim_policy_parse("fifo", &p.sim);
+			run(sp, &p, a ? &rs : &rc);
+		}
+		int32_t *b = malloc(sizeof *b * tr->nthreads);
+		binpack_ref(tr, k, b);
+		int st;
+		sim_time bp = simulate(sp, &p.sim, b, &st);
+		assert_int_equal(st, SIM_OK);
+		assert_int_equal(rc.status, SIM_OK);
+		assert_true(sim_time_cmp(rc.makespan, bp) <= 0);
+		sim_time m = sim_time_cmp(rs.makespan, bp) <= 0 ? rs.makespan : bp;
+		assert_int_equal(sim_time_cmp(rc.makespan, m), 0);
+		assert_int_equal(rc.tests, rs.tests + 1);
+		assert_true(rs.tests <= alloc_sga_tests(tr->nthreads, k));
+		better += sim_time_cmp(rc.makespan, bp) < 0;
+		programs++;
+		free(b);
+		alloc_result_release(&rc);
+		alloc_result_release(&rs);
+		sim_program_free(sp);
+		trace_free(tr);
+	}
+	print_message("csga: %d programs, never worse than binpack, better on "
+	              "%d\n", programs, better);
+}
+
+static int cmp_rows(const void *a, const void *b, void *n)
+{
+	return memcmp(a, b, sizeof(int32_t) * *(uint32_t *)n);
+}
+
+/* No canonical allocation simulated twice (nor speculatively). */
+static void test_greedy_no_repeat(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct trace *tr = transactions(6 + (uint32_t)seed, seed);
+		struct sim_program *sp = sim_program_new(tr);
+		const char *alg = seed % 2 ? "greedy" : "dsg";
+		for (int th = 1; th <= 2; th++) {
+			omp_set_num_threads(th);
+			struct alloc_params p;
+			params(&p, alg, 2 + (uint32_t)(seed % 3));
+			p.seed = seed;
+			p.max_tests = 400;
+			p.stop_after = seed % 2 ? 100 : 30;
+			struct obs o = {0};
+			p.observe = observe;
+			p.observe_arg = &o;
+			struct alloc_result r;
+			run(sp, &p, &r);
+			uint32_t n = tr->nthreads;
+			for (size_t i = 0; i < o.n; i++)
+				alloc_canonical(o.b + i * n, n, o.b + i * n);
+			qsort_r(o.b, o.n, sizeof *o.b * n, cmp_rows, &n);
+			for (size_t i = 1; i < o.n; i++)
+				assert_true(memcmp(o.b + (i - 1) * n, o.b + i * n,
+				                   sizeof *o.b * n) != 0);
+			/* Every test is a simulation; with 2 threads some
+			 * simulations are speculative and do not count. */
+			assert_true(r.tests <= o.n);
+			if (th == 1)
+				assert_int_equal(r.tests, o.n);
+			assert_true(r.tests <= 400);
+			obs_free(&o);
+			alloc_result_release(&r);
+		}
+		sim_program_free(sp);
+		trace_free(tr);
+	}
+	omp_set_num_threads(2);
+}
+
+/* Brute force on small programs: auto finds the optimum. */
+static void test_bruteforce(void **state)
+{
+	(void)state;
+	int cases = 0, exact = 0, heur = 0, greedy = 0;
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		uint32_t threads = 4 + (uint32_t)(seed % 5); /* 4..8 */
+		uint32_t k = 2 + (uint32_t)(seed % 2);
+		struct trace *tr = transactions(threads, seed * 7919);
+		struct sim_program *sp = sim_program_new(tr);
+		uint32_t n = tr->nthreads;
+		struct alloc_params p;
+		params(&p, "auto", k);
+		uint64_t cnt;
+		sim_time opt = brute_force(sp, &p.sim, n, &cnt);
+		assert_int_equal(cnt, alloc_partitions(n, k));
+		struct alloc_result r;
+		run(sp, &p, &r);
+		assert_true(sim_time_cmp(r.makespan, opt) >= 0);
+		exact += sim_time_cmp(r.makespan, opt) == 0;
+		/* The heuristic path: a budget of a quarter of the space. */
+		p.max_tests = cnt / 4 > 30 ? cnt / 4 : 30;
+		alloc_result_release(&r);
+		run(sp, &p, &r);
+		heur += sim_time_cmp(r.makespan, opt) == 0;
+		alloc_result_release(&r);
+		params(&p, "greedy", k);
+		run(sp, &p, &r);
+		greedy += sim_time_cmp(r.makespan, opt) == 0;
+		alloc_result_release(&r);
+		cases++;
+		sim_program_free(sp);
+		trace_free(tr);
+	}
+	print_message("brute force, %d programs of 4-8 threads on 2-3 cpus: "
+	              "auto optimal %d, auto with a quarter of the space as "
+	              "budget %d, greedy %d\n", cases, exact, heur, greedy);
+	assert_int_equal(exact, cases); /* the budget covers the space */
+	assert_true(heur * 10 >= cases * 8);
+}
+
+/* The same result for 1, 2 and 3 OpenMP threads. */
+static void test_determinism(void **state)
+{
+	(void)state;
+	const char *algs[] = {"sga", "csga", "greedy", "dsg", "tabu", "anneal",
+	                      "exhaustive", "auto"};
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct trace *tr = transactions(10 + 4 * (uint32_t)seed, seed);
+		struct sim_program *sp = sim_program_new(tr);
+		for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+			struct alloc_result r[3];
+			for (int th = 1; th <= 3; th++) {
+				omp_set_num_threads(th);
+				struct alloc_params p;
+				params(&p, algs[a], 3 + (uint32_t)(seed % 2));
+				p.seed = seed;
+				p.max_tests = 300;
+				p.sim.latency = seed % 2 ? 0 : 50;
+				run(sp, &p, &r[th - 1]);
+			}
+			for (int th = 1; th < 3; th++) {
+				assert_memory_equal(r[0].binding, r[th].binding,
+				                    sizeof *r[0].binding * tr->nthreads);
+				assert_int_equal(sim_time_cmp(r[0].makespan,
+				                              r[th].makespan), 0);
+				assert_int_equal(r[0].tests, r[th].tests);
+			}
+			for (int th = 0; th < 3; th++)
+				alloc_result_release(&r[th]);
+		}
+		sim_program_free(sp);
+		trace_free(tr);
+	}
+	omp_set_num_threads(2);
+}
+
+/* Budgets, exhaustive enumeration, cancel, lower bound. */
+static int cancel_at_once(void *arg, const struct alloc_progress *pr)
+{
+	(void)pr;
+	(*(int *)arg)++;
+	return 1;
+}
+
+static void test_budget_and_stops(void **state)
+{
+	(void)state;
+	struct trace *tr = transactions(16, 5);
+	struct sim_program *sp = sim_program_new(tr);
+	const char *algs[] = {"greedy", "dsg", "tabu", "anneal", "auto",
+	                      "exhaustive"};
+	for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+		for (uint64_t mt = 1; mt <= 200; mt += 67) {
+			struct alloc_params p;
+			params(&p, algs[a], 4);
+			p.max_tests = mt;
+			struct alloc_result r;
+			run(sp, &p, &r);
+			/* auto and tabu start with csga/binpack, which always
+			 * complete: allow their tests. */
+			uint64_t slack = strcmp(algs[a], "greedy") == 0 ||
+			                 strcmp(algs[a], "dsg") == 0 ||
+			                 strcmp(algs[a], "exhaustive") == 0 ? 0 :
+			                 alloc_sga_tests(tr->nthreads, 4) + 1;
+			assert_true(r.tests <= mt + slack);
+			assert_int_equal(r.status, SIM_OK);
+			alloc_result_release(&r);
+		}
+	}
+	/* dsg restarts when the criterion fires. */
+	struct alloc_params p;
+	params(&p, "dsg", 4);
+	p.stop_after = 20;
+	p.max_tests = 500;
+	struct alloc_result r;
+	run(sp, &p, &r);
+	assert_true(r.restarts > 0);
+	assert_int_equal(r.tests, 500);
+	assert_int_equal(r.stop, ALLOC_STOP_TESTS);
+	alloc_result_release(&r);
+	p.restarts = 1;
+	run(sp, &p, &r);
+	assert_int_equal(r.restarts, 1);
+	alloc_result_release(&r);
+
+	/* Cancel from the progress callback: still a result. */
+	int calls = 0;
+	params(&p, "greedy", 4);
+	p.progress = cancel_at_once;
+	p.progress_arg = &calls;
+	p.progress_interval = 0;
+	run(sp, &p, &r);
+	assert_true(calls >= 1);
+	assert_int_equal(r.stop, ALLOC_STOP_CANCELLED);
+	assert_true(r.tests <= 2);
+	assert_int_equal(r.status, SIM_OK);
+	alloc_result_release(&r);
+
+	/* A lower bound equal to the optimum stops the search there. */
+	struct trace *w = read_shared("examples/binpack-worst-case.trace");
+	struct sim_program *wp = sim_program_new(w);
+	params(&p, "dsg", 2);
+	p.lower = sim_time_int(2050);
+	p.max_tests = 1000;
+	run(wp, &p, &r);
+	assert_int_equal(r.makespan.num, 2050);
+	assert_int_equal(r.stop, ALLOC_STOP_LOWER);
+	assert_true(r.tests < 1000);
+	alloc_result_release(&r);
+
+	/* Exhaustive: exactly the partitions, then it stops. */
+	params(&p, "exhaustive", 3);
+	run(wp, &p, &r);
+	assert_int_equal(r.tests, 1 + 15 + 25); /* S(5,1..3) */
+	assert_int_equal(r.stop, ALLOC_STOP_EXHAUSTED);
+	alloc_result_release(&r);
+	sim_program_free(wp);
+	trace_free(w);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
+static void test_invalid(void **state)
+{
+	(void)state;
+	struct trace *tr = read_shared("examples/binpack-worst-case.trace");
+	struct sim_program *sp = sim_program_new(tr);
+	struct alloc_params p;
+	struct alloc_result r;
+	params(&p, "nosuch", 2);
+	assert_int_equal(alloc_run(sp, &p, &r), ALLOC_EINVAL);
+	assert_null(r.binding);
+	params(&p, "sga", 0);
+	assert_int_equal(alloc_run(sp, &p, &r), ALLOC_EINVAL);
+	params(&p, "sga", 2);
+	p.sim.mode = SIM_UNBOUND;
+	assert_int_equal(alloc_run(sp, &p, &r), ALLOC_EINVAL);
+	/* One processor: the only allocation. */
+	params(&p, "auto", 1);
+	assert_int_equal(alloc_run(sp, &p, &r), ALLOC_OK);
+	assert_int_equal(r.makespan.num, 4060);
+	alloc_result_release(&r);
+	/* More processors than threads. */
+	params(&p, "csga", 9);
+	assert_int_equal(alloc_run(sp, &p, &r), ALLOC_OK);
+	assert_int_equal(r.makespan.num, 2050);
+	alloc_result_release(&r);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
+/* Lock-order deadlock: under ps the two workers always take their first
+ * mutex before either asks for its second, whatever the binding (alone:
+ * at 10 each; sharing a processor at rate 1/2: at 20 each). */
+static const char *deadlock_text =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 10 lock 1\n"
+	"2 10 lock 2\n"
+	"2 0 unlock 2\n"
+	"2 0 unlock 1\n"
+	"2 0 exit\n"
+	"3 10 lock 2\n"
+	"3 10 lock 1\n"
+	"3 0 unlock 1\n"
+	"3 0 unlock 2\n"
+	"3 0 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";
+
+static void test_deadlock(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(deadlock_text);
+	struct sim_program *sp = sim_program_new(tr);
+	const char *algs[] = {"binpack", "sga", "csga", "greedy", "auto"};
+	for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+		struct alloc_params p;
+		params(&p, algs[a], 2);
+		struct alloc_result r;
+		assert_int_equal(alloc_run(sp, &p, &r), ALLOC_DEADLOCK);
+		assert_int_equal(r.status, SIM_DEADLOCK);
+		assert_non_null(r.binding);
+		assert_true(r.deadlocks >= 1);
+		alloc_result_release(&r);
+	}
+	/* Under fifo the first worker runs to completion when the two share
+	 * a processor: some binding works. */
+	struct alloc_params p;
+	params(&p, "auto", 2);
+	sim_policy_parse("fifo", &p.sim);
+	struct alloc_result r;
+	assert_int_equal(alloc_run(sp, &p, &r), ALLOC_OK);
+	assert_int_equal(r.binding[1], r.binding[2]);
+	alloc_result_release(&r);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
+static void test_canonical_partitions(void **state)
+{
+	(void)state;
+	const int32_t a[6] = {3, 3, 1, S, 3, 0};
+	int32_t c[6];
+	alloc_canonical(a, 6, c);
+	const int32_t want[6] = {0, 0, 1, S, 0, 2};
+	assert_memory_equal(c, want, sizeof want);
+	/* Bell numbers (k >= n) and 2^(n-1) (k = 2). */
+	const uint64_t bell[] = {1, 1, 2, 5, 15, 52, 203, 877, 4140, 21147};
+	for (uint32_t n = 0; n < 10; n++)
+		assert_int_equal(alloc_partitions(n, n ? n : 1), bell[n]);
+	for (uint32_t n = 1; n < 40; n++)
+		assert_int_equal(alloc_partitions(n, 2), 1ull << (n - 1));
+	assert_int_equal(alloc_partitions(8, 4), 1 + 127 + 966 + 1701);
+	assert_int_equal(alloc_partitions(200, 3), UINT64_MAX);
+}
+
+static void test_sha256(void **state)
+{
+	(void)state;
+	struct {
+		const char *in, *hex;
+	} v[] = {
+		{"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		struct alloc_sha256 s;
+		char hex[65];
+		alloc_sha256_init(&s);
+		/* Byte by byte for the long one: exercises the buffering. */
+		if (i == 2)
+			for (const char *c = v[i].in; *c; c++)
+				alloc_sha256_update(&s, c, 1);
+		else
+			alloc_sha256_update(&s, v[i].in, strlen(v[i].in));
+		alloc_sha256_final(&s, hex);
+		assert_string_equal(hex, v[i].hex);
+	}
+	/* A million 'a' (FIPS 180-2 C.3). */
+	struct alloc_sha256 s;
+	char hex[65], buf[1000];
+	memset(buf, 'a', sizeof buf);
+	alloc_sha256_init(&s);
+	for (int i = 0; i < 1000; i++)
+		alloc_sha256_update(&s, buf, sizeof buf);
+	alloc_sha256_final(&s, hex);
+	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static int config_err(const char *sec, const char *key, const char *val,
+                      char *err, size_t len, struct alloc_params *p)
+{
+	dictionary *d = dictionary_new(0);
+	char full[128];
+	iniparser_set(d, sec, NULL);
+	snprintf(full, sizeof full, "%s:%s", sec, key);
+	iniparser_set(d, full, val);
+	alloc_params_init(p);
+	int r = alloc_config_apply(d, "allocate.ini", p, err, len);
+	iniparser_freedict(d);
+	return r;
+}
+
+static void test_config(void **state)
+{
+	(void)state;
+	struct {
+		const char *sec, *key, *val, *msg;
+	} bad[] = {
+		{"search", "max_tests", "abc", "allocate.ini: [search] max_tests: 'abc' is not a non-negative integer"},
+		{"search", "max_tests", "-5", "allocate.ini: [search] max_tests: '-5' is not a non-negative integer"},
+		{"search", "seed", "1x", "allocate.ini: [search] seed: '1x' is not a non-negative integer"},
+		{"search", "stop_after", "", "allocate.ini: [search] stop_after: '' is not a non-negative integer"},
+		{"search", "restarts", "99999999999", "allocate.ini: [search] restarts: '99999999999' is out of range (0..4294967295)"},
+		{"search", "time_limit", "soon", "allocate.ini: [search] time_limit: 'soon' is not a non-negative number of seconds"},
+		{"search", "time_limit", "-1", "allocate.ini: [search] time_limit: '-1' is not a non-negative number of seconds"},
+		{"search", "algorithm", "magic", "allocate.ini: [search] algorithm: 'magic' is not an algorithm (see --list-algorithms)"},
+		{"search", "budget", "10", "allocate.ini: [search] budget: unknown key"},
+		{"machine", "cpus", "0", "allocate.ini: [machine] cpus: '0' is out of range (1..65536)"},
+		{"machine", "cpus", "four", "allocate.ini: [machine] cpus: 'four' is not a non-negative integer"},
+		{"machine", "latency", "1.5", "allocate.ini: [machine] latency: '1.5' is not a non-negative integer"},
+		{"machine", "policy", "lifo", "allocate.ini: [machine] policy: 'lifo' is not a policy (ps, fifo, rr:Q)"},
+		{"machine", "switch_cost", "x", "allocate.ini: [machine] switch_cost: 'x' is not a non-negative integer"},
+		{"machine", "cores", "4", "allocate.ini: [machine] cores: unknown key"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char err[512] = "";
+		struct alloc_params p;
+		assert_int_equal(config_err(bad[i].sec, bad[i].key, bad[i].val, err,
+		                            sizeof err, &p), -1);
+		assert_string_equal(err, bad[i].msg);
+	}
+	/* Good values, and other sections are ignored. */
+	dictionary *d = dictionary_new(0);
+	iniparser_set(d, "machine", NULL);
+	iniparser_set(d, "machine:cpus", "8");
+	iniparser_set(d, "machine:latency", "25");
+	iniparser_set(d, "machine:policy", "rr:50");
+	iniparser_set(d, "machine:create_cost", "3");
+	iniparser_set(d, "machine:switch_cost", "4");
+	iniparser_set(d, "search", NULL);
+	iniparser_set(d, "search:algorithm", "dsg");
+	iniparser_set(d, "search:stop_after", "50");
+	iniparser_set(d, "search:max_tests", "1234");
+	iniparser_set(d, "search:time_limit", "2.5");
+	iniparser_set(d, "search:seed", "99");
+	iniparser_set(d, "search:restarts", "7");
+	iniparser_set(d, "bound", NULL);
+	iniparser_set(d, "bound:whatever", "1");
+	struct alloc_params p;
+	alloc_params_init(&p);
+	char err[512] = "";
+	assert_int_equal(alloc_config_apply(d, "a.ini", &p, err, sizeof err), 0);
+	iniparser_freedict(d);
+	assert_int_equal(p.sim.cpus, 8);
+	assert_int_equal(p.sim.latency, 25);
+	assert_int_equal(p.sim.policy, SIM_RR);
+	assert_int_equal(p.sim.quantum, 50);
+	assert_int_equal(p.sim.create_cost, 3);
+	assert_int_equal(p.sim.switch_cost, 4);
+	assert_string_equal(p.algorithm, "dsg");
+	assert_int_equal(p.stop_after, 50);
+	assert_int_equal(p.max_tests, 1234);
+	assert_true(p.time_limit == 2.5);
+	assert_int_equal(p.seed, 99);
+	assert_int_equal(p.restarts, 7);
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	const char *need[] = {"binpack", "sga", "csga", "greedy", "dsg", "auto"};
+	for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+		assert_true(alloc_algorithm_find(need[i]) >= 0);
+	for (size_t i = 0; i < alloc_algorithm_count(); i++) {
+		assert_non_null(alloc_algorithm_name(i));
+		assert_non_null(alloc_algorithm_summary(i));
+		assert_int_equal(alloc_algorithm_find(alloc_algorithm_name(i)),
+		                 (int)i);
+	}
+	assert_null(alloc_algorithm_name(alloc_algorithm_count()));
+	assert_int_equal(alloc_algorithm_find("nope"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_canonical_partitions),
+		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_worst_binpack),
+		cmocka_unit_test(test_worst_sga),
+		cmocka_unit_test(test_sga_figure3),
+		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_deadlock),
+		cmocka_unit_test(test_csga_never_worse),
+		cmocka_unit_test(test_greedy_no_repeat),
+		cmocka_unit_test(test_bruteforce),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_budget_and_stops),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

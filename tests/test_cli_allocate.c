@@ -1,0 +1,392 @@
+/*
+ * test_cli_allocate.c - golden tests of bin/allocate: the paper's worked
+ * example, the binding file's headers, the configuration file and its
+ * errors, bad arguments, exit codes, atomic output, determinism across
+ * OpenMP thread counts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tests/testutil.h"
+#include "trace/trace.h"
+
+static char bin[4096], worst[4096];
+
+static int setup(void **state)
+{
+	(void)state;
+	tu_bin("allocate", bin, sizeof bin);
+	tu_shared("examples/binpack-worst-case.trace", worst, sizeof worst);
+	return 0;
+}
+
+/* Run "allocate ARGS" (a format); returns the status, sets out/err. */
+static int allocate(char **out, char **err, const char *fmt, ...)
+{
+	char args[8192], cmd[16384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof cmd, "'%s' %s", bin, args);
+	return tu_run(cmd, out, err);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_worst_case(void **state)
+{
+	(void)state;
+	char *out, *err;
+	int rc = allocate(&out, &err, "--cpus 2 --algorithm sga '%s'", worst);
+	if (rc != 0)
+		print_error("%s", err);
+	assert_int_equal(rc, 0);
+	/* Paper IV Section 4: T1 (2), T4 (5) and main on one processor, T2
+	 * (3), T3 (4) on the other: 2050, after 8 tests (Figure 3). */
+	assert_non_null(strstr(out, "shadowbind-binding 1\n"));
+	assert_non_null(strstr(out, "\ncpus 2\n"));
+	assert_non_null(strstr(out, "\nmakespan 2050\n"));
+	assert_non_null(strstr(out, "\nunit tick\n"));
+	assert_non_null(strstr(out, "\nalgorithm sga\n"));
+	assert_non_null(strstr(out, "\ntests 8\n"));
+	assert_non_null(strstr(out, "\n1 0"));
+	assert_non_null(strstr(out, "\n2 0"));
+	assert_non_null(strstr(out, "\n3 1"));
+	assert_non_null(strstr(out, "\n4 1"));
+	assert_non_null(strstr(out, "\n5 0"));
+	/* The summary: binpack 4060, the result 2050. */
+	assert_non_null(strstr(err, "makespan 2050"));
+	assert_non_null(strstr(err, "binpack 4060"));
+	assert_non_null(strstr(err, "8 tests"));
+	assert_int_equal(count_lines(err), 1);
+	free(out);
+	free(err);
+
+	rc = allocate(&out, &err, "--cpus 2 -a binpack -q '%s'", worst);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\nmakespan 4060\n"));
+	assert_non_null(strstr(out, "\n4 1"));
+	assert_non_null(strstr(out, "\n5 1"));
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+}
+
+/* The trace header: file name and the sha256 that sha256sum computes. */
+static void test_trace_header(void **state)
+{
+	(void)state;
+	char *out, *err, *sum, *e2, cmd[8192];
+	snprintf(cmd, sizeof cmd, "sha256sum '%s' | cut -c1-64", worst);
+	assert_int_equal(tu_run(cmd, &sum, &e2), 0);
+	sum[strcspn(sum, "\n")] = 0;
+	assert_int_equal(strlen(sum), 64);
+	assert_int_equal(allocate(&out, &err, "--cpus 2 -q '%s'", worst), 0);
+	char want[200];
+	snprintf(want, sizeof want, "\ntrace binpack-worst-case.trace sha256:%s\n",
+	         sum);
+	assert_non_null(strstr(out, want));
+	/* auto: the default; the optimum 2050. */
+	assert_non_null(strstr(out, "\nalgorithm auto\n"));
+	assert_non_null(strstr(out, "\nmakespan 2050\n"));
+	free(out);
+	free(err);
+	/* Standard input: the same digest. */
+	assert_int_equal(allocate(&out, &err, "--cpus 2 -q - < '%s'", worst), 0);
+	snprintf(want, sizeof want, "sha256:%s\n", sum);
+	assert_non_null(strstr(out, want));
+	free(out);
+	free(err);
+	free(sum);
+	free(e2);
+}
+
+/* -o writes the file atomically; it reads back as a valid binding. */
+static void test_output_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sballocXXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[256];
+	snprintf(path, sizeof path, "%s/b.binding", dir);
+	char *out, *err;
+	assert_int_equal(allocate(&out, &err, "--cpus 2 -q -o '%s' '%s'", path,
+	                          worst), 0);
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+	struct trace *tr = NULL;
+	struct trace_error te;
+	assert_int_equal(trace_read_file(worst, &tr, &te), 0);
+	struct trace_binding b;
+	if (trace_binding_read(path, tr, &b, &te) != 0)
+		fail_msg("%s", te.msg);
+	assert_int_equal(b.cpus, 2);
+	assert_string_equal(b.makespan, "2050");
+	trace_binding_release(&b);
+	trace_free(tr);
+	/* Only the file: no temporary left behind. */
+	char cmd[512], *ls;
+	snprintf(cmd, sizeof cmd, "ls -A '%s'", dir);
+	assert_int_equal(tu_run(cmd, &ls, &err), 0);
+	assert_string_equal(ls, "b.binding\n");
+	free(ls);
+	free(err);
+	/* An unwritable destination: exit 2, one line. */
+	assert_int_equal(allocate(&out, &err, "--cpus 2 -q -o /nonexistent/dir/x "
+	                          "'%s'", worst), 2);
+	assert_non_null(strstr(err, "/nonexistent/dir/x: cannot write"));
+	assert_int_equal(count_lines(err), 1);
+	free(out);
+	free(err);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_config_file(void **state)
+{
+	(void)state;
+	char *ini = tu_tmpfile("; test\n[machine]\ncpus = 2\n\n[search]\n"
+	                       "algorithm = sga\nseed = 3\n");
+	char *out, *err;
+	assert_int_equal(allocate(&out, &err, "-q --config '%s' '%s'", ini, worst),
+	                 0);
+	assert_non_null(strstr(out, "\nalgorithm sga\n"));
+	assert_non_null(strstr(out, "\ncpus 2\n"));
+	free(out);
+	free(err);
+	/* Options override the file. */
+	assert_int_equal(allocate(&out, &err, "-q --config '%s' -a binpack "
+	                          "--cpus 3 '%s'", ini, worst), 0);
+	assert_non_null(strstr(out, "\nalgorithm binpack\n"));
+	assert_non_null(strstr(out, "\ncpus 3\n"));
+	free(out);
+	free(err);
+	unlink(ini);
+	free(ini);
+
+	/* The shipped example works as it is. */
+	char ex[4096];
+	tu_root("examples/allocate.ini", ex, sizeof ex);
+	assert_int_equal(allocate(&out, &err, "-q --config '%s' --max-tests 50 "
+	                          "'%s'", ex, worst), 0);
+	assert_non_null(strstr(out, "shadowbind-binding 1\n"));
+	free(out);
+	free(err);
+}
+
+static void test_config_errors(void **state)
+{
+	(void)state;
+	struct {
+		const char *text, *msg; /* msg follows the file name */
+	} bad[] = {
+		{"[machine]\ncpus = 2\n[search]\nmax_tests = abc\n",
+		 ": [search] max_tests: 'abc' is not a non-negative integer\n"},
+		{"[machine]\ncpus = two\n",
+		 ": [machine] cpus: 'two' is not a non-negative integer\n"},
+		{"[machine]\ncpus = 2\npolicy = random\n",
+		 ": [machine] policy: 'random' is not a policy (ps, fifo, rr:Q)\n"},
+		{"[search]\nalgoritm = sga\n",
+		 ": [search] algoritm: unknown key\n"},
+		{"[search]\ntime_limit = forever\n",
+		 ": [search] time_limit: 'forever' is not a non-negative number of "
+		 "seconds\n"},
+		{"[machine]\ncpus = 2\nthis is not ini\n",
+		 ":3: syntax error: 'this is not ini' is not a section, key = "
+		 "value, or comment\n"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *ini = tu_tmpfile(bad[i].text);
+		char *out, *err, want[512];
+		int rc = allocate(&out, &err, "--cpus 2 --config '%s' '%s'", ini,
+		                  worst);
+		assert_int_equal(rc, 2);
+		snprintf(want, sizeof want, "%s%s", ini, bad[i].msg);
+		assert_string_equal(err, want);
+		assert_string_equal(out, "");
+		free(out);
+		free(err);
+		unlink(ini);
+		free(ini);
+	}
+	char *out, *err;
+	assert_int_equal(allocate(&out, &err, "--cpus 2 --config /nonexistent.ini "
+	                          "'%s'", worst), 2);
+	assert_string_equal(err, "/nonexistent.ini: cannot open: No such file or "
+	                    "directory\n");
+	free(out);
+	free(err);
+}
+
+static void test_bad_arguments(void **state)
+{
+	(void)state;
+	struct {
+		const char *args, *msg; /* msg: stderr starts with it */
+		int rc;
+	} bad[] = {
+		{"%s", "allocate: --cpus is required", 1},
+		{"--cpus abc %s", "allocate: --cpus: 'abc' is not a non-negative "
+		 "integer", 1},
+		{"--cpus 0 %s", "allocate: --cpus: '0' is out of range", 1},
+		{"--cpus 2 --algorithm magic %s", "allocate: --algorithm: 'magic' is "
+		 "not an algorithm", 1},
+		{"--cpus 2 --policy lifo %s", "allocate: --policy: 'lifo' is not a "
+		 "policy", 1},
+		{"--cpus 2 --max-tests -1 %s", "allocate: --max-tests: '-1' is not a "
+		 "non-negative integer", 1},
+		{"--cpus 2 --time-limit x %s", "allocate: --time-limit: 'x' is not a "
+		 "non-negative number of seconds", 1},
+		{"--cpus 2 --frobnicate %s", "allocate: unknown option '--frobnicate'",
+		 1},
+		{"--cpus 2", "allocate: no trace given", 1},
+		{"--cpus 2 %s %s", "allocate: one trace only", 1},
+		{"--cpus 2 /nonexistent.trace", "/nonexistent.trace: cannot open: ",
+		 2},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *out, *err, args[8192], q[4200];
+		snprintf(q, sizeof q, "'%s'", worst);
+		snprintf(args, sizeof args, bad[i].args, q, q);
+		int rc = allocate(&out, &err, "%s", args);
+		assert_int_equal(rc, bad[i].rc);
+		if (strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0)
+			fail_msg("'%s': got '%s'", args, err);
+		assert_string_equal(out, "");
+		free(out);
+		free(err);
+	}
+	/* A bad trace: exit 2, one line naming file and line. */
+	char *tr = tu_tmpfile("shadowbind-trace 1\n1 0 create 2\n1 0 wiat 3\n");
+	char *out, *err;
+	assert_int_equal(allocate(&out, &err, "--cpus 2 '%s'", tr), 2);
+	char want[300];
+	snprintf(want, sizeof want, "%s:3: ", tr);
+	assert_true(strncmp(err, want, strlen(want)) == 0);
+	assert_int_equal(count_lines(err), 1);
+	free(out);
+	free(err);
+	unlink(tr);
+	free(tr);
+}
+
+static void test_help_list(void **state)
+{
+	(void)state;
+	char *out, *err;
+	assert_int_equal(allocate(&out, &err, "--help"), 0);
+	assert_non_null(strstr(out, "usage: allocate --cpus K"));
+	free(out);
+	free(err);
+	assert_int_equal(allocate(&out, &err, "--list-algorithms"), 0);
+	const char *names[] = {"binpack ", "sga ", "csga ", "greedy ", "dsg ",
+	                       "auto "};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		assert_non_null(strstr(out, names[i]));
+	free(out);
+	free(err);
+}
+
+static void test_deadlock_exit(void **state)
+{
+	(void)state;
+	char *tr = tu_tmpfile("shadowbind-trace 1\n"
+	                      "1 0 create 2\n1 0 create 3\n"
+	                      "2 10 lock 1\n2 10 lock 2\n2 0 unlock 2\n"
+	                      "2 0 unlock 1\n2 0 exit\n"
+	                      "3 10 lock 2\n3 10 lock 1\n3 0 unlock 1\n"
+	                      "3 0 unlock 2\n3 0 exit\n"
+	                      "1 0 join 2\n1 0 join 3\n1 0 exit\n");
+	char *out, *err;
+	assert_int_equal(allocate(&out, &err, "--cpus 2 '%s'", tr), 3);
+	assert_non_null(strstr(err, "deadlocks under every binding tried"));
+	assert_int_equal(count_lines(err), 1);
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+	/* Under fifo a shared processor avoids it. */
+	assert_int_equal(allocate(&out, &err, "--cpus 2 -q --policy fifo '%s'",
+	                          tr), 0);
+	free(out);
+	free(err);
+	unlink(tr);
+	free(tr);
+}
+
+/* The same bytes for OMP_NUM_THREADS=1 and 2, and a binding file for a
+ * larger generated program. */
+static void test_determinism(void **state)
+{
+	(void)state;
+	char progen[4096], cmd[8192];
+	tu_bin("progen", progen, sizeof progen);
+	char *gen = strdup("/tmp/sballocgenXXXXXX");
+	int fd = mkstemp(gen);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "'%s' --family transactions --threads 24 "
+	         "--seed 4 > '%s'", progen, gen);
+	char *o0, *e0;
+	if (tu_run(cmd, &o0, &e0) != 0) {
+		/* progen not built in this tree: a trace of our own. */
+		FILE *f = fopen(gen, "w");
+		fputs("shadowbind-trace 1\n", f);
+		for (int i = 2; i <= 24; i++)
+			fprintf(f, "1 0 create %d\n", i);
+		for (int i = 2; i <= 24; i++)
+			fprintf(f, "%d %d lock 1\n%d %d unlock 1\n%d %d exit\n", i,
+			        100 + 17 * i, i, 50 + (i * 31) % 200, i, 10 * i);
+		for (int i = 2; i <= 24; i++)
+			fprintf(f, "1 0 join %d\n", i);
+		fputs("1 0 exit\n", f);
+		fclose(f);
+	}
+	free(o0);
+	free(e0);
+	char *out[2], *err[2];
+	for (int t = 0; t < 2; t++) {
+		snprintf(cmd, sizeof cmd, "OMP_NUM_THREADS=%d '%s' --cpus 4 -q "
+		         "--max-tests 300 --seed 9 '%s'", t + 1, bin, gen);
+		assert_int_equal(tu_run(cmd, &out[t], &err[t]), 0);
+	}
+	assert_string_equal(out[0], out[1]);
+	assert_non_null(strstr(out[0], "\ncpus 4\n"));
+	assert_non_null(strstr(out[0], "\ntests "));
+	for (int t = 0; t < 2; t++) {
+		free(out[t]);
+		free(err[t]);
+	}
+	unlink(gen);
+	free(gen);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_worst_case),
+		cmocka_unit_test(test_trace_header),
+		cmocka_unit_test(test_output_file),
+		cmocka_unit_test(test_config_file),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_help_list),
+		cmocka_unit_test(test_deadlock_exit),
+		cmocka_unit_test(test_determinism),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
