@@ -1,0 +1,1136 @@
+/*
+ * read.c - the streaming trace reader: chunked input into a line buffer,
+ * the tokenizer, and pass 1 (syntax, declarations, dense numbering of the
+ * objects, records in file order).  Pass 2, the replay, is validate.c.
+ *
+ * The line buffer always holds whole lines, each ending with LF (the last
+ * line of the input gets one), so the tokenizer never checks for the end
+ * of the buffer: every scan stops at the LF of its line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace/traceint.h"
+
+void trace_limits_default(struct trace_limits *lim)
+{
+	lim->max_line = UINT32_MAX - 1;
+	lim->max_rec = UINT32_MAX;
+	lim->max_work = TRACE_WORK_LIMIT;
+	lim->chunk = (size_t)1 << 20;
+	lim->buf_init = (size_t)1 << 20;
+	lim->buf_max = (size_t)64 << 20;
+}
+
+/* ---------------------------------------------------------------------
+ * Tokenizer.  Blanks are space and tab; a CR counts as the end of the
+ * line when an LF follows it, and as a token byte otherwise.
+ */
+
+static const unsigned char delim[256] = {
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+};
+
+static inline const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static inline const char *tok_end(const char *p)
+{
+	for (;;) {
+		while (!delim[(unsigned char)*p])
+			p++;
+		if (*p != '\r' || p[1] == '\n')
+			return p;
+		p++;
+	}
+}
+
+/* After skip_ws: the line's content has ended (LF, CR LF or a comment;
+ * a '#' here is always preceded by a blank or starts the line). */
+static inline int at_end(const char *p)
+{
+	return *p == '\n' || *p == '#' || (*p == '\r' && p[1] == '\n');
+}
+
+/* At at_end(p): the start of the next line. */
+static inline const char *next_line(const char *p)
+{
+	if (*p == '#')
+		p = rawmemchr(p, '\n');
+	else if (*p == '\r')
+		p++;
+	return p + 1;
+}
+
+#define NUM_BAD UINT64_MAX       /* not a string of digits       */
+#define NUM_BIG (UINT64_MAX - 1) /* digits, but at least 2^64-ish */
+
+/* Decimal token at p (not empty).  Returns its end; *v is its value,
+ * NUM_BAD or NUM_BIG.  Leading zeros are allowed. */
+static inline const char *num(const char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned d;
+	while (*p == '0')
+		p++;
+	const char *s = p;
+	while ((d = (unsigned)(unsigned char)*p - '0') < 10) {
+		x = x * 10 + d;
+		p++;
+	}
+	if (p - s > 19)
+		x = NUM_BIG;
+	if (!delim[(unsigned char)*p] || (*p == '\r' && p[1] != '\n')) {
+		*v = NUM_BAD;
+		return tok_end(p);
+	}
+	*v = x;
+	return p;
+}
+
+static int op_lookup(const char *s, size_t n)
+{
+#define IS(lit) (memcmp(s, lit, sizeof lit - 1) == 0)
+	switch (n) {
+	case 4:
+		if (IS("lock"))
+			return TRACE_LOCK;
+		if (IS("wait"))
+			return TRACE_WAIT;
+		if (IS("post"))
+			return TRACE_POST;
+		if (IS("exit"))
+			return TRACE_EXIT;
+		if (IS("join"))
+			return TRACE_JOIN;
+		break;
+	case 5:
+		if (IS("cwait"))
+			return TRACE_CWAIT;
+		if (IS("sleep"))
+			return TRACE_SLEEP;
+		break;
+	case 6:
+		if (IS("unlock"))
+			return TRACE_UNLOCK;
+		if (IS("create"))
+			return TRACE_CREATE;
+		if (IS("signal"))
+			return TRACE_SIGNAL;
+		if (IS("rdlock"))
+			return TRACE_RDLOCK;
+		if (IS("wrlock"))
+			return TRACE_WRLOCK;
+		break;
+	case 7:
+		if (IS("trylock"))
+			return TRACE_TRYLOCK;
+		if (IS("trywait"))
+			return TRACE_TRYWAIT;
+		if (IS("barrier"))
+			return TRACE_BARRIER;
+		break;
+	case 8:
+		if (IS("rwunlock"))
+			return TRACE_RWUNLOCK;
+		break;
+	case 9:
+		if (IS("broadcast"))
+			return TRACE_BROADCAST;
+		break;
+	}
+	return -1;
+#undef IS
+}
+
+/* ---------------------------------------------------------------------
+ * Errors of pass 1: always about the current line.
+ */
+
+static void perr(struct tr_p1 *P, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void perr(struct tr_p1 *P, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tr_verr(P->err, P->file, P->line, fmt, ap);
+	va_end(ap);
+	P->err_line = P->line;
+}
+
+#define FAIL(...)                   \
+	do {                        \
+		perr(P, __VA_ARGS__); \
+		return NULL;        \
+	} while (0)
+
+static const char *oom(struct tr_p1 *P)
+{
+	tr_err(P->err, P->file, 0, "out of memory");
+	P->err_line = UINT32_MAX;
+	P->fatal = 1;
+	return NULL;
+}
+
+/* "work '-5' is not a non-negative integer", "... is not below 2^62" */
+static const char *bad_num(struct tr_p1 *P, const char *what, const char *s,
+                           const char *e, uint64_t v, const char *limit)
+{
+	struct tr_quote q;
+	tr_quote(&q, s, (size_t)(e - s));
+	if (v == NUM_BAD)
+		FAIL("%s %s is not a non-negative integer", what, q.s);
+	FAIL("%s %s is not below %s", what, q.s, limit);
+}
+
+/* column of p in the current line, 0 if unknown (line was squeezed) */
+static unsigned column(const struct tr_p1 *P, const char *p)
+{
+	if (P->squeezed_line == P->line)
+		return 0;
+	return (unsigned)(p - P->line_start) + 1;
+}
+
+static const char *unexpected(struct tr_p1 *P, const char *p,
+                              const char *after, size_t alen)
+{
+	struct tr_quote q, a;
+	const char *e = tok_end(p);
+	unsigned col = column(P, p);
+	tr_quote(&q, p, (size_t)(e - p));
+	if (col)
+		FAIL("unexpected token %s after %s (column %u)", q.s,
+		     tr_quote(&a, after, alen), col);
+	FAIL("unexpected token %s after %s", q.s, tr_quote(&a, after, alen));
+}
+
+/* A name or location token: no control bytes. */
+static const char *ctrl_byte(const char *s, const char *e)
+{
+	for (; s < e; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Objects: external id -> dense index per kind.
+ */
+
+static const uint64_t EMPTY = UINT64_MAX;
+
+static int obj_init(struct tr_obj *o)
+{
+	o->mask = 15;
+	o->shift = 64 - 4;
+	o->slot = malloc(16 * sizeof *o->slot);
+	if (!o->slot)
+		return -1;
+	memset(o->slot, 0xff, 16 * sizeof *o->slot);
+	return 0;
+}
+
+static inline size_t hpos(uint32_t key, int shift)
+{
+	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> shift);
+}
+
+static int obj_rehash(struct tr_obj *o)
+{
+	size_t slots = ((size_t)o->mask + 1) * 2;
+	if (slots > ((size_t)1 << 32))
+		return -1;
+	uint64_t *ns = malloc(slots * sizeof *ns);
+	if (!ns)
+		return -1;
+	memset(ns, 0xff, slots * sizeof *ns);
+	int shift = o->shift - 1;
+	uint32_t mask = (uint32_t)(slots - 1);
+	for (size_t i = 0; i <= o->mask; i++) {
+		uint64_t v = o->slot[i];
+		if (v == EMPTY)
+			continue;
+		size_t k = hpos((uint32_t)(v >> 32), shift);
+		while (ns[k] != EMPTY)
+			k = (k + 1) & mask;
+		ns[k] = v;
+	}
+	free(o->slot);
+	o->slot = ns;
+	o->mask = mask;
+	o->shift = shift;
+	return 0;
+}
+
+static int grow32(uint32_t **a, uint32_t cap)
+{
+	uint32_t *n = realloc(*a, (size_t)cap * sizeof **a);
+	if (!n)
+		return -1;
+	*a = n;
+	return 0;
+}
+
+static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
+{
+	struct tr_obj *o = &P->obj[kind];
+	if (o->n >= UINT32_MAX - 1)
+		return -1;
+	if (((size_t)o->n + 1) * 2 > (size_t)o->mask + 1 && obj_rehash(o))
+		return -1;
+	if (o->n == o->cap) {
+		uint32_t cap = o->cap ? (o->cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : o->cap * 2) : 16;
+		if (grow32(&o->id, cap))
+			return -1;
+		if (kind == TRACE_K_THREAD &&
+		    (grow32(&P->th_name, cap) || grow32(&P->th_name_line, cap) ||
+		     grow32(&P->th_first_use, cap)))
+			return -1;
+		if (kind == TRACE_K_SEM &&
+		    (grow32(&P->sem_init, cap) || grow32(&P->sem_declared, cap) ||
+		     grow32(&P->sem_line, cap) || grow32(&P->sem_first_use, cap)))
+			return -1;
+		o->cap = cap;
+	}
+	uint32_t d = o->n++;
+	o->id[d] = key;
+	if (kind == TRACE_K_THREAD) {
+		P->th_name[d] = TRACE_NONE;
+		P->th_name_line[d] = 0;
+		P->th_first_use[d] = 0;
+	} else if (kind == TRACE_K_SEM) {
+		P->sem_init[d] = 0;
+		P->sem_declared[d] = 0;
+		P->sem_line[d] = 0;
+		P->sem_first_use[d] = 0;
+	}
+	size_t k = hpos(key, o->shift);
+	while (o->slot[k] != EMPTY)
+		k = (k + 1) & o->mask;
+	o->slot[k] = (uint64_t)key << 32 | d;
+	*idx = d;
+	return 0;
+}
+
+static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
+{
+	struct tr_obj *o = &P->obj[kind];
+	size_t k = hpos(key, o->shift);
+	for (;;) {
+		uint64_t v = o->slot[k];
+		if ((uint32_t)(v >> 32) == key) {
+			*idx = (uint32_t)v;
+			return 0;
+		}
+		if (v == EMPTY)
+			return obj_insert(P, kind, key, idx);
+		k = (k + 1) & o->mask;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * String pool.
+ */
+
+static int str_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
+{
+	if (P->slen + n + 1 >= TRACE_NONE)
+		return -2;
+	if (P->slen + n + 1 > P->scap) {
+		size_t cap = P->scap ? P->scap : 4096;
+		while (cap < P->slen + n + 1)
+			cap *= 2;
+		char *ns = realloc(P->str, cap);
+		if (!ns)
+			return -1;
+		P->str = ns;
+		P->scap = cap;
+	}
+	memcpy(P->str + P->slen, s, n);
+	P->str[P->slen + n] = 0;
+	*off = (uint32_t)P->slen;
+	P->slen += n + 1;
+	return 0;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+/* A location (without '@'), shared by all records that name it. */
+static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
+{
+	if (((size_t)P->nlocs + 1) * 2 > (size_t)P->locmask + 1) {
+		size_t slots = P->locset ? ((size_t)P->locmask + 1) * 2 : 64;
+		if (slots > ((size_t)1 << 31))
+			return -1;
+		uint32_t *ns = malloc(slots * sizeof *ns);
+		if (!ns)
+			return -1;
+		memset(ns, 0xff, slots * sizeof *ns);
+		if (P->locset) {
+			for (size_t i = 0; i <= P->locmask; i++) {
+				uint32_t o = P->locset[i];
+				if (o == TRACE_NONE)
+					continue;
+				const char *t = P->str + o;
+				size_t k = hash_bytes(t, strlen(t)) & (slots - 1);
+				while (ns[k] != TRACE_NONE)
+					k = (k + 1) & (slots - 1);
+				ns[k] = o;
+			}
+		}
+		free(P->locset);
+		P->locset = ns;
+		P->locmask = (uint32_t)(slots - 1);
+	}
+	size_t k = hash_bytes(s, n) & P->locmask;
+	for (;;) {
+		uint32_t o = P->locset[k];
+		if (o == TRACE_NONE)
+			break;
+		if (memcmp(P->str + o, s, n) == 0 && P->str[o + n] == 0) {
+			*off = o;
+			return 0;
+		}
+		k = (k + 1) & P->locmask;
+	}
+	int rc = str_add(P, s, n, off);
+	if (rc)
+		return rc;
+	P->locset[k] = *off;
+	P->nlocs++;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Records.
+ */
+
+enum { K_NONE = -1, K_DUR = -2 };
+static const signed char op_kind[TRACE_NOPS] = {
+	[TRACE_CREATE] = TRACE_K_THREAD, [TRACE_EXIT] = K_NONE,
+	[TRACE_JOIN] = TRACE_K_THREAD,   [TRACE_LOCK] = TRACE_K_MUTEX,
+	[TRACE_UNLOCK] = TRACE_K_MUTEX,  [TRACE_TRYLOCK] = TRACE_K_MUTEX,
+	[TRACE_WAIT] = TRACE_K_SEM,      [TRACE_POST] = TRACE_K_SEM,
+	[TRACE_TRYWAIT] = TRACE_K_SEM,   [TRACE_CWAIT] = TRACE_K_COND,
+	[TRACE_SIGNAL] = TRACE_K_COND,   [TRACE_BROADCAST] = TRACE_K_COND,
+	[TRACE_BARRIER] = TRACE_K_BARRIER, [TRACE_RDLOCK] = TRACE_K_RWLOCK,
+	[TRACE_WRLOCK] = TRACE_K_RWLOCK, [TRACE_RWUNLOCK] = TRACE_K_RWLOCK,
+	[TRACE_SLEEP] = K_DUR,
+};
+
+enum { S_NONE, S_OUTCOME, S_MUTEX, S_COUNT1, S_COUNTN, S_SIZE };
+static const unsigned char op_second[TRACE_NOPS] = {
+	[TRACE_TRYLOCK] = S_OUTCOME, [TRACE_TRYWAIT] = S_OUTCOME,
+	[TRACE_CWAIT] = S_MUTEX,     [TRACE_SIGNAL] = S_COUNT1,
+	[TRACE_BROADCAST] = S_COUNTN, [TRACE_BARRIER] = S_SIZE,
+};
+
+static const char *const op_usage[TRACE_NOPS] = {
+	[TRACE_CREATE] = "a thread id",
+	[TRACE_EXIT] = "nothing",
+	[TRACE_JOIN] = "a thread id",
+	[TRACE_LOCK] = "a mutex id",
+	[TRACE_UNLOCK] = "a mutex id",
+	[TRACE_TRYLOCK] = "a mutex id and 'ok' or 'busy'",
+	[TRACE_WAIT] = "a semaphore id",
+	[TRACE_POST] = "a semaphore id",
+	[TRACE_TRYWAIT] = "a semaphore id and 'ok' or 'busy'",
+	[TRACE_CWAIT] = "a condition variable id and a mutex id",
+	[TRACE_SIGNAL] = "a condition variable id and a count (0 or 1)",
+	[TRACE_BROADCAST] = "a condition variable id and a count",
+	[TRACE_BARRIER] = "a barrier id and a size",
+	[TRACE_RDLOCK] = "an rwlock id",
+	[TRACE_WRLOCK] = "an rwlock id",
+	[TRACE_RWUNLOCK] = "an rwlock id",
+	[TRACE_SLEEP] = "a duration",
+};
+
+static const char *const id_what[TRACE_NKINDS] = {
+	"thread id", "mutex id", "semaphore id", "condition variable id",
+	"barrier id", "rwlock id",
+};
+
+/* The next operand after p, or NULL when the line's content has ended or
+ * a location follows. */
+static inline const char *operand(const char *p)
+{
+	p = skip_ws(p);
+	return (at_end(p) || *p == '@') ? NULL : p;
+}
+
+static const char *bad_op(struct tr_p1 *P, const char *s, const char *e)
+{
+	static const char *const names[TRACE_NOPS] = {
+		"create", "exit", "join", "lock", "unlock", "trylock", "wait",
+		"post", "trywait", "cwait", "signal", "broadcast", "barrier",
+		"rdlock", "wrlock", "rwunlock", "sleep",
+	};
+	struct tr_quote q;
+	int sug;
+	tr_lookup(names, TRACE_NOPS, s, (size_t)(e - s), &sug);
+	tr_quote(&q, s, (size_t)(e - s));
+	if (sug >= 0)
+		FAIL("%s is not an operation (did you mean '%s'?)", q.s, names[sug]);
+	FAIL("%s is not an operation", q.s);
+}
+
+static int rec_grow(struct tr_p1 *P)
+{
+	size_t cap = P->rcap ? P->rcap * 2 : 4096;
+	struct trace_rec *r = realloc(P->rec, cap * sizeof *r);
+	if (!r)
+		return -1;
+	P->rec = r;
+	uint32_t *t = realloc(P->tid, cap * sizeof *t);
+	if (!t)
+		return -1;
+	P->tid = t;
+	if (P->loc) {
+		uint32_t *l = realloc(P->loc, cap * sizeof *l);
+		if (!l)
+			return -1;
+		P->loc = l;
+	}
+	P->rcap = cap;
+	return 0;
+}
+
+static const char *parse_record(struct tr_p1 *P, const char *p)
+{
+	const char *s = p, *o, *opstart, *opend;
+	uint64_t v, w, dur = 0;
+	uint32_t t, d, line = P->line, lo = TRACE_NONE;
+	struct trace_rec r;
+
+	p = num(p, &v);
+	if (v >= TRACE_ID_LIMIT)
+		return bad_num(P, "thread id", s, p, v, "2^31");
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, &t))
+		return oom(P);
+	p = skip_ws(p);
+	if (at_end(p))
+		FAIL("missing work after the thread id");
+	s = p;
+	p = num(p, &w);
+	if (w >= TRACE_WORK_LIMIT)
+		return bad_num(P, "work", s, p, w, "2^62");
+	p = skip_ws(p);
+	if (at_end(p))
+		FAIL("missing operation after the work");
+	opstart = s = p;
+	p = tok_end(p);
+	int op = op_lookup(s, (size_t)(p - s));
+	if (op < 0)
+		return bad_op(P, s, p);
+	r.work = w;
+	r.a = r.b = 0;
+	r.line = line;
+	r.op = (uint8_t)op;
+
+	int k = op_kind[op];
+	if (k != K_NONE) {
+		o = operand(p);
+		if (!o)
+			FAIL("'%s' needs %s", trace_op_name(op), op_usage[op]);
+		p = num(o, &v);
+		if (k == K_DUR) {
+			if (v >= TRACE_WORK_LIMIT)
+				return bad_num(P, "sleep duration", o, p, v, "2^62");
+			r.a = (uint32_t)v;
+			r.b = (uint32_t)(v >> 32);
+			dur = v;
+		} else {
+			if (v >= TRACE_ID_LIMIT)
+				return bad_num(P, id_what[k], o, p, v, "2^31");
+			if (obj_get(P, k, (uint32_t)v, &d))
+				return oom(P);
+			r.a = d;
+			if (k == TRACE_K_THREAD) {
+				if (!P->th_first_use[d])
+					P->th_first_use[d] = line;
+			} else if (k == TRACE_K_SEM) {
+				if (!P->sem_first_use[d])
+					P->sem_first_use[d] = line;
+			}
+		}
+		if (op_second[op] != S_NONE) {
+			struct tr_quote q;
+			o = operand(p);
+			if (!o)
+				FAIL("'%s' needs %s", trace_op_name(op), op_usage[op]);
+			switch (op_second[op]) {
+			case S_OUTCOME:
+				p = tok_end(o);
+				if (p - o == 2 && o[0] == 'o' && o[1] == 'k')
+					r.b = 1;
+				else if (p - o == 4 && memcmp(o, "busy", 4) == 0)
+					r.b = 0;
+				else
+					FAIL("%s outcome %s is not 'ok' or 'busy'",
+					     trace_op_name(op),
+					     tr_quote(&q, o, (size_t)(p - o)));
+				break;
+			case S_MUTEX:
+				p = num(o, &v);
+				if (v >= TRACE_ID_LIMIT)
+					return bad_num(P, "mutex id", o, p, v, "2^31");
+				if (obj_get(P, TRACE_K_MUTEX, (uint32_t)v, &d))
+					return oom(P);
+				r.b = d;
+				break;
+			case S_COUNT1:
+				p = num(o, &v);
+				if (v > 1)
+					FAIL("signal count %s is not 0 or 1",
+					     tr_quote(&q, o, (size_t)(p - o)));
+				r.b = (uint32_t)v;
+				break;
+			case S_COUNTN:
+				p = num(o, &v);
+				if (v >= TRACE_ID_LIMIT)
+					return bad_num(P, "broadcast count", o, p, v, "2^31");
+				r.b = (uint32_t)v;
+				break;
+			case S_SIZE:
+				p = num(o, &v);
+				if (v == 0)
+					FAIL("barrier size '0' is not at least 1");
+				if (v >= TRACE_ID_LIMIT)
+					return bad_num(P, "barrier size", o, p, v, "2^31");
+				r.b = (uint32_t)v;
+				break;
+			}
+		}
+	}
+	opend = p;
+	p = skip_ws(p);
+	if (*p == '@') {
+		const char *ls = p, *c;
+		struct tr_quote q;
+		p = tok_end(p);
+		if (p - ls < 2)
+			FAIL("empty location '@'");
+		if ((c = ctrl_byte(ls, p))) {
+			unsigned col = column(P, c);
+			tr_quote(&q, ls, (size_t)(p - ls));
+			if (col)
+				FAIL("location %s contains a control byte (column %u)", q.s, col);
+			FAIL("location %s contains a control byte", q.s);
+		}
+		int rc = loc_add(P, ls + 1, (size_t)(p - ls - 1), &lo);
+		if (rc == -2)
+			FAIL("the strings of the trace exceed 4 GiB");
+		if (rc)
+			return oom(P);
+		p = skip_ws(p);
+		if (!at_end(p))
+			return unexpected(P, p, ls, (size_t)(tok_end(ls) - ls));
+	} else if (!at_end(p)) {
+		return unexpected(P, p, opstart, (size_t)(opend - opstart));
+	}
+
+	if (P->nrec >= P->lim.max_rec)
+		FAIL("too many records (at most %llu)",
+		     (unsigned long long)P->lim.max_rec);
+	P->total += w + dur;
+	if (P->total >= P->lim.max_work) {
+		if (P->lim.max_work == TRACE_WORK_LIMIT)
+			FAIL("total work exceeds 2^62 - 1 (work plus sleep of all records)");
+		FAIL("total work exceeds %llu (work plus sleep of all records)",
+		     (unsigned long long)(P->lim.max_work - 1));
+	}
+	if (!P->th_first_use[t])
+		P->th_first_use[t] = line;
+	if (!P->first_rec_line)
+		P->first_rec_line = line;
+	if (P->nrec == P->rcap && rec_grow(P))
+		return oom(P);
+	if (lo != TRACE_NONE && !P->loc) {
+		P->loc = malloc(P->rcap * sizeof *P->loc);
+		if (!P->loc)
+			return oom(P);
+		for (size_t i = 0; i < P->nrec; i++)
+			P->loc[i] = TRACE_NONE;
+	}
+	P->rec[P->nrec] = r;
+	P->tid[P->nrec] = t;
+	if (P->loc)
+		P->loc[P->nrec] = lo;
+	P->nrec++;
+	return next_line(p);
+}
+
+/* ---------------------------------------------------------------------
+ * Other lines: the magic, declarations, errors.
+ */
+
+static const char *tail(struct tr_p1 *P, const char *p, const char *after,
+                        size_t alen)
+{
+	p = skip_ws(p);
+	if (!at_end(p))
+		return unexpected(P, p, after, alen);
+	return next_line(p);
+}
+
+static const char *parse_magic(struct tr_p1 *P, const char *p)
+{
+	struct tr_quote q;
+	const char *s = p - 16, *o;
+	uint64_t v;
+	o = skip_ws(p);
+	if (at_end(o))
+		FAIL("missing version after 'shadowbind-trace'");
+	p = num(o, &v);
+	if (v != TRACE_VERSION) {
+		if (v == NUM_BAD)
+			FAIL("unsupported trace version %s",
+			     tr_quote(&q, o, (size_t)(p - o)));
+		while (*o == '0' && o + 1 < p)
+			o++;
+		if (p - o > 20)
+			FAIL("unsupported trace version %.20s...", o);
+		FAIL("unsupported trace version %.*s", (int)(p - o), o);
+	}
+	p = tail(P, p, s, (size_t)(p - s));
+	if (p) {
+		P->magic = 1;
+		P->magic_line = P->line;
+	}
+	return p;
+}
+
+static const char *parse_unit(struct tr_p1 *P, const char *p)
+{
+	static const char *const units[] = { "tick", "ns", "us", "ms", "s" };
+	struct tr_quote q;
+	const char *s = p - 4, *o = skip_ws(p);
+	if (at_end(o))
+		FAIL("missing unit after 'unit'");
+	p = tok_end(o);
+	int u = tr_lookup(units, 5, o, (size_t)(p - o), NULL);
+	if (u < 0)
+		FAIL("unit %s is not one of ns, us, ms, s, tick",
+		     tr_quote(&q, o, (size_t)(p - o)));
+	p = tail(P, p, s, (size_t)(p - s));
+	if (!p)
+		return NULL;
+	if (P->unit_declared)
+		FAIL("duplicate unit (first at line %u)", P->unit_line);
+	if (P->first_rec_line)
+		FAIL("unit must come before the first record (line %u)",
+		     P->first_rec_line);
+	P->unit = (enum trace_unit)u;
+	P->unit_declared = 1;
+	P->unit_line = P->line;
+	return p;
+}
+
+static const char *parse_thread(struct tr_p1 *P, const char *p)
+{
+	struct tr_quote q;
+	const char *s = p - 6, *o, *name, *c;
+	uint64_t v;
+	uint32_t t, off;
+	o = skip_ws(p);
+	if (at_end(o))
+		FAIL("missing thread id after 'thread'");
+	p = num(o, &v);
+	if (v >= TRACE_ID_LIMIT)
+		return bad_num(P, "thread id", o, p, v, "2^31");
+	name = skip_ws(p);
+	if (at_end(name))
+		FAIL("missing name of thread %u", (unsigned)v);
+	p = tok_end(name);
+	if ((c = ctrl_byte(name, p))) {
+		unsigned col = column(P, c);
+		tr_quote(&q, name, (size_t)(p - name));
+		if (col)
+			FAIL("thread name %s contains a control byte (column %u)", q.s, col);
+		FAIL("thread name %s contains a control byte", q.s);
+	}
+	const char *e = p;
+	p = tail(P, p, s, (size_t)(e - s));
+	if (!p)
+		return NULL;
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, &t))
+		return oom(P);
+	if (P->th_name[t] != TRACE_NONE)
+		FAIL("thread %u already named at line %u", (unsigned)v,
+		     P->th_name_line[t]);
+	if (P->th_first_use[t])
+		FAIL("thread %u named after its first use at line %u",
+		     (unsigned)v, P->th_first_use[t]);
+	int rc = str_add(P, name, (size_t)(e - name), &off);
+	if (rc == -2)
+		FAIL("the strings of the trace exceed 4 GiB");
+	if (rc)
+		return oom(P);
+	P->th_name[t] = off;
+	P->th_name_line[t] = P->line;
+	return p;
+}
+
+static const char *parse_sem(struct tr_p1 *P, const char *p)
+{
+	const char *s = p - 3, *o;
+	uint64_t v, init;
+	uint32_t d;
+	o = skip_ws(p);
+	if (at_end(o))
+		FAIL("missing semaphore id after 'sem'");
+	p = num(o, &v);
+	if (v >= TRACE_ID_LIMIT)
+		return bad_num(P, "semaphore id", o, p, v, "2^31");
+	o = skip_ws(p);
+	if (at_end(o))
+		FAIL("missing initial value of semaphore %u", (unsigned)v);
+	p = num(o, &init);
+	if (init >= TRACE_ID_LIMIT)
+		return bad_num(P, "semaphore value", o, p, init, "2^31");
+	p = tail(P, p, s, (size_t)(p - s));
+	if (!p)
+		return NULL;
+	if (obj_get(P, TRACE_K_SEM, (uint32_t)v, &d))
+		return oom(P);
+	if (P->sem_declared[d])
+		FAIL("semaphore %u declared twice (first at line %u)",
+		     (unsigned)v, P->sem_line[d]);
+	if (P->sem_first_use[d])
+		FAIL("semaphore %u declared after its first use at line %u",
+		     (unsigned)v, P->sem_first_use[d]);
+	P->sem_init[d] = (uint32_t)init;
+	P->sem_declared[d] = 1;
+	P->sem_line[d] = P->line;
+	return p;
+}
+
+static const char *parse_other(struct tr_p1 *P, const char *p)
+{
+	static const char *const kw[] = { "shadowbind-trace", "unit", "thread", "sem" };
+	struct tr_quote q;
+	const char *s = p;
+	int sug;
+	p = tok_end(p);
+	size_t n = (size_t)(p - s);
+	int k = tr_lookup(kw, 4, s, n, &sug);
+	tr_quote(&q, s, n);
+	if (!P->magic) {
+		if (k != 0)
+			FAIL("not a shadowbind trace (expected 'shadowbind-trace 1', got %s)", q.s);
+		return parse_magic(P, p);
+	}
+	switch (k) {
+	case 0:
+		FAIL("duplicate 'shadowbind-trace' line (first at line %u)",
+		     P->magic_line);
+	case 1:
+		return parse_unit(P, p);
+	case 2:
+		return parse_thread(P, p);
+	case 3:
+		return parse_sem(P, p);
+	}
+	if (*s == '-' || *s == '+')
+		return bad_num(P, "thread id", s, p, NUM_BAD, "2^31");
+	if (sug >= 0)
+		FAIL("%s is not a declaration or a thread id (did you mean '%s'?)",
+		     q.s, kw[sug]);
+	FAIL("%s is not a declaration or a thread id", q.s);
+}
+
+/* Whole lines [p, end), each ending with LF.  Returns 0, or -1 with the
+ * error in *P->err. */
+static int parse_block(struct tr_p1 *P, const char *p, const char *end)
+{
+	while (p < end) {
+		if (P->line >= P->lim.max_line) {
+			tr_err(P->err, P->file, 0, "more than %u lines",
+			       (unsigned)P->lim.max_line);
+			P->err_line = UINT32_MAX;
+			return -1;
+		}
+		P->line++;
+		P->line_start = p;
+		p = skip_ws(p);
+		unsigned c = (unsigned char)*p;
+		if (c - '0' < 10 && P->magic)
+			p = parse_record(P, p);
+		else if (c == '\n')
+			p++;
+		else if (c == '#')
+			p = (const char *)rawmemchr(p, '\n') + 1;
+		else if (c == '\r' && p[1] == '\n')
+			p += 2;
+		else
+			p = parse_other(P, p);
+		if (!p)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Input: chunks into a line buffer.
+ */
+
+struct src {
+	int fd;           /* >= 0: read this descriptor */
+	const char *mem;  /* else these bytes            */
+	size_t mlen, mpos;
+};
+
+static ssize_t src_read(struct src *S, char *dst, size_t n)
+{
+	if (S->fd >= 0) {
+		for (;;) {
+			ssize_t k = read(S->fd, dst, n);
+			if (k < 0 && errno == EINTR)
+				continue;
+			return k;
+		}
+	}
+	size_t k = S->mlen - S->mpos;
+	if (k > n)
+		k = n;
+	if (k)
+		memcpy(dst, S->mem + S->mpos, k);
+	S->mpos += k;
+	return (ssize_t)k;
+}
+
+/* The buffer holds one partial line (no LF) and is full: drop a comment
+ * (setting *skip: discard input up to the LF) and squeeze each run of
+ * blanks into one space.  The line means the same.  Returns its length. */
+static size_t squeeze(char *b, size_t n, int *skip)
+{
+	size_t w = 0;
+	int blank = 1, put = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = b[i];
+		if (c == ' ' || c == '\t') {
+			if (!put)
+				b[w++] = ' ';
+			put = blank = 1;
+			continue;
+		}
+		if (c == '#' && blank) {
+			b[w++] = '#';
+			*skip = 1;
+			return w;
+		}
+		b[w++] = c;
+		blank = put = 0;
+	}
+	return w;
+}
+
+static int read_stream(struct tr_p1 *P, struct src *S)
+{
+	size_t cap = P->lim.buf_init, len = 0;
+	int skip = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		oom(P);
+		return -1;
+	}
+	int rc = 0;
+	for (;;) {
+		if (len == cap) {
+			/* one line fills the buffer */
+			len = squeeze(buf, len, &skip);
+			P->squeezed_line = P->line + 1;
+			if (len > cap / 2) {
+				if (cap >= P->lim.buf_max) {
+					P->line++;
+					perr(P, "line too long (more than %zu bytes without its comment and repeated blanks)",
+					     P->lim.buf_max);
+					rc = -1;
+					break;
+				}
+				size_t ncap = cap * 2 > P->lim.buf_max ? P->lim.buf_max : cap * 2;
+				char *nb = realloc(buf, ncap + 1);
+				if (!nb) {
+					oom(P);
+					rc = -1;
+					break;
+				}
+				buf = nb;
+				cap = ncap;
+			}
+		}
+		size_t want = cap - len;
+		if (want > P->lim.chunk)
+			want = P->lim.chunk;
+		ssize_t k = src_read(S, buf + len, want);
+		if (k < 0) {
+			char eb[128];
+			tr_err(P->err, P->file, 0, "cannot read: %s",
+			       strerror_r(errno, eb, sizeof eb));
+			P->err_line = UINT32_MAX;
+			P->fatal = 1;
+			rc = -1;
+			break;
+		}
+		if (k == 0) {
+			if (len) {
+				buf[len++] = '\n';
+				rc = parse_block(P, buf, buf + len);
+			}
+			break;
+		}
+		char *nb = buf + len;
+		if (skip) {
+			char *lf = memchr(nb, '\n', (size_t)k);
+			if (!lf)
+				continue;
+			k = nb + k - lf;
+			memmove(nb, lf, (size_t)k);
+			skip = 0;
+		}
+		len += (size_t)k;
+		char *last = memrchr(nb, '\n', (size_t)k);
+		if (!last)
+			continue;
+		if ((rc = parse_block(P, buf, last + 1)))
+			break;
+		len = (size_t)(buf + len - (last + 1));
+		memmove(buf, last + 1, len);
+	}
+	free(buf);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * Entry points.
+ */
+
+void tr_p1_release(struct tr_p1 *P)
+{
+	free(P->rec);
+	free(P->tid);
+	free(P->loc);
+	for (int k = 0; k < TRACE_NKINDS; k++) {
+		free(P->obj[k].slot);
+		free(P->obj[k].id);
+	}
+	free(P->th_name);
+	free(P->th_name_line);
+	free(P->th_first_use);
+	free(P->sem_init);
+	free(P->sem_declared);
+	free(P->sem_line);
+	free(P->sem_first_use);
+	free(P->str);
+	free(P->locset);
+	memset(P, 0, sizeof *P);
+}
+
+static int read_src(const char *name, struct src *S,
+                    const struct trace_limits *lim, struct trace **out,
+                    struct trace_error *err)
+{
+	struct trace_error dummy;
+	struct tr_p1 P;
+	if (!err)
+		err = &dummy;
+	memset(err, 0, sizeof *err);
+	if (out)
+		*out = NULL;
+	memset(&P, 0, sizeof P);
+	P.file = name;
+	P.err = err;
+	if (lim)
+		P.lim = *lim;
+	else
+		trace_limits_default(&P.lim);
+	if (P.lim.chunk < 1)
+		P.lim.chunk = 1;
+	if (P.lim.buf_init < 2)
+		P.lim.buf_init = 2;
+	if (P.lim.buf_max < P.lim.buf_init)
+		P.lim.buf_max = P.lim.buf_init;
+	int rc = 0;
+	for (int k = 0; k < TRACE_NKINDS; k++)
+		if (obj_init(&P.obj[k]))
+			rc = -1;
+	if (rc) {
+		oom(&P);
+	} else {
+		rc = read_stream(&P, S);
+		if (rc == 0 && !P.magic) {
+			tr_err(err, name, 0,
+			       "not a shadowbind trace (no 'shadowbind-trace 1' line)");
+			rc = -1;
+		} else if (rc == 0) {
+			struct trace *tr = NULL;
+			rc = tr_finish(&P, 0, &tr);
+			if (out)
+				*out = tr;
+			else
+				trace_free(tr);
+		} else if (!P.fatal && P.nrec) {
+			tr_finish(&P, 1, NULL);
+		}
+	}
+	tr_p1_release(&P);
+	return rc;
+}
+
+int trace_read_mem_lim(const char *name, const char *buf, size_t len,
+                       const struct trace_limits *lim, struct trace **out,
+                       struct trace_error *err)
+{
+	struct src S = { .fd = -1, .mem = buf, .mlen = buf ? len : 0 };
+	return read_src(name ? name : "<memory>", &S, lim, out, err);
+}
+
+int trace_read_mem(const char *name, const char *buf, size_t len,
+                   struct trace **out, struct trace_error *err)
+{
+	return trace_read_mem_lim(name, buf, len, NULL, out, err);
+}
+
+int trace_read_file_lim(const char *path, const struct trace_limits *lim,
+                        struct trace **out, struct trace_error *err)
+{
+	struct trace_error dummy;
+	if (!err)
+		err = &dummy;
+	if (out)
+		*out = NULL;
+	memset(err, 0, sizeof *err);
+	int std = path && strcmp(path, "-") == 0;
+	const char *name = std ? "<stdin>" : path ? path : "(null)";
+	int fd = std ? 0 : path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		char eb[128];
+		tr_err(err, name, 0, "cannot open: %s",
+		       strerror_r(path ? errno : EINVAL, eb, sizeof eb));
+		return -1;
+	}
+	struct src S = { .fd = fd };
+	int rc = read_src(name, &S, lim, out, err);
+	if (!std)
+		close(fd);
+	return rc;
+}
+
+int trace_read_file(const char *path, struct trace **out, struct trace_error *err)
+{
+	return trace_read_file_lim(path, NULL, out, err);
+}

@@ -1,0 +1,141 @@
+/*
+ * traceint.h - internals of the trace module, shared by the trace/ sources and by
+ * the trace tests (which shrink the reader's limits to reach them).
+ * Nothing here is part of the public interface.
+ */
+#ifndef SHADOWBIND_TRACEINT_H
+#define SHADOWBIND_TRACEINT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+/* ---------------------------------------------------------------------
+ * Reader limits.  trace_read_file/trace_read_mem use the defaults; tests
+ * and the fuzzer shrink them to reach the limit errors and the chunk
+ * boundary code with small inputs.
+ */
+struct trace_limits {
+	uint32_t max_line;   /* largest line number allowed (default
+	                        UINT32_MAX - 1, TRACE_NONE is reserved)      */
+	uint64_t max_rec;    /* most records (default UINT32_MAX: record
+	                        indices stay below TRACE_NONE)              */
+	uint64_t max_work;   /* exclusive bound of total work + total sleep;
+	                        units: trace unit (default TRACE_WORK_LIMIT) */
+	size_t chunk;        /* bytes per read; units: bytes (default 1 MiB) */
+	size_t buf_init;     /* initial line buffer; units: bytes (1 MiB)    */
+	size_t buf_max;      /* largest line buffer; units: bytes (64 MiB).
+	                        A line longer than this, after dropping its
+	                        comment and squeezing runs of blanks, is an
+	                        error.                                       */
+};
+
+/* trace_limits_default - fill *lim with the defaults above. */
+void trace_limits_default(struct trace_limits *lim);
+
+/*
+ * trace_read_mem_lim, trace_read_file_lim - trace_read_mem and
+ * trace_read_file with explicit limits (NULL: the defaults).  Same
+ * contract otherwise.
+ */
+int trace_read_mem_lim(const char *name, const char *buf, size_t len,
+                       const struct trace_limits *lim, struct trace **out,
+                       struct trace_error *err);
+int trace_read_file_lim(const char *path, const struct trace_limits *lim,
+                        struct trace **out, struct trace_error *err);
+
+/* ---------------------------------------------------------------------
+ * Error helpers.
+ */
+
+/* Quoted token: 'text', at most TR_QUOTE_MAX bytes of the token then
+ * "...", every byte outside 0x20..0x7e (and the backslash) as \xNN. */
+#define TR_QUOTE_MAX 40
+struct tr_quote {
+	char s[2 + TR_QUOTE_MAX * 4 + 3 + 1];
+};
+const char *tr_quote(struct tr_quote *q, const char *s, size_t n);
+
+/* Fill *e with "file:line: reason" (line 0: "file: reason").  The file
+ * name is escaped like a token (without quotes) and shortened to its last
+ * 200 bytes. */
+void tr_verr(struct trace_error *e, const char *file, uint32_t line,
+             const char *fmt, va_list ap);
+void tr_err(struct trace_error *e, const char *file, uint32_t line,
+            const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Index of the name `s` (n bytes) in names[0..count), or -1; *suggest is
+ * set to the index of the nearest name at edit distance <= 2 (optimal
+ * string alignment, case-insensitive), or -1. */
+int tr_lookup(const char *const *names, int count, const char *s, size_t n,
+              int *suggest);
+
+/* ---------------------------------------------------------------------
+ * Pass 1 (read.c) -> pass 2 (validate.c).
+ */
+
+/* External id -> dense index, per object kind; open addressing. */
+struct tr_obj {
+	uint64_t *slot;  /* key << 32 | index; empty: UINT64_MAX            */
+	uint32_t mask;   /* slots - 1                                       */
+	int shift;       /* 64 - log2(slots)                                */
+	uint32_t n;      /* objects                                         */
+	uint32_t cap;    /* capacity of id[] and of the side arrays         */
+	uint32_t *id;    /* [n] external ids, in order of first appearance */
+};
+
+struct tr_p1 {
+	const char *file;          /* name for messages                    */
+	struct trace_error *err;
+	struct trace_limits lim;
+	uint32_t line;             /* current line (1-based)               */
+	uint32_t err_line;         /* line of the syntax error, or 0; an
+	                              error not about a line: UINT32_MAX   */
+	uint32_t squeezed_line;    /* line shortened by the buffer (no
+	                              column in its messages), or 0        */
+	const char *line_start;
+	int fatal;                 /* out of memory or I/O error: no replay */
+	int magic;                 /* 1 after the magic line               */
+	uint32_t magic_line;
+	int unit_declared;
+	uint32_t unit_line;
+	enum trace_unit unit;
+	uint32_t first_rec_line;   /* 0 before the first record            */
+	uint64_t total;            /* work + sleep so far; units: trace unit */
+
+	/* records in file order; tid: thread in first-appearance order */
+	struct trace_rec *rec;
+	uint32_t *tid;
+	uint32_t *loc;             /* NULL until the first location        */
+	size_t nrec, rcap;
+
+	struct tr_obj obj[TRACE_NKINDS];
+	/* side arrays of obj[TRACE_K_THREAD] */
+	uint32_t *th_name, *th_name_line, *th_first_use;
+	/* side arrays of obj[TRACE_K_SEM] */
+	uint32_t *sem_init, *sem_declared, *sem_line, *sem_first_use;
+
+	/* string pool and the set of locations in it */
+	char *str;
+	size_t slen, scap;
+	uint32_t *locset;          /* offsets; empty: UINT32_MAX           */
+	uint32_t locmask, nlocs;
+};
+
+void tr_p1_release(struct tr_p1 *P);
+
+/*
+ * tr_finish - pass 2: permute the records of P into thread-major order,
+ * replay them in file order (docs/trace-format.md, Order), fill pair[],
+ * and build the trace.  With `truncated` (pass 1 stopped at a syntax error
+ * on line P->err_line), only the lines before it are replayed, the
+ * end-of-file checks are skipped, and a replay error replaces the syntax
+ * error in *P->err; the function then always returns -1.  Consumes P's
+ * arrays (P must still be released).  Returns 0 and sets *out, or -1.
+ */
+int tr_finish(struct tr_p1 *P, int truncated, struct trace **out);
+
+#endif

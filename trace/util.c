@@ -1,0 +1,238 @@
+/*
+ * util.c - names, accessors, trace_free, error formatting.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/traceint.h"
+
+static const char *const op_names[TRACE_NOPS] = {
+	"create", "exit", "join", "lock", "unlock", "trylock", "wait", "post",
+	"trywait", "cwait", "signal", "broadcast", "barrier", "rdlock",
+	"wrlock", "rwunlock", "sleep",
+};
+
+static const char *const unit_names[] = { "tick", "ns", "us", "ms", "s" };
+
+static const char *const kind_names[TRACE_NKINDS] = {
+	"thread", "mutex", "semaphore", "condition variable", "barrier",
+	"rwlock",
+};
+
+const char *trace_op_name(enum trace_op op)
+{
+	return (unsigned)op < TRACE_NOPS ? op_names[op] : "?";
+}
+
+const char *trace_unit_name(enum trace_unit unit)
+{
+	return (unsigned)unit <= TRACE_S ? unit_names[unit] : "?";
+}
+
+const char *trace_kind_name(enum trace_kind kind)
+{
+	return (unsigned)kind < TRACE_NKINDS ? kind_names[kind] : "?";
+}
+
+const char *trace_thread_name(const struct trace *tr, uint32_t i)
+{
+	if (!tr || i >= tr->nthreads || tr->threads[i].name == TRACE_NONE)
+		return NULL;
+	return tr->strings + tr->threads[i].name;
+}
+
+const char *trace_rec_loc(const struct trace *tr, size_t r)
+{
+	if (!tr || !tr->loc || r >= tr->nrec || tr->loc[r] == TRACE_NONE)
+		return NULL;
+	return tr->strings + tr->loc[r];
+}
+
+uint64_t trace_thread_work(const struct trace *tr, uint32_t i)
+{
+	uint64_t w = 0;
+	if (!tr || i >= tr->nthreads)
+		return 0;
+	const struct trace_thread *t = &tr->threads[i];
+	for (uint32_t k = 0; k < t->nrec; k++)
+		w += tr->rec[t->first + k].work;
+	return w;
+}
+
+uint64_t trace_total_work(const struct trace *tr)
+{
+	uint64_t w = 0;
+	if (!tr)
+		return 0;
+	for (size_t k = 0; k < tr->nrec; k++)
+		w += tr->rec[k].work;
+	return w;
+}
+
+int64_t trace_thread_index(const struct trace *tr, uint32_t id)
+{
+	if (!tr)
+		return -1;
+	uint32_t lo = 0, hi = tr->nthreads;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->threads[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < tr->nthreads && tr->threads[lo].id == id)
+		return lo;
+	return -1;
+}
+
+void trace_free(struct trace *tr)
+{
+	if (!tr)
+		return;
+	free(tr->threads);
+	free(tr->rec);
+	free(tr->loc);
+	free(tr->pair);
+	for (int k = 0; k < TRACE_NKINDS; k++)
+		free(tr->obj_id[k]);
+	free(tr->sem_init);
+	free(tr->sem_declared);
+	free(tr->strings);
+	free(tr);
+}
+
+/* ---------------------------------------------------------------------
+ * Errors
+ */
+
+static char *escape(char *d, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			*d++ = (char)c;
+		} else {
+			*d++ = '\\';
+			*d++ = 'x';
+			*d++ = hex[c >> 4];
+			*d++ = hex[c & 15];
+		}
+	}
+	return d;
+}
+
+const char *tr_quote(struct tr_quote *q, const char *s, size_t n)
+{
+	char *d = q->s;
+	*d++ = '\'';
+	d = escape(d, s, n < TR_QUOTE_MAX ? n : TR_QUOTE_MAX);
+	if (n > TR_QUOTE_MAX) {
+		memcpy(d, "...", 3);
+		d += 3;
+	}
+	*d++ = '\'';
+	*d = 0;
+	return q->s;
+}
+
+void tr_verr(struct trace_error *e, const char *file, uint32_t line,
+             const char *fmt, va_list ap)
+{
+	char name[3 + 200 * 4 + 1];
+	char *d = name;
+	size_t n = file ? strlen(file) : 0;
+	const char *s = file ? file : "";
+	if (n > 200) {
+		memcpy(d, "...", 3);
+		d += 3;
+		s += n - 200;
+		n = 200;
+	}
+	d = escape(d, s, n);
+	*d = 0;
+	int k;
+	if (line)
+		k = snprintf(e->msg, sizeof e->msg, "%s:%u: ", name, line);
+	else
+		k = snprintf(e->msg, sizeof e->msg, "%s: ", name);
+	if (k < 0)
+		k = 0;
+	if ((size_t)k < sizeof e->msg)
+		vsnprintf(e->msg + k, sizeof e->msg - (size_t)k, fmt, ap);
+	/* the reason never holds raw control bytes (tokens are quoted),
+	 * but make sure of one line whatever the caller passed */
+	for (char *c = e->msg; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	e->line = line;
+}
+
+void tr_err(struct trace_error *e, const char *file, uint32_t line,
+            const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tr_verr(e, file, line, fmt, ap);
+	va_end(ap);
+}
+
+/* Optimal string alignment distance, case-insensitive, for short words;
+ * returns 3 for anything farther than 2. */
+static int osa(const char *a, size_t n, const char *b, size_t m)
+{
+	enum { W = 24 };
+	int d[W + 1][W + 1];
+	if (n > W || m > W)
+		return 3;
+	if ((n > m ? n - m : m - n) > 2)
+		return 3;
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++) {
+		for (size_t j = 1; j <= m; j++) {
+			int ca = tolower((unsigned char)a[i - 1]);
+			int cb = tolower((unsigned char)b[j - 1]);
+			int c = d[i - 1][j - 1] + (ca != cb);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb &&
+			    d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	}
+	return d[n][m];
+}
+
+int tr_lookup(const char *const *names, int count, const char *s, size_t n,
+              int *suggest)
+{
+	int best = -1, bestd = 3;
+	for (int i = 0; i < count; i++) {
+		size_t m = strlen(names[i]);
+		if (m == n && memcmp(names[i], s, n) == 0) {
+			if (suggest)
+				*suggest = -1;
+			return i;
+		}
+	}
+	for (int i = 0; i < count; i++) {
+		int dd = osa(s, n, names[i], strlen(names[i]));
+		if (dd < bestd) {
+			bestd = dd;
+			best = i;
+		}
+	}
+	if (suggest)
+		*suggest = best;
+	return -1;
+}

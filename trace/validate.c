@@ -1,0 +1,750 @@
+/*
+ * validate.c - pass 2 of the reader: the records of pass 1 (file order)
+ * are permuted into thread-major order, then replayed in file order as one
+ * sequential execution (docs/trace-format.md, Order; docs/trace.md), which
+ * fills pair[].  The first record where the replay fails is reported.
+ *
+ * Condition variables: a thread whose next record is `cwait C M`
+ * registers as a waiter of C right after its current record (or at its
+ * create, if the cwait is its first record), releasing M.  Registered
+ * waiters of C sit in a min-heap by the line of their cwait; a
+ * signal/broadcast C N claims the N waiters whose cwait lines come first
+ * (earliest deadline first, optimal for these interval constraints).  A
+ * cwait line then needs a claim, and M free.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/traceint.h"
+
+#define NONE TRACE_NONE
+#define NOT_CREATED UINT32_MAX
+
+struct vth {
+	uint32_t first, cur, end; /* records [first, end), next: cur       */
+	uint32_t created;         /* line of its create; 0: the initial
+	                             thread; NOT_CREATED                    */
+	uint32_t exit_line;       /* 0 while it runs                        */
+	uint32_t exit_rec;
+	uint32_t woken_by;        /* signal that claimed its pending cwait  */
+	uint32_t reg_line;        /* line after which it began that cwait   */
+	uint8_t reg_bad;          /* it did not hold M then                 */
+	uint8_t reg_first;        /* that cwait is its first record         */
+};
+
+struct vmx {
+	uint32_t owner, since;    /* thread and line, or NONE             */
+	uint32_t last_release;    /* record after which it was released   */
+};
+
+struct vsem {
+	uint32_t left;            /* initial tokens not taken yet          */
+	uint32_t head, tail;      /* posts not taken yet, linked by pair[] */
+};
+
+struct vheap {
+	uint64_t *a;              /* cwait line << 32 | thread             */
+	uint32_t n, cap;
+};
+
+struct vbar {
+	uint32_t count, size, first_line;
+	uint32_t chain;           /* arrivals of the open group, by pair[] */
+};
+
+struct vrw {
+	uint32_t writer, since, last_unlock;
+	uint64_t readers;         /* read holds                            */
+};
+
+/* read holds per (thread, rwlock) */
+struct vrd {
+	uint64_t *key;            /* thread << 32 | rwlock; empty: ~0      */
+	uint32_t *cnt;
+	size_t mask, n;
+};
+
+struct v {
+	struct tr_p1 *P;
+	struct trace_error err;
+	int oom;
+	int truncated;
+	const struct trace_rec *rec;
+	uint32_t *pair;
+	uint32_t *thid;           /* external id of each (new) thread      */
+	struct vth *th;
+	struct vmx *mx;
+	struct vsem *sem;
+	struct vheap *cv;
+	struct vbar *bar;
+	struct vrw *rw;
+	struct vrd rd;
+	uint64_t exhausted;       /* truncated: live threads whose next
+	                             record is past the syntax error        */
+	uint64_t phantom;         /* of those, assumed woken already        */
+};
+
+static int verr(struct v *V, uint32_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int verr(struct v *V, uint32_t line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tr_verr(&V->err, V->P->file, line, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int voom(struct v *V)
+{
+	V->oom = 1;
+	return verr(V, 0, "out of memory");
+}
+
+static inline uint32_t xid(const struct v *V, int kind, uint32_t i)
+{
+	return V->P->obj[kind].id[i];
+}
+
+/* ---------------------------------------------------------------------
+ * Containers
+ */
+
+static int heap_push(struct vheap *h, uint64_t k)
+{
+	if (h->n == h->cap) {
+		uint32_t cap = h->cap ? h->cap * 2 : 4;
+		uint64_t *a = realloc(h->a, (size_t)cap * sizeof *a);
+		if (!a)
+			return -1;
+		h->a = a;
+		h->cap = cap;
+	}
+	uint32_t i = h->n++;
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+		if (h->a[p] <= k)
+			break;
+		h->a[i] = h->a[p];
+		i = p;
+	}
+	h->a[i] = k;
+	return 0;
+}
+
+static uint64_t heap_pop(struct vheap *h)
+{
+	uint64_t top = h->a[0], k = h->a[--h->n];
+	uint32_t i = 0, n = h->n;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h->a[c + 1] < h->a[c])
+			c++;
+		if (k <= h->a[c])
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (n)
+		h->a[i] = k;
+	return top;
+}
+
+static inline size_t rd_hash(uint64_t k, size_t mask)
+{
+	return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* The read-hold count of (t, r); inserted as 0 with `insert`, else NULL
+ * when absent.  NULL with `insert`: out of memory. */
+static uint32_t *rd_get(struct vrd *m, uint32_t t, uint32_t r, int insert)
+{
+	uint64_t key = (uint64_t)t << 32 | r;
+	if (insert && (m->n + 1) * 2 > (m->key ? m->mask + 1 : 0)) {
+		size_t slots = m->key ? (m->mask + 1) * 2 : 64;
+		uint64_t *nk = malloc(slots * sizeof *nk);
+		uint32_t *nc = malloc(slots * sizeof *nc);
+		if (!nk || !nc) {
+			free(nk);
+			free(nc);
+			return NULL;
+		}
+		memset(nk, 0xff, slots * sizeof *nk);
+		if (m->key) {
+			for (size_t i = 0; i <= m->mask; i++) {
+				if (m->key[i] == UINT64_MAX)
+					continue;
+				size_t k = rd_hash(m->key[i], slots - 1);
+				while (nk[k] != UINT64_MAX)
+					k = (k + 1) & (slots - 1);
+				nk[k] = m->key[i];
+				nc[k] = m->cnt[i];
+			}
+		}
+		free(m->key);
+		free(m->cnt);
+		m->key = nk;
+		m->cnt = nc;
+		m->mask = slots - 1;
+	}
+	if (!m->key)
+		return NULL;
+	size_t k = rd_hash(key, m->mask);
+	while (m->key[k] != UINT64_MAX) {
+		if (m->key[k] == key)
+			return &m->cnt[k];
+		k = (k + 1) & m->mask;
+	}
+	if (!insert)
+		return NULL;
+	m->key[k] = key;
+	m->cnt[k] = 0;
+	m->n++;
+	return &m->cnt[k];
+}
+
+/* ---------------------------------------------------------------------
+ * Replay
+ */
+
+/* Thread t begins the cwait at record k right after record `prev` (NONE:
+ * at its start), on line reg_line. */
+static int reg(struct v *V, uint32_t t, uint32_t k, uint32_t prev,
+               uint32_t reg_line)
+{
+	const struct trace_rec *c = &V->rec[k];
+	struct vmx *m = &V->mx[c->b];
+	struct vth *T = &V->th[t];
+	if (prev != NONE && m->owner == t) {
+		m->owner = NONE;
+		m->last_release = prev;
+		T->reg_bad = 0;
+	} else {
+		T->reg_bad = 1;
+	}
+	T->reg_first = prev == NONE;
+	T->woken_by = NONE;
+	T->reg_line = reg_line;
+	if (heap_push(&V->cv[c->a], (uint64_t)c->line << 32 | t))
+		return voom(V);
+	return 0;
+}
+
+static int replay(struct v *V, const uint32_t *tid, size_t n)
+{
+	const struct trace_rec *rec = V->rec;
+	uint32_t *pair = V->pair;
+	struct vth *th = V->th;
+	const uint32_t *thid = V->thid;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = tid[i];
+		struct vth *T = &th[t];
+		uint32_t j = T->cur;
+		const struct trace_rec *r = &rec[j];
+		uint32_t line = r->line;
+		const char *opn = trace_op_name(r->op);
+
+		if (T->created == NOT_CREATED)
+			return verr(V, line, "thread %u used before any create names it",
+			            thid[t]);
+		if (T->exit_line)
+			return verr(V, line, "thread %u has a record after its exit at line %u",
+			            thid[t], T->exit_line);
+
+		switch (r->op) {
+		case TRACE_CREATE: {
+			uint32_t c = r->a;
+			struct vth *C = &th[c];
+			if (C->created == 0)
+				return verr(V, line, "create of thread %u, which already exists (the initial thread)",
+				            thid[c]);
+			if (C->created != NOT_CREATED)
+				return verr(V, line, "create of thread %u, which already exists (created at line %u)",
+				            thid[c], C->created);
+			C->created = line;
+			if (C->cur < C->end) {
+				if (rec[C->cur].op == TRACE_CWAIT &&
+				    reg(V, c, C->cur, NONE, line))
+					return -1;
+			} else if (V->truncated) {
+				V->exhausted++;
+			}
+			break;
+		}
+		case TRACE_EXIT:
+			T->exit_line = line;
+			T->exit_rec = j;
+			break;
+		case TRACE_JOIN: {
+			uint32_t u = r->a;
+			if (u == t)
+				return verr(V, line, "thread %u joins itself", thid[t]);
+			if (th[u].created == NOT_CREATED)
+				return verr(V, line, "thread %u used before any create names it",
+				            thid[u]);
+			if (!th[u].exit_line)
+				return verr(V, line, "join of thread %u before its exit",
+				            thid[u]);
+			pair[j] = th[u].exit_rec;
+			break;
+		}
+		case TRACE_TRYLOCK:
+			if (!r->b)
+				break;
+			/* fall through */
+		case TRACE_LOCK: {
+			struct vmx *m = &V->mx[r->a];
+			if (m->owner == t)
+				return verr(V, line, "%s of mutex %u, which thread %u already holds (since line %u)",
+				            opn, xid(V, TRACE_K_MUTEX, r->a), thid[t], m->since);
+			if (m->owner != NONE)
+				return verr(V, line, "%s of mutex %u, which thread %u holds (since line %u)",
+				            opn, xid(V, TRACE_K_MUTEX, r->a),
+				            thid[m->owner], m->since);
+			m->owner = t;
+			m->since = line;
+			pair[j] = m->last_release;
+			break;
+		}
+		case TRACE_UNLOCK: {
+			struct vmx *m = &V->mx[r->a];
+			if (m->owner == NONE)
+				return verr(V, line, "unlock of mutex %u, which is not locked",
+				            xid(V, TRACE_K_MUTEX, r->a));
+			if (m->owner != t)
+				return verr(V, line, "unlock of mutex %u, which thread %u holds (since line %u)",
+				            xid(V, TRACE_K_MUTEX, r->a), thid[m->owner],
+				            m->since);
+			m->owner = NONE;
+			m->last_release = j;
+			break;
+		}
+		case TRACE_TRYWAIT:
+			if (!r->b)
+				break;
+			/* fall through */
+		case TRACE_WAIT: {
+			struct vsem *s = &V->sem[r->a];
+			if (s->left) {
+				s->left--;
+			} else if (s->head != NONE) {
+				uint32_t p = s->head;
+				s->head = pair[p];
+				pair[p] = NONE;
+				if (s->head == NONE)
+					s->tail = NONE;
+				pair[j] = p;
+			} else {
+				return verr(V, line, "%s on semaphore %u, which has no token",
+				            opn, xid(V, TRACE_K_SEM, r->a));
+			}
+			break;
+		}
+		case TRACE_POST: {
+			struct vsem *s = &V->sem[r->a];
+			if (s->tail == NONE)
+				s->head = j;
+			else
+				pair[s->tail] = j;
+			s->tail = j;
+			break;
+		}
+		case TRACE_CWAIT: {
+			struct vmx *m = &V->mx[r->b];
+			if (T->reg_bad) {
+				if (T->reg_first)
+					return verr(V, line, "thread %u does not hold mutex %u when it begins this cwait (its first record)",
+					            thid[t], xid(V, TRACE_K_MUTEX, r->b));
+				return verr(V, line, "thread %u does not hold mutex %u when it begins this cwait (after line %u)",
+				            thid[t], xid(V, TRACE_K_MUTEX, r->b), T->reg_line);
+			}
+			if (T->woken_by == NONE)
+				return verr(V, line, "cwait of thread %u on condition variable %u is not woken by any signal or broadcast after line %u",
+				            thid[t], xid(V, TRACE_K_COND, r->a), T->reg_line);
+			if (m->owner != NONE)
+				return verr(V, line, "cwait of thread %u re-acquires mutex %u, which thread %u holds (since line %u)",
+				            thid[t], xid(V, TRACE_K_MUTEX, r->b),
+				            thid[m->owner], m->since);
+			m->owner = t;
+			m->since = line;
+			pair[j] = T->woken_by;
+			T->woken_by = NONE;
+			break;
+		}
+		case TRACE_SIGNAL:
+		case TRACE_BROADCAST: {
+			struct vheap *h = &V->cv[r->a];
+			uint32_t want = r->b;
+			if (h->n < want) {
+				uint64_t miss = want - h->n;
+				if (V->truncated && V->exhausted - V->phantom >= miss) {
+					V->phantom += miss;
+				} else {
+					char waiting[64];
+					if (h->n == 0)
+						snprintf(waiting, sizeof waiting, "none was waiting");
+					else
+						snprintf(waiting, sizeof waiting, "only %u %s waiting",
+						         h->n, h->n == 1 ? "was" : "were");
+					return verr(V, line, "%s of condition variable %u woke %u thread%s, but %s",
+					            opn, xid(V, TRACE_K_COND, r->a), want,
+					            want == 1 ? "" : "s", waiting);
+				}
+				want = h->n;
+			}
+			while (want--) {
+				uint32_t w = (uint32_t)heap_pop(h);
+				th[w].woken_by = j;
+			}
+			break;
+		}
+		case TRACE_BARRIER: {
+			struct vbar *b = &V->bar[r->a];
+			uint32_t prev = j > T->first ? rec[j - 1].line : T->created;
+			if (b->count == 0) {
+				b->size = r->b;
+				b->first_line = line;
+				b->chain = NONE;
+			} else {
+				if (r->b != b->size)
+					return verr(V, line, "barrier %u of size %u, but its group (from line %u) has size %u",
+					            xid(V, TRACE_K_BARRIER, r->a), r->b,
+					            b->first_line, b->size);
+				if (prev >= b->first_line) {
+					if (j > T->first)
+						return verr(V, line, "thread %u reaches barrier %u after its group was released at line %u (its previous record is at line %u)",
+						            thid[t], xid(V, TRACE_K_BARRIER, r->a),
+						            b->first_line, prev);
+					return verr(V, line, "thread %u reaches barrier %u after its group was released at line %u (it was created at line %u)",
+					            thid[t], xid(V, TRACE_K_BARRIER, r->a),
+					            b->first_line, prev);
+				}
+			}
+			pair[j] = b->chain;
+			b->chain = j;
+			if (++b->count == b->size) {
+				for (uint32_t k = j; k != NONE;) {
+					uint32_t nx = pair[k];
+					pair[k] = j;
+					k = nx;
+				}
+				b->count = 0;
+			}
+			break;
+		}
+		case TRACE_RDLOCK: {
+			struct vrw *w = &V->rw[r->a];
+			if (w->writer != NONE)
+				return verr(V, line, "rdlock of rwlock %u, which thread %u holds for writing (since line %u)",
+				            xid(V, TRACE_K_RWLOCK, r->a), thid[w->writer],
+				            w->since);
+			uint32_t *c = rd_get(&V->rd, t, r->a, 1);
+			if (!c)
+				return voom(V);
+			(*c)++;
+			w->readers++;
+			pair[j] = w->last_unlock;
+			break;
+		}
+		case TRACE_WRLOCK: {
+			struct vrw *w = &V->rw[r->a];
+			if (w->writer != NONE)
+				return verr(V, line, "wrlock of rwlock %u, which thread %u holds for writing (since line %u)",
+				            xid(V, TRACE_K_RWLOCK, r->a), thid[w->writer],
+				            w->since);
+			if (w->readers)
+				return verr(V, line, "wrlock of rwlock %u while it is held for reading",
+				            xid(V, TRACE_K_RWLOCK, r->a));
+			w->writer = t;
+			w->since = line;
+			pair[j] = w->last_unlock;
+			break;
+		}
+		case TRACE_RWUNLOCK: {
+			struct vrw *w = &V->rw[r->a];
+			if (w->writer == t) {
+				w->writer = NONE;
+			} else {
+				uint32_t *c = rd_get(&V->rd, t, r->a, 0);
+				if (!c || !*c)
+					return verr(V, line, "rwunlock of rwlock %u, which thread %u does not hold",
+					            xid(V, TRACE_K_RWLOCK, r->a), thid[t]);
+				(*c)--;
+				w->readers--;
+			}
+			w->last_unlock = j;
+			break;
+		}
+		case TRACE_SLEEP:
+			break;
+		}
+
+		T->cur = j + 1;
+		if (r->op != TRACE_EXIT) {
+			if (j + 1 < T->end) {
+				if (rec[j + 1].op == TRACE_CWAIT && reg(V, t, j + 1, j, line))
+					return -1;
+			} else if (V->truncated) {
+				V->exhausted++;
+			}
+		}
+	}
+	return 0;
+}
+
+/* End of file: every thread exited, every barrier group complete. */
+static int eof_checks(struct v *V, uint32_t nth, const uint32_t *ord)
+{
+	const struct trace_rec *rec = V->rec;
+	for (uint32_t t = 0; t < nth; t++) {
+		const struct vth *T = &V->th[t];
+		if (T->exit_line)
+			continue;
+		if (T->end > T->first)
+			return verr(V, 0, "thread %u has no exit record (last record at line %u)",
+			            V->thid[t], rec[T->end - 1].line);
+		if (T->created == NOT_CREATED)
+			return verr(V, 0, "thread %u has no records (named at line %u, never created)",
+			            V->thid[t], V->P->th_name_line[ord[t]]);
+		if (T->created == 0)
+			return verr(V, 0, "thread %u has no records", V->thid[t]);
+		return verr(V, 0, "thread %u has no exit record (created at line %u, no records)",
+		            V->thid[t], T->created);
+	}
+	uint32_t nb = V->P->obj[TRACE_K_BARRIER].n, worst = NONE;
+	for (uint32_t b = 0; b < nb; b++)
+		if (V->bar[b].count &&
+		    (worst == NONE || V->bar[b].first_line < V->bar[worst].first_line))
+			worst = b;
+	if (worst != NONE) {
+		const struct vbar *b = &V->bar[worst];
+		return verr(V, 0, "barrier %u has an incomplete group: %u of %u threads arrived (from line %u)",
+		            xid(V, TRACE_K_BARRIER, worst), b->count, b->size,
+		            b->first_line);
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Shrink a[n] to its size (NULL when empty); steals it. */
+static void *fit(void *a, size_t n, size_t size)
+{
+	if (!n) {
+		free(a);
+		return NULL;
+	}
+	void *b = realloc(a, n * size);
+	return b ? b : a;
+}
+
+static void v_release(struct v *V, uint32_t ncond)
+{
+	free(V->thid);
+	free(V->th);
+	free(V->mx);
+	free(V->sem);
+	if (V->cv)
+		for (uint32_t c = 0; c < ncond; c++)
+			free(V->cv[c].a);
+	free(V->cv);
+	free(V->bar);
+	free(V->rw);
+	free(V->rd.key);
+	free(V->rd.cnt);
+}
+
+int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
+{
+	struct v V;
+	size_t n = P->nrec;
+	uint32_t nth = P->obj[TRACE_K_THREAD].n;
+	uint32_t ncond = P->obj[TRACE_K_COND].n;
+	uint32_t *ord = NULL, *newidx = NULL;
+	uint64_t *key = NULL;
+	struct trace_rec *rec = NULL;
+	uint32_t *loc = NULL, *pair = NULL;
+	struct trace *tr = NULL;
+	int rc = -1;
+
+	if (out)
+		*out = NULL;
+	memset(&V, 0, sizeof V);
+	V.P = P;
+	V.truncated = truncated;
+	if (!truncated && n == 0) {
+		tr_err(P->err, P->file, 0, "no records (thread 1 must run and exit)");
+		return -1;
+	}
+
+	/* dense thread order == increasing external id */
+	key = malloc(((size_t)nth + 1) * sizeof *key);
+	ord = malloc(((size_t)nth + 1) * sizeof *ord);
+	newidx = malloc(((size_t)nth + 1) * sizeof *newidx);
+	V.thid = malloc(((size_t)nth + 1) * sizeof *V.thid);
+	V.th = calloc((size_t)nth + 1, sizeof *V.th);
+	rec = malloc((n ? n : 1) * sizeof *rec);
+	pair = malloc((n ? n : 1) * sizeof *pair);
+	if (P->loc)
+		loc = malloc((n ? n : 1) * sizeof *loc);
+	if (!key || !ord || !newidx || !V.thid || !V.th || !rec || !pair ||
+	    (P->loc && !loc)) {
+		voom(&V);
+		goto done;
+	}
+	for (uint32_t i = 0; i < nth; i++)
+		key[i] = (uint64_t)P->obj[TRACE_K_THREAD].id[i] << 32 | i;
+	qsort(key, nth, sizeof *key, cmp_u64);
+	for (uint32_t i = 0; i < nth; i++) {
+		ord[i] = (uint32_t)key[i];
+		newidx[ord[i]] = i;
+		V.thid[i] = (uint32_t)(key[i] >> 32);
+	}
+	free(key);
+	key = NULL;
+
+	/* thread-major permutation */
+	uint32_t *tid = P->tid;
+	for (size_t i = 0; i < n; i++) {
+		tid[i] = newidx[tid[i]];
+		V.th[tid[i]].end++;
+	}
+	uint32_t acc = 0;
+	for (uint32_t t = 0; t < nth; t++) {
+		uint32_t c = V.th[t].end;
+		V.th[t].first = V.th[t].cur = acc;
+		acc += c;
+		V.th[t].end = acc;
+		V.th[t].created = NOT_CREATED;
+		V.th[t].woken_by = NONE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t j = V.th[tid[i]].cur++;
+		rec[j] = P->rec[i];
+		if (rec[j].op == TRACE_CREATE || rec[j].op == TRACE_JOIN)
+			rec[j].a = newidx[rec[j].a];
+		if (loc)
+			loc[j] = P->loc[i];
+	}
+	for (uint32_t t = 0; t < nth; t++)
+		V.th[t].cur = V.th[t].first;
+	free(P->rec);
+	P->rec = NULL;
+	free(P->loc);
+	P->loc = NULL;
+	memset(pair, 0xff, (n ? n : 1) * sizeof *pair);
+	V.rec = rec;
+	V.pair = pair;
+
+	/* object state */
+	uint32_t nmx = P->obj[TRACE_K_MUTEX].n, nsem = P->obj[TRACE_K_SEM].n;
+	uint32_t nbar = P->obj[TRACE_K_BARRIER].n, nrw = P->obj[TRACE_K_RWLOCK].n;
+	V.mx = malloc(((size_t)nmx + 1) * sizeof *V.mx);
+	V.sem = malloc(((size_t)nsem + 1) * sizeof *V.sem);
+	V.cv = calloc((size_t)ncond + 1, sizeof *V.cv);
+	V.bar = calloc((size_t)nbar + 1, sizeof *V.bar);
+	V.rw = malloc(((size_t)nrw + 1) * sizeof *V.rw);
+	if (!V.mx || !V.sem || !V.cv || !V.bar || !V.rw) {
+		voom(&V);
+		goto done;
+	}
+	for (uint32_t i = 0; i < nmx; i++)
+		V.mx[i] = (struct vmx){ NONE, 0, NONE };
+	for (uint32_t i = 0; i < nsem; i++)
+		V.sem[i] = (struct vsem){ P->sem_init[i], NONE, NONE };
+	for (uint32_t i = 0; i < nrw; i++)
+		V.rw[i] = (struct vrw){ NONE, 0, NONE, 0 };
+
+	/* the initial thread */
+	uint32_t init = NONE;
+	for (uint32_t t = 0; t < nth; t++)
+		if (V.thid[t] == 1)
+			init = t;
+	if (init != NONE) {
+		struct vth *T = &V.th[init];
+		T->created = 0;
+		if (T->cur < T->end) {
+			if (rec[T->cur].op == TRACE_CWAIT &&
+			    reg(&V, init, T->cur, NONE, 0))
+				goto done;
+		} else if (truncated) {
+			V.exhausted++;
+		}
+	}
+
+	if (replay(&V, tid, n))
+		goto done;
+	if (truncated)
+		goto done;
+	if (eof_checks(&V, nth, ord))
+		goto done;
+
+	/* untaken posts: their pair[] links back to TRACE_NONE */
+	for (uint32_t s = 0; s < nsem; s++)
+		for (uint32_t p = V.sem[s].head; p != NONE;) {
+			uint32_t nx = pair[p];
+			pair[p] = NONE;
+			p = nx;
+		}
+
+	tr = calloc(1, sizeof *tr);
+	if (!tr || !(tr->threads = malloc(((size_t)nth + 1) * sizeof *tr->threads))) {
+		free(tr);
+		tr = NULL;
+		voom(&V);
+		goto done;
+	}
+	tr->unit = P->unit;
+	tr->unit_declared = P->unit_declared;
+	tr->nthreads = nth;
+	for (uint32_t t = 0; t < nth; t++) {
+		tr->threads[t].id = V.thid[t];
+		tr->threads[t].first = V.th[t].first;
+		tr->threads[t].nrec = V.th[t].end - V.th[t].first;
+		tr->threads[t].name = P->th_name[ord[t]];
+	}
+	tr->initial = init;
+	tr->nrec = n;
+	tr->rec = rec;
+	tr->loc = loc;
+	tr->pair = pair;
+	rec = NULL;
+	loc = pair = NULL;
+	for (int k = 0; k < TRACE_NKINDS; k++) {
+		tr->nobj[k] = P->obj[k].n;
+		if (k == TRACE_K_THREAD)
+			continue;
+		tr->obj_id[k] = fit(P->obj[k].id, P->obj[k].n, sizeof(uint32_t));
+		P->obj[k].id = NULL;
+	}
+	tr->sem_init = fit(P->sem_init, nsem, sizeof(uint32_t));
+	tr->sem_declared = fit(P->sem_declared, nsem, sizeof(uint32_t));
+	P->sem_init = P->sem_declared = NULL;
+	tr->strings = fit(P->str, P->slen, 1);
+	tr->strings_len = P->slen;
+	P->str = NULL;
+	if (out)
+		*out = tr;
+	else
+		trace_free(tr);
+	rc = 0;
+done:
+	if (rc && !(truncated && V.oom) && V.err.msg[0])
+		*P->err = V.err;
+	free(key);
+	free(ord);
+	free(newidx);
+	free(rec);
+	free(loc);
+	free(pair);
+	v_release(&V, ncond);
+	return rc;
+}
