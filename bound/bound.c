@@ -57,3 +57,56 @@ char *bound_qfmt(const mpq_t q, int digits, int dir, char *buf, size_t len)
 	mpz_clears(s, num, ip, fp, NULL);
 	return buf;
 }
+
+/* A sim_time as an mpq. */
+static void q_from_time(mpq_t q, sim_time t)
+{
+	mpz_import(mpq_numref(q), 1, -1, sizeof t.num, 0, 0, &t.num);
+	mpz_import(mpq_denref(q), 1, -1, sizeof t.den, 0, 0, &t.den);
+	mpq_canonicalize(q);
+}
+
+int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
+                    struct bound_result *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!tr || k == 0)
+		return BOUND_EINVAL;
+	struct bound_prog bp;
+	int rc = bound_prog_from_trace(tr, &bp);
+	if (rc)
+		return rc;
+	mpq_t t, b;
+	mpq_inits(t, b, NULL);
+	mpz_import(mpq_numref(t), 1, -1, sizeof latency, 0, 0, &latency);
+	struct bound_pres pr;
+	memset(&pr, 0, sizeof pr);
+	struct bound_lower lo;
+	rc = bound_p(&bp, k, t, NULL, &pr);
+	if (rc == BOUND_OK)
+		rc = bound_lower(tr, k, 0, &lo);
+	if (rc == BOUND_OK) {
+		out->n = bp.n;
+		out->k = k;
+		out->latency = latency;
+		out->z = mpq_get_d(bp.z);
+		out->T = mpq_get_d(bp.T);
+		char buf[64];
+		/* p rounded up to 1e-9, so that the double stays an upper bound
+		 * up to the double's own rounding */
+		out->p = strtod(bound_qfmt(pr.p, 9, 1, buf, sizeof buf), NULL);
+		mpq_mul(b, pr.p, bp.T);
+		bound_qfmt(b, 3, 1, out->bound_str, sizeof out->bound_str);
+		out->bound = strtod(out->bound_str, NULL);
+		q_from_time(b, lo.lower);
+		bound_qfmt(b, 3, -1, out->lower_str, sizeof out->lower_str);
+		out->lower = strtod(out->lower_str, NULL);
+		out->lower_exact_partition = lo.part_lb == lo.part_ub;
+		out->classes = pr.classes;
+		out->thick = pr.thick;
+	}
+	bound_pres_release(&pr);
+	bound_prog_release(&bp);
+	mpq_clears(t, b, NULL);
+	return rc;
+}

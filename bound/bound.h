@@ -37,8 +37,7 @@ enum {
 	                         asked for n above BOUND_BRUTE_MAX            */
 	BOUND_EDEADLOCK = -4, /* the trace deadlocks with one processor per
 	                         thread: T(P,n,0) does not exist              */
-	BOUND_ESIM = -5,      /* the simulator failed (overflow, ...)         */
-	BOUND_EILP = -6       /* GLPK failed outright (not a time-out)       */
+	BOUND_ESIM = -5       /* the simulator failed (overflow, ...)         */
 };
 /* A static one-line description of a BOUND_E* code. */
 const char *bound_strerror(int code);
@@ -222,8 +221,10 @@ struct bound_lower {
 /*
  * bound_lower - the lower bound for `tr` on k processors.  ilp_ms: time
  * limit for GLPK in milliseconds (0: 1000).  On failure *out is zeroed.
- * Returns BOUND_OK, BOUND_EINVAL (k = 0), BOUND_EDEADLOCK, BOUND_ESIM,
- * BOUND_ENOMEM, BOUND_EILP.
+ * If GLPK stops early for any reason, the bound it had proven is used
+ * (never less than the trivial bounds).  Returns BOUND_OK, BOUND_EINVAL
+ * (k = 0), BOUND_EDEADLOCK (the relaxed program deadlocks: cannot happen
+ * for a valid trace), BOUND_ESIM, BOUND_ENOMEM.
  */
 int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
                 struct bound_lower *out);

@@ -32,7 +32,6 @@ const char *bound_strerror(int code)
 	case BOUND_ETOOBIG: return "too many threads";
 	case BOUND_EDEADLOCK: return "the program deadlocks with one processor per thread";
 	case BOUND_ESIM: return "the simulation failed";
-	case BOUND_EILP: return "the integer program failed";
 	}
 	return "unknown error";
 }

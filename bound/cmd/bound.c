@@ -1,0 +1,831 @@
+/*
+ * bound - Paper VII's bound on the minimal completion time, and a proven
+ * lower bound, for a trace or for program parameters (docs/bound.md).
+ *
+ * Exit status: 0 ok, 1 usage error, 2 bad input, 3 the program deadlocks
+ * with one processor per thread, 4 internal limit (too many threads, out of
+ * memory, simulator overflow).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gmp.h>
+
+#include "bound/bound.h"
+#include "sim/sim.h"
+#include "trace/trace.h"
+
+static const char usage[] =
+"usage: bound --cpus K [options] TRACE\n"
+"       bound --threads N --profile V1,...,VN --granularity Z --cpus K [options]\n"
+"       bound --sweep K [--latency T1,T2,...] (TRACE | parameters)\n"
+"\n"
+"Paper VII's bound p(n,k,t,z,V): some binding of the program to K processors\n"
+"completes within p * T(P,n,0), and no better bound holds for every program\n"
+"with the same n, V, z; and a proven lower bound that no binding beats.\n"
+"\n"
+"Machine:\n"
+"  --cpus K            processors (K >= 1)\n"
+"  --latency T         synchronization latency t (default 0): a non-negative\n"
+"                      number, decimal (0.5) or fraction (1/3).  With a trace:\n"
+"                      trace units, or with a suffix ns, us, ms or s converted\n"
+"                      to the trace's unit (the trace must declare one).  With\n"
+"                      parameters: the time unit of Z.  A comma-separated list\n"
+"                      with --sweep.\n"
+"  --sweep K           CSV of p for k = 1..K and every latency (Paper VII,\n"
+"                      Figure 22)\n"
+"\n"
+"Program parameters (instead of a trace):\n"
+"  --threads N         n, the number of threads\n"
+"  --profile V1,..,VN  the parallel profile: Vi = fraction of T(P,n,0) with\n"
+"                      exactly i threads running.  If they sum to less than 1\n"
+"                      the rest is time with none running (V0); if to more,\n"
+"                      they are divided by their sum (raw times work).\n"
+"  --granularity Z     synchronization signals per unit of total work\n"
+"\n"
+"Method:\n"
+"  --method M          s(A,V) by poly (counting polynomials, default), paper\n"
+"                      (f and pi of Section 4.4) or brute (n <= 24)\n"
+"  --no-lazy           branch-and-bound without lazy evaluation\n"
+"  --exhaustive        evaluate every allocation instead\n"
+"  --ilp-ms MS         time limit of the lower bound's integer program,\n"
+"                      milliseconds (default 1000)\n"
+"  --no-lower          do not compute the lower bound\n"
+"\n"
+"Output:\n"
+"  --exact             also print exact fractions (keys ending in _exact)\n"
+"  --json              the same as one JSON object (--sweep: {\"sweep\": [...]})\n"
+"  -h, --help          this text\n"
+"\n"
+"Output is one `key value` per line: n, z, V, T, p, bound (= p*T), lower,\n"
+"allocation (threads per processor of an allocation attaining p), then the\n"
+"evaluation counts and details (docs/bound.md).  p and bound are rounded up\n"
+"(6 and 3 decimals), lower down (3 decimals), so the printed interval\n"
+"[lower, bound] is still proven.\n"
+"\n"
+"Exit status: 0 ok, 1 usage error, 2 bad input, 3 the trace deadlocks with one\n"
+"processor per thread, 4 internal limit.\n";
+
+#define MAXLAT 64
+
+struct opts {
+	uint32_t k, sweep, threads;
+	int have_k, have_threads, have_profile, have_z;
+	const char *profile, *latency, *z;
+	struct bound_opts bo;
+	uint32_t ilp_ms;
+	int no_lower, exact, json;
+};
+
+/* ---------------------------------------------------------------------
+ * Parsing
+ */
+
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > max)
+			return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A non-negative decimal "12", "0.25", ".5" of length len into q. */
+static int parse_dec(const char *s, size_t len, mpq_t q)
+{
+	if (len == 0 || len > 200)
+		return -1;
+	char buf[256];
+	size_t d = 0, frac = 0;
+	int dot = 0, digits = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.' && !dot) {
+			dot = 1;
+		} else if (s[i] >= '0' && s[i] <= '9') {
+			buf[d++] = s[i];
+			digits++;
+			frac += dot;
+		} else {
+			return -1;
+		}
+	}
+	if (!digits)
+		return -1;
+	buf[d] = 0;
+	mpz_set_str(mpq_numref(q), buf, 10);
+	mpz_ui_pow_ui(mpq_denref(q), 10, frac);
+	mpq_canonicalize(q);
+	return 0;
+}
+
+/* "a", "a/b" with a, b decimals, b > 0. */
+static int parse_rat(const char *s, size_t len, mpq_t q)
+{
+	const char *sl = memchr(s, '/', len);
+	if (!sl)
+		return parse_dec(s, len, q);
+	mpq_t d;
+	mpq_init(d);
+	int rc = -1;
+	if (parse_dec(s, (size_t)(sl - s), q) == 0 &&
+	    parse_dec(sl + 1, len - (size_t)(sl - s) - 1, d) == 0 && mpq_sgn(d) > 0) {
+		mpq_div(q, q, d);
+		rc = 0;
+	}
+	mpq_clear(d);
+	return rc;
+}
+
+/* Nanoseconds per unit, 0 for ticks. */
+static unsigned long unit_ns(enum trace_unit u)
+{
+	switch (u) {
+	case TRACE_NS: return 1;
+	case TRACE_US: return 1000;
+	case TRACE_MS: return 1000000;
+	case TRACE_S: return 1000000000;
+	default: return 0;
+	}
+}
+
+/*
+ * One latency "4", "0.5", "1/3", "4us": into q, in trace units (unit: the
+ * trace's unit; -1 in parameter mode, where suffixes are refused).
+ * Returns 0, -1 bad syntax, -2 suffix not allowed.
+ */
+static int parse_latency(const char *s, size_t len, int unit, mpq_t q)
+{
+	static const struct { const char *sfx; enum trace_unit u; } sf[] = {
+		{"ns", TRACE_NS}, {"us", TRACE_US}, {"ms", TRACE_MS}, {"s", TRACE_S}};
+	for (size_t i = 0; i < 4; i++) {
+		size_t sl = strlen(sf[i].sfx);
+		if (len > sl && memcmp(s + len - sl, sf[i].sfx, sl) == 0) {
+			if (parse_rat(s, len - sl, q))
+				return -1;
+			if (unit < 0 || unit_ns((enum trace_unit)unit) == 0)
+				return -2;
+			mpq_t f;
+			mpq_init(f);
+			mpq_set_ui(f, unit_ns(sf[i].u), unit_ns((enum trace_unit)unit));
+			mpq_canonicalize(f);
+			mpq_mul(q, q, f);
+			mpq_clear(f);
+			return 0;
+		}
+	}
+	return parse_rat(s, len, q);
+}
+
+/* Comma-separated list; calls back for each item.  Returns the count or -1. */
+static int split_list(const char *s, int (*fn)(const char *, size_t, void *, int),
+                      void *arg)
+{
+	int i = 0;
+	for (;;) {
+		const char *c = strchr(s, ',');
+		size_t len = c ? (size_t)(c - s) : strlen(s);
+		int rc = fn(s, len, arg, i);
+		if (rc)
+			return rc;
+		i++;
+		if (!c)
+			return i;
+		s = c + 1;
+	}
+}
+
+struct lat_list {
+	mpq_t t[MAXLAT];
+	char *text[MAXLAT];
+	int n, unit;
+};
+
+static int lat_item(const char *s, size_t len, void *arg, int i)
+{
+	struct lat_list *L = arg;
+	if (i >= MAXLAT)
+		return -3;
+	int rc = parse_latency(s, len, L->unit, L->t[i]);
+	if (rc)
+		return rc;
+	L->text[i] = strndup(s, len);
+	L->n = i + 1;
+	return 0;
+}
+
+struct prof {
+	struct bound_prog *bp;
+	int bad;
+};
+
+static int prof_item(const char *s, size_t len, void *arg, int i)
+{
+	struct prof *P = arg;
+	if ((uint32_t)i >= P->bp->n)
+		return -4;
+	if (parse_rat(s, len, P->bp->v[i + 1]))
+		return -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Output
+ */
+
+struct out {
+	FILE *f;
+	int json, first;
+};
+
+static void o_begin(struct out *o)
+{
+	o->first = 1;
+	if (o->json)
+		fputc('{', o->f);
+}
+
+static void o_end(struct out *o)
+{
+	if (o->json)
+		fputs("}\n", o->f);
+}
+
+/* key with a raw value: JSON number/array/string as given */
+static void o_raw(struct out *o, const char *key, const char *text_val,
+                  const char *json_val)
+{
+	if (o->json) {
+		fprintf(o->f, "%s\"%s\": %s", o->first ? "" : ", ", key, json_val);
+	} else {
+		fprintf(o->f, "%s %s\n", key, text_val);
+	}
+	o->first = 0;
+}
+
+static void o_num(struct out *o, const char *key, const char *v)
+{
+	o_raw(o, key, v, v);
+}
+
+static void o_str(struct out *o, const char *key, const char *v)
+{
+	char j[512];
+	snprintf(j, sizeof j, "\"%s\"", v);
+	o_raw(o, key, v, j);
+}
+
+static void o_u64(struct out *o, const char *key, uint64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%" PRIu64, v);
+	o_num(o, key, b);
+}
+
+static void o_q(struct out *o, const char *key, const mpq_t q, int digits, int dir,
+                int exact)
+{
+	char b[128];
+	o_num(o, key, bound_qfmt(q, digits, dir, b, sizeof b));
+	if (exact) {
+		char k2[64];
+		snprintf(k2, sizeof k2, "%s_exact", key);
+		char *s = mpq_get_str(NULL, 10, q);
+		o_str(o, k2, s);
+		free(s);
+	}
+}
+
+/* comma-separated list, JSON array */
+static void o_list(struct out *o, const char *key, char **items, size_t n)
+{
+	size_t len = 16;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(items[i]) + 1;
+	char *t = malloc(len), *j = malloc(len + 2);
+	if (!t || !j) {
+		free(t);
+		free(j);
+		return;
+	}
+	t[0] = 0;
+	strcpy(j, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i) {
+			strcat(t, ",");
+			strcat(j, ",");
+		}
+		strcat(t, items[i]);
+		strcat(j, items[i]);
+	}
+	strcat(j, "]");
+	o_raw(o, key, t, j);
+	free(t);
+	free(j);
+}
+
+static void o_qlist(struct out *o, const char *key, const mpq_t *v, size_t n,
+                    int digits, int dir, int quote)
+{
+	char **it = calloc(n ? n : 1, sizeof *it);
+	if (!it)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char b[128];
+		if (digits >= 0) {
+			bound_qfmt(v[i], digits, dir, b, sizeof b);
+			it[i] = strdup(b);
+		} else {
+			char *s = mpq_get_str(NULL, 10, v[i]);
+			it[i] = malloc(strlen(s) + 3);
+			if (it[i])
+				sprintf(it[i], quote ? "\"%s\"" : "%s", s);
+			free(s);
+		}
+	}
+	o_list(o, key, it, n);
+	for (size_t i = 0; i < n; i++)
+		free(it[i]);
+	free(it);
+}
+
+static void alloc_text(const uint32_t *a, uint32_t k, char *buf, size_t len,
+                       const char *sep)
+{
+	size_t p = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < k && a[i]; i++) {
+		int w = snprintf(buf + p, len - p, "%s%u", i ? sep : "", a[i]);
+		if (w < 0 || (size_t)w >= len - p)
+			break;
+		p += (size_t)w;
+	}
+}
+
+static const char *part_status(const struct bound_lower *lo)
+{
+	if (lo->part_lb == lo->part_ub)
+		return lo->part_ilp ? "optimal-ilp" : "optimal";
+	if (lo->part_timeout)
+		return "ilp-time-limit";
+	return lo->part_ilp ? "ilp-stopped" : "trivial";
+}
+
+/* ---------------------------------------------------------------------
+ * main
+ */
+
+static int die_usage(const char *msg)
+{
+	fprintf(stderr, "bound: %s; see 'bound --help'\n", msg);
+	return 1;
+}
+
+/* Everything for one (k, t) point. */
+struct point {
+	struct bound_pres pr;
+	int have_lower;
+	struct bound_lower lo;
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"cpus", required_argument, 0, 'k'},
+		{"latency", required_argument, 0, 't'},
+		{"sweep", required_argument, 0, 'S'},
+		{"threads", required_argument, 0, 'n'},
+		{"profile", required_argument, 0, 'V'},
+		{"granularity", required_argument, 0, 'z'},
+		{"method", required_argument, 0, 'm'},
+		{"no-lazy", no_argument, 0, 'L'},
+		{"exhaustive", no_argument, 0, 'X'},
+		{"ilp-ms", required_argument, 0, 'i'},
+		{"no-lower", no_argument, 0, 'N'},
+		{"exact", no_argument, 0, 'e'},
+		{"json", no_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	struct opts O;
+	memset(&O, 0, sizeof O);
+	bound_opts_init(&O.bo);
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (parse_u32(optarg, 1u << 20, &O.k) || O.k == 0) {
+				fprintf(stderr, "bound: --cpus '%s' is not an integer in 1..1048576\n", optarg);
+				return 1;
+			}
+			O.have_k = 1;
+			break;
+		case 'S':
+			if (parse_u32(optarg, 4096, &O.sweep) || O.sweep == 0) {
+				fprintf(stderr, "bound: --sweep '%s' is not an integer in 1..4096\n", optarg);
+				return 1;
+			}
+			break;
+		case 't':
+			O.latency = optarg;
+			break;
+		case 'n':
+			if (parse_u32(optarg, BOUND_MAX_THREADS, &O.threads) || O.threads == 0) {
+				fprintf(stderr, "bound: --threads '%s' is not an integer in 1..%u\n",
+				        optarg, BOUND_MAX_THREADS);
+				return 1;
+			}
+			O.have_threads = 1;
+			break;
+		case 'V':
+			O.profile = optarg;
+			O.have_profile = 1;
+			break;
+		case 'z':
+			O.z = optarg;
+			O.have_z = 1;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "poly"))
+				O.bo.method = BOUND_POLY;
+			else if (!strcmp(optarg, "paper"))
+				O.bo.method = BOUND_PAPER;
+			else if (!strcmp(optarg, "brute"))
+				O.bo.method = BOUND_BRUTE;
+			else {
+				fprintf(stderr, "bound: --method '%s' is not poly, paper or brute\n", optarg);
+				return 1;
+			}
+			break;
+		case 'L':
+			O.bo.lazy = 0;
+			break;
+		case 'X':
+			O.bo.exhaustive = 1;
+			break;
+		case 'i':
+			if (parse_u32(optarg, 86400000u, &O.ilp_ms) || O.ilp_ms == 0) {
+				fprintf(stderr, "bound: --ilp-ms '%s' is not an integer in 1..86400000\n", optarg);
+				return 1;
+			}
+			break;
+		case 'N':
+			O.no_lower = 1;
+			break;
+		case 'e':
+			O.exact = 1;
+			break;
+		case 'j':
+			O.json = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			if (optopt)
+				fprintf(stderr, "bound: option '-%c' unknown or missing its value; see 'bound --help'\n", optopt);
+			else
+				fprintf(stderr, "bound: option '%s' unknown or missing its value; see 'bound --help'\n",
+				        argv[optind - 1]);
+			return 1;
+		}
+	}
+	int param_mode = O.have_threads || O.have_profile || O.have_z;
+	if (param_mode) {
+		if (!O.have_threads || !O.have_profile || !O.have_z)
+			return die_usage("parameter mode needs all of --threads, --profile and --granularity");
+		if (optind != argc)
+			return die_usage("a trace and --threads/--profile/--granularity exclude each other");
+	} else if (optind != argc - 1) {
+		return die_usage(optind >= argc ? "no trace given" : "more than one trace given");
+	}
+	if (!O.sweep && !O.have_k)
+		return die_usage("--cpus K is required (or --sweep K)");
+	if (O.sweep && O.have_k)
+		return die_usage("--cpus and --sweep exclude each other");
+	if (O.bo.exhaustive && !O.bo.lazy)
+		return die_usage("--exhaustive and --no-lazy exclude each other");
+
+	int rc = 4;
+	struct trace *tr = NULL;
+	struct bound_prog bp;
+	memset(&bp, 0, sizeof bp);
+	struct lat_list L;
+	memset(&L, 0, sizeof L);
+	for (int i = 0; i < MAXLAT; i++)
+		mpq_init(L.t[i]);
+	mpq_t tmp, sum;
+	mpq_inits(tmp, sum, NULL);
+	const char *path = param_mode ? NULL : argv[optind];
+
+	/* program parameters */
+	if (param_mode) {
+		L.unit = -1;
+		if (bound_prog_init(&bp, O.threads) != BOUND_OK)
+			goto out;
+		struct prof P = {.bp = &bp};
+		int cnt = split_list(O.profile, prof_item, &P);
+		if (cnt == -4 || (cnt >= 0 && (uint32_t)cnt != O.threads)) {
+			fprintf(stderr, "bound: --profile has %s entries than --threads %u\n",
+			        cnt == -4 || (cnt >= 0 && (uint32_t)cnt > O.threads) ? "more" : "fewer",
+			        O.threads);
+			rc = 1;
+			goto out;
+		}
+		if (cnt < 0) {
+			fprintf(stderr, "bound: --profile '%s' is not a list of non-negative numbers (decimal or a/b)\n",
+			        O.profile);
+			rc = 1;
+			goto out;
+		}
+		for (uint32_t i = 1; i <= O.threads; i++)
+			mpq_add(sum, sum, bp.v[i]);
+		if (mpq_sgn(sum) == 0) {
+			fprintf(stderr, "bound: --profile is all zero\n");
+			rc = 2;
+			goto out;
+		}
+		if (mpq_cmp_ui(sum, 1, 1) > 0) {
+			for (uint32_t i = 1; i <= O.threads; i++)
+				mpq_div(bp.v[i], bp.v[i], sum);
+		} else {
+			mpq_set_ui(bp.v[0], 1, 1);
+			mpq_sub(bp.v[0], bp.v[0], sum);
+		}
+		if (parse_rat(O.z, strlen(O.z), bp.z)) {
+			fprintf(stderr, "bound: --granularity '%s' is not a non-negative number (decimal or a/b)\n", O.z);
+			rc = 1;
+			goto out;
+		}
+	} else {
+		struct trace_error err;
+		if (trace_read_file(path, &tr, &err) != 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			rc = 2;
+			goto out;
+		}
+		/* suffixes need a declared time unit (not tick) */
+		L.unit = tr->unit_declared ? (int)tr->unit : -1;
+		int brc = bound_prog_from_trace(tr, &bp);
+		if (brc == BOUND_EDEADLOCK) {
+			fprintf(stderr, "%s: the program deadlocks when simulated with one processor per thread; T(P,n,0) does not exist\n", path);
+			rc = 3;
+			goto out;
+		}
+		if (brc == BOUND_EINVAL) {
+			fprintf(stderr, "%s: the trace has no work; the bound is undefined\n", path);
+			rc = 2;
+			goto out;
+		}
+		if (brc == BOUND_ETOOBIG) {
+			fprintf(stderr, "%s: %u threads; the bound handles at most %u\n", path,
+			        tr->nthreads, BOUND_MAX_THREADS);
+			goto out;
+		}
+		if (brc) {
+			fprintf(stderr, "%s: %s\n", path, bound_strerror(brc));
+			goto out;
+		}
+	}
+
+	/* latencies */
+	if (O.latency) {
+		int cnt = split_list(O.latency, lat_item, &L);
+		if (cnt == -2) {
+			fprintf(stderr, "bound: --latency '%s': a unit suffix needs a trace that declares its unit (ns, us, ms, s)\n",
+			        O.latency);
+			rc = 1;
+			goto out;
+		}
+		if (cnt == -3) {
+			fprintf(stderr, "bound: --latency: at most %d values\n", MAXLAT);
+			rc = 1;
+			goto out;
+		}
+		if (cnt < 0) {
+			fprintf(stderr, "bound: --latency '%s' is not a non-negative number (decimal, a/b, optional unit suffix)\n",
+			        O.latency);
+			rc = 1;
+			goto out;
+		}
+		if (cnt > 1 && !O.sweep) {
+			fprintf(stderr, "bound: several latencies need --sweep\n");
+			rc = 1;
+			goto out;
+		}
+	} else {
+		L.n = 1;
+		L.text[0] = strdup("0");
+	}
+
+	struct out o = {.f = stdout, .json = O.json};
+	const uint32_t n = bp.n;
+	if (!O.sweep) {
+		struct point pt;
+		memset(&pt, 0, sizeof pt);
+		int prc = bound_p(&bp, O.k, L.t[0], &O.bo, &pt.pr);
+		if (prc) {
+			fprintf(stderr, "bound: %s\n", prc == BOUND_ETOOBIG ?
+			        "brute force handles at most 24 threads" : bound_strerror(prc));
+			rc = prc == BOUND_ETOOBIG ? 1 : 4;
+			goto out;
+		}
+		if (tr && !O.no_lower) {
+			int lrc = bound_lower(tr, O.k, O.ilp_ms, &pt.lo);
+			if (lrc) {
+				fprintf(stderr, "%s: lower bound: %s\n", path, bound_strerror(lrc));
+				bound_pres_release(&pt.pr);
+				rc = lrc == BOUND_EDEADLOCK ? 3 : 4;
+				goto out;
+			}
+			pt.have_lower = 1;
+		}
+		char b[256];
+		o_begin(&o);
+		snprintf(b, sizeof b, "%u", n);
+		o_num(&o, "n", b);
+		snprintf(b, sizeof b, "%.9g", mpq_get_d(bp.z));
+		o_num(&o, "z", b);
+		if (O.exact) {
+			char *s = mpq_get_str(NULL, 10, bp.z);
+			o_str(&o, "z_exact", s);
+			free(s);
+		}
+		o_qlist(&o, "V", (const mpq_t *)bp.v + 1, n, 6, 0, 0);
+		if (O.exact)
+			o_qlist(&o, "V_exact", (const mpq_t *)bp.v + 1, n, -1, 0, O.json);
+		if (mpq_sgn(bp.v[0]))
+			o_q(&o, "V0", bp.v[0], 6, 0, O.exact);
+		if (tr)
+			o_q(&o, "T", bp.T, 3, 0, O.exact);
+		o_q(&o, "p", pt.pr.p, 6, 1, O.exact);
+		if (tr) {
+			mpq_mul(tmp, pt.pr.p, bp.T);
+			o_q(&o, "bound", tmp, 3, 1, O.exact);
+		}
+		if (pt.have_lower) {
+			mpz_import(mpq_numref(tmp), 1, -1, 8, 0, 0, &pt.lo.lower.num);
+			mpz_import(mpq_denref(tmp), 1, -1, 8, 0, 0, &pt.lo.lower.den);
+			mpq_canonicalize(tmp);
+			o_q(&o, "lower", tmp, 3, -1, O.exact);
+		}
+		char al[4096];
+		alloc_text(pt.pr.alloc, pt.pr.k, al, sizeof al, ",");
+		if (O.json) {
+			char j[4100];
+			snprintf(j, sizeof j, "[%s]", al);
+			o_raw(&o, "allocation", al, j);
+		} else {
+			o_num(&o, "allocation", al);
+		}
+		o_u64(&o, "classes", pt.pr.classes);
+		o_u64(&o, "thick_evaluations", pt.pr.thick);
+		o_u64(&o, "complete_allocations", pt.pr.complete);
+		{
+			char *s = mpz_get_str(NULL, 10, pt.pr.total);
+			o_num(&o, "allocations", s);
+			free(s);
+			/* one class evaluated in `one_in` allocations */
+			mpq_set_z(tmp, pt.pr.total);
+			mpz_set_ui(mpq_denref(sum), 1);
+			mpz_set_ui(mpq_numref(sum), pt.pr.classes);
+			mpq_div(tmp, tmp, sum);
+			o_q(&o, "one_in", tmp, 0, 0, 0);
+		}
+		o_u64(&o, "k", O.k);
+		o_str(&o, "latency", L.text[0]);
+		if (tr) {
+			o_str(&o, "unit", trace_unit_name(tr->unit));
+			if (strcmp(L.text[0], "0")) {
+				o_q(&o, "latency_trace_units", L.t[0], 6, 0, 0);
+			}
+			o_u64(&o, "signals", bp.signals);
+			o_u64(&o, "work", bp.work);
+		}
+		/* speedup of the bound: sum q v_q / p (= work / bound) */
+		mpq_set_ui(sum, 0, 1);
+		for (uint32_t q = 1; q <= n; q++) {
+			mpq_set_ui(tmp, q, 1);
+			mpq_mul(tmp, tmp, bp.v[q]);
+			mpq_add(sum, sum, tmp);
+		}
+		mpq_div(sum, sum, pt.pr.p);
+		o_q(&o, "speedup", sum, 3, -1, 0);
+		o_str(&o, "method", O.bo.method == BOUND_POLY ? "poly" :
+		      O.bo.method == BOUND_PAPER ? "paper" : "brute");
+		o_str(&o, "search", O.bo.exhaustive ? "exhaustive" : O.bo.lazy ? "lazy" : "eager");
+		if (pt.have_lower) {
+			o_u64(&o, "lower_work", pt.lo.work_max);
+			o_u64(&o, "lower_partition", pt.lo.part_lb);
+			o_u64(&o, "lower_partition_best", pt.lo.part_ub);
+			o_str(&o, "lower_partition_status", part_status(&pt.lo));
+			mpz_import(mpq_numref(tmp), 1, -1, 8, 0, 0, &pt.lo.path.num);
+			mpz_import(mpq_denref(tmp), 1, -1, 8, 0, 0, &pt.lo.path.den);
+			mpq_canonicalize(tmp);
+			o_q(&o, "lower_path", tmp, 3, -1, 0);
+			o_u64(&o, "lower_path_relaxed", (uint64_t)pt.lo.path_relaxed);
+			o_u64(&o, "lower_path_dropped", pt.lo.path_dropped);
+		}
+		o_end(&o);
+		bound_pres_release(&pt.pr);
+	} else {
+		/* CSV (or JSON) of p over k = 1..K and the latencies */
+		if (O.json)
+			fputs("{\"sweep\": [", stdout);
+		else
+			printf("k,latency,p,speedup,bound,lower,allocation,classes,thick_evaluations\n");
+		mpq_t mw;
+		mpq_init(mw);
+		for (uint32_t q = 1; q <= n; q++) {
+			mpq_set_ui(tmp, q, 1);
+			mpq_mul(tmp, tmp, bp.v[q]);
+			mpq_add(mw, mw, tmp);
+		}
+		int firstrow = 1;
+		for (uint32_t k = 1; k <= O.sweep; k++) {
+			struct bound_lower lo;
+			int have_lower = 0;
+			if (tr && !O.no_lower) {
+				int lrc = bound_lower(tr, k, O.ilp_ms, &lo);
+				if (lrc) {
+					fprintf(stderr, "%s: lower bound: %s\n", path, bound_strerror(lrc));
+					rc = lrc == BOUND_EDEADLOCK ? 3 : 4;
+					mpq_clear(mw);
+					goto out;
+				}
+				have_lower = 1;
+			}
+			for (int li = 0; li < L.n; li++) {
+				struct bound_pres pr;
+				int prc = bound_p(&bp, k, L.t[li], &O.bo, &pr);
+				if (prc) {
+					fprintf(stderr, "bound: %s\n", prc == BOUND_ETOOBIG ?
+					        "brute force handles at most 24 threads" : bound_strerror(prc));
+					rc = prc == BOUND_ETOOBIG ? 1 : 4;
+					mpq_clear(mw);
+					goto out;
+				}
+				char pb[64], sb[64], bb[64] = "", lb[64] = "", al[4096];
+				bound_qfmt(pr.p, 6, 1, pb, sizeof pb);
+				mpq_div(sum, mw, pr.p);
+				bound_qfmt(sum, 3, -1, sb, sizeof sb);
+				if (tr) {
+					mpq_mul(tmp, pr.p, bp.T);
+					bound_qfmt(tmp, 3, 1, bb, sizeof bb);
+				}
+				if (have_lower) {
+					mpz_import(mpq_numref(tmp), 1, -1, 8, 0, 0, &lo.lower.num);
+					mpz_import(mpq_denref(tmp), 1, -1, 8, 0, 0, &lo.lower.den);
+					mpq_canonicalize(tmp);
+					bound_qfmt(tmp, 3, -1, lb, sizeof lb);
+				}
+				if (O.json) {
+					alloc_text(pr.alloc, pr.k, al, sizeof al, ",");
+					printf("%s\n {\"k\": %u, \"latency\": \"%s\", \"p\": %s, \"speedup\": %s",
+					       firstrow ? "" : ",", k, L.text[li], pb, sb);
+					if (tr)
+						printf(", \"bound\": %s", bb);
+					if (have_lower)
+						printf(", \"lower\": %s", lb);
+					printf(", \"allocation\": [%s], \"classes\": %" PRIu64
+					       ", \"thick_evaluations\": %" PRIu64 "}",
+					       al, pr.classes, pr.thick);
+				} else {
+					alloc_text(pr.alloc, pr.k, al, sizeof al, ",");
+					printf("%u,%s,%s,%s,%s,%s,\"%s\",%" PRIu64 ",%" PRIu64 "\n",
+					       k, L.text[li], pb, sb, bb, lb, al, pr.classes, pr.thick);
+				}
+				firstrow = 0;
+				bound_pres_release(&pr);
+			}
+		}
+		if (O.json)
+			fputs("\n]}\n", stdout);
+		mpq_clear(mw);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "bound: write error: %s\n", strerror(errno));
+		rc = 4;
+		goto out;
+	}
+	rc = 0;
+out:
+	for (int i = 0; i < MAXLAT; i++) {
+		mpq_clear(L.t[i]);
+		free(L.text[i]);
+	}
+	mpq_clears(tmp, sum, NULL);
+	bound_prog_release(&bp);
+	trace_free(tr);
+	return rc;
+}
