@@ -53,6 +53,10 @@ void bd_count_release(struct bd_count *c);
  */
 int bd_f_all(struct bd_count *c, const uint32_t *A, uint32_t a, uint32_t l,
              enum bound_method m);
+/* The same for q = 0..qmax only (F[q] for q > qmax is left undefined by
+ * the polynomial method; the others compute every q). */
+int bd_f_upto(struct bd_count *c, const uint32_t *A, uint32_t a, uint32_t l,
+              enum bound_method m, uint32_t qmax);
 /* F[q] of the last bd_f_all as an mpz. */
 void bd_F_get(const struct bd_count *c, uint32_t q, mpz_t out);
 

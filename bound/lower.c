@@ -303,9 +303,12 @@ int bound_partition(const uint64_t *w_in, uint32_t n, uint32_t k, uint32_t ilp_m
 	for (uint32_t i = 0; i < n; i++)
 		ncols += (i + 1 < kk ? i + 1 : kk);
 	int *col = malloc(((size_t)n * kk) * sizeof *col); /* x_ij column or 0 */
-	int *ia = malloc((2 * ncols + 2) * sizeof *ia);
-	int *ja = malloc((2 * ncols + 2) * sizeof *ja);
-	double *ar = malloc((2 * ncols + 2) * sizeof *ar);
+	/* non-zeros: -1 for C in each of the k load rows, and 2 per x_ij;
+	 * GLPK's arrays are 1-based */
+	size_t nz = (size_t)kk + 2 * (ncols - 1) + 1;
+	int *ia = malloc(nz * sizeof *ia);
+	int *ja = malloc(nz * sizeof *ja);
+	double *ar = malloc(nz * sizeof *ar);
 	double *heur = calloc(ncols + 1, sizeof *heur);
 	if (!col || !ia || !ja || !ar || !heur) {
 		rc = BOUND_ENOMEM;

@@ -162,29 +162,37 @@ void bd_F_get(const struct bd_count *c, uint32_t q, mpz_t out)
  * BOUND_POLY
  */
 
+/*
+ * Only F[0..qmax] is computed (the search needs q up to the largest q with
+ * v_q != 0).  Rows with q ones and m >= q are all counted by N_m(q) =
+ * C(n,q), so m runs up to min(a_1, qmax) - 1, and the products are
+ * truncated at degree qmax: exact, since coefficient x^q of a product only
+ * depends on coefficients up to x^q of its factors.
+ */
 static void f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
-                        uint32_t l)
+                        uint32_t l, uint32_t qmax)
 {
 	const uint32_t n = c->n;
 	const size_t n1 = (size_t)n + 1;
 	const bd_u128 *Cn = c->binom + (size_t)n * n1;
 	bd_u128 *F = c->F, *poly = c->poly, *tmp = c->tmp;
 	const uint32_t a1 = s[0];
+	const uint32_t mend = a1 < qmax ? a1 : qmax;
 
-	for (uint32_t q = 0; q <= n; q++)
+	for (uint32_t q = 0; q <= qmax; q++)
 		F[q] = (bd_u128)l * Cn[q];
 	/* big = number of processors with a_i > m (a prefix of s);
 	 * S = sum of the others. */
 	uint32_t big = m_, S = 0;
-	for (uint32_t m = l; m < a1; m++) {
+	for (uint32_t m = l; m < mend; m++) {
 		while (big > 0 && s[big - 1] <= m)
 			S += s[--big];
 		const bd_u128 *CS = c->binom + (size_t)S * n1;
-		uint32_t deg = S;
-		memcpy(poly, CS, (S + 1) * sizeof *poly);
+		uint32_t deg = S < qmax ? S : qmax;
+		memcpy(poly, CS, (deg + 1) * sizeof *poly);
 		for (uint32_t i = 0; i < big; i++) {
 			const bd_u128 *Ca = c->binom + (size_t)s[i] * n1;
-			uint32_t nd = deg + m;
+			uint32_t nd = deg + m < qmax ? deg + m : qmax;
 			for (uint32_t x = 0; x <= nd; x++) {
 				uint32_t jlo = x > deg ? x - deg : 0;
 				uint32_t jhi = x < m ? x : m;
@@ -198,7 +206,8 @@ static void f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
 			tmp = sw;
 			deg = nd;
 		}
-		for (uint32_t q = 0; q <= n; q++)
+		/* q <= m: N_m(q) = C(n,q), nothing to add */
+		for (uint32_t q = m + 1; q <= qmax; q++)
 			F[q] += Cn[q] - (q <= deg ? poly[q] : 0);
 	}
 	/* Keep the workspace pointers (they may have been swapped). */
@@ -207,27 +216,28 @@ static void f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
 }
 
 static void f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
-                       uint32_t l)
+                       uint32_t l, uint32_t qmax)
 {
 	const uint32_t n = c->n;
 	const size_t n1 = (size_t)n + 1;
 	mpz_t *Cn = c->zbinom + (size_t)n * n1;
 	mpz_t *F = c->zF, *poly = c->zpoly, *tmp = c->ztmp;
 	const uint32_t a1 = s[0];
+	const uint32_t mend = a1 < qmax ? a1 : qmax;
 
-	for (uint32_t q = 0; q <= n; q++)
+	for (uint32_t q = 0; q <= qmax; q++)
 		mpz_mul_ui(F[q], Cn[q], l);
 	uint32_t big = m_, S = 0;
-	for (uint32_t m = l; m < a1; m++) {
+	for (uint32_t m = l; m < mend; m++) {
 		while (big > 0 && s[big - 1] <= m)
 			S += s[--big];
 		mpz_t *CS = c->zbinom + (size_t)S * n1;
-		uint32_t deg = S;
-		for (uint32_t j = 0; j <= S; j++)
+		uint32_t deg = S < qmax ? S : qmax;
+		for (uint32_t j = 0; j <= deg; j++)
 			mpz_set(poly[j], CS[j]);
 		for (uint32_t i = 0; i < big; i++) {
 			mpz_t *Ca = c->zbinom + (size_t)s[i] * n1;
-			uint32_t nd = deg + m;
+			uint32_t nd = deg + m < qmax ? deg + m : qmax;
 			for (uint32_t x = 0; x <= nd; x++) {
 				uint32_t jlo = x > deg ? x - deg : 0;
 				uint32_t jhi = x < m ? x : m;
@@ -240,7 +250,7 @@ static void f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 			tmp = sw;
 			deg = nd;
 		}
-		for (uint32_t q = 0; q <= n; q++) {
+		for (uint32_t q = m + 1; q <= qmax; q++) {
 			mpz_add(F[q], F[q], Cn[q]);
 			if (q <= deg)
 				mpz_sub(F[q], F[q], poly[q]);
@@ -544,15 +554,23 @@ out:
 int bd_f_all(struct bd_count *c, const uint32_t *A, uint32_t a, uint32_t l,
              enum bound_method meth)
 {
+	return bd_f_upto(c, A, a, l, meth, c->n);
+}
+
+int bd_f_upto(struct bd_count *c, const uint32_t *A, uint32_t a, uint32_t l,
+              enum bound_method meth, uint32_t qmax)
+{
 	uint32_t m = bd_sort_loads(A, a, c->sorted);
 	if (c->wide && l > BD_WIDE_L_MAX)
 		return BOUND_EINVAL;
+	if (qmax > c->n)
+		qmax = c->n;
 	switch (meth) {
 	case BOUND_POLY:
 		if (c->wide)
-			f_poly_wide(c, c->sorted, m, l);
+			f_poly_wide(c, c->sorted, m, l, qmax);
 		else
-			f_poly_mpz(c, c->sorted, m, l);
+			f_poly_mpz(c, c->sorted, m, l, qmax);
 		return BOUND_OK;
 	case BOUND_BRUTE:
 		if (c->n > BOUND_BRUTE_MAX)

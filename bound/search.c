@@ -78,6 +78,7 @@ struct search {
 	 */
 	mpz_t *alpha;
 	uint8_t *use;    /* [n+1] alpha_q != 0 */
+	uint32_t qmax;   /* largest q with alpha_q != 0 (0 if none)   */
 	mpz_t base, K1, K2, den, F, tmp;
 	uint64_t nn;
 	uint32_t *thick_a, *thin_a, *child; /* [k] scratch */
@@ -160,11 +161,11 @@ static int memo_rehash(struct search *S)
 /* out = S_num(a), computed (counted as a thick evaluation). */
 static int thick_compute(struct search *S, const uint32_t *a, mpz_t out)
 {
-	int rc = bd_f_all(&S->cnt, a, S->k, 0, S->meth);
+	int rc = bd_f_upto(&S->cnt, a, S->k, 0, S->meth, S->qmax);
 	if (rc != BOUND_OK)
 		return rc;
 	mpz_set(out, S->base);
-	for (uint32_t q = 1; q <= S->n; q++)
+	for (uint32_t q = 1; q <= S->qmax; q++)
 		if (S->use[q]) {
 			bd_F_get(&S->cnt, q, S->F);
 			mpz_addmul(out, S->alpha[q], S->F);
@@ -222,8 +223,10 @@ static void complete(struct search *S, const uint32_t *c, uint32_t j)
 		C += c[i];
 	uint32_t R = S->n - (uint32_t)C;
 	uint32_t cap = j ? c[j - 1] : S->n;
-	memcpy(S->thick_a, c, j * sizeof *c);
-	memcpy(S->thin_a, c, j * sizeof *c);
+	if (j) {
+		memcpy(S->thick_a, c, j * sizeof *c);
+		memcpy(S->thin_a, c, j * sizeof *c);
+	}
 	uint32_t m = k - j;
 	for (uint32_t i = 0; i < m; i++) {
 		S->thick_a[j + i] = m ? R / m + (i < R % m) : 0;
@@ -301,7 +304,8 @@ static int64_t node_new(struct search *S, const uint32_t *c, uint32_t j)
 	nd->pre = (uint32_t)S->alen;
 	nd->j = j;
 	nd->seq = S->seq++;
-	memcpy(S->arena + S->alen, c, j * sizeof *c);
+	if (j)
+		memcpy(S->arena + S->alen, c, j * sizeof *c);
 	S->alen += j;
 	mpz_init(nd->key);
 	return (int64_t)S->nlen++;
@@ -334,7 +338,8 @@ static int push_lazy(struct search *S, const uint32_t *c, uint32_t j,
 	/* thin part of every subclass >= that of the parent's thin */
 	complete(S, c, j);
 	uint64_t xmin = xval(S, S->thin_a);
-	memcpy(S->child, c, j * sizeof *c);
+	if (j)
+		memcpy(S->child, c, j * sizeof *c);
 	S->child[j] = x;
 	complete(S, S->child, j + 1);
 	const mpz_t *th = thick_value(S, S->thick_a);
@@ -460,6 +465,7 @@ static int search_init(struct search *S, const struct bound_prog *bp,
 			mpz_divexact(S->alpha[q], L, b);
 			mpz_mul(S->alpha[q], S->alpha[q], w);
 			S->use[q] = 1;
+			S->qmax = q;
 		}
 	}
 	mpq_t zt;
@@ -493,7 +499,8 @@ static int branch_and_bound(struct search *S, int lazy, uint32_t *best)
 	while (S->hlen) {
 		uint32_t id = heap_pop(S);
 		struct node nd = S->nodes[id]; /* copy: nodes may move */
-		memcpy(c, S->arena + nd.pre, nd.j * sizeof *c);
+		if (nd.j)
+			memcpy(c, S->arena + nd.pre, nd.j * sizeof *c);
 		if (nd.lazy) {
 			c[nd.j] = nd.x;
 			if (push_class(S, c, nd.j + 1))

@@ -298,6 +298,34 @@ static void test_f_larger(void **state)
 		bd_count_release(&z);
 		bd_count_release(&p);
 	}
+	/* truncated counting (the search's fast path): F[0..qmax] equal the
+	 * full computation, for every qmax */
+	{
+		static const uint32_t A[] = {9, 7, 7, 3, 3, 3, 1};
+		struct bd_count full, tr;
+		assert_int_equal(bd_count_init2(&full, 33, 1), BOUND_OK);
+		assert_int_equal(bd_count_init2(&tr, 33, 1), BOUND_OK);
+		assert_int_equal(bd_f_all(&full, A, 7, 0, BOUND_POLY), BOUND_OK);
+		for (uint32_t qmax = 0; qmax <= 33; qmax++)
+			for (int wd = 0; wd < 2; wd++) {
+				struct bd_count *c = &tr;
+				struct bd_count nw;
+				if (!wd) {
+					assert_int_equal(bd_count_init2(&nw, 33, 0), BOUND_OK);
+					c = &nw;
+				}
+				assert_int_equal(bd_f_upto(c, A, 7, 0, BOUND_POLY, qmax), BOUND_OK);
+				for (uint32_t q = 0; q <= qmax; q++) {
+					bd_F_get(&full, q, a);
+					bd_F_get(c, q, b);
+					assert_int_equal(mpz_cmp(a, b), 0);
+				}
+				if (!wd)
+					bd_count_release(&nw);
+			}
+		bd_count_release(&full);
+		bd_count_release(&tr);
+	}
 	/* one processor: every row's time is q, f = q C(n,q) */
 	uint32_t one[] = {79};
 	assert_int_equal(bound_f(a, one, 1, 40, 0, BOUND_POLY), BOUND_OK);
