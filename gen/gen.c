@@ -445,7 +445,27 @@ static void param_print(const struct gen_param *pp, FILE *f)
 	                  : pp->type == GEN_P_REAL ? "X"
 	                                           : pp->choices;
 	snprintf(lhs, sizeof lhs, "--%s %s", pp->name, arg);
-	fprintf(f, "    %-24s %s (default %s)\n", lhs, pp->help, pp->def);
+	char text[512];
+	snprintf(text, sizeof text, "%s (default %s)", pp->help, pp->def);
+	/* "    --opt N                  help..." wrapped at 79 columns,
+	 * continuation lines under the help column */
+	int col = fprintf(f, "    %-24s", lhs);
+	const char *s = text;
+	int first = 1;
+	while (*s) {
+		size_t w = strcspn(s, " ");
+		if (!first && col + 1 + (int)w > 79) {
+			fprintf(f, "\n%28s", "");
+			col = 28;
+			first = 1;
+		}
+		col += fprintf(f, " %.*s", (int)w, s);
+		first = 0;
+		s += w;
+		while (*s == ' ')
+			s++;
+	}
+	fputc('\n', f);
 }
 
 void gen_help_print(const struct gen_family *fam, FILE *f)
