@@ -14,10 +14,8 @@
  *
  * Scheduling groups: bound mode has one group per processor 0..k-1 and one
  * per shadow thread, each with one slot (processor).  Unbound mode has one
- * group with k slots sharing one ready queue.  Under ps a group with c
- * slots and m ready threads advances a virtual time V at rate min(1, c/m);
- * a thread that becomes ready with remaining work w gets finish tag V + w
- * (generalized processor sharing), so tags never change when m changes.
+ * group with k slots sharing one ready queue.  Under ps a group serves its
+ * ready threads in cycles (see ps_advance): every time is an integer.
  *
  * Order of a step's effects (documented choices where the spec is silent):
  *   - a thread blocked on an acquisition proceeds past its record when the
@@ -66,6 +64,7 @@ static const char *const bk_why[] = {
 struct sth {
 	uint32_t cur, end;   /* current record, one past the last        */
 	uint8_t state, bk;
+	uint8_t deferred;    /* ps: ready, waiting for a cycle boundary  */
 	uint32_t grp;        /* scheduling group                         */
 	int32_t lproc;       /* processor for the latency rule           */
 	int32_t slot;        /* fifo/rr: slot running on, -1             */
@@ -493,24 +492,50 @@ static void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
 	pheap_down(w, g, (uint32_t)w->th[last].ppos);
 }
 
-/* Advance a ps group's virtual time to T. */
+/*
+ * ps in cycles (an exact integer scheme for processor sharing).  A group
+ * with c slots and m ready threads serves them in cycles: with m <= c a
+ * cycle lasts 1 tick and gives every thread 1 unit of work; with m > c it
+ * lasts m ticks and gives every thread c units (bound processors: c = 1,
+ * so m ticks, 1 unit each).  V counts the units each thread has received
+ * since the group last fell empty; a thread's finish tag is V + its work.
+ * Threads finish, and arrivals join, only at cycle boundaries: a thread
+ * that becomes ready inside a cycle joins at the next boundary.  All times
+ * stay integers; the processor never idles while one of its threads is
+ * ready; a lone thread runs at full speed.  This differs from the fluid
+ * limit by less than one cycle per event (docs/sim.md).
+ */
+static inline uint64_t ps_len(const struct sgrp *g)
+{
+	return g->m <= g->nslots ? 1 : g->m;
+}
+
+static inline uint64_t ps_units(const struct sgrp *g)
+{
+	return g->m <= g->nslots ? 1 : g->nslots;
+}
+
+/* Advance a ps group to T, a boundary of its current cycle (or any time
+ * when the group is empty). */
 static void ps_advance(struct sim_work *w, struct sgrp *g, sim_time T)
 {
-	if (st_eq(T, g->tlast))
-		return;
-	if (g->m) {
-		sim_time dt = st_sub(T, g->tlast, &w->ovf);
-		if (g->m <= g->nslots) {
-			g->V = st_add(g->V, dt, &w->ovf);
-			if (w->flags & SIM_STATS)
-				g->busy = st_add(g->busy, st_muldiv(dt, g->m, 1, &w->ovf), &w->ovf);
-		} else {
-			g->V = st_add(g->V, st_muldiv(dt, g->nslots, g->m, &w->ovf), &w->ovf);
-			if (w->flags & SIM_STATS)
-				g->busy = st_add(g->busy, st_muldiv(dt, g->nslots, 1, &w->ovf), &w->ovf);
-		}
+	uint64_t dt = T.num - g->tlast.num;
+	if (dt && g->m) {
+		uint64_t cycles = dt / ps_len(g);
+		g->V.num += cycles * ps_units(g);
+		if (w->flags & SIM_STATS)
+			g->busy.num += dt * (g->m < g->nslots ? g->m : g->nslots);
 	}
 	g->tlast = T;
+}
+
+/* The first cycle boundary of g at or after T. */
+static inline uint64_t ps_boundary(const struct sgrp *g, uint64_t T)
+{
+	if (g->m == 0)
+		return T;
+	uint64_t len = ps_len(g), dt = T - g->tlast.num;
+	return g->tlast.num + (dt + len - 1) / len * len;
 }
 
 /* Put a ps group's next completion into the event heap. */
@@ -523,10 +548,9 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 		return;
 	}
 	uint32_t u = w->pheap[g->hbase];
-	sim_time left = st_sub(w->th[u].seg, g->V, &w->ovf);
-	if (g->m > g->nslots)
-		left = st_muldiv(left, g->m, g->nslots, &w->ovf);
-	heap_set(w, id, st_add(g->tlast, left, &w->ovf), 0, u);
+	uint64_t F = w->th[u].seg.num, left = F > g->V.num ? F - g->V.num : 0;
+	uint64_t units = ps_units(g), cycles = (left + units - 1) / units;
+	heap_set(w, id, st_add_int(g->tlast, cycles * ps_len(g), &w->ovf), 0, u);
 }
 
 /* ------------------------------------------------------------------ */
@@ -700,31 +724,42 @@ static void fifo_idle(struct sim_work *w, uint32_t s, sim_time T)
 static void make_ready(struct sim_work *w, uint32_t u, sim_time T)
 {
 	struct sth *t = &w->th[u];
+	struct sgrp *g = &w->g[t->grp];
+	uint64_t join = 0;
+	if (w->par->policy == SIM_PS)
+		join = ps_boundary(g, T.num);
 	if (w->flags & SIM_STATS) {
 		if (t->state == ST_NEW)
 			w->stats[u].start = T;
-		else
+		else if (!t->deferred)
 			w->stats[u].blocked = st_add(w->stats[u].blocked,
 			                             st_sub(T, t->bstart, &w->ovf), &w->ovf);
 	}
-	t->state = ST_READY;
 	t->bk = BK_NONE;
-	struct sgrp *g = &w->g[t->grp];
 	if (w->par->policy == SIM_PS) {
+		if (join != T.num) {
+			/* inside a cycle: join at its end, ready meanwhile */
+			t->state = ST_TIMER;
+			t->deferred = 1;
+			heap_set(w, u, sim_time_int(join), 0, u);
+			return;
+		}
+		t->deferred = 0;
+		t->state = ST_RUN;
 		ps_advance(w, g, T);
-		if (g->m == 0 && g->hn == 0) /* keep V small: restart it */
+		if (g->m == 0)
 			g->V = sim_time_int(0);
 		t->seg = st_add(g->V, t->rem, &w->ovf);
 		g->m++;
 		w->pheap[g->hbase + g->hn] = u;
 		t->ppos = (int32_t)g->hn;
 		pheap_up(w, g, g->hn++);
-		t->state = ST_RUN;
 		if (w->flags & SIM_SCHEDULE)
 			t->run_from = T;
 		ps_resched(w, t->grp);
 		return;
 	}
+	t->state = ST_READY;
 	for (uint32_t i = 0; i < g->nslots; i++) {
 		uint32_t s = g->slot0 + i;
 		if (w->sl[s].run < 0) {
@@ -1437,6 +1472,7 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 			rr_expire(w, id - n - ngrp, T);
 		}
 	}
+	res->steps = w->steps;
 	if (w->ovf) {
 		res->status = SIM_EOVERFLOW;
 		return SIM_EOVERFLOW;

@@ -263,12 +263,13 @@ static const char two_workers[] =
 	"2 100 exit\n"
 	"3 50 exit\n";
 
-/* Exact rational time under ps.  Processor 0 runs T2 (2), T3 (4) and T4
- * (waits for T5's post, then 3); T1 and T5 on processor 1.  0..1: T2, T3
- * at rate 1/2 (virtual time V = 1/2).  T5 posts at 1; T4 arrives with tag
- * 1/2 + 3 = 7/2; tags T2 = 2, T3 = 4.  m = 3: V reaches 2 at 1 + 3*3/2 =
- * 11/2 (T2 ends); m = 2: V reaches 7/2 at 11/2 + 2*3/2 = 17/2 (T4 ends);
- * m = 1: T3 ends at 17/2 + 1/2 = 9.  Under fifo: T2 0-2, T3 2-6, T4 6-9. */
+/* ps in cycles (docs/sim.md).  Processor 0 runs T2 (2), T3 (4) and T4
+ * (waits for T5's post, then 3); T1 and T5 on processor 1.  From 0, T2 and
+ * T3 share processor 0 in cycles of 2 ticks.  T5 posts at 1, inside a
+ * cycle: T4 joins at the boundary 2, when T2 has 1 unit left, T3 3, T4 3.
+ * Cycles of 3: T2 ends after one, at 5.  Cycles of 2: T3 and T4 need 2
+ * more each: both end at 9.  (The fluid limit would give 11/2 and 17/2.)
+ * Under fifo: T2 0-2, T3 2-6, T4 6-9. */
 static const char ps_fraction[] =
 	"shadowbind-trace 1\n"
 	"1 0 create 2\n"
@@ -394,8 +395,8 @@ static const struct hand_case hand[] = {
 	{"ps one cpu", two_workers, "ps", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 100, 1},
 	{"rr:30 one cpu", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 110, 1},
 	{"rr:30 one cpu T2", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 2, 150, 1},
-	{"ps fraction T2", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 2, 11, 2},
-	{"ps fraction T4", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 4, 17, 2},
+	{"ps cycles T2", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 2, 5, 1},
+	{"ps cycles T4", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 4, 9, 1},
 	{"fifo fraction T4", ps_fraction, "fifo", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 3, 6, 1},
 	{"latency blocked", lat_blocked, "ps", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1},
 	{"latency blocked t=0", lat_blocked, "ps", 2, 0, {0, 0, 1}, 1, SIM_OK, 15, 1, 2, 15, 1},
