@@ -13,12 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "bound/bound.h"
 #include "bound/boundint.h"
+#include "gen/gen.h"
 #include "sim/sim.h"
 #include "tests/testutil.h"
 
@@ -567,6 +569,482 @@ static void test_p_n79(void **state)
 	bound_prog_release(&bp);
 }
 
+/* ---------------------------------------------------------------------
+ * Program parameters from hand-written traces
+ */
+
+/* Figure 1 in our format: T = 35; running 3 threads on [0,5], 2 on
+ * [5,30], 1 on [30,35]: V = (5, 25, 5)/35; signals: 2 creates, the wait
+ * (post by thread 2) and 2 joins = 5; work 70: z = 1/14. */
+static const char *fig_trace =
+	"shadowbind-trace 1\n"
+	"unit us\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 10 post 1\n"
+	"2 20 exit\n"
+	"3 30 exit\n"
+	"1 5 wait 1\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 5 exit\n";
+
+static void test_params_figure(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(fig_trace);
+	struct bound_prog bp;
+	assert_int_equal(bound_prog_from_trace(tr, &bp), BOUND_OK);
+	assert_int_equal(bp.n, 3);
+	assert_int_equal(mpq_cmp_ui(bp.T, 35, 1), 0);
+	assert_int_equal(mpq_sgn(bp.v[0]), 0);
+	assert_int_equal(mpq_cmp_ui(bp.v[1], 1, 7), 0);
+	assert_int_equal(mpq_cmp_ui(bp.v[2], 5, 7), 0);
+	assert_int_equal(mpq_cmp_ui(bp.v[3], 1, 7), 0);
+	assert_int_equal(bp.signals, 5);
+	assert_int_equal(bp.work, 70);
+	assert_int_equal(mpq_cmp_ui(bp.z, 1, 14), 0);
+	uint64_t by[TRACE_NOPS];
+	assert_int_equal(bound_signals(tr, by), 5);
+	assert_int_equal(by[TRACE_CREATE], 2);
+	assert_int_equal(by[TRACE_WAIT], 1);
+	assert_int_equal(by[TRACE_JOIN], 2);
+	/* p(3,2,0): (2,1): 1/7 + 5/7 * 4/3 + 1/7 * 2 = 29/21 < (3): 2 */
+	mpq_t t;
+	mpq_init(t);
+	struct bound_pres r;
+	assert_int_equal(bound_p(&bp, 2, t, NULL, &r), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(r.p, 29, 21), 0);
+	bound_pres_release(&r);
+	/* t = 2: r((2,1)) = 4/6 * 2 * 2 = 8/3, z r = 4/21: 33/21 = 11/7 */
+	mpq_set_ui(t, 2, 1);
+	assert_int_equal(bound_p(&bp, 2, t, NULL, &r), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(r.p, 11, 7), 0);
+	bound_pres_release(&r);
+	/* the one call for allocate: bound = 11/7 * 35 = 55; lower = 40
+	 * (works 10, 30, 30 on 2 processors) */
+	struct bound_result br;
+	assert_int_equal(bound_for_trace(tr, 2, 2, &br), BOUND_OK);
+	assert_string_equal(br.bound_str, "55");
+	assert_string_equal(br.lower_str, "40");
+	assert_int_equal(br.n, 3);
+	assert_true(br.p > 1.5714 && br.p < 1.5715);
+	mpq_clear(t);
+	bound_prog_release(&bp);
+	trace_free(tr);
+}
+
+/* A sleep: no thread runs on [10,20]: v0 = 10/25, v1 = 15/25. */
+static void test_params_sleep(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(
+		"shadowbind-trace 1\n"
+		"1 0 create 2\n"
+		"2 10 exit\n"
+		"1 0 sleep 20\n"
+		"1 5 join 2\n"
+		"1 0 exit\n");
+	struct bound_prog bp;
+	assert_int_equal(bound_prog_from_trace(tr, &bp), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(bp.T, 25, 1), 0);
+	assert_int_equal(mpq_cmp_ui(bp.v[0], 2, 5), 0);
+	assert_int_equal(mpq_cmp_ui(bp.v[1], 3, 5), 0);
+	assert_int_equal(mpq_sgn(bp.v[2]), 0);
+	/* one create, one join */
+	assert_int_equal(bp.signals, 2);
+	mpq_t t;
+	mpq_init(t);
+	struct bound_pres r;
+	assert_int_equal(bound_p(&bp, 1, t, NULL, &r), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(r.p, 1, 1), 0); /* v0 + v1 */
+	bound_pres_release(&r);
+	mpq_clear(t);
+	bound_prog_release(&bp);
+	trace_free(tr);
+}
+
+/* What is and is not a synchronization signal, one object kind at a time
+ * (counts by hand in the comments). */
+static void test_signals(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		uint64_t total, op, n_op; /* n_op signals under op */
+	} t[] = {
+		/* mutex: thread 1 locks twice (first: free; second: its own
+		 * unlock), thread 2 then locks after thread 1's unlock: 1;
+		 * plus 1 create, 1 join */
+		{"shadowbind-trace 1\n"
+		 "1 0 create 2\n"
+		 "1 1 lock 1\n1 1 unlock 1\n1 1 lock 1\n1 1 unlock 1\n"
+		 "2 1 lock 1\n2 1 unlock 1\n2 0 exit\n"
+		 "1 0 join 2\n1 0 exit\n", 3, TRACE_LOCK, 1},
+		/* semaphore with an initial token: the wait needs no release;
+		 * a post nobody waits for is not a signal */
+		{"shadowbind-trace 1\nsem 1 1\n"
+		 "1 1 wait 1\n1 1 post 2\n1 0 exit\n", 0, TRACE_WAIT, 0},
+		/* barrier of 3: the two early arrivals pair with the last one
+		 * (another thread): 2; the last pairs with itself: 0; plus 2
+		 * creates and 2 joins */
+		{"shadowbind-trace 1\n"
+		 "1 0 create 2\n1 0 create 3\n"
+		 "1 1 barrier 1 3\n2 2 barrier 1 3\n3 3 barrier 1 3\n"
+		 "2 0 exit\n3 0 exit\n1 0 join 2\n1 0 join 3\n1 0 exit\n",
+		 6, TRACE_BARRIER, 2},
+		/* read-write lock: thread 2's rdlock after thread 1's
+		 * rwunlock: 1; thread 1's first wrlock: none */
+		{"shadowbind-trace 1\n"
+		 "1 0 create 2\n"
+		 "1 1 wrlock 1\n1 1 rwunlock 1\n"
+		 "2 1 rdlock 1\n2 1 rwunlock 1\n2 0 exit\n"
+		 "1 0 join 2\n1 0 exit\n", 3, TRACE_RDLOCK, 1},
+		/* trylock: busy is nothing; ok after another thread's unlock
+		 * is a signal */
+		{"shadowbind-trace 1\n"
+		 "1 0 create 2\n"
+		 "1 1 lock 1\n"
+		 "2 1 trylock 1 busy\n"
+		 "1 1 unlock 1\n"
+		 "2 1 trylock 1 ok\n2 1 unlock 1\n2 0 exit\n"
+		 "1 0 join 2\n1 0 exit\n", 3, TRACE_TRYLOCK, 1},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		struct trace *tr = tu_trace(t[i].text);
+		uint64_t by[TRACE_NOPS];
+		uint64_t got = bound_signals(tr, by);
+		if (got != t[i].total || by[t[i].op] != t[i].n_op)
+			fail_msg("case %zu: %" PRIu64 " signals (%" PRIu64 " by op %" PRIu64
+			         "), want %" PRIu64 " (%" PRIu64 ")", i, got, by[t[i].op],
+			         t[i].op, t[i].total, t[i].n_op);
+		trace_free(tr);
+	}
+}
+
+static void test_signals_cond(void **state)
+{
+	(void)state;
+	/* thread 2 locks m, waits on c (releasing m); thread 1 locks m
+	 * (its pairing: the previous unlock of m -- none recorded, the cwait
+	 * released it implicitly), signals c, unlocks m; thread 2's cwait
+	 * completes (paired with the signal: 1), it unlocks and exits.
+	 * Signals: create 1, cwait 1, join 1 = 3 at least; a lock whose
+	 * recorded previous unlock is another thread's adds 1. */
+	struct trace *tr = tu_trace(
+		"shadowbind-trace 1\n"
+		"1 0 create 2\n"
+		"2 1 lock 1\n"
+		"1 1 lock 1\n"
+		"1 1 signal 1 1\n"
+		"1 1 unlock 1\n"
+		"2 0 cwait 1 1\n"
+		"2 1 unlock 1\n"
+		"2 0 exit\n"
+		"1 0 join 2\n"
+		"1 0 exit\n");
+	uint64_t by[TRACE_NOPS];
+	uint64_t got = bound_signals(tr, by);
+	assert_int_equal(by[TRACE_CREATE], 1);
+	assert_int_equal(by[TRACE_CWAIT], 1);
+	assert_int_equal(by[TRACE_JOIN], 1);
+	/* thread 1's lock: paired with the previous unlock of m, if the
+	 * recording names one; it is thread 2's (implicit in cwait) or none */
+	assert_true(by[TRACE_LOCK] <= 1);
+	assert_int_equal(got, 3 + by[TRACE_LOCK]);
+	trace_free(tr);
+}
+
+/* ---------------------------------------------------------------------
+ * Lower bound
+ */
+
+/* Two threads contending for a mutex (docs/simulation.md, last section):
+ * thread 2 has a long tail after its critical section.  One processor per
+ * thread: thread 1 locks at 2, thread 2 asks at 3 and waits until 12, its
+ * tail ends at 113 = T(P,n,0).  With thread 1 sharing processor 0 with
+ * thread 3 (ps, rate 1/2), thread 1 asks only at 4: thread 2 gets the
+ * mutex at 3, releases at 4 and ends at 104 < 113.  So T(P,n,0) is not a
+ * lower bound; the relaxed critical path (mutex dropped) is
+ * max(2+10, 3+1+100, 4) = 104, tight here. */
+static const char *mutex_trace =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 2 lock 1\n"
+	"1 10 unlock 1\n"
+	"1 0 exit\n"
+	"2 3 lock 1\n"
+	"2 1 unlock 1\n"
+	"2 100 exit\n"
+	"3 4 exit\n";
+
+static void test_lower_mutex(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(mutex_trace);
+	struct sim_program *sp = sim_program_new(tr);
+	struct sim_work *sw = sim_work_new(sp);
+	struct sim_params par;
+	sim_params_init(&par);
+	sim_time ms;
+	assert_int_equal(sim_makespan(sp, sw, &par, NULL, &ms), SIM_OK);
+	assert_int_equal(sim_time_cmp(ms, sim_time_int(113)), 0);
+	par.cpus = 2;
+	int32_t bind[3] = {0, 1, 0};
+	assert_int_equal(sim_makespan(sp, sw, &par, bind, &ms), SIM_OK);
+	assert_int_equal(sim_time_cmp(ms, sim_time_int(104)), 0);
+	struct bound_lower lo;
+	assert_int_equal(bound_lower(tr, 2, 200, &lo), BOUND_OK);
+	assert_int_equal(sim_time_cmp(lo.path, sim_time_int(104)), 0);
+	assert_int_equal(lo.path_relaxed, 1);
+	assert_int_equal(lo.path_dropped, 4);
+	assert_int_equal(lo.work_max, 104);
+	/* works 12, 104, 4 on 2 processors: 104 */
+	assert_int_equal(lo.part_lb, 104);
+	assert_int_equal(lo.part_ub, 104);
+	assert_int_equal(sim_time_cmp(lo.lower, sim_time_int(104)), 0);
+	sim_work_free(sw);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
+/* P||Cmax by hand and by brute force over all assignments. */
+static uint64_t part_brute(const uint64_t *w, uint32_t n, uint32_t k)
+{
+	uint64_t best = UINT64_MAX, load[8];
+	uint32_t a[12] = {0};
+	for (;;) {
+		memset(load, 0, sizeof load);
+		for (uint32_t i = 0; i < n; i++)
+			load[a[i]] += w[i];
+		uint64_t m = 0;
+		for (uint32_t j = 0; j < k; j++)
+			if (load[j] > m)
+				m = load[j];
+		if (m < best)
+			best = m;
+		uint32_t i = 0;
+		while (i < n && ++a[i] == k)
+			a[i++] = 0;
+		if (i == n)
+			break;
+	}
+	return best;
+}
+
+static void test_partition(void **state)
+{
+	(void)state;
+	uint64_t lb, ub;
+	int ilp, to;
+	/* 3,3,2,2,2 on 2: total 12, 6 + 6: optimum 6; LPT gives 7
+	 * (3,2,2 | 3,2), the trivial bound 6: GLPK closes the gap */
+	static const uint64_t w1[] = {3, 3, 2, 2, 2};
+	assert_int_equal(bound_partition(w1, 5, 2, 1000, &lb, &ub, &ilp, &to), BOUND_OK);
+	assert_int_equal(lb, 6);
+	assert_int_equal(ub, 6);
+	assert_int_equal(ilp, 1);
+	assert_int_equal(to, 0);
+	uint64_t seed = 99;
+	for (int it = 0; it < 60; it++) {
+		uint32_t n = 1 + (uint32_t)(tu_rand(&seed) % 9), k = 1 + (uint32_t)(tu_rand(&seed) % 4);
+		uint64_t w[12];
+		for (uint32_t i = 0; i < n; i++)
+			w[i] = 1 + tu_rand(&seed) % (it % 2 ? 1000 : 20);
+		uint64_t opt = part_brute(w, n, k);
+		assert_int_equal(bound_partition(w, n, k, 2000, &lb, &ub, &ilp, &to), BOUND_OK);
+		assert_true(lb <= opt);
+		assert_true(ub >= opt);
+		if (!to) {
+			assert_int_equal(lb, opt);
+			assert_int_equal(ub, opt);
+		}
+	}
+}
+
+/*
+ * Exhaustive: generated programs of every family, every binding of up to 8
+ * threads to k processors (set partitions into at most k blocks: the
+ * processors are identical), simulated; the lower bound is below every
+ * makespan, under ps with t = 0 and t = L, and under fifo with t = L (L:
+ * the program's mean work per synchronization signal).  The upper bound
+ * p(n,k,t,z,V) T(P,n,0) is never below the best binding's makespan (ps)
+ * for the programs whose synchronization order cannot change, t = 0
+ * (asserted) and t = L (counted); for the others, how often it is below is
+ * counted and printed.
+ *
+ * SB_BOUND_WIDE=1 runs the wide measurement of docs/bound.md instead
+ * (25 seeds, n = 4..7, k = 2..3; about 5 s).
+ */
+struct exh {
+	const struct sim_program *sp;
+	struct sim_work *sw;
+	uint32_t n, k;
+	uint64_t lat;
+	int32_t bind[16];
+	sim_time best;
+	int have;
+	uint64_t bindings, deadlocks;
+	sim_time lower;
+	unsigned long below_lower;
+};
+
+static void exh_rec(struct exh *E, uint32_t i, uint32_t used)
+{
+	if (i == E->n) {
+		struct sim_params par;
+		sim_params_init(&par);
+		par.cpus = E->k;
+		par.latency = E->lat;
+		sim_time ms;
+		int st = sim_makespan(E->sp, E->sw, &par, E->bind, &ms);
+		E->bindings++;
+		if (st == SIM_DEADLOCK) {
+			E->deadlocks++;
+		} else {
+			assert_int_equal(st, SIM_OK);
+			if (sim_time_cmp(ms, E->lower) < 0)
+				E->below_lower++;
+			if (!E->have || sim_time_cmp(ms, E->best) < 0)
+				E->best = ms;
+			E->have = 1;
+		}
+		/* run-to-block: the lower bound still holds */
+		par.policy = SIM_FIFO;
+		if (sim_makespan(E->sp, E->sw, &par, E->bind, &ms) == SIM_OK &&
+		    sim_time_cmp(ms, E->lower) < 0)
+			E->below_lower++;
+		return;
+	}
+	for (uint32_t p = 0; p <= used && p < E->k; p++) {
+		E->bind[i] = (int32_t)p;
+		exh_rec(E, i + 1, p == used ? used + 1 : used);
+	}
+}
+
+static void q_of(mpq_t q, sim_time t)
+{
+	mpz_set_ui(mpq_numref(q), 0);
+	mpz_import(mpq_numref(q), 1, -1, 8, 0, 0, &t.num);
+	mpz_import(mpq_denref(q), 1, -1, 8, 0, 0, &t.den);
+	mpq_canonicalize(q);
+}
+
+static void test_exhaustive_generated(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *family;
+		const char *opt, *val; /* one family option or NULL */
+		uint32_t threads[3];
+		int fixed;             /* synchronization order never changes */
+	} fam[] = {
+		{"pipeline", NULL, NULL, {4, 6, 8}, 1},
+		{"forkjoin", NULL, NULL, {4, 6, 8}, 1},
+		{"dag", NULL, NULL, {4, 6, 8}, 1},
+		{"transactions", NULL, NULL, {4, 6, 7}, 0},
+		{"prodcons", NULL, NULL, {4, 6, 7}, 0},
+		{"worstcase", NULL, NULL, {5, 5, 5}, 0},
+		{"pipeline", "lock", "mutex", {4, 5, 6}, 0},
+	};
+	const char *wide_env = getenv("SB_BOUND_WIDE");
+	int wide = wide_env && *wide_env == '1';
+	uint64_t nseeds = wide ? 25 : 2;
+	uint32_t kmax = wide ? 3 : 4;
+	unsigned long programs = 0;
+	/* [fixed][latency index]: cases, bound below the optimum */
+	unsigned long cases[2][2] = {{0}}, below[2][2] = {{0}};
+	double worst[2][2] = {{0}};
+	uint64_t sims = 0;
+	mpq_t t, bnd, opt;
+	mpq_inits(t, bnd, opt, NULL);
+	for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++)
+		for (int ti = 0; ti < (wide ? 4 : 3); ti++)
+			for (uint64_t seed = 1; seed <= nseeds; seed++) {
+				struct gen_opts go;
+				gen_opts_init(&go);
+				go.threads = wide ? (!strcmp(fam[f].family, "worstcase") ? 5 : 4 + (uint32_t)ti)
+				                  : fam[f].threads[ti];
+				go.seed = wide ? seed : seed + 10 * (uint64_t)ti;
+				if (fam[f].opt)
+					gen_opts_set(&go, fam[f].opt, fam[f].val);
+				if (!strcmp(fam[f].family, "pipeline"))
+					gen_opts_set(&go, "limit", "0");
+				struct trace *tr = NULL;
+				char err[256];
+				if (gen_trace(fam[f].family, &go, &tr, NULL, err, sizeof err) != GEN_OK)
+					fail_msg("%s: %s", fam[f].family, err);
+				programs++;
+				uint64_t dropped;
+				struct trace *rt = bound_relaxed_trace(tr, &dropped);
+				bound_relaxed_trace_free(rt);
+				/* a program of another family may happen to be
+				 * order-fixed too: classify by the relaxation */
+				if (fam[f].fixed && dropped)
+					fail_msg("%s n=%u seed %" PRIu64 ": %" PRIu64 " records dropped",
+					         fam[f].family, tr->nthreads, go.seed, dropped);
+				const int fixed = dropped == 0;
+				struct bound_prog bp;
+				assert_int_equal(bound_prog_from_trace(tr, &bp), BOUND_OK);
+				uint64_t L = bp.signals ? bp.work / bp.signals : 1;
+				if (L == 0)
+					L = 1;
+				struct sim_program *sp = sim_program_new(tr);
+				struct sim_work *sw = sim_work_new(sp);
+				for (uint32_t k = 2; k <= kmax; k++) {
+					if (tr->nthreads >= 8 && k > 3)
+						continue; /* keep the suite fast */
+					struct bound_lower lo;
+					assert_int_equal(bound_lower(tr, k, 300, &lo), BOUND_OK);
+					if (!lo.path_relaxed) {
+						/* nothing dropped: the path is T(P,n,0) */
+						q_of(opt, lo.path);
+						assert_int_equal(mpq_cmp(opt, bp.T), 0);
+					}
+					for (int li = 0; li < 2; li++) {
+						struct exh E = {.sp = sp, .sw = sw, .n = tr->nthreads,
+						                .k = k, .lat = li ? L : 0, .lower = lo.lower};
+						exh_rec(&E, 0, 0);
+						sims += 2 * E.bindings;
+						if (E.below_lower)
+							fail_msg("%s n=%u k=%u: %lu makespans below the lower bound",
+							         fam[f].family, tr->nthreads, k, E.below_lower);
+						if (!E.have)
+							continue;
+						mpq_set_ui(t, E.lat, 1);
+						struct bound_pres r;
+						assert_int_equal(bound_p(&bp, k, t, NULL, &r), BOUND_OK);
+						mpq_mul(bnd, r.p, bp.T);
+						q_of(opt, E.best);
+						int fx = fixed;
+						cases[fx][li]++;
+						if (mpq_cmp(bnd, opt) < 0) {
+							below[fx][li]++;
+							double ratio = mpq_get_d(opt) / mpq_get_d(bnd);
+							if (ratio > worst[fx][li])
+								worst[fx][li] = ratio;
+							if (fx && li == 0)
+								fail_msg("%s n=%u k=%u seed %" PRIu64 ": bound %.3f below the best binding %.3f",
+								         fam[f].family, tr->nthreads, k, go.seed,
+								         mpq_get_d(bnd), mpq_get_d(opt));
+						}
+						bound_pres_release(&r);
+					}
+				}
+				sim_work_free(sw);
+				sim_program_free(sp);
+				bound_prog_release(&bp);
+				trace_free(tr);
+			}
+	print_message("exhaustive: %lu programs, %" PRIu64 " bindings simulated\n"
+	              "  order-fixed:          bound below the optimum: t=0 %lu of %lu, t=L %lu of %lu (worst optimum/bound %.4f)\n"
+	              "  mutexes/shared sems:  bound below the optimum: t=0 %lu of %lu (worst %.4f), t=L %lu of %lu (worst %.4f)\n",
+	              programs, sims, below[1][0], cases[1][0], below[1][1], cases[1][1], worst[1][1],
+	              below[0][0], cases[0][0], worst[0][0], below[0][1], cases[0][1], worst[0][1]);
+	mpq_clears(t, bnd, opt, NULL);
+}
+
 static void test_qfmt(void **state)
 {
 	(void)state;
@@ -601,6 +1079,13 @@ int main(void)
 		cmocka_unit_test(test_p_properties),
 		cmocka_unit_test(test_p_n79),
 		cmocka_unit_test(test_qfmt),
+		cmocka_unit_test(test_params_figure),
+		cmocka_unit_test(test_params_sleep),
+		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_signals_cond),
+		cmocka_unit_test(test_lower_mutex),
+		cmocka_unit_test(test_partition),
+		cmocka_unit_test(test_exhaustive_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
