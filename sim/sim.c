@@ -36,6 +36,21 @@
 
 #include "sim/simint.h"
 
+/* Internal time: every time is an integer (ps runs in cycles), below 2^63
+ * (checked in setup), so plain 64-bit arithmetic is exact.  Units: trace unit. */
+typedef uint64_t stime;
+
+static inline sim_time ST(stime t)
+{
+	sim_time r = {t, 1};
+	return r;
+}
+
+/* Per-thread statistics while running. */
+struct istat {
+	stime start, end, cpu, blocked;
+};
+
 #define NIL UINT32_MAX
 #define NOPROC INT32_MIN /* a release with no processor: no latency */
 
@@ -75,25 +90,25 @@ struct sth {
 	uint32_t jhead, jtail; /* threads joining this one               */
 	int32_t ppos;        /* ps: position in its group's heap, -1     */
 	int32_t exit_proc;
-	sim_time rem;        /* remaining work of the current record     */
-	sim_time seg;        /* fifo/rr: start of the running segment;
+	stime rem;        /* remaining work of the current record     */
+	stime seg;        /* fifo/rr: start of the running segment;
 	                        ps: finish tag                           */
-	sim_time nb;         /* not before (latency)                      */
-	sim_time bstart;     /* blocked since (stats)                     */
-	sim_time exit_time;
+	stime nb;         /* not before (latency)                      */
+	stime bstart;     /* blocked since (stats)                     */
+	stime exit_time;
 	int32_t run_from_set;
-	sim_time run_from;   /* schedule: current interval start          */
+	stime run_from;   /* schedule: current interval start          */
 };
 
 struct smutex {
 	int32_t owner;
 	uint32_t qh, qt;
 	int32_t rel_proc;
-	sim_time rel;
+	stime rel;
 };
 
 struct stok {
-	sim_time t;
+	stime t;
 	int32_t proc;
 };
 
@@ -118,7 +133,7 @@ struct srw {
 	uint32_t readers;
 	uint32_t qh, qt;
 	int32_t rel_proc;
-	sim_time rel;
+	stime rel;
 };
 
 struct sgrp {
@@ -126,14 +141,14 @@ struct sgrp {
 	uint32_t rqh, rqt;   /* fifo/rr ready queue                        */
 	uint32_t m;          /* ps: ready threads                          */
 	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
-	sim_time V, tlast;   /* ps: virtual time at tlast                  */
-	sim_time busy;       /* ps: integral of min(m, c) dt               */
+	stime V, tlast;   /* ps: virtual time at tlast                  */
+	stime busy;       /* ps: integral of min(m, c) dt               */
 };
 
 struct sslot {
 	int32_t run, last;
-	sim_time qend;       /* rr quantum end                            */
-	sim_time busy;
+	stime qend;       /* rr quantum end                            */
+	stime busy;
 };
 
 struct sim_program {
@@ -144,6 +159,13 @@ struct sim_program {
 	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
 	uint32_t tok_total;
 	uint64_t nsync;      /* records that can pay a latency or cost    */
+};
+
+/* An event: at time t, ordered by sec = class << 32 | thread id. */
+struct hent {
+	stime t;
+	uint64_t sec;
+	uint32_t id;
 };
 
 struct sim_work {
@@ -161,13 +183,11 @@ struct sim_work {
 	struct sslot *sl;
 	uint32_t *pheap;     /* [n] ps group heaps                         */
 	/* global event heap */
-	uint32_t *heap;
+	struct hent *heap;
 	int32_t *hpos;
-	sim_time *ktime;
-	uint8_t *kclass;
-	uint32_t *ktid;
 	uint32_t hn, ids;
 	/* results */
+	struct istat *ist;
 	struct sim_thread_stats *stats;
 	sim_time *busy;
 	struct sim_blocked *blocked;
@@ -179,12 +199,12 @@ struct sim_work {
 	const struct sim_params *par;
 	const struct trace *tr;
 	uint32_t ngrp, nslot;
-	sim_time t_lat;
+	stime t_lat;
 	unsigned flags;
-	int ovf, nomem;
+	int nomem;
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
-	sim_time makespan;
+	stime makespan;
 	uint32_t live;
 };
 
@@ -268,17 +288,11 @@ static void work_free_groups(struct sim_work *w)
 	free(w->sl);
 	free(w->heap);
 	free(w->hpos);
-	free(w->ktime);
-	free(w->kclass);
-	free(w->ktid);
 	free(w->busy);
 	w->g = NULL;
 	w->sl = NULL;
 	w->heap = NULL;
 	w->hpos = NULL;
-	w->ktime = NULL;
-	w->kclass = NULL;
-	w->ktid = NULL;
 	w->busy = NULL;
 	w->kmax = 0;
 }
@@ -295,12 +309,8 @@ static int work_reserve(struct sim_work *w, uint32_t k)
 	w->sl = xcalloc(ng, sizeof *w->sl);
 	w->heap = xcalloc(ids, sizeof *w->heap);
 	w->hpos = xcalloc(ids, sizeof *w->hpos);
-	w->ktime = xcalloc(ids, sizeof *w->ktime);
-	w->kclass = xcalloc(ids, sizeof *w->kclass);
-	w->ktid = xcalloc(ids, sizeof *w->ktid);
 	w->busy = xcalloc(k, sizeof *w->busy);
-	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->ktime ||
-	    !w->kclass || !w->ktid || !w->busy) {
+	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->busy) {
 		work_free_groups(w);
 		return -1;
 	}
@@ -326,9 +336,10 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 	w->rw = xcalloc(tr->nobj[TRACE_K_RWLOCK], sizeof *w->rw);
 	w->pheap = xcalloc(p->n, sizeof *w->pheap);
 	w->stats = xcalloc(p->n, sizeof *w->stats);
+	w->ist = xcalloc(p->n, sizeof *w->ist);
 	w->blocked = xcalloc(p->n, sizeof *w->blocked);
 	if (!w->th || !w->held || !w->mx || !w->sem || !w->tok || !w->cv ||
-	    !w->bar || !w->rw || !w->pheap || !w->stats || !w->blocked ||
+	    !w->bar || !w->rw || !w->pheap || !w->stats || !w->ist || !w->blocked ||
 	    work_reserve(w, 8) != 0) {
 		sim_work_free(w);
 		return NULL;
@@ -351,6 +362,7 @@ void sim_work_free(struct sim_work *w)
 	free(w->rw);
 	free(w->pheap);
 	free(w->stats);
+	free(w->ist);
 	free(w->blocked);
 	free(w->iv);
 	free(w->sy);
@@ -360,65 +372,62 @@ void sim_work_free(struct sim_work *w)
 /* ------------------------------------------------------------------ */
 /* The event heap: ids 0..n-1 threads, n+g groups (ps), n+G+s slots (rr). */
 
-static inline int key_less(const struct sim_work *w, uint32_t a, uint32_t b)
+static inline int hent_less(const struct hent *a, const struct hent *b)
 {
-	int c = st_cmp(w->ktime[a], w->ktime[b]);
-	if (c)
-		return c < 0;
-	if (w->kclass[a] != w->kclass[b])
-		return w->kclass[a] < w->kclass[b];
-	return w->ktid[a] < w->ktid[b];
+	return a->t != b->t ? a->t < b->t : a->sec < b->sec;
 }
 
 static void heap_up(struct sim_work *w, uint32_t i)
 {
-	uint32_t id = w->heap[i];
+	struct hent e = w->heap[i];
 	while (i > 0) {
 		uint32_t pa = (i - 1) / 2;
-		if (!key_less(w, id, w->heap[pa]))
+		if (!hent_less(&e, &w->heap[pa]))
 			break;
 		w->heap[i] = w->heap[pa];
-		w->hpos[w->heap[i]] = (int32_t)i;
+		w->hpos[w->heap[i].id] = (int32_t)i;
 		i = pa;
 	}
-	w->heap[i] = id;
-	w->hpos[id] = (int32_t)i;
+	w->heap[i] = e;
+	w->hpos[e.id] = (int32_t)i;
 }
 
 static void heap_down(struct sim_work *w, uint32_t i)
 {
-	uint32_t id = w->heap[i];
+	struct hent e = w->heap[i];
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= w->hn)
 			break;
-		if (c + 1 < w->hn && key_less(w, w->heap[c + 1], w->heap[c]))
+		if (c + 1 < w->hn && hent_less(&w->heap[c + 1], &w->heap[c]))
 			c++;
-		if (!key_less(w, w->heap[c], id))
+		if (!hent_less(&w->heap[c], &e))
 			break;
 		w->heap[i] = w->heap[c];
-		w->hpos[w->heap[i]] = (int32_t)i;
+		w->hpos[w->heap[i].id] = (int32_t)i;
 		i = c;
 	}
-	w->heap[i] = id;
-	w->hpos[id] = (int32_t)i;
+	w->heap[i] = e;
+	w->hpos[e.id] = (int32_t)i;
 }
 
-static void heap_set(struct sim_work *w, uint32_t id, sim_time t, uint8_t cls,
+/* Schedule event `id` at (t, cls, tid), or move it there. */
+static void heap_set(struct sim_work *w, uint32_t id, stime t, uint8_t cls,
                      uint32_t tid)
 {
-	w->ktime[id] = t;
-	w->kclass[id] = cls;
-	w->ktid[id] = tid;
-	if (w->hpos[id] < 0) {
-		w->heap[w->hn] = id;
-		w->hpos[id] = (int32_t)w->hn;
+	struct hent e = {t, (uint64_t)cls << 32 | tid, id};
+	int32_t pos = w->hpos[id];
+	if (pos < 0) {
+		w->heap[w->hn] = e;
 		heap_up(w, w->hn++);
-	} else {
-		uint32_t i = (uint32_t)w->hpos[id];
-		heap_up(w, i);
-		heap_down(w, (uint32_t)w->hpos[id]);
+		return;
 	}
+	int later = hent_less(&w->heap[pos], &e);
+	w->heap[pos] = e;
+	if (later)
+		heap_down(w, (uint32_t)pos);
+	else
+		heap_up(w, (uint32_t)pos);
 }
 
 static void heap_del(struct sim_work *w, uint32_t id)
@@ -427,13 +436,13 @@ static void heap_del(struct sim_work *w, uint32_t id)
 	if (pos < 0)
 		return;
 	w->hpos[id] = -1;
-	uint32_t last = w->heap[--w->hn];
+	struct hent last = w->heap[--w->hn];
 	if ((uint32_t)pos == w->hn)
 		return;
 	w->heap[pos] = last;
-	w->hpos[last] = pos;
+	w->hpos[last.id] = pos;
 	heap_up(w, (uint32_t)pos);
-	heap_down(w, (uint32_t)w->hpos[last]);
+	heap_down(w, (uint32_t)w->hpos[last.id]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -441,8 +450,8 @@ static void heap_del(struct sim_work *w, uint32_t id)
 
 static inline int tag_less(const struct sim_work *w, uint32_t a, uint32_t b)
 {
-	int c = st_cmp(w->th[a].seg, w->th[b].seg);
-	return c ? c < 0 : a < b;
+	stime fa = w->th[a].seg, fb = w->th[b].seg;
+	return fa != fb ? fa < fb : a < b;
 }
 
 static void pheap_up(struct sim_work *w, struct sgrp *g, uint32_t i)
@@ -517,14 +526,14 @@ static inline uint64_t ps_units(const struct sgrp *g)
 
 /* Advance a ps group to T, a boundary of its current cycle (or any time
  * when the group is empty). */
-static void ps_advance(struct sim_work *w, struct sgrp *g, sim_time T)
+static void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
 {
-	uint64_t dt = T.num - g->tlast.num;
+	uint64_t dt = T - g->tlast;
 	if (dt && g->m) {
 		uint64_t cycles = dt / ps_len(g);
-		g->V.num += cycles * ps_units(g);
+		g->V += cycles * ps_units(g);
 		if (w->flags & SIM_STATS)
-			g->busy.num += dt * (g->m < g->nslots ? g->m : g->nslots);
+			g->busy += dt * (g->m < g->nslots ? g->m : g->nslots);
 	}
 	g->tlast = T;
 }
@@ -534,8 +543,8 @@ static inline uint64_t ps_boundary(const struct sgrp *g, uint64_t T)
 {
 	if (g->m == 0)
 		return T;
-	uint64_t len = ps_len(g), dt = T - g->tlast.num;
-	return g->tlast.num + (dt + len - 1) / len * len;
+	uint64_t len = ps_len(g), dt = T - g->tlast;
+	return g->tlast + (dt + len - 1) / len * len;
 }
 
 /* Put a ps group's next completion into the event heap. */
@@ -548,9 +557,9 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 		return;
 	}
 	uint32_t u = w->pheap[g->hbase];
-	uint64_t F = w->th[u].seg.num, left = F > g->V.num ? F - g->V.num : 0;
+	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
 	uint64_t units = ps_units(g), cycles = (left + units - 1) / units;
-	heap_set(w, id, st_add_int(g->tlast, cycles * ps_len(g), &w->ovf), 0, u);
+	heap_set(w, id, (g->tlast + cycles * ps_len(g)), 0, u);
 }
 
 /* ------------------------------------------------------------------ */
@@ -580,10 +589,10 @@ static inline uint32_t q_pop(struct sim_work *w, uint32_t *h, uint32_t *t)
 /* ------------------------------------------------------------------ */
 /* Schedule recording (allocates: SIM_SCHEDULE only) */
 
-static void iv_add(struct sim_work *w, uint32_t u, int32_t proc, sim_time from,
-                   sim_time to)
+static void iv_add(struct sim_work *w, uint32_t u, int32_t proc, stime from,
+                   stime to)
 {
-	if (st_eq(from, to))
+	if (from == to)
 		return;
 	if (w->niv == w->iv_cap) {
 		size_t cap = w->iv_cap ? 2 * w->iv_cap : 1024;
@@ -598,11 +607,11 @@ static void iv_add(struct sim_work *w, uint32_t u, int32_t proc, sim_time from,
 	struct sim_interval *iv = &w->iv[w->niv++];
 	iv->thread = u;
 	iv->proc = proc;
-	iv->from = from;
-	iv->to = to;
+	iv->from = ST(from);
+	iv->to = ST(to);
 }
 
-static void sy_add(struct sim_work *w, uint32_t u, uint32_t rec, sim_time T,
+static void sy_add(struct sim_work *w, uint32_t u, uint32_t rec, stime T,
                    int32_t releaser)
 {
 	if (w->nsy == w->sy_cap) {
@@ -616,7 +625,7 @@ static void sy_add(struct sim_work *w, uint32_t u, uint32_t rec, sim_time T,
 		w->sy_cap = cap;
 	}
 	struct sim_sync *s = &w->sy[w->nsy++];
-	s->time = T;
+	s->time = ST(T);
 	s->rec = rec;
 	s->thread = u;
 	s->releaser = releaser;
@@ -645,11 +654,11 @@ static inline int lat_applies(const struct sim_work *w, int32_t x, uint32_t u)
 	return w->par->latency && x != NOPROC && x != w->th[u].lproc;
 }
 
-static inline void nb_after(struct sim_work *w, uint32_t u, sim_time r, int32_t x)
+static inline void nb_after(struct sim_work *w, uint32_t u, stime r, int32_t x)
 {
 	if (lat_applies(w, x, u)) {
-		sim_time t = st_add(r, w->t_lat, &w->ovf);
-		if (st_cmp(t, w->th[u].nb) > 0)
+		stime t = r + w->t_lat;
+		if (t > w->th[u].nb)
 			w->th[u].nb = t;
 	}
 }
@@ -661,19 +670,19 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 	uint64_t wk = r->work;
 	if (r->op == TRACE_CREATE)
 		wk += w->par->create_cost;
-	w->th[u].rem = sim_time_int(wk);
+	w->th[u].rem = wk;
 }
 
-static void fifo_start(struct sim_work *w, uint32_t s, uint32_t u, sim_time T);
+static void fifo_start(struct sim_work *w, uint32_t s, uint32_t u, stime T);
 
 /* Start (or continue) running u's current work on its slot at T. */
 static void fifo_arm(struct sim_work *w, uint32_t s, uint32_t u)
 {
 	struct sth *t = &w->th[u];
-	sim_time done = st_add(t->seg, t->rem, &w->ovf);
+	stime done = t->seg + t->rem;
 	if (w->par->policy == SIM_RR) {
 		struct sslot *sl = &w->sl[s];
-		if (st_cmp(done, sl->qend) <= 0)
+		if (done <= sl->qend)
 			heap_set(w, u, done, 0, u);
 		else
 			heap_del(w, u);
@@ -683,15 +692,15 @@ static void fifo_arm(struct sim_work *w, uint32_t s, uint32_t u)
 	}
 }
 
-static void fifo_start(struct sim_work *w, uint32_t s, uint32_t u, sim_time T)
+static void fifo_start(struct sim_work *w, uint32_t s, uint32_t u, stime T)
 {
 	struct sslot *sl = &w->sl[s];
 	struct sth *t = &w->th[u];
-	sim_time start = T;
+	stime start = T;
 	if (sl->last != (int32_t)u && sl->last >= 0 && w->par->switch_cost) {
-		start = st_add_int(T, w->par->switch_cost, &w->ovf);
+		start = T + w->par->switch_cost;
 		if (w->flags & SIM_STATS)
-			sl->busy = st_add_int(sl->busy, w->par->switch_cost, &w->ovf);
+			sl->busy = sl->busy + w->par->switch_cost;
 	}
 	sl->run = (int32_t)u;
 	sl->last = (int32_t)u;
@@ -701,14 +710,14 @@ static void fifo_start(struct sim_work *w, uint32_t s, uint32_t u, sim_time T)
 		t->lproc = (int32_t)s;
 	t->seg = start;
 	if (w->par->policy == SIM_RR)
-		sl->qend = st_add_int(start, w->par->quantum, &w->ovf);
+		sl->qend = start + w->par->quantum;
 	if (w->flags & SIM_SCHEDULE)
 		t->run_from = start;
 	fifo_arm(w, s, u);
 }
 
 /* A slot fell idle at T: start the next ready thread of its group. */
-static void fifo_idle(struct sim_work *w, uint32_t s, sim_time T)
+static void fifo_idle(struct sim_work *w, uint32_t s, stime T)
 {
 	struct sslot *sl = &w->sl[s];
 	sl->run = -1;
@@ -721,35 +730,34 @@ static void fifo_idle(struct sim_work *w, uint32_t s, sim_time T)
 }
 
 /* u becomes ready at T (created, woken, end of a timer). */
-static void make_ready(struct sim_work *w, uint32_t u, sim_time T)
+static void make_ready(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	struct sgrp *g = &w->g[t->grp];
 	uint64_t join = 0;
 	if (w->par->policy == SIM_PS)
-		join = ps_boundary(g, T.num);
+		join = ps_boundary(g, T);
 	if (w->flags & SIM_STATS) {
 		if (t->state == ST_NEW)
-			w->stats[u].start = T;
+			w->ist[u].start = T;
 		else if (!t->deferred)
-			w->stats[u].blocked = st_add(w->stats[u].blocked,
-			                             st_sub(T, t->bstart, &w->ovf), &w->ovf);
+			w->ist[u].blocked += T - t->bstart;
 	}
 	t->bk = BK_NONE;
 	if (w->par->policy == SIM_PS) {
-		if (join != T.num) {
+		if (join != T) {
 			/* inside a cycle: join at its end, ready meanwhile */
 			t->state = ST_TIMER;
 			t->deferred = 1;
-			heap_set(w, u, sim_time_int(join), 0, u);
+			heap_set(w, u, (join), 0, u);
 			return;
 		}
 		t->deferred = 0;
 		t->state = ST_RUN;
 		ps_advance(w, g, T);
 		if (g->m == 0)
-			g->V = sim_time_int(0);
-		t->seg = st_add(g->V, t->rem, &w->ovf);
+			g->V = 0;
+		t->seg = g->V + t->rem;
 		g->m++;
 		w->pheap[g->hbase + g->hn] = u;
 		t->ppos = (int32_t)g->hn;
@@ -771,7 +779,7 @@ static void make_ready(struct sim_work *w, uint32_t u, sim_time T)
 }
 
 /* u, running, stops using its processor at T (blocks, sleeps, exits). */
-static void leave_cpu(struct sim_work *w, uint32_t u, sim_time T)
+static void leave_cpu(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	if (w->flags & SIM_SCHEDULE)
@@ -782,7 +790,7 @@ static void leave_cpu(struct sim_work *w, uint32_t u, sim_time T)
 		pheap_del(w, g, u);
 		g->m--;
 		if (g->m == 0)
-			g->V = sim_time_int(0);
+			g->V = 0;
 		ps_resched(w, t->grp);
 	} else {
 		heap_del(w, u);
@@ -795,12 +803,12 @@ static void leave_cpu(struct sim_work *w, uint32_t u, sim_time T)
 
 /* u's acquisition record completed at decision time T while u was off its
  * processor: go on with the next record, after any latency. */
-static void proceed(struct sim_work *w, uint32_t u, sim_time T)
+static void proceed(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	t->cur++;
 	load_work(w, u);
-	if (st_cmp(t->nb, T) > 0) {
+	if (t->nb > T) {
 		t->state = ST_TIMER;
 		heap_set(w, u, t->nb, 0, u);
 	} else {
@@ -809,7 +817,7 @@ static void proceed(struct sim_work *w, uint32_t u, sim_time T)
 }
 
 /* Block u (running) at T for reason bk on object obj. */
-static void block(struct sim_work *w, uint32_t u, sim_time T, uint8_t bk,
+static void block(struct sim_work *w, uint32_t u, stime T, uint8_t bk,
                   uint32_t obj)
 {
 	leave_cpu(w, u, T);
@@ -841,10 +849,10 @@ static void held_remove(struct sim_work *w, uint32_t u, uint32_t m)
 	}
 }
 
-static void sig_reacquire(struct sim_work *w, uint32_t s, sim_time T);
+static void sig_reacquire(struct sim_work *w, uint32_t s, stime T);
 
 /* v was handed mutex m at T (it was queued). */
-static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, sim_time T)
+static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, stime T)
 {
 	struct sth *t = &w->th[v];
 	if (w->flags & SIM_SCHEDULE)
@@ -859,7 +867,7 @@ static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, sim_time T
 }
 
 /* Release mutex m at T by a thread on processor x. */
-static void mutex_release(struct sim_work *w, uint32_t m, sim_time T, int32_t x)
+static void mutex_release(struct sim_work *w, uint32_t m, stime T, int32_t x)
 {
 	struct smutex *mx = &w->mx[m];
 	uint32_t v = q_pop(w, &mx->qh, &mx->qt);
@@ -876,12 +884,12 @@ static void mutex_release(struct sim_work *w, uint32_t m, sim_time T, int32_t x)
 
 /* u asks for m at T while off its processor (woken waiter, signaller).
  * Returns 1 if it got it now. */
-static int mutex_request(struct sim_work *w, uint32_t u, uint32_t m, sim_time T)
+static int mutex_request(struct sim_work *w, uint32_t u, uint32_t m, stime T)
 {
 	struct smutex *mx = &w->mx[m];
 	if (mx->owner < 0 && mx->qh == NIL) {
 		mx->owner = (int32_t)u;
-		if (st_cmp(T, st_add(mx->rel, w->t_lat, &w->ovf)) < 0)
+		if (T < mx->rel + w->t_lat)
 			nb_after(w, u, mx->rel, mx->rel_proc);
 		return 1;
 	}
@@ -890,7 +898,7 @@ static int mutex_request(struct sim_work *w, uint32_t u, uint32_t m, sim_time T)
 }
 
 /* Signaller s re-acquires its released mutexes, in order, from s.reacq. */
-static void sig_reacquire(struct sim_work *w, uint32_t s, sim_time T)
+static void sig_reacquire(struct sim_work *w, uint32_t s, stime T)
 {
 	struct sth *t = &w->th[s];
 	while (t->reacq < t->nheld) {
@@ -907,7 +915,7 @@ static void sig_reacquire(struct sim_work *w, uint32_t s, sim_time T)
 /* Condition variables */
 
 /* Wake the first n registered waiters of c at T, released from x. */
-static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, sim_time T,
+static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
                       int32_t x)
 {
 	struct scond *cv = &w->cv[c];
@@ -930,7 +938,7 @@ static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, sim_time T,
 
 /* Serve blocked signallers of c that now have enough waiters; the last
  * waiter registered from processor x at T. */
-static void cond_serve(struct sim_work *w, uint32_t c, sim_time T, int32_t x)
+static void cond_serve(struct sim_work *w, uint32_t c, stime T, int32_t x)
 {
 	struct scond *cv = &w->cv[c];
 	while (cv->sh != NIL) {
@@ -956,7 +964,7 @@ static void cond_serve(struct sim_work *w, uint32_t c, sim_time T, int32_t x)
 /* ------------------------------------------------------------------ */
 /* Read-write locks */
 
-static void rw_grant_queue(struct sim_work *w, uint32_t r, sim_time T, int32_t x)
+static void rw_grant_queue(struct sim_work *w, uint32_t r, stime T, int32_t x)
 {
 	struct srw *rw = &w->rw[r];
 	while (rw->qh != NIL && rw->writer < 0) {
@@ -984,11 +992,11 @@ static void rw_grant_queue(struct sim_work *w, uint32_t r, sim_time T, int32_t x
 enum { GO_ON, STOPPED };
 
 /* u, running, acquired something now: go on, or wait out a latency. */
-static int acquired_now(struct sim_work *w, uint32_t u, sim_time T)
+static int acquired_now(struct sim_work *w, uint32_t u, stime T)
 {
 	if (w->flags & SIM_SCHEDULE)
 		sy_add(w, u, w->th[u].cur, T, -1);
-	if (st_cmp(w->th[u].nb, T) > 0) {
+	if (w->th[u].nb > T) {
 		leave_cpu(w, u, T);
 		proceed(w, u, T);
 		return STOPPED;
@@ -996,12 +1004,12 @@ static int acquired_now(struct sim_work *w, uint32_t u, sim_time T)
 	return GO_ON;
 }
 
-static inline int before_latency_end(struct sim_work *w, sim_time T, sim_time rel)
+static inline int before_latency_end(struct sim_work *w, stime T, stime rel)
 {
-	return w->par->latency && st_cmp(T, st_add(rel, w->t_lat, &w->ovf)) < 0;
+	return w->par->latency && T < rel + w->t_lat;
 }
 
-static int step(struct sim_work *w, uint32_t u, sim_time T)
+static int step(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	const struct trace_rec *r = cur_rec(w, u);
@@ -1009,8 +1017,8 @@ static int step(struct sim_work *w, uint32_t u, sim_time T)
 	w->steps++;
 	w->cur_releaser = (int32_t)u;
 	if (w->flags & SIM_STATS)
-		w->stats[u].cpu = st_add(w->stats[u].cpu, sim_time_int(r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0)), &w->ovf);
-	t->nb = sim_time_int(0);
+		w->ist[u].cpu += r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0);
+	t->nb = 0;
 
 	switch (r->op) {
 	case TRACE_CREATE:
@@ -1023,8 +1031,8 @@ static int step(struct sim_work *w, uint32_t u, sim_time T)
 		t->exit_time = T;
 		t->exit_proc = x;
 		if (w->flags & SIM_STATS)
-			w->stats[u].end = T;
-		if (st_cmp(T, w->makespan) > 0)
+			w->ist[u].end = T;
+		if (T > w->makespan)
 			w->makespan = T;
 		w->live--;
 		uint32_t v;
@@ -1179,7 +1187,7 @@ static int step(struct sim_work *w, uint32_t u, sim_time T)
 	}
 	case TRACE_SLEEP: {
 		leave_cpu(w, u, T);
-		t->nb = st_add_int(T, trace_sleep_time(r), &w->ovf);
+		t->nb = (T + trace_sleep_time(r));
 		proceed(w, u, T);
 		return STOPPED;
 	}
@@ -1189,14 +1197,14 @@ static int step(struct sim_work *w, uint32_t u, sim_time T)
 }
 
 /* After step(u) returned GO_ON: next record, keep running. */
-static void go_on(struct sim_work *w, uint32_t u, sim_time T)
+static void go_on(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	t->cur++;
 	load_work(w, u);
 	if (w->par->policy == SIM_PS) {
 		struct sgrp *g = &w->g[t->grp];
-		t->seg = st_add(g->V, t->rem, &w->ovf);
+		t->seg = g->V + t->rem;
 		pheap_down(w, g, (uint32_t)t->ppos);
 		ps_resched(w, t->grp);
 	} else {
@@ -1206,18 +1214,18 @@ static void go_on(struct sim_work *w, uint32_t u, sim_time T)
 }
 
 /* rr quantum expiry on slot s at T. */
-static void rr_expire(struct sim_work *w, uint32_t s, sim_time T)
+static void rr_expire(struct sim_work *w, uint32_t s, stime T)
 {
 	struct sslot *sl = &w->sl[s];
 	uint32_t u = (uint32_t)sl->run;
 	struct sth *t = &w->th[u];
-	t->rem = st_sub(t->rem, st_sub(T, t->seg, &w->ovf), &w->ovf);
+	t->rem = (t->rem - (T - t->seg));
 	if (w->flags & SIM_STATS)
-		sl->busy = st_add(sl->busy, st_sub(T, t->seg, &w->ovf), &w->ovf);
+		sl->busy = (sl->busy + (T - t->seg));
 	t->seg = T;
 	struct sgrp *g = &w->g[w->par->mode == SIM_UNBOUND ? 0 : s];
 	if (g->rqh == NIL) {
-		sl->qend = st_add_int(T, w->par->quantum, &w->ovf);
+		sl->qend = T + w->par->quantum;
 		fifo_arm(w, s, u);
 		return;
 	}
@@ -1258,10 +1266,10 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 
 	w->par = par;
 	w->tr = tr;
-	w->t_lat = sim_time_int(par->latency);
-	w->ovf = w->nomem = 0;
+	w->t_lat = par->latency;
+	w->nomem = 0;
 	w->steps = 0;
-	w->makespan = sim_time_int(0);
+	w->makespan = 0;
 	w->live = n;
 	w->niv = w->nsy = 0;
 	w->hn = 0;
@@ -1294,11 +1302,11 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->ngrp = ngrp;
 	for (uint32_t gi = 0; gi < ngrp; gi++) {
 		w->g[gi].rqh = w->g[gi].rqt = NIL;
-		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = sim_time_int(0);
+		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = 0;
 	}
 	for (uint32_t s = 0; s < w->nslot; s++) {
 		w->sl[s].run = w->sl[s].last = -1;
-		w->sl[s].qend = w->sl[s].busy = sim_time_int(0);
+		w->sl[s].qend = w->sl[s].busy = 0;
 	}
 	/* ps heaps: carve the pool by group size */
 	if (par->mode == SIM_UNBOUND) {
@@ -1339,9 +1347,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	if (w->flags & SIM_STATS) {
 		memset(w->stats, 0, n * sizeof *w->stats);
 		for (uint32_t i = 0; i < n; i++) {
-			sim_time z = {0, 1};
-			w->stats[i].start = w->stats[i].end = w->stats[i].cpu = z;
-			w->stats[i].ready = w->stats[i].blocked = z;
+			w->ist[i].start = w->ist[i].end = w->ist[i].cpu = w->ist[i].blocked = 0;
 			w->stats[i].proc = par->mode == SIM_UNBOUND ? -2 :
 			                   (binding ? binding[i] : TRACE_SHADOW);
 		}
@@ -1350,7 +1356,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	for (uint32_t m = 0; m < tr->nobj[TRACE_K_MUTEX]; m++) {
 		w->mx[m].owner = -1;
 		w->mx[m].qh = w->mx[m].qt = NIL;
-		w->mx[m].rel = sim_time_int(0);
+		w->mx[m].rel = 0;
 		w->mx[m].rel_proc = NOPROC;
 	}
 	uint32_t tb = 0;
@@ -1375,7 +1381,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->rw[r].writer = -1;
 		w->rw[r].readers = 0;
 		w->rw[r].qh = w->rw[r].qt = NIL;
-		w->rw[r].rel = sim_time_int(0);
+		w->rw[r].rel = 0;
 		w->rw[r].rel_proc = NOPROC;
 	}
 	return SIM_OK;
@@ -1430,7 +1436,7 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
             unsigned flags, struct sim_result *res)
 {
 	memset(res, 0, sizeof *res);
-	res->makespan = sim_time_int(0);
+	res->makespan = ST(0);
 	res->model = SIM_DIRECT;
 	if (w->p != p) {
 		res->status = SIM_EINVAL;
@@ -1444,22 +1450,23 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 	}
 	const uint32_t n = p->n, ngrp = w->ngrp;
 	load_work(w, p->tr->initial);
-	make_ready(w, p->tr->initial, sim_time_int(0));
+	make_ready(w, p->tr->initial, 0);
 
-	while (w->hn && !w->ovf && !w->nomem) {
-		uint32_t id = w->heap[0];
-		sim_time T = w->ktime[id];
+	while (w->hn && !w->nomem) {
+		uint32_t id = w->heap[0].id;
+		stime T = w->heap[0].t;
 		if (id < n) {
 			struct sth *t = &w->th[id];
-			heap_del(w, id);
 			if (t->state == ST_TIMER) {
+				heap_del(w, id);
 				make_ready(w, id, T);
 				continue;
 			}
-			/* fifo/rr: the running thread finished its work */
+			/* fifo/rr: the running thread finished its work; its event
+			 * stays in the heap: go_on moves it, leave_cpu removes it */
 			if (w->flags & SIM_STATS)
-				w->sl[t->slot].busy = st_add(w->sl[t->slot].busy, st_sub(T, t->seg, &w->ovf), &w->ovf);
-			t->rem = sim_time_int(0);
+				w->sl[t->slot].busy += T - t->seg;
+			t->rem = 0;
 			if (step(w, id, T) == GO_ON)
 				go_on(w, id, T);
 		} else if (id < n + ngrp) {
@@ -1473,10 +1480,6 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 		}
 	}
 	res->steps = w->steps;
-	if (w->ovf) {
-		res->status = SIM_EOVERFLOW;
-		return SIM_EOVERFLOW;
-	}
 	if (w->nomem) {
 		res->status = SIM_ENOMEM;
 		return SIM_ENOMEM;
@@ -1488,17 +1491,22 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 			struct sim_thread_stats *s = &w->stats[u];
 			if (w->th[u].state != ST_DONE)
 				continue;
-			sim_time span = st_sub(s->end, s->start, &w->ovf);
-			sim_time used = st_add(s->cpu, s->blocked, &w->ovf);
-			s->ready = st_cmp(span, used) > 0 ? st_sub(span, used, &w->ovf) : sim_time_int(0);
+			const struct istat *is = &w->ist[u];
+			stime span = is->end - is->start, used = is->cpu + is->blocked;
+			s->start = ST(is->start);
+			s->end = ST(is->end);
+			s->cpu = ST(is->cpu);
+			s->blocked = ST(is->blocked);
+			s->ready = ST(span > used ? span - used : 0);
 		}
 		for (uint32_t c = 0; c < par->cpus; c++) {
+			int ovf = 0;
 			if (par->mode == SIM_UNBOUND)
 				w->busy[c] = par->policy == SIM_PS ?
-				             st_muldiv(w->g[0].busy, 1, par->cpus, &w->ovf) :
-				             w->sl[c].busy;
+				             st_make(w->g[0].busy, par->cpus, &ovf) : /* average */
+				             ST(w->sl[c].busy);
 			else
-				w->busy[c] = par->policy == SIM_PS ? w->g[c].busy : w->sl[c].busy;
+				w->busy[c] = ST(par->policy == SIM_PS ? w->g[c].busy : w->sl[c].busy);
 		}
 		res->threads = w->stats;
 		res->busy = w->busy;
@@ -1511,11 +1519,11 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 	}
 	if (w->live) {
 		collect_blocked(w, res);
-		res->makespan = w->makespan;
+		res->makespan = ST(w->makespan);
 		res->status = SIM_DEADLOCK;
 		return SIM_DEADLOCK;
 	}
-	res->makespan = w->makespan;
+	res->makespan = ST(w->makespan);
 	res->status = SIM_OK;
 	return SIM_OK;
 }
@@ -1526,7 +1534,7 @@ int sim_makespan(const struct sim_program *p, struct sim_work *w,
 {
 	struct sim_result res;
 	int rc = sim_run(p, w, par, binding, 0, &res);
-	*out = rc == SIM_OK ? res.makespan : sim_time_int(0);
+	*out = rc == SIM_OK ? res.makespan : ST(0);
 	return rc;
 }
 

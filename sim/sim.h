@@ -9,10 +9,14 @@
  * needed.  sim_run allocates nothing on the makespan-only path; it keeps no
  * global state.
  *
- * Time is exact.  Under fifo and rr every time is an integer; under ps the
- * processor-sharing rates make times rational, so every time is a reduced
- * fraction num/den of 64-bit integers (sim_time).  If a fraction ever
- * exceeds 64 bits the run stops with SIM_EOVERFLOW rather than round.
+ * Time is exact: every simulated time is an integer number of trace units.
+ * Processor sharing (ps) is computed in cycles (an exact integer scheme; see
+ * docs/sim.md): the fluid limit's rational times grow denominators without
+ * bound and overflow any fixed width within a few thousand events.  Results
+ * are given as sim_time, a reduced fraction, so that averages stay exact;
+ * all times a run produces have den == 1 except the unbound ps pool's
+ * per-processor busy time.  Times stay below 2^63 (checked before a run:
+ * SIM_EOVERFLOW when latency and costs could exceed that).
  *
  * Simultaneous events follow docs/simulation.md: at one instant the thread
  * with the smallest id that has something to do performs one step, the

@@ -1,10 +1,9 @@
 /*
- * simint.h - simulator internals: exact time arithmetic.
+ * simint.h - simulator internals: reduced fractions.
  *
- * Times are reduced fractions of 64-bit integers.  Every operation computes
- * in 128 bits, reduces, and sets *ovf when the result does not fit; the
- * run then stops with SIM_EOVERFLOW.  Integers (den == 1), the only times
- * under fifo and rr, take fast paths without gcd.
+ * The engine computes in integer ticks; sim_time (a reduced fraction)
+ * carries its results, and the few values that are averages (the unbound
+ * ps pool's busy time per processor) are made exact with st_make.
  */
 #ifndef SHADOWBIND_SIMINT_H
 #define SHADOWBIND_SIMINT_H
@@ -71,73 +70,6 @@ static inline int st_cmp(sim_time a, sim_time b)
 		return (a.num > b.num) - (a.num < b.num);
 	st_u128 l = (st_u128)a.num * b.den, r = (st_u128)b.num * a.den;
 	return (l > r) - (l < r);
-}
-
-static inline int st_eq(sim_time a, sim_time b)
-{
-	return a.num == b.num && a.den == b.den;
-}
-
-static inline sim_time st_max(sim_time a, sim_time b)
-{
-	return st_cmp(a, b) >= 0 ? a : b;
-}
-
-static inline sim_time st_add(sim_time a, sim_time b, int *ovf)
-{
-	if (a.den == b.den) {
-		if (a.den == 1) {
-			uint64_t s = a.num + b.num;
-			if (s < a.num)
-				*ovf = 1;
-			sim_time r = {s, 1};
-			return r;
-		}
-		return st_make((st_u128)a.num + b.num, a.den, ovf);
-	}
-	st_u128 n = (st_u128)a.num * b.den + (st_u128)b.num * a.den;
-	return st_make(n, (st_u128)a.den * b.den, ovf);
-}
-
-/* a - b, requires a >= b. */
-static inline sim_time st_sub(sim_time a, sim_time b, int *ovf)
-{
-	if (a.den == b.den) {
-		if (a.den == 1) {
-			sim_time r = {a.num - b.num, 1};
-			return r;
-		}
-		return st_make((st_u128)a.num - b.num, a.den, ovf);
-	}
-	st_u128 n = (st_u128)a.num * b.den - (st_u128)b.num * a.den;
-	return st_make(n, (st_u128)a.den * b.den, ovf);
-}
-
-static inline sim_time st_add_int(sim_time a, uint64_t v, int *ovf)
-{
-	if (a.den == 1) {
-		uint64_t s = a.num + v;
-		if (s < a.num)
-			*ovf = 1;
-		sim_time r = {s, 1};
-		return r;
-	}
-	st_u128 n = (st_u128)a.num + (st_u128)v * a.den;
-	if (n >> 64) {
-		*ovf = 1;
-		sim_time z = {0, 1};
-		return z;
-	}
-	sim_time r = {(uint64_t)n, a.den}; /* still reduced */
-	return r;
-}
-
-/* a * m / d, m >= 0, d >= 1. */
-static inline sim_time st_muldiv(sim_time a, uint64_t m, uint64_t d, int *ovf)
-{
-	if (m == d)
-		return a;
-	return st_make((st_u128)a.num * m, (st_u128)a.den * d, ovf);
 }
 
 #endif
