@@ -173,9 +173,13 @@ static int parse(struct br *B, const char *p, const char *end,
 				BFAIL("missing version after 'shadowbind-binding'");
 			const char *ve = tok_end(v);
 			uint64_t ver = dec(v, ve);
-			if (ver != 1)
-				BFAIL("unsupported binding version %s",
-				      tr_quote(&q, v, (size_t)(ve - v)));
+			if (ver != 1) {
+				if (ver >= UINT64_MAX - 1 || ve - v > 20)
+					BFAIL("unsupported binding version %s",
+					      tr_quote(&q, v, (size_t)(ve - v)));
+				BFAIL("unsupported binding version %.*s",
+				      (int)(ve - v), v);
+			}
 			v = skip_ws(ve);
 			if (!at_end(v)) {
 				unexpected(B, v);
