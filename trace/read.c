@@ -95,59 +95,70 @@ static inline const char *num(const char *p, uint64_t *v)
 	return p;
 }
 
+/* The operation named by the token [s, s + n), or -1.  Reads at most n
+ * bytes, compared as little words (no library calls on the hot path). */
+static inline uint32_t ld32(const char *s)
+{
+	uint32_t v;
+	memcpy(&v, s, 4);
+	return v;
+}
+
+#define W4(a, b, c, d) \
+	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
 static int op_lookup(const char *s, size_t n)
 {
-#define IS(lit) (memcmp(s, lit, sizeof lit - 1) == 0)
+	if (n < 4 || n > 9)
+		return -1;
+	uint32_t h = ld32(s), t = ld32(s + n - 4); /* head and tail words */
 	switch (n) {
 	case 4:
-		if (IS("lock"))
-			return TRACE_LOCK;
-		if (IS("wait"))
-			return TRACE_WAIT;
-		if (IS("post"))
-			return TRACE_POST;
-		if (IS("exit"))
-			return TRACE_EXIT;
-		if (IS("join"))
-			return TRACE_JOIN;
+		switch (h) {
+		case W4('l', 'o', 'c', 'k'): return TRACE_LOCK;
+		case W4('w', 'a', 'i', 't'): return TRACE_WAIT;
+		case W4('p', 'o', 's', 't'): return TRACE_POST;
+		case W4('e', 'x', 'i', 't'): return TRACE_EXIT;
+		case W4('j', 'o', 'i', 'n'): return TRACE_JOIN;
+		}
 		break;
 	case 5:
-		if (IS("cwait"))
+		if (h == W4('c', 'w', 'a', 'i') && t == W4('w', 'a', 'i', 't'))
 			return TRACE_CWAIT;
-		if (IS("sleep"))
+		if (h == W4('s', 'l', 'e', 'e') && t == W4('l', 'e', 'e', 'p'))
 			return TRACE_SLEEP;
 		break;
 	case 6:
-		if (IS("unlock"))
+		if (h == W4('u', 'n', 'l', 'o') && t == W4('l', 'o', 'c', 'k'))
 			return TRACE_UNLOCK;
-		if (IS("create"))
+		if (h == W4('c', 'r', 'e', 'a') && t == W4('e', 'a', 't', 'e'))
 			return TRACE_CREATE;
-		if (IS("signal"))
+		if (h == W4('s', 'i', 'g', 'n') && t == W4('g', 'n', 'a', 'l'))
 			return TRACE_SIGNAL;
-		if (IS("rdlock"))
+		if (h == W4('r', 'd', 'l', 'o') && t == W4('l', 'o', 'c', 'k'))
 			return TRACE_RDLOCK;
-		if (IS("wrlock"))
+		if (h == W4('w', 'r', 'l', 'o') && t == W4('l', 'o', 'c', 'k'))
 			return TRACE_WRLOCK;
 		break;
 	case 7:
-		if (IS("trylock"))
+		if (h == W4('t', 'r', 'y', 'l') && t == W4('l', 'o', 'c', 'k'))
 			return TRACE_TRYLOCK;
-		if (IS("trywait"))
+		if (h == W4('t', 'r', 'y', 'w') && t == W4('w', 'a', 'i', 't'))
 			return TRACE_TRYWAIT;
-		if (IS("barrier"))
+		if (h == W4('b', 'a', 'r', 'r') && t == W4('r', 'i', 'e', 'r'))
 			return TRACE_BARRIER;
 		break;
 	case 8:
-		if (IS("rwunlock"))
+		if (h == W4('r', 'w', 'u', 'n') && t == W4('l', 'o', 'c', 'k'))
 			return TRACE_RWUNLOCK;
 		break;
 	case 9:
-		if (IS("broadcast"))
+		if (h == W4('b', 'r', 'o', 'a') && t == W4('c', 'a', 's', 't') &&
+		    s[4] == 'd')
 			return TRACE_BROADCAST;
 		break;
 	}
 	return -1;
-#undef IS
 }
 
 /* ---------------------------------------------------------------------

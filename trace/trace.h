@@ -106,7 +106,13 @@ struct trace {
 	                                 barrier -> the last arrival of its
 	                                 group; rdlock, wrlock -> the last
 	                                 rwunlock of R before it (or none);
-	                                 TRACE_NONE for other records        */
+	                                 TRACE_NONE for other records.
+	                                 A mutex released by a thread that
+	                                 begins a cwait (right after its
+	                                 previous record, see the spec) has
+	                                 no unlock record: the next lock of
+	                                 it pairs with that previous record
+	                                 of the waiter (docs/trace.md)       */
 	uint32_t nobj[TRACE_NKINDS];  /* dense objects of each kind         */
 	uint32_t *obj_id[TRACE_NKINDS]; /* [nobj[kind]] external ids;
 	                                   obj_id[TRACE_K_THREAD] is unused

@@ -246,7 +246,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 		uint32_t j = T->cur;
 		const struct trace_rec *r = &rec[j];
 		uint32_t line = r->line;
-		const char *opn = trace_op_name(r->op);
+#define opn trace_op_name(r->op) /* for messages only */
 
 		if (T->created == NOT_CREATED)
 			return verr(V, line, "thread %u used before any create names it",
@@ -483,6 +483,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 			break;
 		}
 
+#undef opn
 		T->cur = j + 1;
 		if (r->op != TRACE_EXIT) {
 			if (j + 1 < T->end) {
