@@ -725,12 +725,11 @@ static void test_signals(void **state)
 static void test_signals_cond(void **state)
 {
 	(void)state;
-	/* thread 2 locks m, waits on c (releasing m); thread 1 locks m
-	 * (its pairing: the previous unlock of m -- none recorded, the cwait
-	 * released it implicitly), signals c, unlocks m; thread 2's cwait
-	 * completes (paired with the signal: 1), it unlocks and exits.
-	 * Signals: create 1, cwait 1, join 1 = 3 at least; a lock whose
-	 * recorded previous unlock is another thread's adds 1. */
+	/* thread 2 locks m and waits on c, releasing m implicitly; thread 1
+	 * locks m (paired, per trace.h, with thread 2's record before its
+	 * cwait: another thread's release, 1), signals c and unlocks m;
+	 * thread 2's cwait completes (paired with the signal: 1), it unlocks
+	 * and exits.  Signals: create 1 + lock 1 + cwait 1 + join 1 = 4. */
 	struct trace *tr = tu_trace(
 		"shadowbind-trace 1\n"
 		"1 0 create 2\n"
@@ -748,10 +747,8 @@ static void test_signals_cond(void **state)
 	assert_int_equal(by[TRACE_CREATE], 1);
 	assert_int_equal(by[TRACE_CWAIT], 1);
 	assert_int_equal(by[TRACE_JOIN], 1);
-	/* thread 1's lock: paired with the previous unlock of m, if the
-	 * recording names one; it is thread 2's (implicit in cwait) or none */
-	assert_true(by[TRACE_LOCK] <= 1);
-	assert_int_equal(got, 3 + by[TRACE_LOCK]);
+	assert_int_equal(by[TRACE_LOCK], 1);
+	assert_int_equal(got, 4);
 	trace_free(tr);
 }
 
