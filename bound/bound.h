@@ -232,7 +232,9 @@ int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
 /*
  * bound_partition - the P||Cmax part alone: lower bound *lb and best found
  * *ub on the largest sum when the n values w[] are split into k groups.
- * *timeout = 1 if GLPK hit the limit, *ilp = 1 if it ran.
+ * *timeout = 1 if GLPK hit the limit, *ilp = 1 if it ran.  ilp_ms: GLPK's
+ * time limit in milliseconds (0: 1000).  Returns BOUND_OK, BOUND_EINVAL
+ * (k = 0) or BOUND_ENOMEM (then all four are 0).
  */
 int bound_partition(const uint64_t *w, uint32_t n, uint32_t k, uint32_t ilp_ms,
                     uint64_t *lb, uint64_t *ub, int *ilp, int *timeout);

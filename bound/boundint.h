@@ -27,16 +27,18 @@ typedef unsigned __int128 bd_u128;
 
 /*
  * Counting workspace for one n: binomials and scratch polynomials, in
- * 128-bit integers (n <= BD_WIDE_MAX) or GMP.  One per search; never
- * shared between threads.
+ * 128-bit integers (n <= BD_WIDE_MAX, with a binomial table) or GMP (rows
+ * made on demand: O(n) numbers, not O(n^2)).  One per search; never shared
+ * between threads.
  */
 struct bd_count {
 	uint32_t n;
 	int wide;          /* 1: the u128 arrays are used, else the mpz ones */
 	bd_u128 *binom;    /* [(n+1)*(n+1)] C(i,j) at i*(n+1)+j              */
 	bd_u128 *poly, *tmp, *F;        /* [n+1]                             */
-	mpz_t *zbinom;     /* [(n+1)*(n+1)]                                  */
 	mpz_t *zpoly, *ztmp, *zF;       /* [n+1]                             */
+	mpz_t *zCn;        /* [n+1] C(n, q)                                   */
+	mpz_t *zrowA;      /* [n+1] a binomial row C(a_i, .), made on demand  */
 	uint32_t *sorted;  /* [n] scratch: non-zero loads, non-increasing    */
 };
 

@@ -438,6 +438,8 @@ out:
 	free(where);
 	free(w);
 	free(load);
+	if (rc != BOUND_OK)
+		*lb = *ub = 0, *ilp = *timeout = 0;
 	return rc;
 }
 

@@ -76,13 +76,8 @@ void bd_count_release(struct bd_count *c)
 	free(c->poly);
 	free(c->tmp);
 	free(c->F);
-	if (c->zbinom) {
-		for (size_t i = 0; i < n1 * n1; i++)
-			mpz_clear(c->zbinom[i]);
-		free(c->zbinom);
-	}
-	mpz_t *arr[3] = {c->zpoly, c->ztmp, c->zF};
-	for (int j = 0; j < 3; j++)
+	mpz_t *arr[5] = {c->zpoly, c->ztmp, c->zF, c->zCn, c->zrowA};
+	for (int j = 0; j < 5; j++)
 		if (arr[j]) {
 			for (size_t i = 0; i < n1; i++)
 				mpz_clear(arr[j][i]);
@@ -99,6 +94,17 @@ static mpz_t *zarray(size_t len)
 		for (size_t i = 0; i < len; i++)
 			mpz_init(z[i]);
 	return z;
+}
+
+/* row[j] = C(N, j) for j = 0..min(N, upto) */
+static void binom_row(mpz_t *row, uint32_t N, uint32_t upto)
+{
+	uint32_t top = N < upto ? N : upto;
+	mpz_set_ui(row[0], 1);
+	for (uint32_t j = 1; j <= top; j++) {
+		mpz_mul_ui(row[j], row[j - 1], N - j + 1);
+		mpz_divexact_ui(row[j], row[j], j);
+	}
 }
 
 int bd_count_init(struct bd_count *c, uint32_t n)
@@ -134,15 +140,16 @@ int bd_count_init2(struct bd_count *c, uint32_t n, int wide)
 				         (j < i ? c->binom[(i - 1) * n1 + j] : 0);
 		}
 	} else {
-		c->zbinom = zarray(n1 * n1);
+		/* no table: O(n^2) big binomials would not fit for large n;
+		 * the rows needed are made on demand (binom_row) */
 		c->zpoly = zarray(n1);
 		c->ztmp = zarray(n1);
 		c->zF = zarray(n1);
-		if (!c->zbinom || !c->zpoly || !c->ztmp || !c->zF)
+		c->zCn = zarray(n1);
+		c->zrowA = zarray(n1);
+		if (!c->zpoly || !c->ztmp || !c->zF || !c->zCn || !c->zrowA)
 			goto nomem;
-		for (size_t i = 0; i < n1; i++)
-			for (size_t j = 0; j <= i; j++)
-				mpz_bin_uiui(c->zbinom[i * n1 + j], i, j);
+		binom_row(c->zCn, n, n);
 	}
 	return BOUND_OK;
 nomem:
@@ -218,9 +225,7 @@ static void f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
 static void f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
                        uint32_t l, uint32_t qmax)
 {
-	const uint32_t n = c->n;
-	const size_t n1 = (size_t)n + 1;
-	mpz_t *Cn = c->zbinom + (size_t)n * n1;
+	mpz_t *Cn = c->zCn;
 	mpz_t *F = c->zF, *poly = c->zpoly, *tmp = c->ztmp;
 	const uint32_t a1 = s[0];
 	const uint32_t mend = a1 < qmax ? a1 : qmax;
@@ -231,12 +236,12 @@ static void f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 	for (uint32_t m = l; m < mend; m++) {
 		while (big > 0 && s[big - 1] <= m)
 			S += s[--big];
-		mpz_t *CS = c->zbinom + (size_t)S * n1;
 		uint32_t deg = S < qmax ? S : qmax;
-		for (uint32_t j = 0; j <= deg; j++)
-			mpz_set(poly[j], CS[j]);
+		binom_row(poly, S, deg);
+		mpz_t *Ca = c->zrowA;
 		for (uint32_t i = 0; i < big; i++) {
-			mpz_t *Ca = c->zbinom + (size_t)s[i] * n1;
+			if (i == 0 || s[i] != s[i - 1])
+				binom_row(Ca, s[i], m); /* C(a_i, 0..m), m < a_i */
 			uint32_t nd = deg + m < qmax ? deg + m : qmax;
 			for (uint32_t x = 0; x <= nd; x++) {
 				uint32_t jlo = x > deg ? x - deg : 0;

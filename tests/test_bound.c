@@ -266,6 +266,8 @@ static void test_f_larger(void **state)
 		{20, 20, 20, 19},
 		/* n = 121, the largest 128-bit case: (41, 40, 40) */
 		{41, 40, 40},
+		/* n = 130: GMP only (the 128-bit run is skipped) */
+		{33, 33, 32, 32},
 	};
 	struct bd_count w, z, p;
 	mpz_t a, b, c;
@@ -277,6 +279,7 @@ static void test_f_larger(void **state)
 		assert_int_equal(bd_count_init2(&w, n, 1), BOUND_OK);
 		assert_int_equal(bd_count_init2(&z, n, 0), BOUND_OK);
 		assert_int_equal(bd_count_init2(&p, n, 0), BOUND_OK);
+		assert_int_equal(w.wide, n <= BD_WIDE_MAX);
 		assert_int_equal(bd_f_all(&w, allocs[i], k, 0, BOUND_POLY), BOUND_OK);
 		assert_int_equal(bd_f_all(&z, allocs[i], k, 0, BOUND_POLY), BOUND_OK);
 		assert_int_equal(bd_f_all(&p, allocs[i], k, 0, BOUND_PAPER), BOUND_OK);
