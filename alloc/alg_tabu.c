@@ -144,8 +144,15 @@ int alloc_tabu_from(struct alloc_ctx *c, const int32_t *init, uint64_t budget)
 	sim_time cms;
 	if ((r = alloc_evaluate(c, init, 1, 1, &cst, &cms)) != 0)
 		goto out;
-	uint64_t noimp = 0;
+	uint64_t noimp = 0, idle = 0;
+	/* Iterations in a row that tested nothing new (every neighbour drawn
+	 * was in the history): a small space is exhausted. */
+	const uint64_t give_up = 32 + 2 * (uint64_t)n * k;
 	while (!alloc_check(c) && c->tests < stop_at) {
+		if (idle >= give_up) {
+			c->stop = ALLOC_STOP_EXHAUSTED;
+			break;
+		}
 		t.iter++;
 		loads(&t);
 		/* The current allocation's own key, to skip null moves. */
@@ -167,12 +174,15 @@ int alloc_tabu_from(struct alloc_ctx *c, const int32_t *init, uint64_t budget)
 		if (m == 0) {
 			/* Everything near is tabu: forget the tabu list. */
 			memset(t.until, 0, sizeof *t.until * n);
+			idle++;
 			continue;
 		}
 		int pbst = c->best_st;
 		sim_time pbms = c->best_ms;
+		uint64_t t_before = c->tests;
 		if ((r = alloc_evaluate(c, cand, m, 1, st, ms)) != 0)
 			break;
+		idle = c->tests == t_before ? idle + 1 : 0;
 		size_t pick = 0;
 		for (size_t i = 1; i < m; i++)
 			if (alloc_cmp(st[i], ms[i], st[pick], ms[pick]) < 0)
