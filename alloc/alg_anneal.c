@@ -116,8 +116,10 @@ static int run(struct alloc_ctx *c)
 				           sim_time_to_double(cms) - 1.0;
 				acc = u[i] < exp(-d / T);
 			}
-			if (c->stop != ALLOC_STOP_DONE)
+			if (c->stop != ALLOC_STOP_DONE) {
+				c->rng = rng_after[i];
 				break;
+			}
 			if (acc) {
 				memcpy(cur, x, sizeof *cur * n);
 				cst = st[i];

@@ -1,6 +1,8 @@
 /* alg_csga.c - the combined simple greedy algorithm (Paper IV Section 6):
- * the better of sga and binpack, one test more than sga; never worse than
- * binpacking (on a tie the sga allocation, tested first, is kept). */
+ * the better of sga and binpack, one test more than sga (none when sga's
+ * last step already tested binpacking's allocation: the history answers);
+ * never worse than binpacking (on a tie sga's allocation, tested first, is
+ * kept). */
 #include "alloc/allocint.h"
 
 static int run(struct alloc_ctx *c)

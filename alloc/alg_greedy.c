@@ -143,13 +143,17 @@ int alloc_greedy_from(struct alloc_ctx *c, const int32_t *init,
 				acc = 1;
 			}
 			memcpy(base, acc ? x : best, sizeof *base * n);
+			/* Ending here, the random stream must be where the
+			 * one-at-a-time algorithm leaves it (dsg goes on). */
 			if (stop_after && noimp >= stop_after) {
 				*why = ALLOC_STOP_CRITERION;
+				c->rng = rng_after[i];
 				done = 1;
 				break;
 			}
 			if (c->stop != ALLOC_STOP_DONE) {
 				*why = c->stop;
+				c->rng = rng_after[i];
 				done = 1;
 				break;
 			}
