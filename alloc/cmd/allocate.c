@@ -475,13 +475,13 @@ int main(int argc, char **argv)
 			sim_time_format_dec(res.binpack, bp, sizeof bp);
 		sim_time_format_dec(res.makespan, mk, sizeof mk);
 		double m = sim_time_to_double(res.makespan);
-		char speed[64] = "";
+		char speed[512] = "";
 		if (res.serial_status == SIM_OK && m > 0) {
 			sim_time_format_dec(res.serial, one, sizeof one);
 			snprintf(speed, sizeof speed, ", speedup %.2f over 1 cpu (%s)",
 			         sim_time_to_double(res.serial) / m, one);
 		}
-		char gain[64] = "";
+		char gain[128] = "";
 		if (res.binpack_status == SIM_OK && m > 0)
 			snprintf(gain, sizeof gain, " (%.2fx)",
 			         sim_time_to_double(res.binpack) / m);
