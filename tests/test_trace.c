@@ -634,6 +634,27 @@ static void test_cond_brute_force(void **state)
 		}
 		for (int s = 0; s < b.S; s++)
 			assert_int_equal(used[s], b.cnt[s]);
+		/* and it is the matching of the waiter-side greedy: waiters by
+		 * cwait line, each to the earliest eligible signal with a
+		 * wake-up left */
+		uint32_t cap[5];
+		memcpy(cap, b.cnt, sizeof cap);
+		int done[6] = { 0 };
+		for (int k = 0; k < b.W; k++) {
+			int w = -1;
+			for (int x = 0; x < b.W; x++)
+				if (!done[x] && (w < 0 || b.cwaitl[x] < b.cwaitl[w]))
+					w = x;
+			done[w] = 1;
+			int s;
+			for (s = 0; s < b.S; s++)
+				if (cap[s] && b.lockl[w] < b.sigl[s] && b.sigl[s] < b.cwaitl[w])
+					break;
+			assert_true(s < b.S);
+			cap[s]--;
+			uint32_t p = tr->pair[at(tr, b.cwaitl[w])];
+			assert_int_equal(tr->rec[p].line, b.sigl[s]);
+		}
 		trace_free(tr);
 	}
 	print_message("condition variables: %d valid, %d invalid\n", valid, invalid);
