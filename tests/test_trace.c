@@ -934,6 +934,39 @@ static void test_misc_errors(void **state)
 	trace_free(tr);
 }
 
+/* "-" reads standard input and names it <stdin> */
+static void test_stdin(void **state)
+{
+	(void)state;
+	struct trace *tr = NULL;
+	struct trace_error e;
+	char *path = tu_tmpfile("shadowbind-trace 1\n1 0 lock 1\n1 0 exit\n");
+	char *bad = tu_tmpfile("shadowbind-trace 1\n1 0 exit\n1 0 exit\n");
+	int saved = dup(0);
+	assert_true(saved >= 0);
+	FILE *f = fopen(path, "rb");
+	assert_int_equal(dup2(fileno(f), 0), 0);
+	int rc = trace_read_file("-", &tr, &e);
+	fclose(f);
+	f = fopen(bad, "rb");
+	assert_int_equal(dup2(fileno(f), 0), 0);
+	struct trace *tr2 = NULL;
+	int rc2 = trace_read_file("-", &tr2, &e);
+	fclose(f);
+	dup2(saved, 0);
+	close(saved);
+	assert_int_equal(rc, 0);
+	assert_int_equal(tr->nrec, 2);
+	assert_int_equal(rc2, -1);
+	assert_null(tr2);
+	assert_string_equal(e.msg, "<stdin>:3: thread 1 has a record after its exit at line 2");
+	trace_free(tr);
+	unlink(path);
+	unlink(bad);
+	free(path);
+	free(bad);
+}
+
 /* ---------------------------------------------------------------------
  * Streaming: chunk boundaries, long lines, odd bytes.
  */
@@ -1291,6 +1324,7 @@ int main(void)
 		cmocka_unit_test(test_bad_corpus),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_misc_errors),
+		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_odd_bytes),
