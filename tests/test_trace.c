@@ -1049,7 +1049,26 @@ static void test_long_lines(void **state)
 	assert_int_equal(trace_read_mem_lim("t", s, strlen(s), &lim, &tr, &e), 0);
 	trace_free(tr);
 	free(s);
-	s = repeat("shadowbind-trace 1\nthread 1 ", 'n', 100, "\n1 0 exit\n");
+	/* "thread 1 " + 54 bytes = 63 bytes: fits the 64-byte buffer with its LF */
+	s = repeat("shadowbind-trace 1\nthread 1 ", 'n', 54, "\n1 0 exit\n");
+	assert_int_equal(trace_read_mem_lim("t", s, strlen(s), &lim, &tr, &e), 0);
+	assert_int_equal(strlen(trace_thread_name(tr, 0)), 54);
+	trace_free(tr);
+	free(s);
+	/* ... and with blanks squeezed: 10,000 blanks between the tokens */
+	char name54[64 + 16];
+	memset(name54, 'n', 54);
+	strcpy(name54 + 54, "\n1 0 exit\n");
+	s = repeat("shadowbind-trace 1\nthread", ' ', 10000, "");
+	s = realloc(s, strlen(s) + 3 + sizeof name54);
+	strcat(s, "1 ");
+	strcat(s, name54);
+	assert_int_equal(trace_read_mem_lim("t", s, strlen(s), &lim, &tr, &e), 0);
+	assert_int_equal(strlen(trace_thread_name(tr, 0)), 54);
+	trace_free(tr);
+	free(s);
+	/* 64 bytes without an LF do not fit */
+	s = repeat("shadowbind-trace 1\nthread 1 ", 'n', 55, "\n1 0 exit\n");
 	assert_int_equal(trace_read_mem_lim("t", s, strlen(s), &lim, &tr, &e), -1);
 	assert_string_equal(e.msg, "t:2: line too long (more than 64 bytes without its comment and repeated blanks)");
 	free(s);

@@ -926,12 +926,14 @@ static ssize_t src_read(struct src *S, char *dst, size_t n)
 
 /* The buffer holds one partial line (no LF) and is full: drop a comment
  * (setting *skip: discard input up to the LF) and squeeze each run of
- * blanks into one space.  The line means the same.  Returns its length. */
-static size_t squeeze(char *b, size_t n, int *skip)
+ * blanks into one space.  The line means the same.  b[0, from) is
+ * already squeezed.  Returns the new length. */
+static size_t squeeze(char *b, size_t from, size_t n, int *skip)
 {
-	size_t w = 0;
-	int blank = 1, put = 0;
-	for (size_t i = 0; i < n; i++) {
+	size_t w = from;
+	int put = from > 0 && b[from - 1] == ' '; /* last byte: a squeezed run */
+	int blank = from == 0 || put;              /* a '#' starts a comment  */
+	for (size_t i = from; i < n; i++) {
 		char c = b[i];
 		if (c == ' ' || c == '\t') {
 			if (!put)
@@ -952,7 +954,7 @@ static size_t squeeze(char *b, size_t n, int *skip)
 
 static int read_stream(struct tr_p1 *P, struct src *S)
 {
-	size_t cap = P->lim.buf_init, len = 0;
+	size_t cap = P->lim.buf_init, len = 0, sq = 0; /* b[0, sq) squeezed */
 	int skip = 0;
 	char *buf = malloc(cap + 1);
 	if (!buf) {
@@ -963,16 +965,9 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 	for (;;) {
 		if (len == cap) {
 			/* one line fills the buffer */
-			len = squeeze(buf, len, &skip);
+			len = sq = squeeze(buf, sq, len, &skip);
 			P->squeezed_line = P->line + 1;
-			if (len > cap / 2) {
-				if (cap >= P->lim.buf_max) {
-					P->line++;
-					perr(P, "line too long (more than %zu bytes without its comment and repeated blanks)",
-					     P->lim.buf_max);
-					rc = -1;
-					break;
-				}
+			if (len > cap / 2 && cap < P->lim.buf_max) {
 				size_t ncap = cap * 2 > P->lim.buf_max ? P->lim.buf_max : cap * 2;
 				char *nb = realloc(buf, ncap + 1);
 				if (!nb) {
@@ -982,6 +977,12 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 				}
 				buf = nb;
 				cap = ncap;
+			} else if (len == cap) {
+				P->line++;
+				perr(P, "line too long (more than %zu bytes without its comment and repeated blanks)",
+				     P->lim.buf_max);
+				rc = -1;
+				break;
 			}
 		}
 		size_t want = cap - len;
@@ -1021,6 +1022,7 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 			break;
 		len = (size_t)(buf + len - (last + 1));
 		memmove(buf, last + 1, len);
+		sq = 0;
 	}
 	free(buf);
 	return rc;
