@@ -1,5 +1,11 @@
 /*
- * sim.c - the Direct simulation model (docs/simulation.md).
+ * sim.c - the simulation engine (docs/simulation.md) and its three
+ * models (docs/models.md): the Direct model (step), and the
+ * strict-sequence and client-server models (step_pm), which follow the
+ * recorded pairing of releases and acquisitions (sim_pairs, models.c).
+ * A run branches once on the model: run_events is instantiated twice, so
+ * the Direct model's event loop is the same code as before the other
+ * models existed.
  *
  * Discrete-event simulation.  One indexed binary heap orders everything
  * that can happen at a future instant by (time, class, thread id):
@@ -68,13 +74,15 @@ enum {
 	BK_SIGWAIT,     /* signaller waiting for enough waiters             */
 	BK_SIG_REACQ,   /* signaller re-acquiring its mutexes               */
 	BK_RDLOCK,
-	BK_WRLOCK
+	BK_WRLOCK,
+	BK_PAIR,        /* strict, client-server: a wait (wobj = wait id)   */
+	BK_IDLE         /* client-server: between lists, none can start     */
 };
 
 static const char *const bk_why[] = {
 	"?", "lock", "wait on", "join", "pass", "be signalled on",
 	"re-acquire after cwait", "see enough waiters on",
-	"re-acquire after signal", "rdlock", "wrlock"};
+	"re-acquire after signal", "rdlock", "wrlock", "?", "?"};
 
 struct sth {
 	uint32_t cur, end;   /* current record, one past the last        */
@@ -159,6 +167,17 @@ struct sim_program {
 	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
 	uint32_t tok_total;
 	uint64_t nsync;      /* records that can pay a latency or cost    */
+	struct sim_pairs px; /* the recorded pairing (strict, client-server) */
+};
+
+/* Per-thread state of the strict and client-server models. */
+struct pth {
+	uint32_t npend;      /* client-server: its lists not started yet     */
+	uint32_t lhn;        /* client-server: lists that may start (heap)   */
+	uint32_t sqh, sqt;   /* client-server: blocked signallers that need
+	                        it, as the waits of its cwaits (sq_next)     */
+	uint8_t idle;        /* client-server: between lists, none can start */
+	uint8_t exit_wait;   /* client-server: at its exit, lists pending    */
 };
 
 /* An event: at time t, ordered by sec = class << 32 | thread id. */
@@ -206,6 +225,17 @@ struct sim_work {
 	uint64_t steps;
 	stime makespan;
 	uint32_t live;
+	/* strict and client-server (allocated on their first run) */
+	int pm_ok;
+	int cs;              /* this run is client-server                    */
+	struct pth *pt;      /* [n]                                          */
+	stime *ev_t;         /* [nev] when the event happened                */
+	int32_t *ev_p;       /* [nev] on which processor                     */
+	uint32_t *ev_left;   /* [nev] contributions still missing            */
+	uint32_t *w_left;    /* [nwait] events still missing                 */
+	uint32_t *lheap;     /* [nwait] client-server: each thread's heap of
+	                        lists that may start, at px.th_wbase[thread] */
+	uint32_t *sq_next;   /* [nwait] client-server: signaller queues       */
 };
 
 /* ------------------------------------------------------------------ */
@@ -257,6 +287,10 @@ struct sim_program *sim_program_new(const struct trace *tr)
 	}
 	for (uint32_t s = 0; s < nsem; s++)
 		p->tok_total += p->sem_cap[s];
+	if (sim_pairs_build(tr, &p->px) != 0) {
+		sim_program_free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -266,6 +300,7 @@ void sim_program_free(struct sim_program *p)
 		return;
 	free(p->maxheld);
 	free(p->sem_cap);
+	sim_pairs_release(&p->px);
 	free(p);
 }
 
@@ -366,6 +401,13 @@ void sim_work_free(struct sim_work *w)
 	free(w->blocked);
 	free(w->iv);
 	free(w->sy);
+	free(w->pt);
+	free(w->ev_t);
+	free(w->ev_p);
+	free(w->ev_left);
+	free(w->w_left);
+	free(w->lheap);
+	free(w->sq_next);
 	free(w);
 }
 
@@ -1239,7 +1281,449 @@ static void rr_expire(struct sim_work *w, uint32_t s, stime T)
 }
 
 /* ------------------------------------------------------------------ */
+/* The strict-sequence and client-server models (docs/models.md).
+ *
+ * Both follow the recorded pairing (struct sim_pairs): an acquisition
+ * waits for exactly the releases it depended on in the recording (its
+ * wait's conditions); a signal/broadcast waits until the waiters it woke
+ * in the recording are there.  Strict: each thread runs its records in
+ * order, blocking at a wait until its conditions have happened; a
+ * signaller waits for its waiters' registrations (the first half of
+ * their cwaits).  Client-server: a thread is cut into lists at its
+ * acquisition waits; at the end of a list it starts the earliest of its
+ * lists that can start (all conditions happened), or becomes idle; a
+ * signal is a rendezvous with its waiters' threads: it happens when all
+ * of them are idle, and each then starts its cwait's list; meanwhile the
+ * signaller blocks inside its list (the paper's synchronous Activate).
+ */
+
+static inline int is_signal(const struct trace_rec *r)
+{
+	return r->op == TRACE_SIGNAL || r->op == TRACE_BROADCAST;
+}
+
+static void lheap_push(struct sim_work *w, uint32_t u, uint32_t d)
+{
+	uint32_t *h = w->lheap + w->p->px.th_wbase[u];
+	uint32_t i = w->pt[u].lhn++;
+	while (i > 0) {
+		uint32_t pa = (i - 1) / 2;
+		if (h[pa] <= d)
+			break;
+		h[i] = h[pa];
+		i = pa;
+	}
+	h[i] = d;
+}
+
+static uint32_t lheap_pop(struct sim_work *w, uint32_t u)
+{
+	uint32_t *h = w->lheap + w->p->px.th_wbase[u];
+	uint32_t top = h[0], n = --w->pt[u].lhn, d = h[n], i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (d <= h[c])
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n)
+		h[i] = d;
+	return top;
+}
+
+/* u's not-before from every release its wait d needed. */
+static void pm_latency(struct sim_work *w, uint32_t u, uint32_t d)
+{
+	const struct sim_pairs *px = &w->p->px;
+	w->th[u].nb = 0;
+	for (uint32_t i = px->w_off[d]; i < px->w_off[d + 1]; i++) {
+		uint32_t e = px->w_cond[i];
+		nb_after(w, u, w->ev_t[e], w->ev_p[e]);
+	}
+}
+
+static void pm_wait_ready(struct sim_work *w, uint32_t d, stime T, int32_t x);
+
+/* Event e (or one contribution to it) happens at T on processor x. */
+static void pm_fire(struct sim_work *w, uint32_t e, stime T, int32_t x)
+{
+	if (w->ev_left[e] == 0 || --w->ev_left[e])
+		return;
+	w->ev_t[e] = T;
+	w->ev_p[e] = x;
+	const struct sim_pairs *px = &w->p->px;
+	for (uint32_t i = px->ev_off[e]; i < px->ev_off[e + 1]; i++) {
+		uint32_t d = px->ev_dep[i];
+		if (--w->w_left[d] == 0)
+			pm_wait_ready(w, d, T, x);
+	}
+}
+
+/* v, blocked in wait d, has all it needs at T (the last release came
+ * from processor x): go on. */
+static void pm_grant_blocked(struct sim_work *w, uint32_t v, uint32_t d,
+                             stime T, int32_t x)
+{
+	struct sth *t = &w->th[v];
+	uint32_t rec = t->cur;
+	if (w->flags & SIM_SCHEDULE)
+		sy_add(w, v, rec, T, w->cur_releaser);
+	if (!is_signal(&w->tr->rec[rec])) {
+		pm_latency(w, v, d);
+		proceed(w, v, T);
+		return;
+	}
+	/* strict: a signaller whose last waiter registered at T on x
+	 * proceeds (as in the Direct model), then wakes its waiters */
+	int32_t me = t->lproc;
+	uint32_t e = w->p->px.evid[rec];
+	t->nb = 0;
+	nb_after(w, v, T, x);
+	proceed(w, v, T);
+	if (e != SIM_NONE) {
+		int32_t saved = w->cur_releaser;
+		w->cur_releaser = (int32_t)v;
+		pm_fire(w, e, T, me);
+		w->cur_releaser = saved;
+	}
+}
+
+/* client-server: idle v starts the list of wait d at T. */
+static void pm_start_idle(struct sim_work *w, uint32_t v, uint32_t d, stime T)
+{
+	struct pth *pt = &w->pt[v];
+	pt->idle = 0;
+	pt->npend--;
+	w->th[v].cur = w->p->px.w_rec[d];
+	if (w->flags & SIM_SCHEDULE)
+		sy_add(w, v, w->th[v].cur, T, w->cur_releaser);
+	pm_latency(w, v, d);
+	proceed(w, v, T);
+}
+
+/* Wait d has all its conditions at T (the last from processor x). */
+static void pm_wait_ready(struct sim_work *w, uint32_t d, stime T, int32_t x)
+{
+	const struct sim_pairs *px = &w->p->px;
+	uint32_t v = px->w_th[d];
+	struct sth *t = &w->th[v];
+	if (t->state == ST_BLOCK && t->wobj == d &&
+	    (t->bk == BK_PAIR || (t->bk == BK_SIGWAIT && !w->cs))) {
+		pm_grant_blocked(w, v, d, T, x);
+		return;
+	}
+	if (!w->cs)
+		return; /* strict: v finds it done when it gets there */
+	const struct trace_rec *r = &w->tr->rec[px->w_rec[d]];
+	if (r->op == TRACE_CWAIT || is_signal(r))
+		return; /* these start by rendezvous (pm_cs_fire) */
+	if (w->pt[v].idle)
+		pm_start_idle(w, v, d, T);
+	else
+		lheap_push(w, v, d);
+}
+
+/* u, running at T, got (or already had) everything wait d needs. */
+static int pm_grant_running(struct sim_work *w, uint32_t u, uint32_t d, stime T)
+{
+	pm_latency(w, u, d);
+	if (w->flags & SIM_SCHEDULE)
+		sy_add(w, u, w->th[u].cur, T, -1);
+	if (w->th[u].nb > T) {
+		leave_cpu(w, u, T);
+		proceed(w, u, T);
+		return STOPPED;
+	}
+	return GO_ON;
+}
+
+/* The exit of u (running) at T; its record is u's current one. */
+static int pm_exit(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	int32_t x = t->lproc;
+	uint32_t e = w->p->px.evid[t->cur];
+	leave_cpu(w, u, T);
+	t->state = ST_DONE;
+	t->exit_time = T;
+	t->exit_proc = x;
+	if (w->flags & SIM_STATS)
+		w->ist[u].end = T;
+	if (T > w->makespan)
+		w->makespan = T;
+	w->live--;
+	if (e != SIM_NONE)
+		pm_fire(w, e, T, x);
+	return STOPPED;
+}
+
+/* client-server: the wait of the signal whose waiter is cwait wait c. */
+static inline uint32_t pm_signal_of(const struct sim_work *w, uint32_t c)
+{
+	const struct sim_pairs *px = &w->p->px;
+	uint32_t e = px->w_cond[px->w_off[c]];
+	return px->wid[px->ev_rec[e]];
+}
+
+/* client-server: the waiter threads of signal wait s are all idle. */
+static int pm_can_fire(const struct sim_work *w, uint32_t s)
+{
+	const struct sim_pairs *px = &w->p->px;
+	for (uint32_t i = px->w_off[s]; i < px->w_off[s + 1]; i++) {
+		uint32_t c = px->wid[px->ev_rec[px->w_cond[i]]];
+		if (!w->pt[px->w_th[c]].idle)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * client-server: signal wait s happens at T.  u is the running thread:
+ * the signaller itself (it reached s and its waiters were idle), or one
+ * of the waiters, at the end of a list (the signaller was blocked: it
+ * proceeds no earlier than t after, as in the Direct model).  Every
+ * waiter starts its cwait's list; returns u's continuation.
+ */
+static int pm_cs_fire(struct sim_work *w, uint32_t s, stime T, uint32_t u)
+{
+	const struct sim_pairs *px = &w->p->px;
+	uint32_t y = px->w_th[s], srec = px->w_rec[s];
+	struct sth *ty = &w->th[y];
+	int32_t xy = ty->lproc;
+	if (u != y) {
+		ty->nb = 0;
+		nb_after(w, y, T, w->th[u].lproc);
+		if (w->flags & SIM_SCHEDULE)
+			sy_add(w, y, srec, T, (int32_t)u);
+		proceed(w, y, T);
+	}
+	uint32_t mine = SIM_NONE;
+	for (uint32_t i = px->w_off[s]; i < px->w_off[s + 1]; i++) {
+		uint32_t c = px->wid[px->ev_rec[px->w_cond[i]]], v = px->w_th[c];
+		w->pt[v].idle = 0;
+		w->pt[v].npend--;
+		w->th[v].cur = px->w_rec[c];
+		if (v == u) {
+			mine = c;
+		} else {
+			w->th[v].bk = BK_PAIR;
+			w->th[v].wobj = c;
+		}
+	}
+	int32_t saved = w->cur_releaser;
+	w->cur_releaser = (int32_t)y;
+	pm_fire(w, px->evid[srec], T, xy);
+	w->cur_releaser = saved;
+	if (u == y || mine == SIM_NONE)
+		return GO_ON;
+	if (w->w_left[mine] == 0)
+		return pm_grant_running(w, u, mine, T);
+	block(w, u, T, BK_PAIR, mine); /* its mutex is not released yet */
+	return STOPPED;
+}
+
+/*
+ * client-server: u (running) ended a list at T.  It serves a signaller
+ * blocked on one of its cwaits if that signal can now happen (oldest
+ * first), else starts the earliest of its lists that can start, else
+ * exits if it is at its exit with no list left, else becomes idle.
+ */
+static int pm_list_end(struct sim_work *w, uint32_t u, stime T)
+{
+	struct pth *pt = &w->pt[u];
+	const struct sim_pairs *px = &w->p->px;
+	pt->idle = 1;
+	uint32_t prev = SIM_NONE, c = pt->sqh;
+	while (c != SIM_NONE) {
+		uint32_t nx = w->sq_next[c], s = pm_signal_of(w, c);
+		int fired = w->ev_left[px->evid[px->w_rec[s]]] == 0;
+		int now = !fired && pm_can_fire(w, s);
+		if (fired || now) {
+			if (prev == SIM_NONE)
+				pt->sqh = nx;
+			else
+				w->sq_next[prev] = nx;
+			if (pt->sqt == c)
+				pt->sqt = prev;
+		} else {
+			prev = c;
+		}
+		if (now)
+			return pm_cs_fire(w, s, T, u);
+		c = nx;
+	}
+	if (pt->lhn) {
+		uint32_t d = lheap_pop(w, u);
+		pt->idle = 0;
+		pt->npend--;
+		w->th[u].cur = px->w_rec[d];
+		return pm_grant_running(w, u, d, T);
+	}
+	if (pt->npend == 0 && pt->exit_wait) {
+		pt->idle = 0;
+		w->th[u].cur = w->th[u].end - 1;
+		return pm_exit(w, u, T);
+	}
+	block(w, u, T, BK_IDLE, 0);
+	return STOPPED;
+}
+
+/* u (running) reached the acquisition part of its current record at T. */
+static int pm_acquire(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	uint32_t d = w->p->px.wid[t->cur];
+	if (d == SIM_NONE) { /* nothing to wait for */
+		if (w->flags & SIM_SCHEDULE)
+			sy_add(w, u, t->cur, T, -1);
+		return GO_ON;
+	}
+	if (w->cs)
+		return pm_list_end(w, u, T);
+	if (w->w_left[d] == 0)
+		return pm_grant_running(w, u, d, T);
+	block(w, u, T, BK_PAIR, d);
+	return STOPPED;
+}
+
+static int step_pm(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	const struct trace_rec *r = cur_rec(w, u);
+	const struct sim_pairs *px = &w->p->px;
+	int32_t x = t->lproc;
+	uint32_t ev = px->evid[t->cur];
+	w->steps++;
+	w->cur_releaser = (int32_t)u;
+	if (w->flags & SIM_STATS)
+		w->ist[u].cpu += r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0);
+	t->nb = 0;
+
+	switch (r->op) {
+	case TRACE_CREATE:
+		load_work(w, r->a);
+		make_ready(w, r->a, T);
+		return GO_ON;
+	case TRACE_EXIT:
+		if (w->cs && w->pt[u].npend) {
+			w->pt[u].exit_wait = 1;
+			return pm_list_end(w, u, T);
+		}
+		return pm_exit(w, u, T);
+	case TRACE_TRYLOCK:
+	case TRACE_TRYWAIT:
+		if (!r->b)
+			return GO_ON;
+		return pm_acquire(w, u, T);
+	case TRACE_LOCK:
+	case TRACE_WAIT:
+	case TRACE_JOIN:
+	case TRACE_RDLOCK:
+	case TRACE_WRLOCK:
+		return pm_acquire(w, u, T);
+	case TRACE_CWAIT:
+	case TRACE_BARRIER:
+		/* first half: release the mutex and register / arrive */
+		if (ev != SIM_NONE)
+			pm_fire(w, ev, T, x);
+		return pm_acquire(w, u, T);
+	case TRACE_UNLOCK:
+	case TRACE_POST:
+	case TRACE_RWUNLOCK:
+		if (ev != SIM_NONE)
+			pm_fire(w, ev, T, x);
+		return GO_ON;
+	case TRACE_SIGNAL:
+	case TRACE_BROADCAST: {
+		uint32_t s = px->wid[t->cur];
+		if (s == SIM_NONE)
+			return GO_ON; /* it woke nobody in the recording */
+		if (w->cs) {
+			if (pm_can_fire(w, s))
+				return pm_cs_fire(w, s, T, u);
+		} else if (w->w_left[s] == 0) {
+			pm_fire(w, ev, T, x);
+			return GO_ON;
+		}
+		block(w, u, T, BK_SIGWAIT, s);
+		if (w->cs) {
+			for (uint32_t i = px->w_off[s]; i < px->w_off[s + 1]; i++) {
+				uint32_t c = px->wid[px->ev_rec[px->w_cond[i]]];
+				struct pth *pv = &w->pt[px->w_th[c]];
+				w->sq_next[c] = SIM_NONE;
+				if (pv->sqh == SIM_NONE)
+					pv->sqh = c;
+				else
+					w->sq_next[pv->sqt] = c;
+				pv->sqt = c;
+			}
+		}
+		return STOPPED;
+	}
+	case TRACE_SLEEP:
+		leave_cpu(w, u, T);
+		t->nb = T + trace_sleep_time(r);
+		proceed(w, u, T);
+		return STOPPED;
+	default:
+		return GO_ON;
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Run */
+
+/* Allocate the strict / client-server state (once per workspace). */
+static int pm_reserve(struct sim_work *w)
+{
+	if (w->pm_ok)
+		return 0;
+	const struct sim_pairs *px = &w->p->px;
+	w->pt = xcalloc(w->p->n, sizeof *w->pt);
+	w->ev_t = xcalloc(px->nev, sizeof *w->ev_t);
+	w->ev_p = xcalloc(px->nev, sizeof *w->ev_p);
+	w->ev_left = xcalloc(px->nev, sizeof *w->ev_left);
+	w->w_left = xcalloc(px->nwait, sizeof *w->w_left);
+	w->lheap = xcalloc(px->nwait, sizeof *w->lheap);
+	w->sq_next = xcalloc(px->nwait, sizeof *w->sq_next);
+	if (!w->pt || !w->ev_t || !w->ev_p || !w->ev_left || !w->w_left ||
+	    !w->lheap || !w->sq_next) {
+		free(w->pt);
+		free(w->ev_t);
+		free(w->ev_p);
+		free(w->ev_left);
+		free(w->w_left);
+		free(w->lheap);
+		free(w->sq_next);
+		w->pt = NULL;
+		w->ev_t = NULL;
+		w->ev_p = NULL;
+		w->ev_left = w->w_left = w->lheap = w->sq_next = NULL;
+		return -1;
+	}
+	w->pm_ok = 1;
+	return 0;
+}
+
+static void pm_setup(struct sim_work *w)
+{
+	const struct sim_pairs *px = &w->p->px;
+	for (uint32_t u = 0; u < w->p->n; u++) {
+		struct pth *pt = &w->pt[u];
+		pt->npend = px->th_ncut[u];
+		pt->lhn = 0;
+		pt->sqh = pt->sqt = SIM_NONE;
+		pt->idle = pt->exit_wait = 0;
+	}
+	memcpy(w->ev_left, px->ev_need, px->nev * sizeof *w->ev_left);
+	for (uint32_t d = 0; d < px->nwait; d++)
+		w->w_left[d] = px->w_off[d + 1] - px->w_off[d];
+}
 
 static int setup(struct sim_work *w, const struct sim_params *par,
                  const int32_t *binding)
@@ -1250,7 +1734,8 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	if (k == 0 || (par->policy == SIM_RR && par->quantum == 0) ||
 	    par->policy > SIM_RR || par->mode > SIM_UNBOUND)
 		return SIM_EINVAL;
-	if (par->model != SIM_DIRECT)
+	if (par->model != SIM_DIRECT && par->model != SIM_CLIENT_SERVER &&
+	    par->model != SIM_STRICT)
 		return SIM_EINVAL;
 	/* Times stay below 2^63: trace work + sleeps < 2^62 (reader), and
 	 * each record adds at most one latency, create and switch cost. */
@@ -1263,6 +1748,12 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		return SIM_EOVERFLOW;
 	if (work_reserve(w, k) != 0)
 		return SIM_ENOMEM;
+	w->cs = par->model == SIM_CLIENT_SERVER;
+	if (par->model != SIM_DIRECT) {
+		if (pm_reserve(w) != 0)
+			return SIM_ENOMEM;
+		pm_setup(w);
+	}
 
 	w->par = par;
 	w->tr = tr;
@@ -1399,6 +1890,8 @@ static void collect_blocked(struct sim_work *w, struct sim_result *res)
 		b->rec = t->cur;
 		b->obj = t->wobj;
 		b->holder = -1;
+		b->after = UINT32_MAX;
+		b->lists = 0;
 		b->why = bk_why[t->bk];
 		switch (t->bk) {
 		case BK_LOCK:
@@ -1431,27 +1924,134 @@ static void collect_blocked(struct sim_work *w, struct sim_result *res)
 	res->blocked = w->blocked;
 }
 
-int sim_run(const struct sim_program *p, struct sim_work *w,
-            const struct sim_params *par, const int32_t *binding,
-            unsigned flags, struct sim_result *res)
+/* The thread whose records include record r. */
+static uint32_t rec_thread(const struct trace *tr, uint32_t r)
 {
-	memset(res, 0, sizeof *res);
-	res->makespan = ST(0);
-	res->model = SIM_DIRECT;
-	if (w->p != p) {
-		res->status = SIM_EINVAL;
-		return SIM_EINVAL;
+	uint32_t lo = 0, hi = tr->nthreads;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (tr->threads[mid].first <= r)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	w->flags = flags;
-	int rc = setup(w, par, binding);
-	if (rc != SIM_OK) {
-		res->status = rc;
-		return rc;
-	}
-	const uint32_t n = p->n, ngrp = w->ngrp;
-	load_work(w, p->tr->initial);
-	make_ready(w, p->tr->initial, 0);
+	return lo;
+}
 
+/* Blocked threads of a strict or client-server run: each waits for the
+ * first release its wait still needs (b->after, by thread b->holder). */
+static void collect_blocked_pm(struct sim_work *w, struct sim_result *res)
+{
+	const struct trace *tr = w->tr;
+	const struct sim_pairs *px = &w->p->px;
+	size_t nb = 0;
+	for (uint32_t u = 0; u < w->p->n; u++) {
+		struct sth *t = &w->th[u];
+		if (t->state != ST_BLOCK)
+			continue;
+		struct sim_blocked *b = &w->blocked[nb++];
+		uint32_t d = t->wobj, lists = 0;
+		if (t->bk == BK_IDLE) { /* its earliest list that cannot start */
+			d = SIM_NONE;
+			for (uint32_t i = px->th_wbase[u]; i < px->th_wbase[u + 1]; i++) {
+				if (w->w_left[i] == 0 && tr->rec[px->w_rec[i]].op != TRACE_CWAIT)
+					continue;
+				if (is_signal(&tr->rec[px->w_rec[i]]))
+					continue;
+				if (tr->rec[px->w_rec[i]].op == TRACE_CWAIT &&
+				    w->ev_left[px->w_cond[px->w_off[i]]] == 0)
+					continue; /* started */
+				if (d == SIM_NONE)
+					d = i;
+				lists++;
+			}
+			if (d == SIM_NONE) /* cannot happen: it would have exited */
+				d = px->th_wbase[u];
+		}
+		uint32_t rec = px->w_rec[d];
+		const struct trace_rec *r = &tr->rec[rec];
+		b->thread = u;
+		b->rec = rec;
+		b->obj = r->a;
+		b->holder = -1;
+		b->after = UINT32_MAX;
+		b->lists = lists;
+		/* the first release it still needs */
+		for (uint32_t i = px->w_off[d]; i < px->w_off[d + 1]; i++) {
+			uint32_t e = px->w_cond[i];
+			if (w->ev_left[e] == 0)
+				continue;
+			if (r->op != TRACE_BARRIER) {
+				b->after = px->ev_rec[e];
+				b->holder = (int32_t)rec_thread(tr, b->after);
+			}
+			break;
+		}
+		if (is_signal(r) && w->cs) { /* a waiter that is not idle */
+			b->after = UINT32_MAX;
+			b->holder = -1;
+			for (uint32_t i = px->w_off[d]; i < px->w_off[d + 1]; i++) {
+				uint32_t c = px->wid[px->ev_rec[px->w_cond[i]]];
+				if (!w->pt[px->w_th[c]].idle) {
+					b->after = px->w_rec[c];
+					b->holder = (int32_t)px->w_th[c];
+					break;
+				}
+			}
+		}
+		switch (r->op) {
+		case TRACE_LOCK:
+		case TRACE_TRYLOCK:
+			b->kind = TRACE_K_MUTEX;
+			b->why = "lock";
+			break;
+		case TRACE_WAIT:
+		case TRACE_TRYWAIT:
+			b->kind = TRACE_K_SEM;
+			b->why = "wait on";
+			break;
+		case TRACE_JOIN:
+			b->kind = TRACE_K_THREAD;
+			b->why = "join";
+			break;
+		case TRACE_BARRIER:
+			b->kind = TRACE_K_BARRIER;
+			b->why = "pass";
+			break;
+		case TRACE_CWAIT:
+			if (w->ev_left[px->w_cond[px->w_off[d]]] == 0) {
+				b->kind = TRACE_K_MUTEX;
+				b->obj = r->b;
+				b->why = "re-acquire after cwait";
+			} else {
+				b->kind = TRACE_K_COND;
+				b->why = "be signalled on";
+			}
+			break;
+		case TRACE_RDLOCK:
+		case TRACE_WRLOCK:
+			b->kind = TRACE_K_RWLOCK;
+			b->why = r->op == TRACE_RDLOCK ? "rdlock" : "wrlock";
+			break;
+		default: /* signal, broadcast */
+			b->kind = TRACE_K_COND;
+			b->why = "see its waiters on";
+			break;
+		}
+	}
+	res->nblocked = nb;
+	res->blocked = w->blocked;
+}
+
+/*
+ * The event loop.  Always inlined with a constant `pm`, so that the
+ * Direct model (pm = 0) and the pairing models (pm = 1) each get their
+ * own copy: the Direct model's loop does not test the model per step.
+ */
+static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
+                                                            const int pm)
+{
+	const uint32_t n = w->p->n, ngrp = w->ngrp;
 	while (w->hn && !w->nomem) {
 		uint32_t id = w->heap[0].id;
 		stime T = w->heap[0].t;
@@ -1467,18 +2067,42 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 			if (w->flags & SIM_STATS)
 				w->sl[t->slot].busy += T - t->seg;
 			t->rem = 0;
-			if (step(w, id, T) == GO_ON)
+			if ((pm ? step_pm(w, id, T) : step(w, id, T)) == GO_ON)
 				go_on(w, id, T);
 		} else if (id < n + ngrp) {
 			struct sgrp *g = &w->g[id - n];
 			ps_advance(w, g, T);
 			uint32_t u = w->pheap[g->hbase];
-			if (step(w, u, T) == GO_ON)
+			if ((pm ? step_pm(w, u, T) : step(w, u, T)) == GO_ON)
 				go_on(w, u, T);
 		} else {
 			rr_expire(w, id - n - ngrp, T);
 		}
 	}
+}
+
+/* One run of one model (not SIM_AUTO). */
+static int run_model(const struct sim_program *p, struct sim_work *w,
+                     const struct sim_params *par, const int32_t *binding,
+                     unsigned flags, struct sim_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->makespan = ST(0);
+	res->model = par->model;
+	w->flags = flags;
+	int rc = setup(w, par, binding);
+	if (rc != SIM_OK) {
+		res->status = rc;
+		return rc;
+	}
+	const uint32_t n = p->n;
+	load_work(w, p->tr->initial);
+	make_ready(w, p->tr->initial, 0);
+
+	if (par->model == SIM_DIRECT)
+		run_events(w, 0);
+	else
+		run_events(w, 1);
 	res->steps = w->steps;
 	if (w->nomem) {
 		res->status = SIM_ENOMEM;
@@ -1518,7 +2142,10 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 		res->syncs = w->sy;
 	}
 	if (w->live) {
-		collect_blocked(w, res);
+		if (par->model == SIM_DIRECT)
+			collect_blocked(w, res);
+		else
+			collect_blocked_pm(w, res);
 		res->makespan = ST(w->makespan);
 		res->status = SIM_DEADLOCK;
 		return SIM_DEADLOCK;
@@ -1526,6 +2153,33 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 	res->makespan = ST(w->makespan);
 	res->status = SIM_OK;
 	return SIM_OK;
+}
+
+int sim_run(const struct sim_program *p, struct sim_work *w,
+            const struct sim_params *par, const int32_t *binding,
+            unsigned flags, struct sim_result *res)
+{
+	if (w->p != p || par->model > SIM_AUTO) {
+		memset(res, 0, sizeof *res);
+		res->makespan = ST(0);
+		res->model = par->model;
+		res->status = SIM_EINVAL;
+		return SIM_EINVAL;
+	}
+	if (par->model != SIM_AUTO)
+		return run_model(p, w, par, binding, flags, res);
+	/* Paper VIII, Figure 14: Direct; on deadlock client-server; on
+	 * deadlock strict sequence. */
+	static const enum sim_model scheme[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT};
+	struct sim_params q = *par;
+	int rc = SIM_EINVAL;
+	for (size_t i = 0; i < sizeof scheme / sizeof scheme[0]; i++) {
+		q.model = scheme[i];
+		rc = run_model(p, w, &q, binding, flags, res);
+		if (rc != SIM_DEADLOCK)
+			break;
+	}
+	return rc;
 }
 
 int sim_makespan(const struct sim_program *p, struct sim_work *w,
@@ -1548,13 +2202,21 @@ void sim_deadlock_print(const struct sim_program *p,
 		fprintf(f, "thread %u", tr->threads[b->thread].id);
 		if (name)
 			fprintf(f, " (%s)", name);
-		fprintf(f, " waits at line %u to %s ", tr->rec[b->rec].line, b->why);
+		if (b->lists)
+			fprintf(f, " is idle with %u list%s waiting; the first waits at line %u to %s ",
+			        b->lists, b->lists == 1 ? "" : "s", tr->rec[b->rec].line, b->why);
+		else
+			fprintf(f, " waits at line %u to %s ", tr->rec[b->rec].line, b->why);
 		if (b->kind == TRACE_K_THREAD)
 			fprintf(f, "thread %u", tr->threads[b->obj].id);
 		else
 			fprintf(f, "%s %u", trace_kind_name(b->kind),
 			        tr->obj_id[b->kind][b->obj]);
-		if (b->holder >= 0 && b->kind != TRACE_K_THREAD)
+		if (b->after != UINT32_MAX && b->holder >= 0)
+			fprintf(f, ", until thread %u's %s at line %u",
+			        tr->threads[b->holder].id, trace_op_name(tr->rec[b->after].op),
+			        tr->rec[b->after].line);
+		else if (b->holder >= 0 && b->kind != TRACE_K_THREAD)
 			fprintf(f, ", held by thread %u", tr->threads[b->holder].id);
 		fputc('\n', f);
 	}

@@ -54,6 +54,24 @@ char *sim_time_format_dec(sim_time t, char *buf, size_t len);
 
 enum sim_policy { SIM_PS = 0, SIM_FIFO, SIM_RR };
 enum sim_mode { SIM_BOUND = 0, SIM_UNBOUND };
+/*
+ * Simulation models (Paper VIII; docs/models.md):
+ *   SIM_DIRECT         an acquisition takes whatever release of its object
+ *                      comes first (docs/simulation.md).  Most accurate;
+ *                      may deadlock on a program that never deadlocked.
+ *   SIM_CLIENT_SERVER  each acquisition waits for exactly the release(s)
+ *                      that satisfied it in the recording (trace.pair),
+ *                      and a thread is cut into lists at those
+ *                      acquisitions that run in whichever order their
+ *                      releases arrive; a signal/broadcast is a rendezvous
+ *                      with its recorded waiters.  Deadlocks only through
+ *                      a signaller blocked inside a list.
+ *   SIM_STRICT         recorded pairing, each thread in its recorded
+ *                      order.  Never deadlocks on a valid trace.
+ *   SIM_AUTO           the scheme of Paper VIII, Figure 14: Direct; on
+ *                      deadlock client-server; on deadlock strict.
+ *                      sim_result.model says which model produced it.
+ */
 enum sim_model { SIM_DIRECT = 0, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO };
 
 struct sim_params {
@@ -65,7 +83,8 @@ struct sim_params {
 	uint64_t create_cost;   /* CPU the creator spends per create; units:
 	                           trace unit                                */
 	uint64_t switch_cost;   /* context switch (fifo, rr); units: trace unit */
-	enum sim_model model;   /* only SIM_DIRECT so far                     */
+	enum sim_model model;   /* SIM_DIRECT (default), SIM_CLIENT_SERVER,
+	                           SIM_STRICT or SIM_AUTO (see above)        */
 };
 
 /* sim_params_init - defaults: 1 cpu, bound, ps, quantum 1, all costs 0,
@@ -97,8 +116,10 @@ struct sim_work;    /* one per evaluating thread         */
 
 /*
  * sim_program_new - prepare trace `tr` for simulation (per-object
- * capacities, offsets).  `tr` must outlive the program and is not
- * modified.  Returns the program, or NULL on allocation failure.
+ * capacities, offsets, and the recorded pairing the strict and
+ * client-server models follow: about 20 bytes per record).  `tr` must
+ * outlive the program and is not modified.  Returns the program, or NULL
+ * on allocation failure.
  */
 struct sim_program *sim_program_new(const struct trace *tr);
 void sim_program_free(struct sim_program *p); /* accepts NULL */
@@ -142,17 +163,27 @@ struct sim_sync {
 /* A thread left blocked by a deadlock. */
 struct sim_blocked {
 	uint32_t thread;   /* dense index                                  */
-	uint32_t rec;      /* the record it is blocked in                  */
+	uint32_t rec;      /* the record it is blocked in (client-server,
+	                      idle thread: the first of its waiting lists) */
 	uint8_t kind;      /* enum trace_kind of the object it waits on    */
 	uint32_t obj;      /* dense object index                           */
-	int32_t holder;    /* a thread holding it (mutex, rwlock writer,
-	                      join target), or -1                          */
+	int32_t holder;    /* Direct: a thread holding it (mutex, rwlock
+	                      writer, join target); strict, client-server:
+	                      the thread of `after`; or -1                 */
 	const char *why;   /* "lock", "wait", "reacquire after cwait", ... */
+	uint32_t after;    /* strict, client-server: the record whose
+	                      release it still waits for (a signaller: the
+	                      cwait of a waiter not there yet), or
+	                      UINT32_MAX                                   */
+	uint32_t lists;    /* client-server: 0, or the thread is idle and
+	                      this many of its lists wait (rec: the first)  */
 };
 
 struct sim_result {
 	int status;           /* as returned by sim_run                    */
-	enum sim_model model; /* the model that produced the result        */
+	enum sim_model model; /* the model that produced the result (never
+	                         SIM_AUTO: under it, the model the scheme
+	                         ended with)                               */
 	sim_time makespan;    /* time of the last exit; units: trace unit  */
 	uint64_t steps;       /* operations performed                      */
 	/* SIM_STATS (owned by the workspace, valid until its next run): */
@@ -177,6 +208,10 @@ struct sim_result {
  * path).  Ignored in unbound mode.  `flags`: SIM_STATS, SIM_SCHEDULE.
  * Fills *res (pointers into `w`, valid until w's next run) and returns its
  * status.  On SIM_EINVAL/SIM_EOVERFLOW/SIM_ENOMEM, res->makespan is 0.
+ * par->model = SIM_AUTO runs Direct, then (on SIM_DEADLOCK) client-server,
+ * then strict, and returns the last run's result; res->model names it.
+ * The first strict or client-server run on a workspace allocates its
+ * per-event state (O(records)); later runs allocate nothing.
  */
 int sim_run(const struct sim_program *p, struct sim_work *w,
             const struct sim_params *par, const int32_t *binding,
@@ -192,8 +227,14 @@ int sim_makespan(const struct sim_program *p, struct sim_work *w,
 
 /*
  * sim_deadlock_print - one line per blocked thread of a deadlocked result,
- * naming the thread, the object and the holder, e.g.
+ * naming the thread, the object and the holder, e.g. (Direct)
  *   "thread 3 (worker) waits at line 12 to lock mutex 1, held by thread 2"
+ * or the release it still needs (strict, client-server), e.g.
+ *   "thread 2 waits at line 9 to see its waiters on condition variable 2,
+ *    until thread 2's cwait at line 14"
+ *   "thread 1 is idle with 1 list waiting; the first waits at line 7 to
+ *    be signalled on condition variable 1, until thread 2's signal at
+ *    line 12"
  */
 void sim_deadlock_print(const struct sim_program *p,
                         const struct sim_result *res, FILE *f);

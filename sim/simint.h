@@ -72,4 +72,47 @@ static inline int st_cmp(sim_time a, sim_time b)
 	return (l > r) - (l < r);
 }
 
+/* ------------------------------------------------------------------ */
+/* The recorded pairing, for the strict-sequence and client-server models
+ * (docs/models.md).  Built once per program by sim_pairs_build (models.c).
+ *
+ * An *event* is a release of the recording that some acquisition depends
+ * on: an unlock, a post, a signal/broadcast (the wake-up), an exit, an
+ * rwunlock, the first half of a cwait (releasing its mutex and
+ * registering as a waiter), or the arrivals of one barrier group (one
+ * event that needs all N arrivals).  A *wait* is a record that must wait
+ * for events: an acquisition (lock, trylock ok, wait, trywait ok, join,
+ * barrier, cwait, rdlock, wrlock) that depends on another record's
+ * release, or a signal/broadcast, which waits for the registration of the
+ * waiters it woke in the recording.  Events and waits are numbered in
+ * record order (so a thread's waits are contiguous and in program order).
+ */
+#define SIM_NONE UINT32_MAX
+
+struct sim_pairs {
+	uint32_t nev, nwait;
+	uint32_t *evid;     /* [nrec] event the record performs (or contributes
+	                       to: barrier arrivals), or SIM_NONE             */
+	uint32_t *wid;      /* [nrec] wait of the record, or SIM_NONE         */
+	uint32_t *ev_need;  /* [nev] contributions that complete it (1; a
+	                       barrier group: its size)                       */
+	uint32_t *ev_rec;   /* [nev] the record that performs it (a barrier
+	                       group: its last arrival in the recording)      */
+	uint32_t *ev_off;   /* [nev + 1] into ev_dep                          */
+	uint32_t *ev_dep;   /* waits that need each event, ascending          */
+	uint32_t *w_off;    /* [nwait + 1] into w_cond                        */
+	uint32_t *w_cond;   /* events each wait needs; a cwait's signal first */
+	uint32_t *w_rec;    /* [nwait] its record                             */
+	uint32_t *w_th;     /* [nwait] its thread (dense)                     */
+	uint32_t *th_wbase; /* [nthreads + 1] first wait of each thread       */
+	uint32_t *th_ncut;  /* [nthreads] its acquisition waits (list starts
+	                       in the client-server model)                    */
+};
+
+/* Build the index for `tr` (validated: pair[] as trace.h says).  Returns
+ * 0, or -1 on allocation failure with *px zeroed.  Inconsistent pairs (a
+ * hand-made trace) are skipped, never followed out of range. */
+int sim_pairs_build(const struct trace *tr, struct sim_pairs *px);
+void sim_pairs_release(struct sim_pairs *px);
+
 #endif

@@ -33,7 +33,13 @@ static const char usage[] =
 "                      fifo (run to block), rr:Q (round robin, quantum Q)\n"
 "  --create-cost C     CPU time a create costs its creator (default 0)\n"
 "  --switch-cost C     context-switch time, fifo and rr only (default 0)\n"
-"  --model M           simulation model: direct (default)\n"
+"  --model M           simulation model (Paper VIII; docs/models.md):\n"
+"                      direct (an acquisition takes the first release),\n"
+"                      client-server (the recorded releases; threads cut\n"
+"                      into lists that may run out of order), strict (the\n"
+"                      recorded releases in recorded order; never\n"
+"                      deadlocks), or auto (default: direct, on deadlock\n"
+"                      client-server, on deadlock strict)\n"
 "\n"
 "Output:\n"
 "  --json              the same result as one JSON object\n"
@@ -41,7 +47,8 @@ static const char usage[] =
 "\n"
 "The first line is `makespan <value>` in trace units (exact; a non-integer\n"
 "value is printed rounded to 3 decimals, and its exact fraction follows as\n"
-"`makespan_exact`).  Then the machine, a per-thread table (start, end, cpu,\n"
+"`makespan_exact`).  Then the machine, `model NAME` (the model that produced\n"
+"the result), a per-thread table (start, end, cpu,\n"
 "ready = waiting for a processor, blocked = waiting on synchronization,\n"
 "sleeping or a latency) and a per-processor table (busy time, utilization).\n"
 "\n"
@@ -114,6 +121,7 @@ int main(int argc, char **argv)
 		{0, 0, 0, 0}};
 	struct sim_params par;
 	sim_params_init(&par);
+	par.model = SIM_AUTO;
 	const char *binding_path = NULL;
 	int unbound = 0, json = 0, have_cpus = 0;
 	uint64_t v;
@@ -156,11 +164,18 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'm':
-			if (strcmp(optarg, "direct") != 0) {
-				fprintf(stderr, "simulate: --model '%s' is not a model (direct)\n", optarg);
+			if (strcmp(optarg, "direct") == 0)
+				par.model = SIM_DIRECT;
+			else if (strcmp(optarg, "client-server") == 0)
+				par.model = SIM_CLIENT_SERVER;
+			else if (strcmp(optarg, "strict") == 0)
+				par.model = SIM_STRICT;
+			else if (strcmp(optarg, "auto") == 0)
+				par.model = SIM_AUTO;
+			else {
+				fprintf(stderr, "simulate: --model '%s' is not a model (direct, client-server, strict, auto)\n", optarg);
 				return 1;
 			}
-			par.model = SIM_DIRECT;
 			break;
 		case 'j':
 			json = 1;
