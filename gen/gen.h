@@ -227,7 +227,9 @@ struct gen_stats {
 
 /*
  * gen_stats_compute - fill *st for trace tr.  The critical path is
- * sim_run(binding NULL): every thread on its own processor, latency 0.
+ * sim_run(binding NULL): every thread on its own processor, latency 0, ps,
+ * the Direct model (no fallback to other models: a Direct deadlock is
+ * reported as such).
  * Returns GEN_OK (a deadlocked or overflowed simulation is still GEN_OK,
  * reported in st->sim_status), or GEN_ENOMEM with *st zeroed.
  */

@@ -40,6 +40,7 @@ int gen_stats_compute(const struct trace *tr, struct gen_stats *st)
 	sim_params_init(&par);
 	par.cpus = 1;
 	par.latency = 0;
+	par.model = SIM_DIRECT; /* the critical path of the Direct model */
 	struct sim_result res;
 	st->sim_status = sim_run(p, w, &par, NULL, 0, &res);
 	if (st->sim_status == SIM_OK) {
