@@ -30,7 +30,7 @@ MODULES ?= alloc bound gen sim trace
 LIBS     = $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
 SYSLIBS  = -lglpk -liniparser -lgmp -lm
 
-DEB_PKGS = build-essential clang libglpk-dev libiniparser-dev libcmocka-dev libgmp-dev
+DEB_PKGS = make gcc clang libc6-dev libglpk-dev libiniparser-dev libcmocka-dev libgmp-dev
 
 lib_srcs = $(filter-out $(1)/cmd/%,$(wildcard $(1)/*.c))
 CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd/*.c))
