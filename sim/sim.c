@@ -224,6 +224,7 @@ struct sim_work {
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
 	stime makespan;
+	stime now;           /* time of the last event (deadlock report) */
 	uint32_t live;
 	/* strict and client-server (allocated on their first run) */
 	int pm_ok;
@@ -1256,7 +1257,7 @@ static void go_on(struct sim_work *w, uint32_t u, stime T)
 }
 
 /* rr quantum expiry on slot s at T. */
-static void rr_expire(struct sim_work *w, uint32_t s, stime T)
+static inline __attribute__((always_inline)) void rr_expire(struct sim_work *w, uint32_t s, stime T)
 {
 	struct sslot *sl = &w->sl[s];
 	uint32_t u = (uint32_t)sl->run;
@@ -1761,6 +1762,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->nomem = 0;
 	w->steps = 0;
 	w->makespan = 0;
+	w->now = 0;
 	w->live = n;
 	w->niv = w->nsy = 0;
 	w->hn = 0;
@@ -2055,6 +2057,7 @@ static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
 	while (w->hn && !w->nomem) {
 		uint32_t id = w->heap[0].id;
 		stime T = w->heap[0].t;
+		w->now = T;
 		if (id < n) {
 			struct sth *t = &w->th[id];
 			if (t->state == ST_TIMER) {
@@ -2146,7 +2149,7 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 			collect_blocked(w, res);
 		else
 			collect_blocked_pm(w, res);
-		res->makespan = ST(w->makespan);
+		res->makespan = ST(w->now); /* when the replay got stuck */
 		res->status = SIM_DEADLOCK;
 		return SIM_DEADLOCK;
 	}

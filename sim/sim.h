@@ -184,7 +184,9 @@ struct sim_result {
 	enum sim_model model; /* the model that produced the result (never
 	                         SIM_AUTO: under it, the model the scheme
 	                         ended with)                               */
-	sim_time makespan;    /* time of the last exit; units: trace unit  */
+	sim_time makespan;    /* time of the last exit; on SIM_DEADLOCK the
+	                         time at which the replay got stuck; units:
+	                         trace unit                                */
 	uint64_t steps;       /* operations performed                      */
 	/* SIM_STATS (owned by the workspace, valid until its next run): */
 	const struct sim_thread_stats *threads; /* [nthreads]              */

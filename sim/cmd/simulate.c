@@ -126,6 +126,7 @@ int main(int argc, char **argv)
 	int unbound = 0, json = 0, have_cpus = 0;
 	uint64_t v;
 	int c;
+	opterr = 0; /* our own one-line message below */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
@@ -184,7 +185,8 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			fputs("simulate: see 'simulate --help'\n", stderr);
+			fprintf(stderr, "simulate: option '%s' is unknown or lacks its value; see 'simulate --help'\n",
+			        argv[optind - 1 < argc ? optind - 1 : argc - 1]);
 			return 1;
 		}
 	}
