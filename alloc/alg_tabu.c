@@ -10,9 +10,12 @@
  * optimum).  The threads just moved are tabu for `tenure` iterations:
  * neighbours that move them are not drawn, so the search does not walk
  * straight back.  After `patience` iterations without a new best, the
- * search restarts from the best allocation with a random kick of a few
- * moves.  Neighbours tested before are answered from the history at no
- * cost.  The sample size does not depend on the number of OpenMP threads,
+ * search restarts: with probability 1/2 from a random allocation (as dsg
+ * does; this cut the worst case), else from the best allocation with a
+ * random kick of 2-4 moves.  Tenure 2 + n/6 and patience 8 + n/2
+ * iterations, 16 neighbours per iteration: the best of the settings
+ * measured (docs/alloc.md).  Neighbours tested before are answered from
+ * the history at no cost.  The sample size does not depend on the number of OpenMP threads,
  * and the reduction takes the first of the shortest, so the result is the
  * same for any number of threads.
  */
@@ -196,8 +199,12 @@ int alloc_tabu_from(struct alloc_ctx *c, const int32_t *init, uint64_t budget)
 			t.until[mv[2 * pick + 1]] = t.iter + tenure;
 		noimp = improved ? 0 : noimp + 1;
 		if (noimp >= patience) {
-			memcpy(t.cur, c->best, sizeof *t.cur * n);
-			kick(c, t.cur, 2 + alloc_rand_below(&c->rng, 3));
+			if (alloc_rand01(&c->rng) < 0.5) {
+				alloc_random_binding(c, t.cur);
+			} else {
+				memcpy(t.cur, c->best, sizeof *t.cur * n);
+				kick(c, t.cur, 2 + alloc_rand_below(&c->rng, 3));
+			}
 			memset(t.until, 0, sizeof *t.until * n);
 			if ((r = alloc_evaluate(c, t.cur, 1, 1, &cst, &cms)) != 0)
 				break;
