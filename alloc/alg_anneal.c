@@ -76,8 +76,8 @@ static int run(struct alloc_ctx *c)
 	while (!alloc_check(c)) {
 		uint8_t *ckey = keys + kl;
 		alloc_hist_key(&c->hist, cur, ckey);
-		size_t j = 0;
-		while (j < B) {
+		size_t j = 0, w = alloc_width(c);
+		while (j < w) {
 			/* A change that only renames processors is no change; in
 			 * a row, give_up of them end the search (the same in any
 			 * batch, as nulls counts across batches). */

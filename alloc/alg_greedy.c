@@ -24,7 +24,8 @@
  * count as tests but are not simulated again) and the random stream is
  * rewound to just after that change.  So the result, the tests and their
  * order are those of the one-at-a-time algorithm for any B; B is the
- * number of OpenMP threads.
+ * number of OpenMP threads while parallel evaluation pays (alloc_width),
+ * else 1.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,8 @@ int alloc_greedy_from(struct alloc_ctx *c, const int32_t *init,
 			break;
 		}
 		uint64_t room = alloc_room(c);
-		size_t nb = B < room ? B : (size_t)room, j = 0;
+		size_t w = alloc_width(c);
+		size_t nb = w < room ? w : (size_t)room, j = 0;
 		int exhausted = 0;
 		const int32_t *from = base;
 		while (j < nb) {

@@ -282,6 +282,55 @@ int alloc_commit(struct alloc_ctx *c, const int32_t *b, int st, sim_time ms)
 	return 1;
 }
 
+/*
+ * Parallel evaluation only where it pays.  On a machine whose other cores
+ * are busy (other processes), an OpenMP team waits for a descheduled
+ * thread at every join, and a batch can take milliseconds instead of
+ * microseconds.  So the wall time per simulation of both modes is kept
+ * (moving averages), batches use the faster mode, and the slower one is
+ * tried again from time to time (at most about 5% of the time), to notice
+ * when the machine frees up.  Results never depend on the mode: only the
+ * speed does.
+ */
+static int parallel_pays(struct alloc_ctx *c)
+{
+	struct alloc_pmode *m = &c->pmode;
+	if (m->per[1] == 0)
+		return 1;
+	if (m->per[0] == 0)
+		return 0;
+	int best = m->per[1] < m->per[0];
+	double t = now_s();
+	if (t - m->last_try > 20 * m->try_cost + 0.002) {
+		m->last_try = t;
+		m->trying = 1;
+		return !best;
+	}
+	return best;
+}
+
+size_t alloc_width(const struct alloc_ctx *c)
+{
+	const struct alloc_pmode *m = &c->pmode;
+	if (c->nworkers < 2)
+		return 1;
+	if (m->per[1] == 0 || m->per[0] == 0 || m->per[1] < m->per[0] ||
+	    now_s() - m->last_try > 20 * m->try_cost + 0.002)
+		return (size_t)c->nworkers;
+	return 1;
+}
+
+static void parallel_note(struct alloc_ctx *c, int par, double dt, size_t sims)
+{
+	struct alloc_pmode *m = &c->pmode;
+	double per = dt / (double)sims;
+	m->per[par] = m->per[par] == 0 ? per : 0.7 * m->per[par] + 0.3 * per;
+	if (m->trying) {
+		m->try_cost = dt;
+		m->trying = 0;
+	}
+}
+
 static int scratch(struct alloc_ctx *c, size_t m)
 {
 	if (m <= c->scap)
@@ -353,7 +402,9 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	int *sst = c->sst;
 	sim_time *sms = c->sms;
 	int nth = (int)(nrun < (size_t)c->nworkers ? nrun : (size_t)c->nworkers);
-	if (nth <= 1) {
+	int par = nth > 1 && parallel_pays(c);
+	double t0 = nth > 1 ? now_s() : 0;
+	if (!par) {
 		for (size_t j = 0; j < nrun; j++) {
 			uint32_t i = run[j];
 			sst[i] = sim_makespan(prog, wk[0], sp, cand + (size_t)i * n,
@@ -368,6 +419,8 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 			                      &sms[i]);
 		}
 	}
+	if (nth > 1)
+		parallel_note(c, par, now_s() - t0, nrun);
 
 	/* Reduce in order. */
 	for (size_t j = 0; j < nrun; j++) {

@@ -78,6 +78,15 @@ static inline double alloc_rand01(uint64_t *s)
 /* ---------------------------------------------------------------------
  * The search context.
  */
+
+/* Which evaluation mode is faster on this machine now (alloc.c). */
+struct alloc_pmode {
+	double per[2];    /* wall time per simulation: [0] one thread,
+	                     [1] the OpenMP team; 0: unknown; units: s   */
+	double last_try;  /* when the slower mode was last tried; s      */
+	double try_cost;  /* how long that batch took; s                 */
+	int trying;
+};
 struct alloc_ctx {
 	const struct sim_program *prog;
 	const struct trace *tr;
@@ -90,6 +99,7 @@ struct alloc_ctx {
 	                           increasing index (the binpacking order) */
 
 	int nworkers;           /* OpenMP threads available                 */
+	struct alloc_pmode pmode;
 	struct sim_work **wk;   /* [nworkers]                               */
 
 	uint64_t rng;           /* the random stream                        */
@@ -144,6 +154,12 @@ static inline int alloc_cmp(int sta, sim_time a, int stb, sim_time b)
 		return (sta != SIM_OK) - (stb != SIM_OK);
 	return sim_time_cmp(a, b);
 }
+
+/* How many speculative evaluations are worth drawing at once: the number
+ * of OpenMP threads while the team is the faster mode (or due to be tried
+ * again), else 1.  Only for algorithms whose result does not depend on it
+ * (greedy, anneal). */
+size_t alloc_width(const struct alloc_ctx *c);
 
 /* 1 if binding b has no shadow thread. */
 int alloc_complete(const struct alloc_ctx *c, const int32_t *b);
