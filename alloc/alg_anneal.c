@@ -56,7 +56,7 @@ static int run(struct alloc_ctx *c)
 		return r;
 	const uint32_t n = c->n;
 	const size_t kl = c->hist.keylen;
-	size_t B = (size_t)c->nworkers;
+	size_t B = alloc_width_max(c);
 	int32_t *cur = malloc(sizeof *cur * n);
 	int32_t *cand = malloc(sizeof *cand * n * B);
 	uint8_t *keys = malloc(kl * 2);

@@ -66,7 +66,7 @@ int alloc_greedy_from(struct alloc_ctx *c, const int32_t *init,
 {
 	const uint32_t n = c->n;
 	const size_t kl = c->hist.keylen;
-	size_t B = (size_t)c->nworkers;
+	size_t B = alloc_width_max(c);
 	int32_t *best = malloc(sizeof *best * n);
 	int32_t *base = malloc(sizeof *base * n);
 	int32_t *cand = malloc(sizeof *cand * n * B);

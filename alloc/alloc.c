@@ -309,9 +309,16 @@ static int parallel_pays(struct alloc_ctx *c)
 	return best;
 }
 
+size_t alloc_width_max(const struct alloc_ctx *c)
+{
+	return c->par->width ? c->par->width : (size_t)c->nworkers;
+}
+
 size_t alloc_width(const struct alloc_ctx *c)
 {
 	const struct alloc_pmode *m = &c->pmode;
+	if (c->par->width)
+		return c->par->width;
 	if (c->nworkers < 2)
 		return 1;
 	if (m->per[1] == 0 || m->per[0] == 0 || m->per[1] < m->per[0] ||

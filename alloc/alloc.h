@@ -108,6 +108,11 @@ struct alloc_params {
 	double progress_interval; /* units: s (default 0.1)                 */
 	alloc_observe_fn observe;
 	void *observe_arg;
+	uint32_t width;         /* allocations greedy, dsg and anneal draw
+	                           speculatively at once (their results do
+	                           not depend on it); 0: the OpenMP threads
+	                           while parallel evaluation pays, else 1.
+	                           For tests.                               */
 };
 
 /* alloc_params_init - defaults: sim_params_init, algorithm "auto", seed 1,

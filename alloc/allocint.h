@@ -160,6 +160,8 @@ static inline int alloc_cmp(int sta, sim_time a, int stb, sim_time b)
  * again), else 1.  Only for algorithms whose result does not depend on it
  * (greedy, anneal). */
 size_t alloc_width(const struct alloc_ctx *c);
+/* The most alloc_width can return (for buffers). */
+size_t alloc_width_max(const struct alloc_ctx *c);
 
 /* 1 if binding b has no shadow thread. */
 int alloc_complete(const struct alloc_ctx *c, const int32_t *b);

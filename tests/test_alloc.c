@@ -435,6 +435,7 @@ static void test_greedy_no_repeat(void **state)
 			p.seed = seed;
 			p.max_tests = 400;
 			p.stop_after = seed % 2 ? 100 : 30;
+			p.width = th == 1 ? 1 : 4; /* 4: speculative batches */
 			struct obs o = {0};
 			p.observe = observe;
 			p.observe_arg = &o;
@@ -447,7 +448,7 @@ static void test_greedy_no_repeat(void **state)
 			for (size_t i = 1; i < o.n; i++)
 				assert_true(memcmp(o.b + (i - 1) * n, o.b + i * n,
 				                   sizeof *o.b * n) != 0);
-			/* Every test is a simulation; with 2 threads some
+			/* Every test is a simulation; with width 4 some
 			 * simulations are speculative and do not count. */
 			assert_true(r.tests <= o.n);
 			if (th == 1)
@@ -522,6 +523,21 @@ static void test_determinism(void **state)
 				p.max_tests = 300;
 				p.sim.latency = seed % 2 ? 0 : 50;
 				run(sp, &p, &r[th - 1]);
+			}
+			/* Speculation widths 1..7 (greedy, dsg, anneal). */
+			for (uint32_t w = 1; w <= 7; w += 3) {
+				struct alloc_params p;
+				params(&p, algs[a], 3 + (uint32_t)(seed % 2));
+				p.seed = seed;
+				p.max_tests = 300;
+				p.sim.latency = seed % 2 ? 0 : 50;
+				p.width = w;
+				struct alloc_result rw;
+				run(sp, &p, &rw);
+				assert_memory_equal(r[0].binding, rw.binding,
+				                    sizeof *rw.binding * tr->nthreads);
+				assert_int_equal(r[0].tests, rw.tests);
+				alloc_result_release(&rw);
 			}
 			for (int th = 1; th < 3; th++) {
 				assert_memory_equal(r[0].binding, r[th].binding,
