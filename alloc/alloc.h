@@ -212,8 +212,8 @@ uint64_t alloc_partitions(uint32_t n, uint32_t k);
 
 /* ---------------------------------------------------------------------
  * Configuration (INI, iniparser): [machine] cpus, latency, policy,
- * create_cost, switch_cost; [search] algorithm, stop_after, max_tests,
- * time_limit, seed, restarts.  See examples/allocate.ini.
+ * create_cost, switch_cost, model; [search] algorithm, stop_after,
+ * max_tests, time_limit, seed, restarts.  See examples/allocate.ini.
  */
 
 /*
@@ -231,6 +231,8 @@ int alloc_config_apply(const dictionary *d, const char *fname,
  * returns 0, or -1 leaving *out unaltered. */
 int alloc_parse_u64(const char *s, uint64_t *out);     /* decimal       */
 int alloc_parse_seconds(const char *s, double *out);   /* >= 0, finite  */
+/* "direct", "client-server", "strict", "auto" (sim_model_name). */
+int alloc_parse_model(const char *s, enum sim_model *out);
 
 /* ---------------------------------------------------------------------
  * SHA-256 (for the `trace` header of binding files).

@@ -43,8 +43,20 @@ int alloc_parse_seconds(const char *s, double *out)
 }
 
 static const char *const machine_keys[] = {
-	"cpus", "latency", "policy", "create_cost", "switch_cost", NULL
+	"cpus", "latency", "policy", "create_cost", "switch_cost", "model", NULL
 };
+
+int alloc_parse_model(const char *s, enum sim_model *out)
+{
+	static const enum sim_model all[] = {SIM_DIRECT, SIM_CLIENT_SERVER,
+	                                     SIM_STRICT, SIM_AUTO};
+	for (size_t i = 0; s && i < sizeof all / sizeof *all; i++)
+		if (strcmp(s, sim_model_name(all[i])) == 0) {
+			*out = all[i];
+			return 0;
+		}
+	return -1;
+}
 static const char *const search_keys[] = {
 	"algorithm", "stop_after", "max_tests", "time_limit", "seed",
 	"restarts", NULL
@@ -142,6 +154,11 @@ int alloc_config_apply(const dictionary *d, const char *fname,
 	if ((s = get(d, "machine", "policy")) && sim_policy_parse(s, &par->sim))
 		return fail(err, errlen, "%s: [machine] policy: '%s' is not a "
 		            "policy (ps, fifo, rr:Q)", fname, s);
+
+	if ((s = get(d, "machine", "model")) &&
+	    alloc_parse_model(s, &par->sim.model))
+		return fail(err, errlen, "%s: [machine] model: '%s' is not a "
+		            "model (direct, client-server, strict, auto)", fname, s);
 
 	if ((s = get(d, "search", "algorithm"))) {
 		if (alloc_algorithm_find(s) < 0)

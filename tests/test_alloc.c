@@ -707,6 +707,16 @@ static void test_deadlock(void **state)
 		assert_true(r.deadlocks >= 1);
 		alloc_result_release(&r);
 	}
+	/* Under the auto model (Paper VIII) the strict model takes over. */
+	{
+		struct alloc_params p;
+		params(&p, "csga", 2);
+		p.sim.model = SIM_AUTO;
+		struct alloc_result r;
+		assert_int_equal(alloc_run(sp, &p, &r), ALLOC_OK);
+		assert_int_equal(r.status, SIM_OK);
+		alloc_result_release(&r);
+	}
 	/* Under fifo the first worker runs to completion when the two share
 	 * a processor: some binding works. */
 	struct alloc_params p;
@@ -808,6 +818,7 @@ static void test_config(void **state)
 		{"machine", "policy", "lifo", "allocate.ini: [machine] policy: 'lifo' is not a policy (ps, fifo, rr:Q)"},
 		{"machine", "switch_cost", "x", "allocate.ini: [machine] switch_cost: 'x' is not a non-negative integer"},
 		{"machine", "cores", "4", "allocate.ini: [machine] cores: unknown key"},
+		{"machine", "model", "fast", "allocate.ini: [machine] model: 'fast' is not a model (direct, client-server, strict, auto)"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char err[512] = "";
@@ -824,6 +835,7 @@ static void test_config(void **state)
 	iniparser_set(d, "machine:policy", "rr:50");
 	iniparser_set(d, "machine:create_cost", "3");
 	iniparser_set(d, "machine:switch_cost", "4");
+	iniparser_set(d, "machine:model", "strict");
 	iniparser_set(d, "search", NULL);
 	iniparser_set(d, "search:algorithm", "dsg");
 	iniparser_set(d, "search:stop_after", "50");
@@ -844,6 +856,7 @@ static void test_config(void **state)
 	assert_int_equal(p.sim.quantum, 50);
 	assert_int_equal(p.sim.create_cost, 3);
 	assert_int_equal(p.sim.switch_cost, 4);
+	assert_int_equal(p.sim.model, SIM_STRICT);
 	assert_string_equal(p.algorithm, "dsg");
 	assert_int_equal(p.stop_after, 50);
 	assert_int_equal(p.max_tests, 1234);

@@ -319,6 +319,16 @@ static void test_deadlock_exit(void **state)
 	assert_string_equal(out, "");
 	free(out);
 	free(err);
+	/* The auto model never deadlocks. */
+	assert_int_equal(allocate(&out, &err, "--cpus 2 -q --model auto '%s'",
+	                          tr), 0);
+	free(out);
+	free(err);
+	assert_int_equal(allocate(&out, &err, "--cpus 2 --model best '%s'", tr),
+	                 1);
+	assert_non_null(strstr(err, "--model: 'best' is not a model"));
+	free(out);
+	free(err);
 	/* Under fifo a shared processor avoids it. */
 	assert_int_equal(allocate(&out, &err, "--cpus 2 -q --policy fifo '%s'",
 	                          tr), 0);

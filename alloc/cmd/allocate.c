@@ -40,6 +40,9 @@ static void usage(FILE *f)
 	"      --policy P        local scheduling: ps (default), fifo, rr:Q\n"
 	"      --create-cost C   CPU time of a thread creation (default 0)\n"
 	"      --switch-cost C   context switch time, fifo and rr (default 0)\n"
+	"      --model M         simulation model: direct (default), client-server,\n"
+	"                        strict, auto (Paper VIII: direct, on deadlock\n"
+	"                        client-server, then strict)\n"
 	"search:\n"
 	"  -a, --algorithm NAME  see --list-algorithms (default auto)\n"
 	"      --seed S          random seed (default 1)\n"
@@ -130,7 +133,7 @@ static void load_config(const char *path, struct alloc_params *par)
 enum {
 	O_CPUS = 'k', O_ALG = 'a', O_OUT = 'o', O_QUIET = 'q', O_HELP = 'h',
 	O_LATENCY = 256, O_POLICY, O_CCOST, O_SCOST, O_SEED, O_MAXT, O_STOP,
-	O_RESTARTS, O_TIME, O_CONFIG, O_LIST, O_NOPTS
+	O_RESTARTS, O_TIME, O_CONFIG, O_LIST, O_MODEL, O_NOPTS
 };
 
 static const struct option longopts[] = {
@@ -139,6 +142,7 @@ static const struct option longopts[] = {
 	{"policy", required_argument, NULL, O_POLICY},
 	{"create-cost", required_argument, NULL, O_CCOST},
 	{"switch-cost", required_argument, NULL, O_SCOST},
+	{"model", required_argument, NULL, O_MODEL},
 	{"algorithm", required_argument, NULL, O_ALG},
 	{"seed", required_argument, NULL, O_SEED},
 	{"max-tests", required_argument, NULL, O_MAXT},
@@ -179,6 +183,9 @@ static void apply_options(const char **val, struct alloc_params *par)
 	if (val[O_POLICY] && sim_policy_parse(val[O_POLICY], &par->sim))
 		die_usage("--policy: '%s' is not a policy (ps, fifo, rr:Q)",
 		          val[O_POLICY]);
+	if (val[O_MODEL] && alloc_parse_model(val[O_MODEL], &par->sim.model))
+		die_usage("--model: '%s' is not a model (direct, client-server, "
+		          "strict, auto)", val[O_MODEL]);
 	if (val[O_ALG]) {
 		if (alloc_algorithm_find(val[O_ALG]) < 0)
 			die_usage("--algorithm: '%s' is not an algorithm (see "
