@@ -7,6 +7,12 @@
  *
  * Goals on one core: parsing >= 150 MB/s; simulation >= 15 M events/s
  * (fifo) and >= 5 M events/s (ps); a 10^7-record trace under 2 GB.
+ *
+ * Then the same traces under each simulation model (direct,
+ * client-server, strict; fifo and ps, k = 8): events/s and the time
+ * relative to Direct (Paper VIII found no significant difference), and
+ * the time sim_program_new takes (it builds the recorded pairing the
+ * other models follow).
  * The trace: thread 1 creates the workers, which loop over
  *   work lock(m) work unlock(m) work post(next) [work wait(own)]
  * (mutex m = worker mod 8, semaphores pass tokens around the ring), then
@@ -117,6 +123,18 @@ int main(int argc, char **argv)
 	static const char *const pols[] = {"fifo", "rr:500", "ps"};
 	struct buf b = {0};
 	double worst_parse = 1e300, worst_fifo = 1e300, worst_ps = 1e300, worst_rr = 1e300;
+	/* per-model table, printed at the end */
+	static const enum sim_model models[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT};
+	static const char *const mpols[] = {"fifo", "ps"};
+	struct mrow {
+		uint64_t nrec;
+		uint32_t threads;
+		double prep;              /* sim_program_new, s          */
+		double t[2][3];           /* [policy][model] best run, s */
+		uint64_t steps[2][3];
+		int rc[2][3];
+	} mrows[16];
+	size_t nmrows = 0;
 	printf("%-9s %-7s %8s %9s | %-7s %3s %10s %9s %12s\n", "records", "threads", "MB", "parse MB/s",
 	       "policy", "k", "steps", "sim s", "events/s");
 	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
@@ -142,8 +160,14 @@ int main(int argc, char **argv)
 			double mbps = (double)b.len / 1e6 / best;
 			if (sizes[si] >= 100000 && mbps < worst_parse)
 				worst_parse = mbps;
+			double tp = now();
 			struct sim_program *p = sim_program_new(tr);
+			tp = now() - tp;
 			struct sim_work *w = sim_work_new(p);
+			if (!p || !w) {
+				fprintf(stderr, "sim-speed: out of memory\n");
+				return 1;
+			}
 			int32_t *bind = malloc(tr->nthreads * sizeof *bind);
 			for (size_t pi = 0; pi < 3; pi++) {
 				for (size_t ki = 0; ki < 3; ki++) {
@@ -176,10 +200,59 @@ int main(int argc, char **argv)
 					fflush(stdout);
 				}
 			}
+			/* each model: fifo and ps on k = 8 */
+			if (nmrows < sizeof mrows / sizeof mrows[0]) {
+				struct mrow *mr = &mrows[nmrows++];
+				mr->nrec = (uint64_t)tr->nrec;
+				mr->threads = tr->nthreads;
+				mr->prep = tp;
+				for (size_t pi = 0; pi < 2; pi++) {
+					for (size_t mi = 0; mi < 3; mi++) {
+						struct sim_params par;
+						sim_params_init(&par);
+						sim_policy_parse(mpols[pi], &par);
+						par.cpus = 8;
+						par.model = models[mi];
+						for (uint32_t i = 0; i < tr->nthreads; i++)
+							bind[i] = (int32_t)(i % 8);
+						struct sim_result res;
+						double sbest = 1e300;
+						int rc = 0;
+						/* the first pairing-model run allocates its state:
+						 * time the best of R + 1 runs */
+						for (int r = 0; r <= repeat; r++) {
+							double t0 = now();
+							rc = sim_run(p, w, &par, bind, 0, &res);
+							double t = now() - t0;
+							if (t < sbest)
+								sbest = t;
+						}
+						mr->t[pi][mi] = sbest;
+						mr->steps[pi][mi] = res.steps;
+						mr->rc[pi][mi] = rc;
+					}
+				}
+			}
 			free(bind);
 			sim_work_free(w);
 			sim_program_free(p);
 			trace_free(tr);
+		}
+	}
+	printf("\nper model (k = 8; time relative to direct on the same policy):\n");
+	printf("%-9s %-7s %9s | %-7s %-13s %10s %9s %12s %7s\n", "records", "threads", "prepare s",
+	       "policy", "model", "steps", "sim s", "events/s", "vs dir");
+	for (size_t i = 0; i < nmrows; i++) {
+		const struct mrow *mr = &mrows[i];
+		for (size_t pi = 0; pi < 2; pi++) {
+			for (size_t mi = 0; mi < 3; mi++) {
+				printf("%-9" PRIu64 " %-7u %9.4f | %-7s %-13s %10" PRIu64 " %9.4f %12.0f %6.2fx%s\n",
+				       mr->nrec, mr->threads, mr->prep, mpols[pi], sim_model_name(models[mi]),
+				       mr->steps[pi][mi], mr->t[pi][mi],
+				       (double)mr->steps[pi][mi] / mr->t[pi][mi],
+				       mr->t[pi][mi] / mr->t[pi][0],
+				       mr->rc[pi][mi] == SIM_OK ? "" : mr->rc[pi][mi] == SIM_DEADLOCK ? " DEADLOCK" : " ERROR");
+			}
 		}
 	}
 	printf("\nworst over traces of >= 1e5 records: parse %.0f MB/s (goal 150), "

@@ -69,8 +69,7 @@ static int cmp_u64(const void *a, const void *b)
 
 void sim_pairs_release(struct sim_pairs *px)
 {
-	free(px->evid);
-	free(px->wid);
+	free(px->rp);
 	free(px->ev_need);
 	free(px->ev_rec);
 	free(px->ev_off);
@@ -303,11 +302,10 @@ int sim_pairs_build(const struct trace *tr, struct sim_pairs *px)
 	struct ebuf eb = {0};
 	uint32_t *thr = xmalloc(n, sizeof *thr);
 	uint32_t *ord = NULL, *ord2 = NULL;
-	px->evid = xmalloc(n, sizeof *px->evid);
-	px->wid = xmalloc(n, sizeof *px->wid);
+	uint32_t *evid = xmalloc(n, sizeof *evid), *wid = xmalloc(n, sizeof *wid);
 	px->th_wbase = calloc((size_t)nth + 1, sizeof *px->th_wbase);
 	px->th_ncut = calloc(nth ? nth : 1, sizeof *px->th_ncut);
-	if (!thr || !px->evid || !px->wid || !px->th_wbase || !px->th_ncut)
+	if (!thr || !evid || !wid || !px->th_wbase || !px->th_ncut)
 		goto oom;
 	for (uint32_t t = 0; t < nth; t++)
 		for (uint32_t r = tr->threads[t].first; r < tr->threads[t].first + tr->threads[t].nrec; r++)
@@ -367,17 +365,17 @@ int sim_pairs_build(const struct trace *tr, struct sim_pairs *px)
 
 	/* Number events (sources) and waits (destinations) in record order. */
 	for (size_t i = 0; i < n; i++)
-		px->evid[i] = px->wid[i] = SIM_NONE;
+		evid[i] = wid[i] = SIM_NONE;
 	for (size_t i = 0; i < eb.n; i++) {
-		px->evid[eb.e[i].src] = 0;
-		px->wid[eb.e[i].dst] = 0;
+		evid[eb.e[i].src] = 0;
+		wid[eb.e[i].dst] = 0;
 	}
 	uint32_t nev = 0, nw = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (px->evid[i] == 0)
-			px->evid[i] = nev++;
-		if (px->wid[i] == 0) {
-			px->wid[i] = nw++;
+		if (evid[i] == 0)
+			evid[i] = nev++;
+		if (wid[i] == 0) {
+			wid[i] = nw++;
 			px->th_wbase[thr[i] + 1]++;
 			if (rec[i].op != TRACE_SIGNAL && rec[i].op != TRACE_BROADCAST)
 				px->th_ncut[thr[i]]++;
@@ -401,46 +399,57 @@ int sim_pairs_build(const struct trace *tr, struct sim_pairs *px)
 	    !px->w_cond || !px->w_rec || !px->w_th || !ord || !ord2)
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
-		if (px->evid[i] != SIM_NONE) {
-			px->ev_need[px->evid[i]] = 1;
-			px->ev_rec[px->evid[i]] = (uint32_t)i;
+		if (evid[i] != SIM_NONE) {
+			px->ev_need[evid[i]] = 1;
+			px->ev_rec[evid[i]] = (uint32_t)i;
 		}
-		if (px->wid[i] != SIM_NONE) {
-			px->w_rec[px->wid[i]] = (uint32_t)i;
-			px->w_th[px->wid[i]] = thr[i];
+		if (wid[i] != SIM_NONE) {
+			px->w_rec[wid[i]] = (uint32_t)i;
+			px->w_th[wid[i]] = thr[i];
 		}
 	}
 	/* Barrier members contribute their arrival to their group's event. */
 	for (size_t i = 0; i < n; i++) {
-		if (rec[i].op != TRACE_BARRIER || px->wid[i] == SIM_NONE)
+		if (rec[i].op != TRACE_BARRIER || wid[i] == SIM_NONE)
 			continue;
-		uint32_t e = px->evid[pair[i]];
+		uint32_t e = evid[pair[i]];
 		if (i == pair[i])
 			px->ev_need[e] = 0;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (rec[i].op != TRACE_BARRIER || px->wid[i] == SIM_NONE)
+		if (rec[i].op != TRACE_BARRIER || wid[i] == SIM_NONE)
 			continue;
-		uint32_t e = px->evid[pair[i]];
-		px->evid[i] = e;
+		uint32_t e = evid[pair[i]];
+		evid[i] = e;
 		px->ev_need[e]++;
 	}
 
 	/* Conditions of each wait (stable: emission order), then dependents
 	 * of each event (stable over that: ascending wait). */
-	if (csort(eb.e, eb.n, NULL, px->wid, 0, nw, px->w_off, ord) ||
-	    csort(eb.e, eb.n, ord, px->evid, 1, nev, px->ev_off, ord2))
+	if (csort(eb.e, eb.n, NULL, wid, 0, nw, px->w_off, ord) ||
+	    csort(eb.e, eb.n, ord, evid, 1, nev, px->ev_off, ord2))
 		goto oom;
 	for (size_t j = 0; j < eb.n; j++) {
-		px->w_cond[j] = px->evid[eb.e[ord[j]].src];
-		px->ev_dep[j] = px->wid[eb.e[ord2[j]].dst];
+		px->w_cond[j] = evid[eb.e[ord[j]].src];
+		px->ev_dep[j] = wid[eb.e[ord2[j]].dst];
 	}
+	px->rp = xmalloc(n, sizeof *px->rp);
+	if (!px->rp)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		px->rp[i].ev = evid[i];
+		px->rp[i].wait = wid[i];
+	}
+	free(evid);
+	free(wid);
 	free(ord);
 	free(ord2);
 	free(thr);
 	free(eb.e);
 	return 0;
 oom:
+	free(evid);
+	free(wid);
 	free(ord);
 	free(ord2);
 	free(thr);

@@ -170,6 +170,13 @@ struct sim_program {
 	struct sim_pairs px; /* the recorded pairing (strict, client-server) */
 };
 
+/* An event of a strict or client-server run. */
+struct pev {
+	stime t;             /* when it happened                             */
+	int32_t p;           /* on which processor                           */
+	uint32_t left;       /* contributions still missing                  */
+};
+
 /* Per-thread state of the strict and client-server models. */
 struct pth {
 	uint32_t npend;      /* client-server: its lists not started yet     */
@@ -230,9 +237,7 @@ struct sim_work {
 	int pm_ok;
 	int cs;              /* this run is client-server                    */
 	struct pth *pt;      /* [n]                                          */
-	stime *ev_t;         /* [nev] when the event happened                */
-	int32_t *ev_p;       /* [nev] on which processor                     */
-	uint32_t *ev_left;   /* [nev] contributions still missing            */
+	struct pev *ev;      /* [nev]                                        */
 	uint32_t *w_left;    /* [nwait] events still missing                 */
 	uint32_t *lheap;     /* [nwait] client-server: each thread's heap of
 	                        lists that may start, at px.th_wbase[thread] */
@@ -403,9 +408,7 @@ void sim_work_free(struct sim_work *w)
 	free(w->iv);
 	free(w->sy);
 	free(w->pt);
-	free(w->ev_t);
-	free(w->ev_p);
-	free(w->ev_left);
+	free(w->ev);
 	free(w->w_left);
 	free(w->lheap);
 	free(w->sq_next);
@@ -1342,9 +1345,11 @@ static void pm_latency(struct sim_work *w, uint32_t u, uint32_t d)
 {
 	const struct sim_pairs *px = &w->p->px;
 	w->th[u].nb = 0;
+	if (!w->t_lat)
+		return;
 	for (uint32_t i = px->w_off[d]; i < px->w_off[d + 1]; i++) {
 		uint32_t e = px->w_cond[i];
-		nb_after(w, u, w->ev_t[e], w->ev_p[e]);
+		nb_after(w, u, w->ev[e].t, w->ev[e].p);
 	}
 }
 
@@ -1353,10 +1358,11 @@ static void pm_wait_ready(struct sim_work *w, uint32_t d, stime T, int32_t x);
 /* Event e (or one contribution to it) happens at T on processor x. */
 static void pm_fire(struct sim_work *w, uint32_t e, stime T, int32_t x)
 {
-	if (w->ev_left[e] == 0 || --w->ev_left[e])
+	struct pev *ev = &w->ev[e];
+	if (ev->left == 0 || --ev->left)
 		return;
-	w->ev_t[e] = T;
-	w->ev_p[e] = x;
+	ev->t = T;
+	ev->p = x;
 	const struct sim_pairs *px = &w->p->px;
 	for (uint32_t i = px->ev_off[e]; i < px->ev_off[e + 1]; i++) {
 		uint32_t d = px->ev_dep[i];
@@ -1382,7 +1388,7 @@ static void pm_grant_blocked(struct sim_work *w, uint32_t v, uint32_t d,
 	/* strict: a signaller whose last waiter registered at T on x
 	 * proceeds (as in the Direct model), then wakes its waiters */
 	int32_t me = t->lproc;
-	uint32_t e = w->p->px.evid[rec];
+	uint32_t e = w->p->px.rp[rec].ev;
 	t->nb = 0;
 	nb_after(w, v, T, x);
 	proceed(w, v, T);
@@ -1448,7 +1454,7 @@ static int pm_exit(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	int32_t x = t->lproc;
-	uint32_t e = w->p->px.evid[t->cur];
+	uint32_t e = w->p->px.rp[t->cur].ev;
 	leave_cpu(w, u, T);
 	t->state = ST_DONE;
 	t->exit_time = T;
@@ -1468,7 +1474,7 @@ static inline uint32_t pm_signal_of(const struct sim_work *w, uint32_t c)
 {
 	const struct sim_pairs *px = &w->p->px;
 	uint32_t e = px->w_cond[px->w_off[c]];
-	return px->wid[px->ev_rec[e]];
+	return px->rp[px->ev_rec[e]].wait;
 }
 
 /* client-server: the waiter threads of signal wait s are all idle. */
@@ -1476,7 +1482,7 @@ static int pm_can_fire(const struct sim_work *w, uint32_t s)
 {
 	const struct sim_pairs *px = &w->p->px;
 	for (uint32_t i = px->w_off[s]; i < px->w_off[s + 1]; i++) {
-		uint32_t c = px->wid[px->ev_rec[px->w_cond[i]]];
+		uint32_t c = px->rp[px->ev_rec[px->w_cond[i]]].wait;
 		if (!w->pt[px->w_th[c]].idle)
 			return 0;
 	}
@@ -1505,7 +1511,7 @@ static int pm_cs_fire(struct sim_work *w, uint32_t s, stime T, uint32_t u)
 	}
 	uint32_t mine = SIM_NONE;
 	for (uint32_t i = px->w_off[s]; i < px->w_off[s + 1]; i++) {
-		uint32_t c = px->wid[px->ev_rec[px->w_cond[i]]], v = px->w_th[c];
+		uint32_t c = px->rp[px->ev_rec[px->w_cond[i]]].wait, v = px->w_th[c];
 		w->pt[v].idle = 0;
 		w->pt[v].npend--;
 		w->th[v].cur = px->w_rec[c];
@@ -1518,7 +1524,7 @@ static int pm_cs_fire(struct sim_work *w, uint32_t s, stime T, uint32_t u)
 	}
 	int32_t saved = w->cur_releaser;
 	w->cur_releaser = (int32_t)y;
-	pm_fire(w, px->evid[srec], T, xy);
+	pm_fire(w, px->rp[srec].ev, T, xy);
 	w->cur_releaser = saved;
 	if (u == y || mine == SIM_NONE)
 		return GO_ON;
@@ -1542,7 +1548,7 @@ static int pm_list_end(struct sim_work *w, uint32_t u, stime T)
 	uint32_t prev = SIM_NONE, c = pt->sqh;
 	while (c != SIM_NONE) {
 		uint32_t nx = w->sq_next[c], s = pm_signal_of(w, c);
-		int fired = w->ev_left[px->evid[px->w_rec[s]]] == 0;
+		int fired = w->ev[px->rp[px->w_rec[s]].ev].left == 0;
 		int now = !fired && pm_can_fire(w, s);
 		if (fired || now) {
 			if (prev == SIM_NONE)
@@ -1574,11 +1580,11 @@ static int pm_list_end(struct sim_work *w, uint32_t u, stime T)
 	return STOPPED;
 }
 
-/* u (running) reached the acquisition part of its current record at T. */
-static int pm_acquire(struct sim_work *w, uint32_t u, stime T)
+/* u (running) reached the acquisition part of its current record at T;
+ * d is the record's wait. */
+static int pm_acquire(struct sim_work *w, uint32_t u, stime T, uint32_t d)
 {
 	struct sth *t = &w->th[u];
-	uint32_t d = w->p->px.wid[t->cur];
 	if (d == SIM_NONE) { /* nothing to wait for */
 		if (w->flags & SIM_SCHEDULE)
 			sy_add(w, u, t->cur, T, -1);
@@ -1598,7 +1604,8 @@ static int step_pm(struct sim_work *w, uint32_t u, stime T)
 	const struct trace_rec *r = cur_rec(w, u);
 	const struct sim_pairs *px = &w->p->px;
 	int32_t x = t->lproc;
-	uint32_t ev = px->evid[t->cur];
+	const struct sim_prec rp = px->rp[t->cur];
+	uint32_t ev = rp.ev;
 	w->steps++;
 	w->cur_releaser = (int32_t)u;
 	if (w->flags & SIM_STATS)
@@ -1620,19 +1627,19 @@ static int step_pm(struct sim_work *w, uint32_t u, stime T)
 	case TRACE_TRYWAIT:
 		if (!r->b)
 			return GO_ON;
-		return pm_acquire(w, u, T);
+		return pm_acquire(w, u, T, rp.wait);
 	case TRACE_LOCK:
 	case TRACE_WAIT:
 	case TRACE_JOIN:
 	case TRACE_RDLOCK:
 	case TRACE_WRLOCK:
-		return pm_acquire(w, u, T);
+		return pm_acquire(w, u, T, rp.wait);
 	case TRACE_CWAIT:
 	case TRACE_BARRIER:
 		/* first half: release the mutex and register / arrive */
 		if (ev != SIM_NONE)
 			pm_fire(w, ev, T, x);
-		return pm_acquire(w, u, T);
+		return pm_acquire(w, u, T, rp.wait);
 	case TRACE_UNLOCK:
 	case TRACE_POST:
 	case TRACE_RWUNLOCK:
@@ -1641,7 +1648,7 @@ static int step_pm(struct sim_work *w, uint32_t u, stime T)
 		return GO_ON;
 	case TRACE_SIGNAL:
 	case TRACE_BROADCAST: {
-		uint32_t s = px->wid[t->cur];
+		uint32_t s = rp.wait;
 		if (s == SIM_NONE)
 			return GO_ON; /* it woke nobody in the recording */
 		if (w->cs) {
@@ -1654,7 +1661,7 @@ static int step_pm(struct sim_work *w, uint32_t u, stime T)
 		block(w, u, T, BK_SIGWAIT, s);
 		if (w->cs) {
 			for (uint32_t i = px->w_off[s]; i < px->w_off[s + 1]; i++) {
-				uint32_t c = px->wid[px->ev_rec[px->w_cond[i]]];
+				uint32_t c = px->rp[px->ev_rec[px->w_cond[i]]].wait;
 				struct pth *pv = &w->pt[px->w_th[c]];
 				w->sq_next[c] = SIM_NONE;
 				if (pv->sqh == SIM_NONE)
@@ -1686,25 +1693,19 @@ static int pm_reserve(struct sim_work *w)
 		return 0;
 	const struct sim_pairs *px = &w->p->px;
 	w->pt = xcalloc(w->p->n, sizeof *w->pt);
-	w->ev_t = xcalloc(px->nev, sizeof *w->ev_t);
-	w->ev_p = xcalloc(px->nev, sizeof *w->ev_p);
-	w->ev_left = xcalloc(px->nev, sizeof *w->ev_left);
+	w->ev = xcalloc(px->nev, sizeof *w->ev);
 	w->w_left = xcalloc(px->nwait, sizeof *w->w_left);
 	w->lheap = xcalloc(px->nwait, sizeof *w->lheap);
 	w->sq_next = xcalloc(px->nwait, sizeof *w->sq_next);
-	if (!w->pt || !w->ev_t || !w->ev_p || !w->ev_left || !w->w_left ||
-	    !w->lheap || !w->sq_next) {
+	if (!w->pt || !w->ev || !w->w_left || !w->lheap || !w->sq_next) {
 		free(w->pt);
-		free(w->ev_t);
-		free(w->ev_p);
-		free(w->ev_left);
+		free(w->ev);
 		free(w->w_left);
 		free(w->lheap);
 		free(w->sq_next);
 		w->pt = NULL;
-		w->ev_t = NULL;
-		w->ev_p = NULL;
-		w->ev_left = w->w_left = w->lheap = w->sq_next = NULL;
+		w->ev = NULL;
+		w->w_left = w->lheap = w->sq_next = NULL;
 		return -1;
 	}
 	w->pm_ok = 1;
@@ -1721,7 +1722,8 @@ static void pm_setup(struct sim_work *w)
 		pt->sqh = pt->sqt = SIM_NONE;
 		pt->idle = pt->exit_wait = 0;
 	}
-	memcpy(w->ev_left, px->ev_need, px->nev * sizeof *w->ev_left);
+	for (uint32_t e = 0; e < px->nev; e++)
+		w->ev[e].left = px->ev_need[e];
 	for (uint32_t d = 0; d < px->nwait; d++)
 		w->w_left[d] = px->w_off[d + 1] - px->w_off[d];
 }
@@ -1961,7 +1963,7 @@ static void collect_blocked_pm(struct sim_work *w, struct sim_result *res)
 				if (is_signal(&tr->rec[px->w_rec[i]]))
 					continue;
 				if (tr->rec[px->w_rec[i]].op == TRACE_CWAIT &&
-				    w->ev_left[px->w_cond[px->w_off[i]]] == 0)
+				    w->ev[px->w_cond[px->w_off[i]]].left == 0)
 					continue; /* started */
 				if (d == SIM_NONE)
 					d = i;
@@ -1981,7 +1983,7 @@ static void collect_blocked_pm(struct sim_work *w, struct sim_result *res)
 		/* the first release it still needs */
 		for (uint32_t i = px->w_off[d]; i < px->w_off[d + 1]; i++) {
 			uint32_t e = px->w_cond[i];
-			if (w->ev_left[e] == 0)
+			if (w->ev[e].left == 0)
 				continue;
 			if (r->op != TRACE_BARRIER) {
 				b->after = px->ev_rec[e];
@@ -1993,7 +1995,7 @@ static void collect_blocked_pm(struct sim_work *w, struct sim_result *res)
 			b->after = UINT32_MAX;
 			b->holder = -1;
 			for (uint32_t i = px->w_off[d]; i < px->w_off[d + 1]; i++) {
-				uint32_t c = px->wid[px->ev_rec[px->w_cond[i]]];
+				uint32_t c = px->rp[px->ev_rec[px->w_cond[i]]].wait;
 				if (!w->pt[px->w_th[c]].idle) {
 					b->after = px->w_rec[c];
 					b->holder = (int32_t)px->w_th[c];
@@ -2021,7 +2023,7 @@ static void collect_blocked_pm(struct sim_work *w, struct sim_result *res)
 			b->why = "pass";
 			break;
 		case TRACE_CWAIT:
-			if (w->ev_left[px->w_cond[px->w_off[d]]] == 0) {
+			if (w->ev[px->w_cond[px->w_off[d]]].left == 0) {
 				b->kind = TRACE_K_MUTEX;
 				b->obj = r->b;
 				b->why = "re-acquire after cwait";

@@ -89,11 +89,16 @@ static inline int st_cmp(sim_time a, sim_time b)
  */
 #define SIM_NONE UINT32_MAX
 
+/* A record's event and wait, side by side (one cache line per step). */
+struct sim_prec {
+	uint32_t ev;        /* event the record performs (or contributes to:
+	                       barrier arrivals), or SIM_NONE                 */
+	uint32_t wait;      /* wait of the record, or SIM_NONE                */
+};
+
 struct sim_pairs {
 	uint32_t nev, nwait;
-	uint32_t *evid;     /* [nrec] event the record performs (or contributes
-	                       to: barrier arrivals), or SIM_NONE             */
-	uint32_t *wid;      /* [nrec] wait of the record, or SIM_NONE         */
+	struct sim_prec *rp; /* [nrec]                                        */
 	uint32_t *ev_need;  /* [nev] contributions that complete it (1; a
 	                       barrier group: its size)                       */
 	uint32_t *ev_rec;   /* [nev] the record that performs it (a barrier
