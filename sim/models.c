@@ -457,3 +457,8 @@ oom:
 	sim_pairs_release(px);
 	return -1;
 }
+
+enum sim_model sim_model_fallback(enum sim_model m)
+{
+	return m == SIM_DIRECT ? SIM_CLIENT_SERVER : SIM_STRICT;
+}

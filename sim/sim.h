@@ -97,6 +97,11 @@ int sim_policy_parse(const char *s, struct sim_params *p);
 /* "ps", "fifo", "rr:100" into buf; returns buf. */
 char *sim_policy_format(const struct sim_params *p, char *buf, size_t len);
 const char *sim_model_name(enum sim_model m);
+/* The model the scheme tries after `m` deadlocks: client-server after
+ * Direct, strict after client-server (and after strict, which never
+ * deadlocks on a valid trace).  For a search that fixes one model per
+ * trace and escalates on a deadlock (docs/models.md). */
+enum sim_model sim_model_fallback(enum sim_model m);
 
 /* Return codes of sim_run. */
 enum {

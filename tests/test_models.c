@@ -362,6 +362,50 @@ static const char rwlock_order[] =
 	"1 0 join 5\n"
 	"1 0 exit\n";
 
+/*
+ * A broadcast to two waiters, and a list that may run early.  T2 and T3
+ * wait on condition variable 1 (mutex 1); T1 posts semaphore 1 first, then
+ * locks, broadcasts, unlocks; T3, after its cwait, unlocks, takes T1's
+ * token and works 20 before exiting.
+ *   T1: post 1, create 2, create 3, w5 lock 1, broadcast 1 2, unlock 1,
+ *       join 2, join 3, exit;  T2: lock 1, w2 cwait, w3 unlock, exit;
+ *   T3: w1 lock 1, cwait, w4 unlock, wait 1, w20 exit.
+ * One processor per thread, t = 0.
+ * Direct: T2 cwaits at 2 and T3, which got the mutex then, at 2; T1
+ *   locks at 5 and wakes both; T2 gets the mutex at 5 (T1's unlock),
+ *   unlocks at 8, T3 at 12, takes the token, exits at 32.  32.
+ * Strict: the same order is the recorded one: 32.
+ * Client-server: T3's last list (wait 1, w20, exit) may start as soon as
+ *   T1 posts (0): T3 runs it when it reaches its first cut at 1, up to
+ *   its exit at 21, which must wait for its other lists.  T2 is idle
+ *   from 2 (its cwait registered).  T3's `lock 1` list (ready since T2's
+ *   registration at 2) then runs at 21 and registers T3's cwait, which
+ *   lets T1 lock (its lock follows that registration in the recording)
+ *   at 21; T3 is idle, so the broadcast meets both waiters at once: T2
+ *   re-acquires at T1's unlock (21), unlocks at 24; T3 at 24, unlocks at
+ *   28 and, no list left, exits at 28; T1 joins: 28.
+ */
+static const char broadcast2[] =
+	"shadowbind-trace 1\n"
+	"1 0 post 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 0 lock 1\n"
+	"3 1 lock 1\n"
+	"1 5 lock 1\n"
+	"1 0 broadcast 1 2\n"
+	"1 0 unlock 1\n"
+	"2 2 cwait 1 1\n"
+	"2 3 unlock 1\n"
+	"3 0 cwait 1 1\n"
+	"3 4 unlock 1\n"
+	"3 0 wait 1\n"
+	"2 0 exit\n"
+	"3 20 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";
+
 struct hand_case {
 	const char *name;
 	const char *trace;
@@ -409,6 +453,9 @@ static const struct hand_case hand[] = {
 	{"rwlock direct", rwlock_order, "ps", 1, 0, {0}, 0, SIM_DIRECT, 15, SIM_DIRECT},
 	{"rwlock client-server", rwlock_order, "ps", 1, 0, {0}, 0, SIM_CLIENT_SERVER, 21, SIM_CLIENT_SERVER},
 	{"rwlock strict", rwlock_order, "ps", 1, 0, {0}, 0, SIM_STRICT, 21, SIM_STRICT},
+	{"broadcast direct", broadcast2, "ps", 1, 0, {0}, 0, SIM_DIRECT, 32, SIM_DIRECT},
+	{"broadcast client-server", broadcast2, "ps", 1, 0, {0}, 0, SIM_CLIENT_SERVER, 28, SIM_CLIENT_SERVER},
+	{"broadcast strict", broadcast2, "ps", 1, 0, {0}, 0, SIM_STRICT, 32, SIM_STRICT},
 };
 
 static int run_case(struct ctx *c, const char *policy, uint32_t k, const int32_t *by_id,
@@ -1346,6 +1393,9 @@ static void test_determinism_and_params(void **state)
 	assert_string_equal(sim_model_name(SIM_CLIENT_SERVER), "client-server");
 	assert_string_equal(sim_model_name(SIM_STRICT), "strict");
 	assert_string_equal(sim_model_name(SIM_AUTO), "auto");
+	assert_int_equal(sim_model_fallback(SIM_DIRECT), SIM_CLIENT_SERVER);
+	assert_int_equal(sim_model_fallback(SIM_CLIENT_SERVER), SIM_STRICT);
+	assert_int_equal(sim_model_fallback(SIM_STRICT), SIM_STRICT);
 	ctx_close(&x);
 }
 
