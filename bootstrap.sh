@@ -15,7 +15,8 @@ if [ -n "$need" ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
 fi
 [ "${1:-}" = "--deps" ] && exit 0
-make -j"$(nproc)" all
+echo "bootstrap: building"
+make -s -j"$(nproc)" all
 echo
 echo "\$ bin/allocate --cpus 2 examples/binpack-worst-case.trace"
 bin/allocate --cpus 2 examples/binpack-worst-case.trace
