@@ -1077,6 +1077,13 @@ static void test_long_lines(void **state)
 	assert_int_equal(trace_read_mem_lim("t", s, strlen(s), &lim, &tr, &e), -1);
 	assert_string_equal(e.msg, "t:2: unexpected token 'x' after 'exit'");
 	free(s);
+	/* the quoted context squeezes blanks too, so only the column differs */
+	s = repeat("shadowbind-trace 1\nthread 1", ' ', 100, "name  extra\n");
+	assert_int_equal(trace_read_mem_lim("t", s, strlen(s), &lim, &tr, &e), -1);
+	assert_string_equal(e.msg, "t:2: unexpected token 'extra' after 'thread 1 name'");
+	assert_int_equal(trace_read_mem("t", s, strlen(s), &tr, &e), -1);
+	assert_string_equal(e.msg, "t:2: unexpected token 'extra' after 'thread 1 name' (column 115)");
+	free(s);
 	/* the same through a file, with tiny reads */
 	s = repeat("shadowbind-trace 1\n# ", '#', 200000, "\n\n1 0 exit\n");
 	char *path = tu_tmpfile(s);

@@ -210,17 +210,30 @@ static unsigned column(const struct tr_p1 *P, const char *p)
 	return (unsigned)(p - P->line_start) + 1;
 }
 
+/* "unexpected token 'x' after 'lock 3'": the context [after, +alen) is
+ * quoted with each run of blanks as one space (as a squeezed line has it). */
 static const char *unexpected(struct tr_p1 *P, const char *p,
                               const char *after, size_t alen)
 {
 	struct tr_quote q, a;
+	char ctx[TR_QUOTE_MAX + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < alen && n <= TR_QUOTE_MAX; i++) {
+		char c = after[i];
+		if (c == ' ' || c == '\t') {
+			if (n && ctx[n - 1] == ' ')
+				continue;
+			c = ' ';
+		}
+		ctx[n++] = c;
+	}
 	const char *e = tok_end(p);
 	unsigned col = column(P, p);
 	tr_quote(&q, p, (size_t)(e - p));
+	tr_quote(&a, ctx, n);
 	if (col)
-		FAIL("unexpected token %s after %s (column %u)", q.s,
-		     tr_quote(&a, after, alen), col);
-	FAIL("unexpected token %s after %s", q.s, tr_quote(&a, after, alen));
+		FAIL("unexpected token %s after %s (column %u)", q.s, a.s, col);
+	FAIL("unexpected token %s after %s", q.s, a.s);
 }
 
 /* A name or location token: no control bytes. */
