@@ -231,7 +231,6 @@ struct sim_work {
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
 	stime makespan;
-	stime now;           /* time of the last event (deadlock report) */
 	uint32_t live;
 	/* strict and client-server (allocated on their first run) */
 	int pm_ok;
@@ -1764,7 +1763,6 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->nomem = 0;
 	w->steps = 0;
 	w->makespan = 0;
-	w->now = 0;
 	w->live = n;
 	w->niv = w->nsy = 0;
 	w->hn = 0;
@@ -2055,11 +2053,10 @@ static void collect_blocked_pm(struct sim_work *w, struct sim_result *res)
 static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
                                                             const int pm)
 {
-	const uint32_t n = w->p->n, ngrp = w->ngrp;
+	const uint32_t n = w->p->n, ngrp = w->ngrp, nng = n + ngrp;
 	while (w->hn && !w->nomem) {
 		uint32_t id = w->heap[0].id;
 		stime T = w->heap[0].t;
-		w->now = T;
 		if (id < n) {
 			struct sth *t = &w->th[id];
 			if (t->state == ST_TIMER) {
@@ -2074,16 +2071,28 @@ static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
 			t->rem = 0;
 			if ((pm ? step_pm(w, id, T) : step(w, id, T)) == GO_ON)
 				go_on(w, id, T);
-		} else if (id < n + ngrp) {
+		} else if (id < nng) {
 			struct sgrp *g = &w->g[id - n];
 			ps_advance(w, g, T);
 			uint32_t u = w->pheap[g->hbase];
 			if ((pm ? step_pm(w, u, T) : step(w, u, T)) == GO_ON)
 				go_on(w, u, T);
 		} else {
-			rr_expire(w, id - n - ngrp, T);
+			rr_expire(w, id - nng, T);
 		}
 	}
+}
+
+/* When a replay got stuck: its last event made the last running thread
+ * block or exit, and leave_cpu noted that time in bstart. */
+static stime stuck_time(const struct sim_work *w)
+{
+	stime t = 0;
+	for (uint32_t u = 0; u < w->p->n; u++)
+		if ((w->th[u].state == ST_BLOCK || w->th[u].state == ST_DONE) &&
+		    w->th[u].bstart > t)
+			t = w->th[u].bstart;
+	return t;
 }
 
 /* One run of one model (not SIM_AUTO). */
@@ -2151,7 +2160,7 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 			collect_blocked(w, res);
 		else
 			collect_blocked_pm(w, res);
-		res->makespan = ST(w->now); /* when the replay got stuck */
+		res->makespan = ST(stuck_time(w)); /* when the replay got stuck */
 		res->status = SIM_DEADLOCK;
 		return SIM_DEADLOCK;
 	}
