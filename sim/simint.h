@@ -1,5 +1,7 @@
 /*
- * simint.h - simulator internals: reduced fractions.
+ * simint.h - simulator internals: reduced fractions, and the recorded
+ * pairing of releases and acquisitions that the strict-sequence and
+ * client-server models follow (built by models.c, run by sim.c).
  *
  * The engine computes in integer ticks; sim_time (a reduced fraction)
  * carries its results, and the few values that are averages (the unbound
