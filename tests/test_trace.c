@@ -820,6 +820,20 @@ static void test_bad_corpus(void **state)
 		lim.chunk = 3;
 		assert_int_equal(trace_read_mem_lim(name, text, len, &lim, &tr, &fe), -1);
 		assert_string_equal(fe.msg, e.msg);
+		/* with a 24-byte line buffer: the line is too long (no later
+		 * than the error), or the same error but for the column */
+		lim.buf_init = 4;
+		lim.buf_max = 24;
+		assert_int_equal(trace_read_mem_lim(name, text, len, &lim, &tr, &fe), -1);
+		if (strstr(fe.msg, ": line too long (")) {
+			assert_true(e.line == 0 || e.line >= fe.line);
+		} else {
+			char *c = strstr(e.msg, " (column ");
+			size_t k = c ? (size_t)(c - e.msg) : strlen(e.msg);
+			if (strncmp(fe.msg, e.msg, k) != 0)
+				print_error("%s: 24-byte buffer: \"%s\"\n", name, fe.msg);
+			assert_true(strncmp(fe.msg, e.msg, k) == 0);
+		}
 		free(text);
 		free(want);
 		free(names[i]);

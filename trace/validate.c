@@ -30,6 +30,8 @@ struct vth {
 	uint32_t reg_line;        /* line after which it began that cwait   */
 	uint8_t reg_bad;          /* it did not hold M then                 */
 	uint8_t reg_first;        /* that cwait is its first record         */
+	uint8_t phantom_used;     /* truncated: assumed to have begun a
+	                             cwait past the syntax error            */
 };
 
 struct vmx {
@@ -210,6 +212,23 @@ static uint32_t *rd_get(struct vrd *m, uint32_t t, uint32_t r, int insert)
  * Replay
  */
 
+/*
+ * Truncated replay (a syntax error on line L): a live thread whose next
+ * record lies past L may begin a cwait there, and that cwait would have
+ * released its mutex right after the thread's last known record.  So a
+ * mutex held by such a thread is not held against the lines before L: the
+ * thread is assumed to have released it (once: one cwait, one mutex).
+ */
+static int phantom_release(struct v *V, uint32_t o)
+{
+	struct vth *O = &V->th[o];
+	if (!V->truncated || O->phantom_used || O->exit_line ||
+	    O->created == NOT_CREATED || O->cur != O->end)
+		return 0;
+	O->phantom_used = 1;
+	return 1;
+}
+
 /* Thread t begins the cwait at record k right after record `prev` (NONE:
  * at its start), on line reg_line. */
 static int reg(struct v *V, uint32_t t, uint32_t k, uint32_t prev,
@@ -301,7 +320,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 			if (m->owner == t)
 				return verr(V, line, "%s of mutex %u, which thread %u already holds (since line %u)",
 				            opn, xid(V, TRACE_K_MUTEX, r->a), thid[t], m->since);
-			if (m->owner != NONE)
+			if (m->owner != NONE && !phantom_release(V, m->owner))
 				return verr(V, line, "%s of mutex %u, which thread %u holds (since line %u)",
 				            opn, xid(V, TRACE_K_MUTEX, r->a),
 				            thid[m->owner], m->since);
@@ -365,7 +384,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 			if (T->woken_by == NONE)
 				return verr(V, line, "cwait of thread %u on condition variable %u is not woken by any signal or broadcast after line %u",
 				            thid[t], xid(V, TRACE_K_COND, r->a), T->reg_line);
-			if (m->owner != NONE)
+			if (m->owner != NONE && !phantom_release(V, m->owner))
 				return verr(V, line, "cwait of thread %u re-acquires mutex %u, which thread %u holds (since line %u)",
 				            thid[t], xid(V, TRACE_K_MUTEX, r->b),
 				            thid[m->owner], m->since);
