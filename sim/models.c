@@ -360,8 +360,9 @@ int sim_pairs_build(const struct trace *tr, struct sim_pairs *px)
 			break;
 		}
 	}
-	if (eb.oom || cwait_mutex_edges(tr, thr, &eb) || rwlock_edges(tr, &eb))
-		goto oom;
+	if (eb.oom || cwait_mutex_edges(tr, thr, &eb) || rwlock_edges(tr, &eb) ||
+	    eb.n >= UINT32_MAX)
+		goto oom; /* (32-bit offsets: more dependencies than that is "too big") */
 
 	/* Number events (sources) and waits (destinations) in record order. */
 	for (size_t i = 0; i < n; i++)

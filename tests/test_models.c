@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "sim/sim.h"
@@ -1399,6 +1400,47 @@ static void test_determinism_and_params(void **state)
 	ctx_close(&x);
 }
 
+/* bin/simulate --model: the default is auto, and the output names the
+ * model that produced the result (Q: client-server 10; strict 13; Direct
+ * deadlocks, exit 3). */
+static void test_cli_model(void **state)
+{
+	(void)state;
+	char bin[4096], cmd[8192];
+	tu_bin("simulate", bin, sizeof bin);
+	char *path = tu_tmpfile(prog_q);
+	static const struct {
+		const char *args;
+		int status;
+		const char *out, *err;
+	} cases[] = {
+		{"", 0, "makespan 10\n", NULL},
+		{"--model auto", 0, "\nmodel client-server\n", NULL},
+		{"--model client-server", 0, "\nmodel client-server\n", NULL},
+		{"--model strict", 0, "makespan 13\n", NULL},
+		{"--model strict", 0, "\nmodel strict\n", NULL},
+		{"--json", 0, "\"model\": \"client-server\"", NULL},
+		{"--model direct", 3, NULL, "with 3 threads blocked (model direct):\n"},
+		{"--model fast", 1, NULL, "simulate: --model 'fast' is not a model (direct, client-server, strict, auto)\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *out, *err;
+		snprintf(cmd, sizeof cmd, "'%s' %s '%s'", bin, cases[i].args, path);
+		int rc = tu_run(cmd, &out, &err);
+		if (rc != cases[i].status)
+			fail_msg("simulate %s: exit %d, expected %d (%s)", cases[i].args, rc,
+			         cases[i].status, err);
+		if (cases[i].out && !strstr(out, cases[i].out))
+			fail_msg("simulate %s: no '%s' in\n%s", cases[i].args, cases[i].out, out);
+		if (cases[i].err && !strstr(err, cases[i].err))
+			fail_msg("simulate %s: no '%s' in\n%s", cases[i].args, cases[i].err, err);
+		free(out);
+		free(err);
+	}
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1408,6 +1450,7 @@ int main(void)
 		cmocka_unit_test(test_one_processor),
 		cmocka_unit_test(test_direct_equals_strict),
 		cmocka_unit_test(test_determinism_and_params),
+		cmocka_unit_test(test_cli_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
