@@ -769,6 +769,48 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Some line after `line` is too long for a buffer of `max` bytes (its
+ * length without comment and with runs of blanks squeezed, at least max). */
+static int truncated_after(const char *d, size_t n, uint32_t line, size_t max)
+{
+	uint32_t l = 1;
+	size_t w = 0;
+	int blank = 1, put = 0, cut = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || d[i] == '\n') {
+			if (l > line && w >= max)
+				return 1;
+			l++;
+			w = 0;
+			blank = 1;
+			put = cut = 0;
+			continue;
+		}
+		char c = d[i];
+		if (cut)
+			continue;
+		if (c == ' ' || c == '\t') {
+			if (!put)
+				w++;
+			put = blank = 1;
+			continue;
+		}
+		w++;
+		if (c == '#' && blank)
+			cut = 1;
+		blank = put = 0;
+	}
+	return 0;
+}
+
+/* errors that lines after a truncation could explain away */
+static int needs_continuation(const char *msg)
+{
+	return strstr(msg, " was waiting") || strstr(msg, " were waiting") ||
+	       strstr(msg, ": lock of mutex ") || strstr(msg, ": trylock of mutex ") ||
+	       strstr(msg, " re-acquires mutex ");
+}
+
 static void test_bad_corpus(void **state)
 {
 	(void)state;
@@ -820,19 +862,25 @@ static void test_bad_corpus(void **state)
 		lim.chunk = 3;
 		assert_int_equal(trace_read_mem_lim(name, text, len, &lim, &tr, &fe), -1);
 		assert_string_equal(fe.msg, e.msg);
-		/* with a 24-byte line buffer: the line is too long (no later
-		 * than the error), or the same error but for the column */
+		/* with a 24-byte line buffer: a line too long no later than
+		 * the error (unless lines past it could explain the error
+		 * away), or the same error but for the column, or the same
+		 * line when a later line stopped the reader */
 		lim.buf_init = 4;
 		lim.buf_max = 24;
 		assert_int_equal(trace_read_mem_lim(name, text, len, &lim, &tr, &fe), -1);
 		if (strstr(fe.msg, ": line too long (")) {
-			assert_true(e.line == 0 || e.line >= fe.line);
+			assert_true(e.line == 0 || e.line >= fe.line ||
+			            needs_continuation(e.msg));
 		} else {
 			char *c = strstr(e.msg, " (column ");
 			size_t k = c ? (size_t)(c - e.msg) : strlen(e.msg);
-			if (strncmp(fe.msg, e.msg, k) != 0)
+			int same = strncmp(fe.msg, e.msg, k) == 0 ||
+			           (fe.line == e.line &&
+			            truncated_after(text, len, e.line, lim.buf_max));
+			if (!same)
 				print_error("%s: 24-byte buffer: \"%s\"\n", name, fe.msg);
-			assert_true(strncmp(fe.msg, e.msg, k) == 0);
+			assert_true(same);
 		}
 		free(text);
 		free(want);
