@@ -7,18 +7,10 @@
 
 #include "alloc/allocint.h"
 
-/* The table: adding an algorithm is adding alloc/alg_NAME.c and one line. */
-static const struct alloc_algorithm *const table[] = {
-	&alloc_alg_binpack,
-	&alloc_alg_sga,
-	&alloc_alg_csga,
-	&alloc_alg_greedy,
-	&alloc_alg_dsg,
-	&alloc_alg_tabu,
-	&alloc_alg_anneal,
-	&alloc_alg_exhaustive,
-	&alloc_alg_auto,
-};
+/* The table (ALLOC_TABLE in allocint.h). */
+#define ALLOC_ENTRY(name) &alloc_alg_##name,
+static const struct alloc_algorithm *const table[] = {ALLOC_TABLE(ALLOC_ENTRY)};
+#undef ALLOC_ENTRY
 #define NALGS (sizeof table / sizeof table[0])
 
 size_t alloc_algorithm_count(void)

@@ -141,10 +141,26 @@ struct alloc_algorithm {
 	int search;
 };
 
-/* The table entries (alloc/alg_*.c) and the table (alloc/alloc.c). */
-extern const struct alloc_algorithm alloc_alg_binpack, alloc_alg_sga,
-	alloc_alg_csga, alloc_alg_greedy, alloc_alg_dsg, alloc_alg_tabu,
-	alloc_alg_anneal, alloc_alg_exhaustive, alloc_alg_auto;
+/*
+ * The table, in the order --list-algorithms shows it.  Adding an algorithm
+ * is adding alloc/alg_NAME.c, which defines
+ *	const struct alloc_algorithm alloc_alg_NAME = {"NAME", ...};
+ * and one line here.
+ */
+#define ALLOC_TABLE(X) \
+	X(binpack)     \
+	X(sga)         \
+	X(csga)        \
+	X(greedy)      \
+	X(dsg)         \
+	X(tabu)        \
+	X(anneal)      \
+	X(exhaustive)  \
+	X(auto)
+
+#define ALLOC_DECLARE(name) extern const struct alloc_algorithm alloc_alg_##name;
+ALLOC_TABLE(ALLOC_DECLARE)
+#undef ALLOC_DECLARE
 
 /* Comparison of two results where a failed run (deadlock, overflow)
  * counts as infinitely long: -1, 0, 1. */
