@@ -254,11 +254,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			strip_col(a, e1.msg);
 			strip_col(b, e2.msg);
 			/* the same error; or, when a later line stopped the
-			 * tiny read, the same line for a reason that lines
-			 * past that point could change */
-			if (!rc || (strcmp(a, b) &&
-			            !(e1.line == e2.line &&
-			              truncated_after(text, size, e2.line, lim.buf_max))))
+			 * tiny read, an error at a line that fails anyway: the
+			 * same line for a reason that lines past the stop
+			 * could change, or a later line when the normal read
+			 * failed first for such a reason */
+			if (!rc)
+				abort();
+			if (strcmp(a, b) &&
+			    !(truncated_after(text, size, e2.line, lim.buf_max) &&
+			      (e1.line == e2.line ||
+			       (e1.line && e1.line < e2.line && needs_continuation(e1.msg)))))
 				abort();
 		}
 	}
