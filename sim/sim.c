@@ -96,7 +96,6 @@ struct sth {
 	uint32_t nheld, reacq;
 	uint32_t wobj;       /* object blocked on (dense)                */
 	uint32_t jhead, jtail; /* threads joining this one               */
-	int32_t ppos;        /* ps: position in its group's heap, -1     */
 	int32_t exit_proc;
 	stime rem;        /* remaining work of the current record     */
 	stime seg;        /* fifo/rr: start of the running segment;
@@ -194,6 +193,12 @@ struct hent {
 	uint32_t id;
 };
 
+/* A ready thread in a ps group's heap, by (finish tag, id). */
+struct pent {
+	stime tag;
+	uint32_t u;
+};
+
 struct sim_work {
 	const struct sim_program *p;
 	uint32_t kmax;       /* capacity of group/slot arrays            */
@@ -207,7 +212,8 @@ struct sim_work {
 	struct srw *rw;
 	struct sgrp *g;
 	struct sslot *sl;
-	uint32_t *pheap;     /* [n] ps group heaps                         */
+	struct pent *pheap;  /* [n] ps group heaps                         */
+	int32_t *ppos;       /* [n] ps: position in its group's heap, -1   */
 	/* global event heap */
 	struct hent *heap;
 	int32_t *hpos;
@@ -375,11 +381,12 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 	w->bar = xcalloc(tr->nobj[TRACE_K_BARRIER], sizeof *w->bar);
 	w->rw = xcalloc(tr->nobj[TRACE_K_RWLOCK], sizeof *w->rw);
 	w->pheap = xcalloc(p->n, sizeof *w->pheap);
+	w->ppos = xcalloc(p->n, sizeof *w->ppos);
 	w->stats = xcalloc(p->n, sizeof *w->stats);
 	w->ist = xcalloc(p->n, sizeof *w->ist);
 	w->blocked = xcalloc(p->n, sizeof *w->blocked);
 	if (!w->th || !w->held || !w->mx || !w->sem || !w->tok || !w->cv ||
-	    !w->bar || !w->rw || !w->pheap || !w->stats || !w->ist || !w->blocked ||
+	    !w->bar || !w->rw || !w->pheap || !w->ppos || !w->stats || !w->ist || !w->blocked ||
 	    work_reserve(w, 8) != 0) {
 		sim_work_free(w);
 		return NULL;
@@ -401,6 +408,7 @@ void sim_work_free(struct sim_work *w)
 	free(w->bar);
 	free(w->rw);
 	free(w->pheap);
+	free(w->ppos);
 	free(w->stats);
 	free(w->ist);
 	free(w->blocked);
@@ -493,57 +501,73 @@ static void heap_del(struct sim_work *w, uint32_t id)
 /* ------------------------------------------------------------------ */
 /* ps group heaps: ready threads by (finish tag, id). */
 
-static inline int tag_less(const struct sim_work *w, uint32_t a, uint32_t b)
+static inline int pent_less(const struct pent *a, const struct pent *b)
 {
-	stime fa = w->th[a].seg, fb = w->th[b].seg;
-	return fa != fb ? fa < fb : a < b;
+	return a->tag != b->tag ? a->tag < b->tag : a->u < b->u;
 }
 
 static void pheap_up(struct sim_work *w, struct sgrp *g, uint32_t i)
 {
-	uint32_t *h = w->pheap + g->hbase, u = h[i];
+	struct pent *h = w->pheap + g->hbase, e = h[i];
 	while (i > 0) {
 		uint32_t pa = (i - 1) / 2;
-		if (!tag_less(w, u, h[pa]))
+		if (!pent_less(&e, &h[pa]))
 			break;
 		h[i] = h[pa];
-		w->th[h[i]].ppos = (int32_t)i;
+		w->ppos[h[i].u] = (int32_t)i;
 		i = pa;
 	}
-	h[i] = u;
-	w->th[u].ppos = (int32_t)i;
+	h[i] = e;
+	w->ppos[e.u] = (int32_t)i;
 }
 
 static void pheap_down(struct sim_work *w, struct sgrp *g, uint32_t i)
 {
-	uint32_t *h = w->pheap + g->hbase, u = h[i];
+	struct pent *h = w->pheap + g->hbase, e = h[i];
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= g->hn)
 			break;
-		if (c + 1 < g->hn && tag_less(w, h[c + 1], h[c]))
+		if (c + 1 < g->hn && pent_less(&h[c + 1], &h[c]))
 			c++;
-		if (!tag_less(w, h[c], u))
+		if (!pent_less(&h[c], &e))
 			break;
 		h[i] = h[c];
-		w->th[h[i]].ppos = (int32_t)i;
+		w->ppos[h[i].u] = (int32_t)i;
 		i = c;
 	}
-	h[i] = u;
-	w->th[u].ppos = (int32_t)i;
+	h[i] = e;
+	w->ppos[e.u] = (int32_t)i;
+}
+
+/* Add ready thread u with finish tag t->seg. */
+static void pheap_push(struct sim_work *w, struct sgrp *g, uint32_t u)
+{
+	struct pent e = {w->th[u].seg, u};
+	w->pheap[g->hbase + g->hn] = e;
+	pheap_up(w, g, g->hn++);
+}
+
+/* u's finish tag grew to t->seg. */
+static void pheap_later(struct sim_work *w, struct sgrp *g, uint32_t u)
+{
+	uint32_t pos = (uint32_t)w->ppos[u];
+	w->pheap[g->hbase + pos].tag = w->th[u].seg;
+	pheap_down(w, g, pos);
 }
 
 static void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
 {
-	uint32_t *h = w->pheap + g->hbase;
-	uint32_t pos = (uint32_t)w->th[u].ppos, last = h[--g->hn];
-	w->th[u].ppos = -1;
+	struct pent *h = w->pheap + g->hbase;
+	uint32_t pos = (uint32_t)w->ppos[u];
+	struct pent last = h[--g->hn];
+	w->ppos[u] = -1;
 	if (pos == g->hn)
 		return;
 	h[pos] = last;
-	w->th[last].ppos = (int32_t)pos;
+	w->ppos[last.u] = (int32_t)pos;
 	pheap_up(w, g, pos);
-	pheap_down(w, g, (uint32_t)w->th[last].ppos);
+	pheap_down(w, g, (uint32_t)w->ppos[last.u]);
 }
 
 /*
@@ -601,7 +625,7 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 		heap_del(w, id);
 		return;
 	}
-	uint32_t u = w->pheap[g->hbase];
+	uint32_t u = w->pheap[g->hbase].u;
 	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
 	uint64_t units = ps_units(g), cycles = (left + units - 1) / units;
 	heap_set(w, id, (g->tlast + cycles * ps_len(g)), 0, u);
@@ -804,9 +828,7 @@ static void make_ready(struct sim_work *w, uint32_t u, stime T)
 			g->V = 0;
 		t->seg = g->V + t->rem;
 		g->m++;
-		w->pheap[g->hbase + g->hn] = u;
-		t->ppos = (int32_t)g->hn;
-		pheap_up(w, g, g->hn++);
+		pheap_push(w, g, u);
 		if (w->flags & SIM_SCHEDULE)
 			t->run_from = T;
 		ps_resched(w, t->grp);
@@ -1250,7 +1272,7 @@ static void go_on(struct sim_work *w, uint32_t u, stime T)
 	if (w->par->policy == SIM_PS) {
 		struct sgrp *g = &w->g[t->grp];
 		t->seg = g->V + t->rem;
-		pheap_down(w, g, (uint32_t)t->ppos);
+		pheap_later(w, g, u);
 		ps_resched(w, t->grp);
 	} else {
 		t->seg = T;
@@ -1826,7 +1848,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		t->end = t->cur + tr->threads[i].nrec;
 		t->state = ST_NEW;
 		t->slot = -1;
-		t->ppos = -1;
+		w->ppos[i] = -1;
 		t->qnext = t->jhead = t->jtail = NIL;
 		t->hbase = hb;
 		hb += p->maxheld[i];
@@ -2074,7 +2096,7 @@ static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
 		} else if (id < nng) {
 			struct sgrp *g = &w->g[id - n];
 			ps_advance(w, g, T);
-			uint32_t u = w->pheap[g->hbase];
+			uint32_t u = w->pheap[g->hbase].u;
 			if ((pm ? step_pm(w, u, T) : step(w, u, T)) == GO_ON)
 				go_on(w, u, T);
 		} else {
