@@ -54,6 +54,7 @@ void alloc_params_init(struct alloc_params *p)
 {
 	memset(p, 0, sizeof *p);
 	sim_params_init(&p->sim);
+	p->sim.model = SIM_AUTO;
 	strcpy(p->algorithm, "auto");
 	p->seed = 1;
 	p->stop_after = 100;
@@ -634,6 +635,23 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 		return r;
 	}
 	c.phase = table[ai]->name;
+	if (c.sim.model == SIM_AUTO && c.n > 0) {
+		/* One model for the whole search (docs/models.md): the scheme's
+		 * choice for the search's starting point, binpacking's
+		 * allocation; tests never mix models. */
+		struct sim_result sr;
+		int32_t *b0 = malloc(sizeof *b0 * c.n);
+		if (!b0) {
+			ctx_release(&c);
+			return ALLOC_ENOMEM;
+		}
+		alloc_binpack(c.tr, c.k, b0);
+		int st = sim_run(p, c.wk[0], &c.sim, b0, 0, &sr);
+		free(b0);
+		c.sim.model = st == SIM_OK || st == SIM_DEADLOCK ? sr.model : SIM_DIRECT;
+		c.sims++;
+	}
+	res->model = c.sim.model;
 	if (!par->max_tests && !(par->time_limit > 0) && table[ai]->search)
 		c.max_tests = alloc_default_budget(c.tr);
 	if (c.n > 0)

@@ -139,6 +139,9 @@ struct alloc_result {
 	enum alloc_stop stop;
 	double seconds;        /* wall time of alloc_run; units: s         */
 	const char *algorithm; /* the table name run (static string)       */
+	enum sim_model model;  /* the model every test used: par->sim.model,
+	                          or under SIM_AUTO the model the scheme
+	                          chose for binpacking's allocation          */
 };
 
 /*

@@ -102,6 +102,8 @@ int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
 		bound_qfmt(b, 3, -1, out->lower_str, sizeof out->lower_str);
 		out->lower = strtod(out->lower_str, NULL);
 		out->lower_exact_partition = lo.part_lb == lo.part_ub;
+		out->lower_any = lo.work_max > lo.part_lb ? lo.work_max : lo.part_lb;
+		out->part_timeout = lo.part_timeout;
 		out->classes = pr.classes;
 		out->thick = pr.thick;
 	}

@@ -269,6 +269,13 @@ struct bound_result {
 	                        3 decimals)                                  */
 	char lower_str[48];  /* lower as bin/bound prints it (exact integer,
 	                        else rounded down to 3 decimals)             */
+	uint64_t lower_any;  /* max(largest thread's work, partition bound):
+	                        the part of `lower` that holds under every
+	                        simulation model (the critical-path part does
+	                        not hold for client-server, whose lists may
+	                        run out of order); trace units              */
+	int part_timeout;    /* GLPK stopped at its limit (the partition
+	                        part is the bound it had proven)             */
 	uint64_t classes, thick; /* evaluation counts of bound_p             */
 };
 

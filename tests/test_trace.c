@@ -1393,10 +1393,36 @@ static void test_binding_write(void **state)
 	b.algorithm = "a\nb";
 	assert_int_equal(trace_binding_write(tr, &b, f), -1);
 	b.algorithm = NULL;
+	b.extra = "tests 8\n\nmodel direct"; /* a blank line */
+	assert_int_equal(trace_binding_write(tr, &b, f), -1);
+	b.extra = "tests 8 # eight";
+	assert_int_equal(trace_binding_write(tr, &b, f), -1);
+	b.extra = NULL;
 	b.n = 2;
 	assert_int_equal(trace_binding_write(tr, &b, f), -1);
 	fclose(f);
 	assert_int_equal(n, 0);
+	free(buf);
+
+	/* extra header lines follow the known ones; a reader ignores them */
+	b.n = 3;
+	b.extra = "tests 8\nmodel direct\n";
+	f = open_memstream(&buf, &n);
+	assert_int_equal(trace_binding_write(tr, &b, f), 0);
+	fclose(f);
+	assert_string_equal(buf, "shadowbind-binding 1\n"
+	                         "cpus 2\n"
+	                         "makespan 4060\n"
+	                         "tests 8\n"
+	                         "model direct\n"
+	                         "\n"
+	                         "1 0 # main\n"
+	                         "2 1\n"
+	                         "5 shadow\n");
+	assert_int_equal(trace_binding_read_mem("b", buf, n, tr, &r, &e), 0);
+	assert_null(r.extra);
+	assert_string_equal(r.makespan, "4060");
+	trace_binding_release(&r);
 	free(buf);
 	trace_free(tr);
 }

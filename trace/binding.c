@@ -35,6 +35,7 @@ void trace_binding_release(struct trace_binding *b)
 	free(b->proc);
 	for (int k = 0; k < NKEYS; k++)
 		free(*hdr_field(b, k));
+	free(b->extra);
 	memset(b, 0, sizeof *b);
 }
 
@@ -444,11 +445,24 @@ int trace_binding_write(const struct trace *tr, const struct trace_binding *b,
 			return -1;
 		}
 	}
+	for (const char *x = b->extra; x && *x;) {
+		size_t l = strcspn(x, "\n");
+		if (l == 0 || memchr(x, '#', l)) {
+			errno = EINVAL;
+			return -1;
+		}
+		x += l + (x[l] == '\n');
+	}
 	int bad = fprintf(f, "shadowbind-binding 1\ncpus %u\n", b->cpus) < 0;
 	for (int k = 0; k < NKEYS && !bad; k++) {
 		const char *v = *hdr_field(bb, k);
 		if (v)
 			bad = fprintf(f, "%s %s\n", keys[k], v) < 0;
+	}
+	for (const char *x = b->extra; x && *x && !bad;) {
+		size_t l = strcspn(x, "\n");
+		bad = fprintf(f, "%.*s\n", (int)l, x) < 0;
+		x += l + (x[l] == '\n');
 	}
 	if (!bad)
 		bad = fputc('\n', f) == EOF;

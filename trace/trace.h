@@ -190,6 +190,10 @@ struct trace_binding {
 	int32_t *proc;     /* [n] processor per dense thread, or TRACE_SHADOW */
 	/* Optional header values as written, or NULL (owned strings). */
 	char *makespan, *unit, *algorithm, *trace, *bound, *lower, *map;
+	/* Further header lines for the writer, `key value` each, separated
+	 * by LF, written after the ones above; NULL for none.  The reader
+	 * leaves it NULL (it ignores keys it does not know).  Owned. */
+	char *extra;
 };
 
 /*
@@ -211,8 +215,10 @@ void trace_binding_release(struct trace_binding *b);
 /*
  * trace_binding_write - write a binding file: magic, `cpus`, then each
  * non-NULL optional header of `b` (makespan, unit, algorithm, trace,
- * bound, lower, map), then one line per thread in increasing id order with
- * the thread's name as a comment.  Returns 0, or -1 on an I/O error.
+ * bound, lower, map), then b->extra's lines, then one line per thread in
+ * increasing id order with the thread's name as a comment.  Returns 0, or
+ * -1 with errno EINVAL (bad binding, or a header value with a newline or
+ * `#`; an extra line that is blank or has `#`) or an I/O error's errno.
  */
 int trace_binding_write(const struct trace *tr, const struct trace_binding *b,
                         FILE *f);

@@ -21,6 +21,7 @@
 #include <iniparser/iniparser.h>
 
 #include "alloc/alloc.h"
+#include "bound/bound.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 
@@ -40,9 +41,11 @@ static void usage(FILE *f)
 	"      --policy P        local scheduling: ps (default), fifo, rr:Q\n"
 	"      --create-cost C   CPU time of a thread creation (default 0)\n"
 	"      --switch-cost C   context switch time, fifo and rr (default 0)\n"
-	"      --model M         simulation model: direct (default), client-server,\n"
-	"                        strict, auto (Paper VIII: direct, on deadlock\n"
-	"                        client-server, then strict)\n"
+	"      --model M         simulation model: auto (default), direct,\n"
+	"                        client-server, strict.  auto applies Paper\n"
+	"                        VIII's scheme (direct, on deadlock client-server,\n"
+	"                        then strict) once, to binpacking's allocation,\n"
+	"                        and the whole search uses the model it chose\n"
 	"search:\n"
 	"  -a, --algorithm NAME  see --list-algorithms (default auto)\n"
 	"      --seed S          random seed (default 1)\n"
@@ -57,6 +60,9 @@ static void usage(FILE *f)
 	"output:\n"
 	"  -o, --output FILE     write the binding to FILE (atomically)\n"
 	"  -q, --quiet           no progress line, no summary\n"
+	"      --no-bound        leave out the bound and lower header lines\n"
+	"                        (Paper VII's bound and the lower bound; their\n"
+	"                        computation may take up to about a second)\n"
 	"      --list-algorithms the algorithms, one per line\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -133,7 +139,7 @@ static void load_config(const char *path, struct alloc_params *par)
 enum {
 	O_CPUS = 'k', O_ALG = 'a', O_OUT = 'o', O_QUIET = 'q', O_HELP = 'h',
 	O_LATENCY = 256, O_POLICY, O_CCOST, O_SCOST, O_SEED, O_MAXT, O_STOP,
-	O_RESTARTS, O_TIME, O_CONFIG, O_LIST, O_MODEL, O_NOPTS
+	O_RESTARTS, O_TIME, O_CONFIG, O_LIST, O_MODEL, O_NOBOUND, O_NOPTS
 };
 
 static const struct option longopts[] = {
@@ -152,6 +158,7 @@ static const struct option longopts[] = {
 	{"config", required_argument, NULL, O_CONFIG},
 	{"output", required_argument, NULL, O_OUT},
 	{"quiet", no_argument, NULL, O_QUIET},
+	{"no-bound", no_argument, NULL, O_NOBOUND},
 	{"list-algorithms", no_argument, NULL, O_LIST},
 	{"help", no_argument, NULL, O_HELP},
 	{NULL, 0, NULL, 0},
@@ -275,59 +282,41 @@ static int on_progress(void *arg, const struct alloc_progress *p)
 }
 
 /*
- * Hook for the bound module: when it lands, fill b->bound (analytic bound
- * on the minimal completion time) and b->lower (proven lower bound), as
- * owned strings, from the trace and the machine; and pass the lower bound
- * to the search as params.lower before alloc_run so that it stops when it
- * reaches it.  Until then nothing is written.
+ * The judgement of Paper VII and the lower bound (bound/): computed before
+ * the search so that it can stop at the lower bound.  Returns 0 and fills
+ * *br, or -1 (then the binding file has no bound/lower lines).
  */
-static void bound_headers(const struct trace *tr, const struct alloc_params *par,
-                          struct trace_binding *b)
+static int judge(const struct trace *tr, const struct alloc_params *par,
+                 struct bound_result *br)
 {
-	(void)tr;
-	(void)par;
-	(void)b;
+	return bound_for_trace(tr, par->sim.cpus, par->sim.latency, br) == BOUND_OK ? 0 : -1;
 }
 
-/* The binding file as trace_binding_write makes it, plus a `tests` header
- * line after `algorithm` (readers ignore keys they do not know). */
+/* The lower bound valid for the model the search used, as printed. */
+static const char *lower_for(const struct bound_result *br, enum sim_model m,
+                             char *buf, size_t len)
+{
+	if (m == SIM_CLIENT_SERVER) {
+		snprintf(buf, len, "%" PRIu64, br->lower_any);
+		return buf;
+	}
+	return br->lower_str;
+}
+
+/* The binding file as text (trace_binding_write), malloc'd. */
 static char *binding_text(const struct trace *tr, const struct trace_binding *b,
-                          uint64_t tests, size_t *len)
+                          size_t *len)
 {
 	char *raw = NULL;
-	size_t rlen = 0;
-	FILE *m = open_memstream(&raw, &rlen);
+	FILE *m = open_memstream(&raw, len);
 	if (!m)
 		return NULL;
-	if (trace_binding_write(tr, b, m) != 0) {
-		fclose(m);
+	int bad = trace_binding_write(tr, b, m) != 0;
+	if (fclose(m) != 0 || bad) {
 		free(raw);
 		return NULL;
 	}
-	fclose(m);
-	const char *at = strstr(raw, "\nalgorithm ");
-	if (!at)
-		at = strstr(raw, "\ncpus ");
-	char line[64];
-	int ll = snprintf(line, sizeof line, "tests %" PRIu64 "\n", tests);
-	if (!at) {
-		*len = rlen;
-		return raw;
-	}
-	const char *eol = strchr(at + 1, '\n');
-	size_t cut = eol ? (size_t)(eol - raw) + 1 : rlen;
-	char *out = malloc(rlen + (size_t)ll + 1);
-	if (!out) {
-		free(raw);
-		return NULL;
-	}
-	memcpy(out, raw, cut);
-	memcpy(out + cut, line, (size_t)ll);
-	memcpy(out + cut + ll, raw + cut, rlen - cut);
-	*len = rlen + (size_t)ll;
-	out[*len] = 0;
-	free(raw);
-	return out;
+	return raw;
 }
 
 /* Write text to path through a temporary in the same directory. */
@@ -367,7 +356,7 @@ int main(int argc, char **argv)
 {
 	const char *val[O_NOPTS] = {0};
 	const char *out_path = NULL, *config = NULL;
-	int quiet = 0, opt;
+	int quiet = 0, no_bound = 0, opt;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":k:a:o:qh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -381,6 +370,9 @@ int main(int argc, char **argv)
 			return 0;
 		case O_QUIET:
 			quiet = 1;
+			break;
+		case O_NOBOUND:
+			no_bound = 1;
 			break;
 		case O_OUT:
 			out_path = optarg;
@@ -418,6 +410,11 @@ int main(int argc, char **argv)
 	struct sim_program *sp = sim_program_new(tr);
 	if (!sp)
 		die_input("%s: out of memory", trace_path);
+
+	struct bound_result br;
+	int judged = no_bound ? -1 : judge(tr, &par, &br);
+	if (judged == 0 && par.lower.num == 0)
+		par.lower = sim_time_int(br.lower_any); /* valid for every model */
 
 	struct prog_state ps = {0};
 	if (!quiet && isatty(2)) {
@@ -463,9 +460,16 @@ int main(int argc, char **argv)
 		.algorithm = (char *)res.algorithm,
 		.trace = tline,
 	};
-	bound_headers(tr, &par, &b);
+	char extra[128], lower_buf[48];
+	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s", res.tests,
+	         sim_model_name(res.model));
+	b.extra = extra;
+	if (judged == 0) {
+		b.bound = br.bound_str;
+		b.lower = (char *)lower_for(&br, res.model, lower_buf, sizeof lower_buf);
+	}
 	size_t len = 0;
-	char *text = binding_text(tr, &b, res.tests, &len);
+	char *text = binding_text(tr, &b, &len);
 	if (!text)
 		die_input("%s: cannot format the binding", trace_path);
 	if (out_path) {
@@ -496,6 +500,16 @@ int main(int argc, char **argv)
 		        "%" PRIu64 " tests, %.2f s, %s\n", prog, res.algorithm,
 		        res.cpus, mk, bp, gain, speed, res.tests, res.seconds,
 		        alloc_stop_name(res.stop));
+		if (judged == 0) {
+			double lo = strtod(b.lower, NULL);
+			char pct[64] = "at the lower bound (optimal)";
+			if (m > lo && lo > 0)
+				snprintf(pct, sizeof pct, "%.1f%% above the lower bound %s",
+				         100.0 * (m - lo) / lo, b.lower);
+			fprintf(stderr, "%s: %s; %s\n", prog, pct,
+			        m > br.bound ? "above the analytic bound: a better allocation exists"
+			                     : "below the analytic bound");
+		}
 	}
 	alloc_result_release(&res);
 	sim_program_free(sp);
