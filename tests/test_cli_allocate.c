@@ -27,31 +27,11 @@ static int setup(void **state)
 	return 0;
 }
 
-/* Run "allocate ARGS" (a format); returns the status, sets out/err. */
-static int allocate(char **out, char **err, const char *fmt, ...)
-{
-	char args[8192], cmd[16384];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof cmd, "'%s' %s", bin, args);
-	return tu_run(cmd, out, err);
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 static void test_worst_case(void **state)
 {
 	(void)state;
 	char *out, *err;
-	int rc = allocate(&out, &err, "--cpus 2 --algorithm sga '%s'", worst);
+	int rc = tu_cmdf("allocate", &out, &err, "--cpus 2 --algorithm sga '%s'", worst);
 	if (rc != 0)
 		print_error("%s", err);
 	assert_int_equal(rc, 0);
@@ -80,11 +60,11 @@ static void test_worst_case(void **state)
 	assert_non_null(strstr(out, "\nmodel direct\n"));
 	assert_non_null(strstr(out, "\nbound "));
 	assert_non_null(strstr(err, "\nallocate: 1.0% above the lower bound 2030; below the analytic bound\n"));
-	assert_int_equal(count_lines(err), 2);
+	assert_int_equal(tu_count_lines(err), 2);
 	free(out);
 	free(err);
 
-	rc = allocate(&out, &err, "--cpus 2 -a binpack -q '%s'", worst);
+	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -a binpack -q '%s'", worst);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\nmakespan 4060\n"));
 	assert_non_null(strstr(out, "\n4 1"));
@@ -103,7 +83,7 @@ static void test_trace_header(void **state)
 	assert_int_equal(tu_run(cmd, &sum, &e2), 0);
 	sum[strcspn(sum, "\n")] = 0;
 	assert_int_equal(strlen(sum), 64);
-	assert_int_equal(allocate(&out, &err, "--cpus 2 -q '%s'", worst), 0);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 -q '%s'", worst), 0);
 	char want[200];
 	snprintf(want, sizeof want, "\ntrace binpack-worst-case.trace sha256:%s\n",
 	         sum);
@@ -114,7 +94,7 @@ static void test_trace_header(void **state)
 	free(out);
 	free(err);
 	/* Standard input: the same digest. */
-	assert_int_equal(allocate(&out, &err, "--cpus 2 -q - < '%s'", worst), 0);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 -q - < '%s'", worst), 0);
 	snprintf(want, sizeof want, "sha256:%s\n", sum);
 	assert_non_null(strstr(out, want));
 	free(out);
@@ -132,7 +112,7 @@ static void test_output_file(void **state)
 	char path[256];
 	snprintf(path, sizeof path, "%s/b.binding", dir);
 	char *out, *err;
-	assert_int_equal(allocate(&out, &err, "--cpus 2 -q -o '%s' '%s'", path,
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 -q -o '%s' '%s'", path,
 	                          worst), 0);
 	assert_string_equal(out, "");
 	free(out);
@@ -155,10 +135,10 @@ static void test_output_file(void **state)
 	free(ls);
 	free(err);
 	/* An unwritable destination: exit 2, one line. */
-	assert_int_equal(allocate(&out, &err, "--cpus 2 -q -o /nonexistent/dir/x "
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 -q -o /nonexistent/dir/x "
 	                          "'%s'", worst), 2);
 	assert_non_null(strstr(err, "/nonexistent/dir/x: cannot write"));
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(tu_count_lines(err), 1);
 	free(out);
 	free(err);
 	unlink(path);
@@ -171,14 +151,14 @@ static void test_config_file(void **state)
 	char *ini = tu_tmpfile("; test\n[machine]\ncpus = 2\n\n[search]\n"
 	                       "algorithm = sga\nseed = 3\n");
 	char *out, *err;
-	assert_int_equal(allocate(&out, &err, "-q --config '%s' '%s'", ini, worst),
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "-q --config '%s' '%s'", ini, worst),
 	                 0);
 	assert_non_null(strstr(out, "\nalgorithm sga\n"));
 	assert_non_null(strstr(out, "\ncpus 2\n"));
 	free(out);
 	free(err);
 	/* Options override the file. */
-	assert_int_equal(allocate(&out, &err, "-q --config '%s' -a binpack "
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "-q --config '%s' -a binpack "
 	                          "--cpus 3 '%s'", ini, worst), 0);
 	assert_non_null(strstr(out, "\nalgorithm binpack\n"));
 	assert_non_null(strstr(out, "\ncpus 3\n"));
@@ -190,7 +170,7 @@ static void test_config_file(void **state)
 	/* The shipped example works as it is. */
 	char ex[4096];
 	tu_root("examples/allocate.ini", ex, sizeof ex);
-	assert_int_equal(allocate(&out, &err, "-q --config '%s' --max-tests 50 "
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "-q --config '%s' --max-tests 50 "
 	                          "'%s'", ex, worst), 0);
 	assert_non_null(strstr(out, "shadowbind-binding 1\n"));
 	free(out);
@@ -221,7 +201,7 @@ static void test_config_errors(void **state)
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char *ini = tu_tmpfile(bad[i].text);
 		char *out, *err, want[512];
-		int rc = allocate(&out, &err, "--cpus 2 --config '%s' '%s'", ini,
+		int rc = tu_cmdf("allocate", &out, &err, "--cpus 2 --config '%s' '%s'", ini,
 		                  worst);
 		assert_int_equal(rc, 2);
 		snprintf(want, sizeof want, "%s%s", ini, bad[i].msg);
@@ -233,7 +213,7 @@ static void test_config_errors(void **state)
 		free(ini);
 	}
 	char *out, *err;
-	assert_int_equal(allocate(&out, &err, "--cpus 2 --config /nonexistent.ini "
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 --config /nonexistent.ini "
 	                          "'%s'", worst), 2);
 	assert_string_equal(err, "/nonexistent.ini: cannot open: No such file or "
 	                    "directory\n");
@@ -271,7 +251,7 @@ static void test_bad_arguments(void **state)
 		char *out, *err, args[8192], q[4200];
 		snprintf(q, sizeof q, "'%s'", worst);
 		snprintf(args, sizeof args, bad[i].args, q, q);
-		int rc = allocate(&out, &err, "%s", args);
+		int rc = tu_cmdf("allocate", &out, &err, "%s", args);
 		assert_int_equal(rc, bad[i].rc);
 		if (strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0)
 			fail_msg("'%s': got '%s'", args, err);
@@ -282,11 +262,11 @@ static void test_bad_arguments(void **state)
 	/* A bad trace: exit 2, one line naming file and line. */
 	char *tr = tu_tmpfile("shadowbind-trace 1\n1 0 create 2\n1 0 wiat 3\n");
 	char *out, *err;
-	assert_int_equal(allocate(&out, &err, "--cpus 2 '%s'", tr), 2);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 '%s'", tr), 2);
 	char want[300];
 	snprintf(want, sizeof want, "%s:3: ", tr);
 	assert_true(strncmp(err, want, strlen(want)) == 0);
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(tu_count_lines(err), 1);
 	free(out);
 	free(err);
 	unlink(tr);
@@ -297,11 +277,11 @@ static void test_help_list(void **state)
 {
 	(void)state;
 	char *out, *err;
-	assert_int_equal(allocate(&out, &err, "--help"), 0);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--help"), 0);
 	assert_non_null(strstr(out, "usage: allocate --cpus K"));
 	free(out);
 	free(err);
-	assert_int_equal(allocate(&out, &err, "--list-algorithms"), 0);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--list-algorithms"), 0);
 	const char *names[] = {"binpack ", "sga ", "csga ", "greedy ", "dsg ",
 	                       "auto "};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -321,24 +301,24 @@ static void test_deadlock_exit(void **state)
 	                      "3 0 unlock 2\n3 0 exit\n"
 	                      "1 0 join 2\n1 0 join 3\n1 0 exit\n");
 	char *out, *err;
-	assert_int_equal(allocate(&out, &err, "--cpus 2 --model direct '%s'", tr), 3);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 --model direct '%s'", tr), 3);
 	assert_non_null(strstr(err, "deadlocks under every binding tried"));
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(tu_count_lines(err), 1);
 	assert_string_equal(out, "");
 	free(out);
 	free(err);
 	/* The auto model never deadlocks. */
-	assert_int_equal(allocate(&out, &err, "--cpus 2 -q --model auto '%s'",
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 -q --model auto '%s'",
 	                          tr), 0);
 	free(out);
 	free(err);
-	assert_int_equal(allocate(&out, &err, "--cpus 2 --model best '%s'", tr),
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 --model best '%s'", tr),
 	                 1);
 	assert_non_null(strstr(err, "--model: 'best' is not a model"));
 	free(out);
 	free(err);
 	/* Under fifo a shared processor avoids it. */
-	assert_int_equal(allocate(&out, &err, "--cpus 2 -q --policy fifo '%s'",
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 -q --policy fifo '%s'",
 	                          tr), 0);
 	free(out);
 	free(err);

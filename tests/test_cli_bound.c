@@ -78,25 +78,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int bound(char **out, char **err, const char *fmt, ...)
-{
-	char args[8192], cmd[16384];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof cmd, "'%s' %s", bin, args);
-	return tu_run(cmd, out, err);
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* The value of `key` in key-value output, in a static buffer ("" if
  * absent). */
 static const char *val(const char *out, const char *key)
@@ -124,7 +105,7 @@ static void test_params_figure1(void **state)
 	char *out, *err;
 	/* n = 3, V = (1/3,1/3,1/3), z = 5/6 (Section 2), k = 2, t = 0:
 	 * (2,1): 13/9 = 1.4444.. rounded up; (3): 2 */
-	int rc = bound(&out, &err, "--threads 3 --profile 1/3,1/3,1/3 --granularity 5/6 --cpus 2 --exact");
+	int rc = tu_cmdf("bound", &out, &err, "--threads 3 --profile 1/3,1/3,1/3 --granularity 5/6 --cpus 2 --exact");
 	assert_int_equal(rc, 0);
 	assert_string_equal(val(out, "n"), "3");
 	assert_string_equal(val(out, "V"), "0.333333,0.333333,0.333333");
@@ -141,21 +122,21 @@ static void test_params_figure1(void **state)
 	free(out);
 	free(err);
 	/* t = 3: (2,1) 13/9 + 5/6 * 4 = 43/9; (3): 2 */
-	rc = bound(&out, &err, "--threads 3 --profile 1/3,1/3,1/3 --granularity 5/6 --cpus 2 --latency 3");
+	rc = tu_cmdf("bound", &out, &err, "--threads 3 --profile 1/3,1/3,1/3 --granularity 5/6 --cpus 2 --latency 3");
 	assert_int_equal(rc, 0);
 	assert_string_equal(val(out, "p"), "2");
 	assert_string_equal(val(out, "allocation"), "3");
 	free(out);
 	free(err);
 	/* decimals, raw weights (divided by their sum), and the idle rest */
-	rc = bound(&out, &err, "--threads 3 --profile 6,6,6 --granularity 0.8333333333333333333 --cpus 2");
+	rc = tu_cmdf("bound", &out, &err, "--threads 3 --profile 6,6,6 --granularity 0.8333333333333333333 --cpus 2");
 	assert_int_equal(rc, 0);
 	assert_string_equal(val(out, "p"), "1.444445");
 	free(out);
 	free(err);
 	/* V sums to 1/2: v0 = 1/2, s((2,1)) = 1/2 + (1 + 4/3 + 2)/6
 	 * = 9/18 + 13/18 = 11/9 < s((3)) = 1/2 + 6/6 = 3/2 */
-	rc = bound(&out, &err, "--threads 3 --profile 1/6,1/6,1/6 --granularity 0 --cpus 2 --exact");
+	rc = tu_cmdf("bound", &out, &err, "--threads 3 --profile 1/6,1/6,1/6 --granularity 0 --cpus 2 --exact");
 	assert_int_equal(rc, 0);
 	assert_string_equal(val(out, "V0"), "0.5");
 	assert_string_equal(val(out, "p_exact"), "11/9");
@@ -167,7 +148,7 @@ static void test_trace_figure(void **state)
 {
 	(void)state;
 	char *out, *err;
-	int rc = bound(&out, &err, "--cpus 2 '%s'", fig);
+	int rc = tu_cmdf("bound", &out, &err, "--cpus 2 '%s'", fig);
 	if (rc)
 		print_error("%s", err);
 	assert_int_equal(rc, 0);
@@ -197,7 +178,7 @@ static void test_trace_figure(void **state)
 	/* latency 2 us in several units: p = 11/7, bound = 55 */
 	static const char *lat[] = {"2", "2us", "2000ns", "0.002ms", "1/500000s"};
 	for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++) {
-		rc = bound(&out, &err, "--cpus 2 --latency %s --exact '%s'", lat[i], fig);
+		rc = tu_cmdf("bound", &out, &err, "--cpus 2 --latency %s --exact '%s'", lat[i], fig);
 		assert_int_equal(rc, 0);
 		assert_string_equal(val(out, "p_exact"), "11/7");
 		assert_string_equal(val(out, "bound"), "55");
@@ -205,7 +186,7 @@ static void test_trace_figure(void **state)
 		free(err);
 	}
 	/* no lower bound asked */
-	rc = bound(&out, &err, "--cpus 2 --no-lower '%s'", fig);
+	rc = tu_cmdf("bound", &out, &err, "--cpus 2 --no-lower '%s'", fig);
 	assert_int_equal(rc, 0);
 	assert_string_equal(val(out, "lower"), "");
 	free(out);
@@ -221,7 +202,7 @@ static void test_methods_agree(void **state)
 	char first[64] = "";
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
 		char *out, *err;
-		int rc = bound(&out, &err, "--cpus 2 --latency 1 --no-lower --exact %s '%s'",
+		int rc = tu_cmdf("bound", &out, &err, "--cpus 2 --latency 1 --no-lower --exact %s '%s'",
 		               opts[i], fig);
 		assert_int_equal(rc, 0);
 		if (i == 0)
@@ -238,7 +219,7 @@ static void test_sweep(void **state)
 {
 	(void)state;
 	char *out, *err;
-	int rc = bound(&out, &err, "--threads 3 --profile 1/3,1/3,1/3 --granularity 5/6 --sweep 3 --latency 0,3");
+	int rc = tu_cmdf("bound", &out, &err, "--threads 3 --profile 1/3,1/3,1/3 --granularity 5/6 --sweep 3 --latency 0,3");
 	assert_int_equal(rc, 0);
 	/* k = 1: (3): sum q v_q = 2; k = 2 see above; k = 3, t = 0:
 	 * (1,1,1): 1; t = 3: (3) 2 < (2,1) 43/9 < (1,1,1) 1 + 5/6 * 6 = 6 */
@@ -253,14 +234,14 @@ static void test_sweep(void **state)
 	free(out);
 	free(err);
 	/* with a trace: bound and lower columns */
-	rc = bound(&out, &err, "--sweep 2 '%s'", fig);
+	rc = tu_cmdf("bound", &out, &err, "--sweep 2 '%s'", fig);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\n1,0,2,1,70,70,\"3\","));
 	assert_non_null(strstr(out, "\n2,0,1.380953,1.448,48.334,40,\"2,1\","));
 	free(out);
 	free(err);
 	/* JSON */
-	rc = bound(&out, &err, "--threads 3 --profile 1/3,1/3,1/3 --granularity 5/6 --sweep 2 --json");
+	rc = tu_cmdf("bound", &out, &err, "--threads 3 --profile 1/3,1/3,1/3 --granularity 5/6 --sweep 2 --json");
 	assert_int_equal(rc, 0);
 	assert_memory_equal(out, "{\"sweep\": [", 11);
 	assert_non_null(strstr(out, "{\"k\": 2, \"latency\": \"0\", \"p\": 1.444445,"));
@@ -273,10 +254,10 @@ static void test_json(void **state)
 {
 	(void)state;
 	char *out, *err;
-	int rc = bound(&out, &err, "--cpus 2 --json '%s'", fig);
+	int rc = tu_cmdf("bound", &out, &err, "--cpus 2 --json '%s'", fig);
 	assert_int_equal(rc, 0);
 	assert_int_equal(out[0], '{');
-	assert_int_equal(count_lines(out), 1);
+	assert_int_equal(tu_count_lines(out), 1);
 	assert_non_null(strstr(out, "\"n\": 3, \"z\": 0.0714285714, \"V\": [0.142857,0.714286,0.142857], "
 	                            "\"T\": 35, \"p\": 1.380953, \"bound\": 48.334, \"lower\": 40, "
 	                            "\"allocation\": [2,1], "));
@@ -300,13 +281,13 @@ static void test_exact_round_trip(void **state)
 	char *path = tu_tmpfile(text);
 	free(text);
 	char *out, *err;
-	int rc = bound(&out, &err, "--cpus 4 --latency 3 --exact --no-lower '%s'", path);
+	int rc = tu_cmdf("bound", &out, &err, "--cpus 4 --latency 3 --exact --no-lower '%s'", path);
 	assert_int_equal(rc, 0);
 	char *V = strdup(val(out, "V_exact")), *z = strdup(val(out, "z_exact"));
 	char *p = strdup(val(out, "p_exact"));
 	free(out);
 	free(err);
-	rc = bound(&out, &err, "--threads 12 --profile %s --granularity %s --cpus 4 --latency 3 --exact",
+	rc = tu_cmdf("bound", &out, &err, "--threads 12 --profile %s --granularity %s --cpus 4 --latency 3 --exact",
 	           V, z);
 	assert_int_equal(rc, 0);
 	assert_string_equal(val(out, "p_exact"), p);
@@ -348,9 +329,9 @@ static void test_errors(void **state)
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
 		char *out, *err;
-		int rc = bound(&out, &err, "%s", t[i].args);
+		int rc = tu_cmdf("bound", &out, &err, "%s", t[i].args);
 		if (rc != t[i].status || !strstr(err, t[i].msg) ||
-		    (t[i].status && count_lines(err) != 1))
+		    (t[i].status && tu_count_lines(err) != 1))
 			fail_msg("'%s': status %d, stderr '%s'", t[i].args, rc, err);
 		if (t[i].status)
 			assert_string_equal(out, "");
@@ -359,27 +340,27 @@ static void test_errors(void **state)
 	}
 	char *out, *err;
 	/* a trace error names the file and line */
-	int rc = bound(&out, &err, "--cpus 2 '%s'", badtrace);
+	int rc = tu_cmdf("bound", &out, &err, "--cpus 2 '%s'", badtrace);
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(err, ":2:"));
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(tu_count_lines(err), 1);
 	free(out);
 	free(err);
 	/* a unit suffix on a trace without a unit */
-	rc = bound(&out, &err, "--cpus 2 --latency 4us '%s'", fig_tick);
+	rc = tu_cmdf("bound", &out, &err, "--cpus 2 --latency 4us '%s'", fig_tick);
 	assert_int_equal(rc, 1);
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(tu_count_lines(err), 1);
 	free(out);
 	free(err);
 	/* the simulated deadlock */
-	rc = bound(&out, &err, "--cpus 2 '%s'", deadlock);
+	rc = tu_cmdf("bound", &out, &err, "--cpus 2 '%s'", deadlock);
 	assert_int_equal(rc, 3);
 	assert_non_null(strstr(err, "deadlock"));
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(tu_count_lines(err), 1);
 	free(out);
 	free(err);
 	/* help */
-	rc = bound(&out, &err, "--help");
+	rc = tu_cmdf("bound", &out, &err, "--help");
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "usage: bound --cpus K"));
 	free(out);
@@ -404,7 +385,7 @@ static void test_pipeline79(void **state)
 	char *path = tu_tmpfile(text);
 	free(text);
 	char *out, *err;
-	int rc = bound(&out, &err, "--cpus 16 --latency 8us --ilp-ms 200 '%s'", path);
+	int rc = tu_cmdf("bound", &out, &err, "--cpus 16 --latency 8us --ilp-ms 200 '%s'", path);
 	assert_int_equal(rc, 0);
 	assert_string_equal(val(out, "n"), "79");
 	assert_string_equal(val(out, "allocations"), "6158681");

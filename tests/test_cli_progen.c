@@ -42,42 +42,6 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* Run "progen ARGS" (a format); returns the status, sets out/err. */
-static int progen(char **out, char **err, const char *fmt, ...)
-{
-	char args[8192], cmd[16384];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof cmd, "'%s' %s", bin, args);
-	return tu_run(cmd, out, err);
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = 0;
-	fclose(f);
-	return s;
-}
-
 /* Files in dir (not . and ..). */
 static int dir_entries(void)
 {
@@ -105,7 +69,7 @@ static void test_transactions_simulate(void **state)
 	clean_dir();
 	char path[256], *out, *err;
 	snprintf(path, sizeof path, "%s/t16.trace", dir);
-	int rc = progen(&out, &err,
+	int rc = tu_cmdf("progen", &out, &err,
 	                "--family transactions --threads 16 --seed 1 -o '%s'",
 	                path);
 	if (rc)
@@ -135,7 +99,7 @@ static void test_transactions_simulate(void **state)
 	snprintf(mk, sizeof mk, "%.*s", (int)strcspn(out + 9, "\n"), out + 9);
 	free(out);
 	free(err);
-	rc = progen(&out, &err, "--stats '%s'", path);
+	rc = tu_cmdf("progen", &out, &err, "--stats '%s'", path);
 	assert_int_equal(rc, 0);
 	char want[96];
 	snprintf(want, sizeof want, "\ncritical_path %s\n", mk);
@@ -167,8 +131,8 @@ static void test_deterministic(void **state)
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		char *a, *b, *e1, *e2, path[256];
-		assert_int_equal(progen(&a, &e1, "%s", args[i]), 0);
-		assert_int_equal(progen(&b, &e2, "%s", args[i]), 0);
+		assert_int_equal(tu_cmdf("progen", &a, &e1, "%s", args[i]), 0);
+		assert_int_equal(tu_cmdf("progen", &b, &e2, "%s", args[i]), 0);
 		assert_string_equal(a, b);
 		assert_string_equal(e1, "");
 		struct trace *tr = tu_trace(a);
@@ -176,9 +140,9 @@ static void test_deterministic(void **state)
 		snprintf(path, sizeof path, "%s/d.trace", dir);
 		free(b);
 		free(e2);
-		assert_int_equal(progen(&b, &e2, "%s -o '%s'", args[i], path),
+		assert_int_equal(tu_cmdf("progen", &b, &e2, "%s -o '%s'", args[i], path),
 		                 0);
-		char *f = slurp_file(path);
+		char *f = tu_slurp(path, NULL);
 		assert_non_null(f);
 		assert_string_equal(a, f);
 		free(f);
@@ -189,10 +153,10 @@ static void test_deterministic(void **state)
 	}
 	/* --name=value is --name value */
 	char *a, *b, *e;
-	assert_int_equal(progen(&a, &e, "--family=dag --threads=3 --depth=3"),
+	assert_int_equal(tu_cmdf("progen", &a, &e, "--family=dag --threads=3 --depth=3"),
 	                 0);
 	free(e);
-	assert_int_equal(progen(&b, &e, "--family dag --threads 3 --depth 3"),
+	assert_int_equal(tu_cmdf("progen", &b, &e, "--family dag --threads 3 --depth 3"),
 	                 0);
 	assert_string_equal(a, b);
 	free(a);
@@ -225,7 +189,7 @@ static void test_count(void **state)
 		char p0[256], p1[256];
 		snprintf(p0, sizeof p0, "%s/r0-%04d.trace", dir, i);
 		snprintf(p1, sizeof p1, "%s/r1-%04d.trace", dir, i);
-		char *a = slurp_file(p0), *b = slurp_file(p1);
+		char *a = tu_slurp(p0, NULL), *b = tu_slurp(p1, NULL);
 		assert_non_null(a);
 		assert_non_null(b);
 		assert_string_equal(a, b);
@@ -238,7 +202,7 @@ static void test_count(void **state)
 		unsigned long long seed = strtoull(s + 8, NULL, 10);
 		assert_int_equal(seed, gen_seed_derive(5, (uint64_t)i));
 		char *c, *e;
-		assert_int_equal(progen(&c, &e,
+		assert_int_equal(tu_cmdf("progen", &c, &e,
 		                        "--family transactions --threads 8 "
 		                        "--seed %llu",
 		                        seed),
@@ -253,7 +217,7 @@ static void test_count(void **state)
 	char p1[256], p2[256];
 	snprintf(p1, sizeof p1, "%s/r0-0001.trace", dir);
 	snprintf(p2, sizeof p2, "%s/r0-0002.trace", dir);
-	char *a = slurp_file(p1), *b = slurp_file(p2);
+	char *a = tu_slurp(p1, NULL), *b = tu_slurp(p2, NULL);
 	assert_string_not_equal(a, b);
 	free(a);
 	free(b);
@@ -270,7 +234,7 @@ static void test_stats(void **state)
 	(void)state;
 	clean_dir();
 	char *out, *err;
-	assert_int_equal(progen(&out, &err, "--stats '%s'", worst), 0);
+	assert_int_equal(tu_cmdf("progen", &out, &err, "--stats '%s'", worst), 0);
 	assert_string_equal(out, "threads 5\n"
 	                         "records 21\n"
 	                         "work 4060\n"
@@ -297,14 +261,14 @@ static void test_stats(void **state)
 	free(err);
 	char path[256];
 	snprintf(path, sizeof path, "%s/fj.trace", dir);
-	assert_int_equal(progen(&out, &err,
+	assert_int_equal(tu_cmdf("progen", &out, &err,
 	                        "--family forkjoin --threads 4 --imbalance 0 "
 	                        "--phases 3 --work 100 --serial 10 -o '%s'",
 	                        path),
 	                 0);
 	free(out);
 	free(err);
-	assert_int_equal(progen(&out, &err, "--stats '%s' '%s'", path, worst),
+	assert_int_equal(tu_cmdf("progen", &out, &err, "--stats '%s' '%s'", path, worst),
 	                 0);
 	assert_non_null(strstr(out, "trace "));
 	assert_non_null(strstr(out, "\nwork 1230\ncritical_path 330\n"
@@ -329,10 +293,10 @@ static void test_stats(void **state)
 	                      "2 0 exit\n"
 	                      "1 0 join 2\n"
 	                      "1 0 exit\n");
-	assert_int_equal(progen(&out, &err, "--stats '%s'", dl), 3);
+	assert_int_equal(tu_cmdf("progen", &out, &err, "--stats '%s'", dl), 3);
 	assert_non_null(strstr(out, "critical_path deadlock\n"));
 	assert_non_null(strstr(out, "parallelism -\n"));
-	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(tu_count_lines(err), 1);
 	free(out);
 	free(err);
 	unlink(dl);
@@ -343,7 +307,7 @@ static void test_help(void **state)
 {
 	(void)state;
 	char *out, *err;
-	assert_int_equal(progen(&out, &err, "--help"), 0);
+	assert_int_equal(tu_cmdf("progen", &out, &err, "--help"), 0);
 	for (size_t i = 0; i < gen_family_count(); i++) {
 		const struct gen_family *f = gen_family_at(i);
 		char want[128];
@@ -365,13 +329,13 @@ static void test_help(void **state)
 	assert_non_null(strstr(out, "--stats"));
 	free(out);
 	free(err);
-	assert_int_equal(progen(&out, &err, "--help pipeline"), 0);
+	assert_int_equal(tu_cmdf("progen", &out, &err, "--help pipeline"), 0);
 	assert_non_null(strstr(out, "--limit N"));
 	assert_null(strstr(out, "--groups"));
 	free(out);
 	free(err);
-	assert_int_equal(progen(&out, &err, "--list"), 0);
-	assert_int_equal(count_lines(out), 6);
+	assert_int_equal(tu_cmdf("progen", &out, &err, "--list"), 0);
+	assert_int_equal(tu_count_lines(out), 6);
 	assert_non_null(strstr(out, "worstcase"));
 	free(out);
 	free(err);
@@ -428,9 +392,9 @@ static void test_bad_arguments(void **state)
 			c.msg = ":2: ";
 		}
 		char *out, *err;
-		int rc = progen(&out, &err, "%s", c.args);
+		int rc = tu_cmdf("progen", &out, &err, "%s", c.args);
 		if (rc != c.status || !strstr(err, c.msg) ||
-		    count_lines(err) != 1)
+		    tu_count_lines(err) != 1)
 			fail_msg("progen %s: status %d (want %d), stderr '%s' "
 			         "(want one line with '%s')",
 			         c.args, rc, c.status, err, c.msg);

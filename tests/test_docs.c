@@ -12,24 +12,6 @@
 
 #include "tests/testutil.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *s = malloc(cap);
-	size_t r;
-	while ((r = fread(s + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n == cap)
-			s = realloc(s, cap *= 2);
-	}
-	fclose(f);
-	*len = n;
-	return s;
-}
-
 static void test_spec_copies(void **state)
 {
 	(void)state;
@@ -42,7 +24,7 @@ static void test_spec_copies(void **state)
 		snprintf(rel, sizeof rel, "docs/%s", specs[i]);
 		tu_root(rel, b, sizeof b);
 		size_t la, lb;
-		char *sa = slurp(a, &la), *sb = slurp(b, &lb);
+		char *sa = tu_slurp(a, &la), *sb = tu_slurp(b, &lb);
 		assert_non_null(sb);
 		if (sa) {
 			if (la != lb || memcmp(sa, sb, la) != 0)

@@ -602,29 +602,13 @@ static char *strip(const char *text)
 	return out;
 }
 
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = 0;
-	fclose(f);
-	return s;
-}
-
 static void test_worstcase_example(void **state)
 {
 	(void)state;
 	char path[1024];
-	char *ex = slurp_file(
+	char *ex = tu_slurp(
 		tu_shared("examples/binpack-worst-case.trace", path,
-		          sizeof path));
+		          sizeof path), NULL);
 	if (!ex)
 		fail_msg("cannot read %s", path);
 	char *text = gen_ok("worstcase", 0, 1, "l=1000 e=10", NULL, NULL);

@@ -87,25 +87,12 @@ static const char *const policies[] = {"ps", "fifo", "rr:1", "rr:7", "rr:1000"};
 /* ------------------------------------------------------------------ */
 /* The shared example: Paper IV's binpacking worst case. */
 
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *s = malloc((size_t)n + 1);
-	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = 0;
-	fclose(f);
-	return s;
-}
-
 static void test_binpack_example(void **state)
 {
 	(void)state;
 	char path[4096];
-	char *text = slurp_file(tu_shared("examples/binpack-worst-case.trace", path, sizeof path));
+	char *text = tu_slurp(tu_shared("examples/binpack-worst-case.trace", path, sizeof path), NULL);
+	assert_non_null(text);
 	struct ctx c;
 	ctx_open(&c, text);
 	free(text);

@@ -92,26 +92,6 @@ static char *normalize(const char *s)
 	return out;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *b = malloc(cap);
-	for (;;) {
-		n += fread(b + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		b = realloc(b, cap *= 2);
-	}
-	fclose(f);
-	b = realloc(b, n + 1);
-	b[n] = 0;
-	*len = n;
-	return b;
-}
-
 /* external id of operand v of kind k */
 static uint32_t ext(const struct trace *tr, int k, uint32_t v)
 {
@@ -832,7 +812,7 @@ static void test_bad_corpus(void **state)
 		char path[4200], name[300];
 		size_t len, elen;
 		snprintf(path, sizeof path, "%s/%s.err", dir, names[i]);
-		char *want = slurp(path, &elen);
+		char *want = tu_slurp(path, &elen);
 		if (!want)
 			fail_msg("%s: missing", path);
 		assert_true(elen > 0 && want[elen - 1] == '\n');
@@ -840,7 +820,7 @@ static void test_bad_corpus(void **state)
 		assert_null(strchr(want, '\n'));
 		snprintf(path, sizeof path, "%s/%s.trace", dir, names[i]);
 		snprintf(name, sizeof name, "%s.trace", names[i]);
-		char *text = slurp(path, &len);
+		char *text = tu_slurp(path, &len);
 		struct trace_error e;
 		struct trace *tr = (struct trace *)1;
 		int rc = trace_read_mem(name, text, len, &tr, &e);

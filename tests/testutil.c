@@ -44,7 +44,7 @@ struct trace *tu_trace(const char *text)
 	return tr;
 }
 
-static char *slurp(FILE *f)
+static char *slurp_stream(FILE *f, size_t *lenp)
 {
 	size_t cap = 4096, len = 0;
 	char *s = malloc(cap);
@@ -66,6 +66,8 @@ static char *slurp(FILE *f)
 		}
 	}
 	s[len] = 0;
+	if (lenp)
+		*lenp = len;
 	return s;
 }
 
@@ -85,9 +87,9 @@ int tu_run(const char *cmdline, char **out, char **err)
 	int st = 0;
 	waitpid(pid, &st, 0);
 	if (out)
-		*out = slurp(fo);
+		*out = slurp_stream(fo, NULL);
 	if (err)
-		*err = slurp(fe);
+		*err = slurp_stream(fe, NULL);
 	fclose(fo);
 	fclose(fe);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -104,4 +106,33 @@ char *tu_tmpfile(const char *text)
 		fail_msg("write failed");
 	close(fd);
 	return path;
+}
+
+int tu_cmdf(const char *cmd, char **out, char **err, const char *fmt, ...)
+{
+	char bin[4096], args[8192], line[16384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof line, "'%s' %s", tu_bin(cmd, bin, sizeof bin), args);
+	return tu_run(line, out, err);
+}
+
+int tu_count_lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+char *tu_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *s = slurp_stream(f, len);
+	fclose(f);
+	return s;
 }

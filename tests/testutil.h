@@ -29,6 +29,18 @@ struct trace *tu_trace(const char *text);
  * status (0..255), or -1 if it did not exit normally. */
 int tu_run(const char *cmdline, char **out, char **err);
 
+/* Run the command `cmd` of $SB_BIN with the arguments `fmt` (a printf
+ * format, passed to /bin/sh, so quote paths); as tu_run. */
+int tu_cmdf(const char *cmd, char **out, char **err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Lines (LF characters) in s. */
+int tu_count_lines(const char *s);
+
+/* The whole file at `path`, NUL-terminated (malloc'd), its length in *len
+ * when len is not NULL; NULL if it cannot be read. */
+char *tu_slurp(const char *path, size_t *len);
+
 /* Write `text` to a new temporary file; returns its malloc'd path
  * (unlink and free it). */
 char *tu_tmpfile(const char *text);
