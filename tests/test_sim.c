@@ -367,7 +367,24 @@ static const char mutex2[] =
 	"1 0 join 3\n"
 	"1 0 exit\n";
 
+/* trywait: T2 tries at 10 while sem 1 is empty (busy: goes on, exits at
+ * 15); T3's trywait ok at 20 takes the token T1 posted at 5; with t = 50
+ * on processors 0 (T1) and 1 (T3) it proceeds at 55, exits at 56. */
+static const char trywait[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 10 trywait 1 busy\n"
+	"2 5 exit\n"
+	"1 5 post 1\n"
+	"1 0 exit\n"
+	"3 20 trywait 1 ok\n"
+	"3 1 exit\n";
+
 static const struct hand_case hand[] = {
+	{"trywait busy", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 2, 15, 1},
+	{"trywait ok", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 3, 21, 1},
+	{"trywait ok latency", trywait, "fifo", 2, 50, {0, 0, 0, 1}, 1, SIM_OK, 56, 1, 3, 56, 1},
 	{"cv early signal t=0", cv_early_signal, "ps", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1},
 	{"cv early signal t=50", cv_early_signal, "ps", 1, 50, {0}, 0, SIM_OK, 266, 1, 2, 215, 1},
 	{"cv early signal fifo", cv_early_signal, "fifo", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1},
@@ -426,6 +443,51 @@ static void test_hand_cases(void **state)
 		}
 		ctx_close(&c);
 	}
+}
+
+/* The full schedule, one processor under fifo (two_workers): T2 runs
+ * 0..100, T3 100..150 (T1's zero-length interval is left out). */
+static void test_schedule(void **state)
+{
+	(void)state;
+	struct ctx c;
+	ctx_open(&c, two_workers);
+	static const int32_t one[] = {0, 0, 0, 0};
+	struct sim_result res;
+	assert_int_equal(run_policy(&c, "fifo", 1, 0, one, 4, SIM_SCHEDULE, &res), SIM_OK);
+	assert_int_equal(res.nintervals, 2);
+	assert_int_equal(c.tr->threads[res.intervals[0].thread].id, 2);
+	assert_int_equal(res.intervals[0].proc, 0);
+	assert_time(res.intervals[0].from, 0, 1);
+	assert_time(res.intervals[0].to, 100, 1);
+	assert_int_equal(c.tr->threads[res.intervals[1].thread].id, 3);
+	assert_time(res.intervals[1].from, 100, 1);
+	assert_time(res.intervals[1].to, 150, 1);
+	ctx_close(&c);
+
+	/* Synchronizations of sem_init, each thread on its own processor: T2
+	 * takes the initial token at 10 (no releaser); T3 waits from 20 and
+	 * is granted at 50 by T1's post. */
+	ctx_open(&c, sem_init);
+	assert_int_equal(run_policy(&c, "ps", 1, 0, NULL, 0, SIM_SCHEDULE, &res), SIM_OK);
+	int seen = 0;
+	for (size_t i = 0; i < res.nsyncs; i++) {
+		const struct sim_sync *y = &res.syncs[i];
+		uint32_t id = c.tr->threads[y->thread].id;
+		if (c.tr->rec[y->rec].op != TRACE_WAIT)
+			continue;
+		if (id == 2) {
+			assert_time(y->time, 10, 1);
+			assert_int_equal(y->releaser, -1);
+			seen |= 1;
+		} else if (id == 3) {
+			assert_time(y->time, 50, 1);
+			assert_int_equal(c.tr->threads[y->releaser].id, 1);
+			seen |= 2;
+		}
+	}
+	assert_int_equal(seen, 3);
+	ctx_close(&c);
 }
 
 static void test_deadlock_report(void **state)
@@ -749,6 +811,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_binpack_example),
 		cmocka_unit_test(test_hand_cases),
+		cmocka_unit_test(test_schedule),
 		cmocka_unit_test(test_deadlock_report),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_unbound),
