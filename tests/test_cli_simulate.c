@@ -30,23 +30,6 @@ struct golden {
 	const char *err_line;   /* stderr's first line after "<path>" or exact */
 };
 
-static const char deadlock_trace[] =
-	"shadowbind-trace 1\n"
-	"1 0 create 2\n"
-	"1 0 create 3\n"
-	"2 0 lock 1\n"
-	"2 10 lock 2\n"
-	"2 0 unlock 2\n"
-	"2 0 unlock 1\n"
-	"2 0 exit\n"
-	"3 0 lock 2\n"
-	"3 10 lock 1\n"
-	"3 0 unlock 1\n"
-	"3 0 unlock 2\n"
-	"3 0 exit\n"
-	"1 0 join 2\n"
-	"1 0 join 3\n"
-	"1 0 exit\n";
 
 static const struct golden cases[] = {
 	{"binpack ps", binpack_binding, "", NULL, 0, "makespan 4060\n", "mode bound\ncpus 2\npolicy ps\n", NULL},
@@ -72,7 +55,7 @@ static const struct golden cases[] = {
 	 ":2: 'wiat' is not an operation (did you mean 'wait'?)"},
 	{"bad binding", "shadowbind-binding 1\ncpus 2\n1 0\n2 0\n9 1\n", "", NULL, 2, NULL, NULL, ":5: thread 9 is not in the trace"},
 	{"binding beyond cpus", sga_binding, "--cpus 1", NULL, 2, NULL, NULL, ": thread 3 is bound to processor 1, but --cpus is 1"},
-	{"deadlock", NULL, "--model direct", deadlock_trace, 3, NULL, NULL, ": the simulated run deadlocked at time 10 with 3 threads blocked (model direct):"},
+	{"deadlock", NULL, "--model direct", tu_lock_inversion, 3, NULL, NULL, ": the simulated run deadlocked at time 10 with 3 threads blocked (model direct):"},
 };
 
 static int starts_with(const char *s, const char *p)
@@ -139,7 +122,7 @@ static void test_deadlock_lines(void **state)
 	(void)state;
 	char bin[4096], cmd[8192];
 	tu_bin("simulate", bin, sizeof bin);
-	char *t = tu_tmpfile(deadlock_trace);
+	char *t = tu_tmpfile(tu_lock_inversion);
 	snprintf(cmd, sizeof cmd, "%s --model direct %s", bin, t);
 	char *out = NULL, *err = NULL;
 	assert_int_equal(tu_run(cmd, &out, &err), 3);

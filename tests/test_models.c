@@ -8,7 +8,7 @@
  *     processor per process) and hand-derived ones elsewhere;
  *   - hand-written traces where the Direct model deadlocks and the
  *     program does not (a semaphore reply taken by the wrong client, a
- *     barrier grouped wrongly, a lock-order inversion that did not happen
+ *     barrier grouped wrongly, a lock-order tu_lock_inversion that did not happen
  *     in the recording), where client-server deadlocks too (R: a
  *     signaller blocked inside a list), and a read-write lock, each with
  *     hand-computed times (derivations in the comments);
@@ -38,27 +38,6 @@
 #define S TRACE_SHADOW
 #define DL (-1) /* expected: SIM_DEADLOCK */
 
-struct ctx {
-	struct trace *tr;
-	struct sim_program *p;
-	struct sim_work *w;
-};
-
-static void ctx_open(struct ctx *c, const char *text)
-{
-	c->tr = tu_trace(text);
-	c->p = sim_program_new(c->tr);
-	assert_non_null(c->p);
-	c->w = sim_work_new(c->p);
-	assert_non_null(c->w);
-}
-
-static void ctx_close(struct ctx *c)
-{
-	sim_work_free(c->w);
-	sim_program_free(c->p);
-	trace_free(c->tr);
-}
 
 /* ------------------------------------------------------------------ */
 /* The paper's programs. */
@@ -298,7 +277,7 @@ static const char wrong_group[] =
 	"1 0 exit\n";
 
 /*
- * A lock-order inversion that did not happen in the recording (T2 ran
+ * A lock-order tu_lock_inversion that did not happen in the recording (T2 ran
  * before T3): T2 locks 1 then (w10) 2, T3 locks 2 then (w10) 1.  One
  * processor per thread, t = 0.
  * Direct: T2 holds 1 and T3 holds 2 from 0; at 10 each wants the other's:
@@ -310,23 +289,6 @@ static const char wrong_group[] =
  *   unlock 1 at 10 makes the `lock 1` list ready, which T3 runs when it
  *   reaches it at 20: exit at 20.
  */
-static const char inversion[] =
-	"shadowbind-trace 1\n"
-	"1 0 create 2\n"
-	"1 0 create 3\n"
-	"2 0 lock 1\n"
-	"2 10 lock 2\n"
-	"2 0 unlock 2\n"
-	"2 0 unlock 1\n"
-	"2 0 exit\n"
-	"3 0 lock 2\n"
-	"3 10 lock 1\n"
-	"3 0 unlock 1\n"
-	"3 0 unlock 2\n"
-	"3 0 exit\n"
-	"1 0 join 2\n"
-	"1 0 join 3\n"
-	"1 0 exit\n";
 
 /*
  * A read-write lock, recorded writer first: T2 writes (w10, holds 5),
@@ -447,10 +409,10 @@ static const struct hand_case hand[] = {
 	{"wrong group direct", wrong_group, "ps", 1, 0, {0}, 0, SIM_DIRECT, DL, SIM_DIRECT},
 	{"wrong group client-server", wrong_group, "ps", 1, 0, {0}, 0, SIM_CLIENT_SERVER, 16, SIM_CLIENT_SERVER},
 	{"wrong group strict", wrong_group, "ps", 1, 0, {0}, 0, SIM_STRICT, 16, SIM_STRICT},
-	{"inversion direct", inversion, "ps", 1, 0, {0}, 0, SIM_DIRECT, DL, SIM_DIRECT},
-	{"inversion client-server", inversion, "ps", 1, 0, {0}, 0, SIM_CLIENT_SERVER, 20, SIM_CLIENT_SERVER},
-	{"inversion strict", inversion, "ps", 1, 0, {0}, 0, SIM_STRICT, 20, SIM_STRICT},
-	{"inversion auto", inversion, "ps", 1, 0, {0}, 0, SIM_AUTO, 20, SIM_CLIENT_SERVER},
+	{"tu_lock_inversion direct", tu_lock_inversion, "ps", 1, 0, {0}, 0, SIM_DIRECT, DL, SIM_DIRECT},
+	{"tu_lock_inversion client-server", tu_lock_inversion, "ps", 1, 0, {0}, 0, SIM_CLIENT_SERVER, 20, SIM_CLIENT_SERVER},
+	{"tu_lock_inversion strict", tu_lock_inversion, "ps", 1, 0, {0}, 0, SIM_STRICT, 20, SIM_STRICT},
+	{"tu_lock_inversion auto", tu_lock_inversion, "ps", 1, 0, {0}, 0, SIM_AUTO, 20, SIM_CLIENT_SERVER},
 	{"rwlock direct", rwlock_order, "ps", 1, 0, {0}, 0, SIM_DIRECT, 15, SIM_DIRECT},
 	{"rwlock client-server", rwlock_order, "ps", 1, 0, {0}, 0, SIM_CLIENT_SERVER, 21, SIM_CLIENT_SERVER},
 	{"rwlock strict", rwlock_order, "ps", 1, 0, {0}, 0, SIM_STRICT, 21, SIM_STRICT},
@@ -459,7 +421,7 @@ static const struct hand_case hand[] = {
 	{"broadcast strict", broadcast2, "ps", 1, 0, {0}, 0, SIM_STRICT, 32, SIM_STRICT},
 };
 
-static int run_case(struct ctx *c, const char *policy, uint32_t k, const int32_t *by_id,
+static int run_case(struct tu_sim *c, const char *policy, uint32_t k, const int32_t *by_id,
                     uint64_t lat, enum sim_model model, unsigned flags,
                     struct sim_result *res)
 {
@@ -485,8 +447,8 @@ static void test_hand_cases(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
 		const struct hand_case *h = &hand[i];
-		struct ctx c;
-		ctx_open(&c, h->trace);
+		struct tu_sim c;
+		tu_sim_open(&c, h->trace);
 		struct sim_result res;
 		int rc = run_case(&c, h->policy, h->k, h->bound ? h->by_id : NULL, h->latency,
 		                  h->model, SIM_STATS | SIM_SCHEDULE, &res);
@@ -502,7 +464,7 @@ static void test_hand_cases(void **state)
 			         (unsigned long long)res.makespan.den, (long long)h->expect);
 		if (rc == SIM_DEADLOCK)
 			assert_true(res.nblocked > 0);
-		ctx_close(&c);
+		tu_sim_close(&c);
 	}
 }
 
@@ -516,8 +478,8 @@ static void test_hand_cases(void **state)
 static void test_deadlock_report(void **state)
 {
 	(void)state;
-	struct ctx c;
-	ctx_open(&c, prog_r);
+	struct tu_sim c;
+	tu_sim_open(&c, prog_r);
 	struct sim_result res;
 	assert_int_equal(run_case(&c, "ps", 1, NULL, 0, SIM_CLIENT_SERVER, 0, &res), SIM_DEADLOCK);
 	assert_int_equal(res.model, SIM_CLIENT_SERVER);
@@ -539,7 +501,7 @@ static void test_deadlock_report(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "thread 1 waits at line 12 to see enough waiters on condition variable 2\n"));
 	free(buf);
-	ctx_close(&c);
+	tu_sim_close(&c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1104,7 +1066,7 @@ static void random_cfg(uint64_t *seed, const struct trace *tr, struct cfg *c)
 		c->bind[i] = tu_rand(seed) % 6 == 0 ? S : (int32_t)(tu_rand(seed) % c->par.cpus);
 }
 
-static int cfg_run(struct ctx *x, const struct cfg *c, enum sim_model m, unsigned flags,
+static int cfg_run(struct tu_sim *x, const struct cfg *c, enum sim_model m, unsigned flags,
                    struct sim_result *res)
 {
 	struct sim_params par = c->par;
@@ -1113,7 +1075,7 @@ static int cfg_run(struct ctx *x, const struct cfg *c, enum sim_model m, unsigne
 }
 
 /* Print a failing case for reproduction. */
-static void dump_case(const char *text, struct ctx *x, const struct cfg *c, enum sim_model m)
+static void dump_case(const char *text, struct tu_sim *x, const struct cfg *c, enum sim_model m)
 {
 	char pb[32];
 	print_error("model %s policy %s cpus %u latency %llu mode %s%s\n%s", sim_model_name(m),
@@ -1130,7 +1092,7 @@ static void dump_case(const char *text, struct ctx *x, const struct cfg *c, enum
 }
 
 /* Invariants every finished run satisfies. */
-static void check_finished(struct ctx *x, const struct cfg *c, const struct sim_result *r)
+static void check_finished(struct tu_sim *x, const struct cfg *c, const struct sim_result *r)
 {
 	const struct trace *tr = x->tr;
 	uint64_t biggest = 0, load[4] = {0};
@@ -1193,8 +1155,8 @@ static void test_random_traces(void **state)
 			continue;
 		}
 		traces++;
-		struct ctx x;
-		ctx_open(&x, text);
+		struct tu_sim x;
+		tu_sim_open(&x, text);
 		int has_cond = strstr(text, "cwait") != NULL;
 		for (int rep = 0; rep < 3; rep++) {
 			struct cfg c;
@@ -1244,7 +1206,7 @@ static void test_random_traces(void **state)
 				st.cs_eq_s += sim_time_cmp(mc, ms) == 0;
 			}
 		}
-		ctx_close(&x);
+		tu_sim_close(&x);
 		free(text);
 	}
 	print_message("random traces: %ld (%ld generator restarts), %ld runs of each model\n",
@@ -1276,8 +1238,8 @@ static void test_one_processor(void **state)
 		char *text = gen_trace(&seed, F_ALL & ~F_SLEEP, 6, 12);
 		if (!text)
 			continue;
-		struct ctx x;
-		ctx_open(&x, text);
+		struct tu_sim x;
+		tu_sim_open(&x, text);
 		uint64_t total = trace_total_work(x.tr);
 		struct sim_params par;
 		sim_params_init(&par);
@@ -1299,7 +1261,7 @@ static void test_one_processor(void **state)
 			}
 			checked[m]++;
 		}
-		ctx_close(&x);
+		tu_sim_close(&x);
 		free(text);
 	}
 	print_message("one processor: total work checked on %ld direct, %ld client-server, %ld strict runs\n",
@@ -1328,8 +1290,8 @@ static void test_direct_equals_strict(void **state)
 		char *text = gen_trace(&seed, flags, 7, 14);
 		if (!text)
 			continue;
-		struct ctx x;
-		ctx_open(&x, text);
+		struct tu_sim x;
+		tu_sim_open(&x, text);
 		for (int rep = 0; rep < 3; rep++) {
 			struct cfg c;
 			random_cfg(&seed, x.tr, &c);
@@ -1351,7 +1313,7 @@ static void test_direct_equals_strict(void **state)
 				assert_true(sim_time_cmp(ends[i].end, rs.threads[i].end) == 0);
 			checked++;
 		}
-		ctx_close(&x);
+		tu_sim_close(&x);
 		free(text);
 	}
 	print_message("direct == strict on %ld runs of fixed-order programs\n", checked);
@@ -1368,8 +1330,8 @@ static void test_determinism_and_params(void **state)
 		char *text = gen_trace(&seed, F_ALL, 6, 10);
 		if (!text)
 			continue;
-		struct ctx x;
-		ctx_open(&x, text);
+		struct tu_sim x;
+		tu_sim_open(&x, text);
 		struct cfg c;
 		random_cfg(&seed, x.tr, &c);
 		for (int m = 0; m < 4; m++) {
@@ -1380,11 +1342,11 @@ static void test_determinism_and_params(void **state)
 			assert_int_equal(a, b);
 			assert_true(sim_time_cmp(t1, r2.makespan) == 0);
 		}
-		ctx_close(&x);
+		tu_sim_close(&x);
 		free(text);
 	}
-	struct ctx x;
-	ctx_open(&x, prog_q);
+	struct tu_sim x;
+	tu_sim_open(&x, prog_q);
 	struct sim_params par;
 	sim_params_init(&par);
 	assert_int_equal(par.model, SIM_DIRECT);
@@ -1397,7 +1359,7 @@ static void test_determinism_and_params(void **state)
 	assert_int_equal(sim_model_fallback(SIM_DIRECT), SIM_CLIENT_SERVER);
 	assert_int_equal(sim_model_fallback(SIM_CLIENT_SERVER), SIM_STRICT);
 	assert_int_equal(sim_model_fallback(SIM_STRICT), SIM_STRICT);
-	ctx_close(&x);
+	tu_sim_close(&x);
 }
 
 /* bin/simulate --model: the default is auto, and the output names the

@@ -30,36 +30,9 @@ static int32_t *bind_by_id(const struct trace *tr, const int32_t *by_id, size_t 
 	return b;
 }
 
-struct run {
-	int status;
-	sim_time makespan;
-	struct sim_result res;
-};
-
-/* Simulate and return status + makespan; keeps program/work for stats. */
-struct ctx {
-	struct trace *tr;
-	struct sim_program *p;
-	struct sim_work *w;
-};
-
-static void ctx_open(struct ctx *c, const char *text)
-{
-	c->tr = tu_trace(text);
-	c->p = sim_program_new(c->tr);
-	assert_non_null(c->p);
-	c->w = sim_work_new(c->p);
-	assert_non_null(c->w);
-}
-
-static void ctx_close(struct ctx *c)
-{
-	sim_work_free(c->w);
-	sim_program_free(c->p);
-	trace_free(c->tr);
-}
-
-static int run_policy(struct ctx *c, const char *policy, uint32_t k, uint64_t lat,
+/* Simulate c under `policy` on k processors with latency lat; by_id gives
+ * the processor of each thread id (NULL: every thread shadow). */
+static int run_policy(struct tu_sim *c, const char *policy, uint32_t k, uint64_t lat,
                       const int32_t *by_id, size_t nids, unsigned flags,
                       struct sim_result *res)
 {
@@ -93,8 +66,8 @@ static void test_binpack_example(void **state)
 	char path[4096];
 	char *text = tu_slurp(tu_shared("examples/binpack-worst-case.trace", path, sizeof path), NULL);
 	assert_non_null(text);
-	struct ctx c;
-	ctx_open(&c, text);
+	struct tu_sim c;
+	tu_sim_open(&c, text);
 	free(text);
 	/* by thread id 0..5 */
 	static const int32_t binpack[] = {0, 0, 0, 0, 1, 1};
@@ -119,7 +92,7 @@ static void test_binpack_example(void **state)
 				         (unsigned long long)cases[i].expect);
 		}
 	}
-	ctx_close(&c);
+	tu_sim_close(&c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -330,23 +303,6 @@ static const char sem_init[] =
 
 /* Deadlock of the Direct model: T2 locks 1 then 2, T3 locks 2 then 1, at
  * the same times on their own processors (recorded one after the other). */
-static const char deadlock2[] =
-	"shadowbind-trace 1\n"
-	"1 0 create 2\n"
-	"1 0 create 3\n"
-	"2 0 lock 1\n"
-	"2 10 lock 2\n"
-	"2 0 unlock 2\n"
-	"2 0 unlock 1\n"
-	"2 0 exit\n"
-	"3 0 lock 2\n"
-	"3 10 lock 1\n"
-	"3 0 unlock 1\n"
-	"3 0 unlock 2\n"
-	"3 0 exit\n"
-	"1 0 join 2\n"
-	"1 0 join 3\n"
-	"1 0 exit\n";
 
 /* Two threads contending for one mutex: T2 (lock at 10, holds 100), T3
  * (lock at 5, holds 100).  Recorded T2 first.  Own processors: T3 locks
@@ -411,7 +367,7 @@ static const struct hand_case hand[] = {
 	{"sem initial token", sem_init, "ps", 1, 0, {0}, 0, SIM_OK, 51, 1, 2, 10, 1},
 	{"mutex contention shadow", mutex2, "ps", 1, 0, {0}, 0, SIM_OK, 205, 1, 2, 205, 1},
 	{"mutex contention 1 cpu fifo", mutex2, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 215, 1, 2, 110, 1},
-	{"deadlock", deadlock2, "ps", 1, 0, {0}, 0, SIM_DEADLOCK, 0, 1, -1, 0, 1},
+	{"deadlock", tu_lock_inversion, "ps", 1, 0, {0}, 0, SIM_DEADLOCK, 0, 1, -1, 0, 1},
 };
 
 static void test_hand_cases(void **state)
@@ -419,8 +375,8 @@ static void test_hand_cases(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
 		const struct hand_case *h = &hand[i];
-		struct ctx c;
-		ctx_open(&c, h->trace);
+		struct tu_sim c;
+		tu_sim_open(&c, h->trace);
 		struct sim_result res;
 		int rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 8,
 		                    SIM_STATS | SIM_SCHEDULE, &res);
@@ -441,7 +397,7 @@ static void test_hand_cases(void **state)
 					         (unsigned long long)h->end_num, (unsigned long long)h->end_den);
 			}
 		}
-		ctx_close(&c);
+		tu_sim_close(&c);
 	}
 }
 
@@ -450,8 +406,8 @@ static void test_hand_cases(void **state)
 static void test_schedule(void **state)
 {
 	(void)state;
-	struct ctx c;
-	ctx_open(&c, two_workers);
+	struct tu_sim c;
+	tu_sim_open(&c, two_workers);
 	static const int32_t one[] = {0, 0, 0, 0};
 	struct sim_result res;
 	assert_int_equal(run_policy(&c, "fifo", 1, 0, one, 4, SIM_SCHEDULE, &res), SIM_OK);
@@ -463,12 +419,12 @@ static void test_schedule(void **state)
 	assert_int_equal(c.tr->threads[res.intervals[1].thread].id, 3);
 	assert_time(res.intervals[1].from, 100, 1);
 	assert_time(res.intervals[1].to, 150, 1);
-	ctx_close(&c);
+	tu_sim_close(&c);
 
 	/* Synchronizations of sem_init, each thread on its own processor: T2
 	 * takes the initial token at 10 (no releaser); T3 waits from 20 and
 	 * is granted at 50 by T1's post. */
-	ctx_open(&c, sem_init);
+	tu_sim_open(&c, sem_init);
 	assert_int_equal(run_policy(&c, "ps", 1, 0, NULL, 0, SIM_SCHEDULE, &res), SIM_OK);
 	int seen = 0;
 	for (size_t i = 0; i < res.nsyncs; i++) {
@@ -487,14 +443,14 @@ static void test_schedule(void **state)
 		}
 	}
 	assert_int_equal(seen, 3);
-	ctx_close(&c);
+	tu_sim_close(&c);
 }
 
 static void test_deadlock_report(void **state)
 {
 	(void)state;
-	struct ctx c;
-	ctx_open(&c, deadlock2);
+	struct tu_sim c;
+	tu_sim_open(&c, tu_lock_inversion);
 	struct sim_result res;
 	assert_int_equal(run_policy(&c, "fifo", 1, 0, NULL, 0, 0, &res), SIM_DEADLOCK);
 	/* T1 waits in join 2; T2 waits for mutex 2 held by T3; T3 for 1 held by T2. */
@@ -509,7 +465,7 @@ static void test_deadlock_report(void **state)
 		"thread 2 waits at line 5 to lock mutex 2, held by thread 3\n"
 		"thread 3 waits at line 10 to lock mutex 1, held by thread 2\n");
 	free(buf);
-	ctx_close(&c);
+	tu_sim_close(&c);
 }
 
 /* Creation and context-switch costs on one processor (create cost 7,
@@ -525,8 +481,8 @@ static void test_costs(void **state)
 		"1 3 create 2\n"
 		"1 5 exit\n"
 		"2 20 exit\n";
-	struct ctx c;
-	ctx_open(&c, text);
+	struct tu_sim c;
+	tu_sim_open(&c, text);
 	static const struct {
 		const char *pol;
 		uint64_t expect, cpu1;
@@ -543,7 +499,7 @@ static void test_costs(void **state)
 		assert_time(res.makespan, cases[i].expect, 1);
 		assert_time(res.threads[0].cpu, cases[i].cpu1, 1);
 	}
-	ctx_close(&c);
+	tu_sim_close(&c);
 }
 
 /* Unbound mode: 2 processors, T2..T4 need 100 each, created at 0 by T1.
@@ -562,8 +518,8 @@ static void test_unbound(void **state)
 		"2 100 exit\n"
 		"3 100 exit\n"
 		"4 100 exit\n";
-	struct ctx c;
-	ctx_open(&c, text);
+	struct tu_sim c;
+	tu_sim_open(&c, text);
 	static const struct {
 		const char *pol;
 		uint64_t expect;
@@ -578,7 +534,7 @@ static void test_unbound(void **state)
 		assert_int_equal(sim_run(c.p, c.w, &par, NULL, SIM_STATS, &res), SIM_OK);
 		assert_time(res.makespan, cases[i].expect, 1);
 	}
-	ctx_close(&c);
+	tu_sim_close(&c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -688,8 +644,8 @@ static void test_invariants(void **state)
 		int n = 2 + (int)(tu_rand(&seed) % 9);
 		int mutexes = iter % 2, sleeps = (iter % 3) == 0;
 		char *text = random_trace(&seed, n, 12, mutexes, sleeps);
-		struct ctx c;
-		ctx_open(&c, text);
+		struct tu_sim c;
+		tu_sim_open(&c, text);
 		uint32_t nt = c.tr->nthreads;
 		uint64_t total = trace_total_work(c.tr), biggest = 0;
 		for (uint32_t i = 0; i < nt; i++)
@@ -705,7 +661,7 @@ static void test_invariants(void **state)
 		int rc = sim_makespan(c.p, c.w, &par, NULL, &cp);
 		if (rc == SIM_DEADLOCK) { /* mutex programs may deadlock */
 			assert_true(mutexes);
-			ctx_close(&c);
+			tu_sim_close(&c);
 			free(text);
 			continue;
 		}
@@ -770,7 +726,7 @@ static void test_invariants(void **state)
 			checked++;
 		}
 		free(b);
-		ctx_close(&c);
+		tu_sim_close(&c);
 		free(text);
 	}
 	print_message("invariants checked on %d bindings\n", checked);
@@ -781,8 +737,8 @@ static void test_invariants(void **state)
 static void test_reuse_and_params(void **state)
 {
 	(void)state;
-	struct ctx c;
-	ctx_open(&c, two_workers);
+	struct tu_sim c;
+	tu_sim_open(&c, two_workers);
 	struct sim_params par;
 	sim_params_init(&par);
 	struct sim_result res;
@@ -803,7 +759,7 @@ static void test_reuse_and_params(void **state)
 	assert_int_equal(sim_policy_parse("rr:25", &q), 0);
 	assert_int_equal(q.policy, SIM_RR);
 	assert_int_equal(q.quantum, 25);
-	ctx_close(&c);
+	tu_sim_close(&c);
 }
 
 int main(void)

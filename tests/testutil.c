@@ -136,3 +136,37 @@ char *tu_slurp(const char *path, size_t *len)
 	fclose(f);
 	return s;
 }
+
+void tu_sim_open(struct tu_sim *c, const char *text)
+{
+	c->tr = tu_trace(text);
+	c->p = sim_program_new(c->tr);
+	assert_non_null(c->p);
+	c->w = sim_work_new(c->p);
+	assert_non_null(c->w);
+}
+
+void tu_sim_close(struct tu_sim *c)
+{
+	sim_work_free(c->w);
+	sim_program_free(c->p);
+	trace_free(c->tr);
+}
+
+const char tu_lock_inversion[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 0 lock 1\n"
+	"2 10 lock 2\n"
+	"2 0 unlock 2\n"
+	"2 0 unlock 1\n"
+	"2 0 exit\n"
+	"3 0 lock 2\n"
+	"3 10 lock 1\n"
+	"3 0 unlock 1\n"
+	"3 0 unlock 2\n"
+	"3 0 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";

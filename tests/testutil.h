@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/sim.h"
 #include "trace/trace.h"
 
 /* Path of a file under $SB_SHARED, $SB_ROOT or $SB_BIN, in a static buffer
@@ -23,6 +24,24 @@ const char *tu_bin(const char *cmd, char *buf, size_t len);
 /* Parse a trace from a string; fails the test (cmocka) on a parse error,
  * printing the error.  Free with trace_free. */
 struct trace *tu_trace(const char *text);
+
+/* A parsed trace with a simulator program and workspace. */
+struct tu_sim {
+	struct trace *tr;
+	struct sim_program *p;
+	struct sim_work *w;
+};
+
+/* Parse `text` (failing the test on an error) and prepare it for
+ * simulation; release with tu_sim_close. */
+void tu_sim_open(struct tu_sim *c, const char *text);
+void tu_sim_close(struct tu_sim *c);
+
+/* A lock-order inversion that deadlocks the Direct model with every thread
+ * on its own processor: T2 locks mutex 1 (line 4) then 2 at 10 (line 5),
+ * T3 locks 2 (line 9) then 1 at 10 (line 10), recorded one after the
+ * other; T1 joins both (line 14). */
+extern const char tu_lock_inversion[];
 
 /* Run `cmdline` with /bin/sh; capture stdout and stderr (each up to
  * `cap` bytes, NUL-terminated, malloc'd; free them).  Returns the exit
