@@ -670,31 +670,16 @@ static void test_invalid(void **state)
 	trace_free(tr);
 }
 
-/* Lock-order deadlock: under ps the two workers always take their first
- * mutex before either asks for its second, whatever the binding (alone:
- * at 10 each; sharing a processor at rate 1/2: at 20 each). */
-static const char *deadlock_text =
-	"shadowbind-trace 1\n"
-	"1 0 create 2\n"
-	"1 0 create 3\n"
-	"2 10 lock 1\n"
-	"2 10 lock 2\n"
-	"2 0 unlock 2\n"
-	"2 0 unlock 1\n"
-	"2 0 exit\n"
-	"3 10 lock 2\n"
-	"3 10 lock 1\n"
-	"3 0 unlock 1\n"
-	"3 0 unlock 2\n"
-	"3 0 exit\n"
-	"1 0 join 2\n"
-	"1 0 join 3\n"
-	"1 0 exit\n";
+/* Lock-order deadlock (tu_lock_inversion): under ps the two workers
+ * always take their first mutex (at 0) before either asks for its second
+ * (alone: at 10 each; sharing a processor at rate 1/2: at 20 each),
+ * whatever the binding; under fifo a worker sharing a processor with the
+ * other runs both its locks before the other starts. */
 
 static void test_deadlock(void **state)
 {
 	(void)state;
-	struct trace *tr = tu_trace(deadlock_text);
+	struct trace *tr = tu_trace(tu_lock_inversion);
 	struct sim_program *sp = sim_program_new(tr);
 	const char *algs[] = {"binpack", "sga", "csga", "greedy", "auto"};
 	for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
