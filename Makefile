@@ -74,14 +74,19 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBS)
 # Tests find the commands, the repo and shared/ through the environment.
 # LeakSanitizer is on under SAN=1, so leaks fail the tests.
 check: $(CMDS) $(TEST_BINS)
-	@fail=0; pass=0; \
+	@fail=0; pass=0; bad=0; log=$$(mktemp); \
 	for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  if SB_BIN=$(abspath $(BIN)) SB_ROOT=$(CURDIR) SB_SHARED=$(abspath ../shared) \
-	     ASAN_OPTIONS=detect_leaks=1 $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); fi; \
-	done; \
-	echo "test programs: $$pass passed, $$fail failed"; \
-	test $$fail -eq 0
+	     ASAN_OPTIONS=detect_leaks=1 $$t >$$log 2>&1; then st=0; else st=1; bad=$$((bad+1)); fi; \
+	  cat $$log; \
+	  p=$$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' $$log); \
+	  f=$$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' $$log); \
+	  pass=$$((pass+$${p:-0})); fail=$$((fail+$${f:-0})); \
+	  if [ $$st -ne 0 ] && [ -z "$$f" ]; then fail=$$((fail+1)); fi; \
+	done; rm -f $$log; \
+	echo "tests: $$pass passed, $$fail failed"; \
+	test $$fail -eq 0 && test $$bad -eq 0
 
 sanitize:
 	$(MAKE) SAN=1 check
