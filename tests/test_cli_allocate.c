@@ -255,6 +255,7 @@ static void test_bad_arguments(void **state)
 		assert_int_equal(rc, bad[i].rc);
 		if (strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0)
 			fail_msg("'%s': got '%s'", args, err);
+		assert_int_equal(tu_count_lines(err), 1); /* one line */
 		assert_string_equal(out, "");
 		free(out);
 		free(err);

@@ -77,7 +77,7 @@ static void die_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n(try '%s --help')\n", prog);
+	fprintf(stderr, "; see '%s --help'\n", prog);
 	exit(1);
 }
 
