@@ -30,8 +30,6 @@ MODULES ?= alloc bound gen sim trace
 LIBS     = $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
 SYSLIBS  = -lglpk -liniparser -lgmp -lm
 
-DEB_PKGS = make gcc clang libc6-dev libglpk-dev libiniparser-dev libcmocka-dev libgmp-dev
-
 lib_srcs = $(filter-out $(1)/cmd/%,$(wildcard $(1)/*.c))
 CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd/*.c))
 CMDS     := $(patsubst %.c,$(BIN)/%,$(notdir $(CMD_SRCS)))
@@ -96,14 +94,10 @@ bench: $(CMDS) $(BENCHES)
 fuzz:
 	$(MAKE) -C tests/fuzz
 
+# The package list lives in bootstrap.sh, which must work before make is
+# installed.
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else echo "deps: all present"; fi
+	sh bootstrap.sh --deps
 
 clean:
 	rm -rf build bin
