@@ -62,18 +62,6 @@ struct ser {
 	size_t errlen;
 };
 
-static const char *const op_names[TRACE_NOPS] = {
-	[TRACE_CREATE] = "create",   [TRACE_EXIT] = "exit",
-	[TRACE_JOIN] = "join",       [TRACE_LOCK] = "lock",
-	[TRACE_UNLOCK] = "unlock",   [TRACE_TRYLOCK] = "trylock",
-	[TRACE_WAIT] = "wait",       [TRACE_POST] = "post",
-	[TRACE_TRYWAIT] = "trywait", [TRACE_CWAIT] = "cwait",
-	[TRACE_SIGNAL] = "signal",   [TRACE_BROADCAST] = "broadcast",
-	[TRACE_BARRIER] = "barrier", [TRACE_RDLOCK] = "rdlock",
-	[TRACE_WRLOCK] = "wrlock",   [TRACE_RWUNLOCK] = "rwunlock",
-	[TRACE_SLEEP] = "sleep",
-};
-
 static const char *const unit_names[] = {"tick", "ns", "us", "ms", "s"};
 
 static void fifo_push(struct fifo *f, uint32_t t)
@@ -121,7 +109,7 @@ static void emit(struct ser *s, uint32_t t, const struct gen_rec *r)
 	gen_buf_put(b, " ", 1);
 	gen_buf_u64(b, r->work);
 	gen_buf_put(b, " ", 1);
-	gen_buf_puts(b, op_names[r->op]);
+	gen_buf_puts(b, trace_op_name(r->op));
 	if (r->op != TRACE_EXIT) {
 		gen_buf_put(b, " ", 1);
 		gen_buf_u64(b, r->a);
@@ -153,7 +141,7 @@ static int bug(struct ser *s, uint32_t t, const char *what)
 	if (s->err && s->errlen)
 		snprintf(s->err, s->errlen,
 		         "generator bug: thread %u, record %zu (%s %u): %s",
-		         t + 1, s->pc[t] + 1, r ? op_names[r->op] : "end",
+		         t + 1, s->pc[t] + 1, r ? trace_op_name(r->op) : "end",
 		         r ? r->a : 0, what);
 	return GEN_EBUG;
 }

@@ -6,18 +6,6 @@
 
 #include "gen/genint.h"
 
-static const char *const op_names[TRACE_NOPS] = {
-	[TRACE_CREATE] = "create",   [TRACE_EXIT] = "exit",
-	[TRACE_JOIN] = "join",       [TRACE_LOCK] = "lock",
-	[TRACE_UNLOCK] = "unlock",   [TRACE_TRYLOCK] = "trylock",
-	[TRACE_WAIT] = "wait",       [TRACE_POST] = "post",
-	[TRACE_TRYWAIT] = "trywait", [TRACE_CWAIT] = "cwait",
-	[TRACE_SIGNAL] = "signal",   [TRACE_BROADCAST] = "broadcast",
-	[TRACE_BARRIER] = "barrier", [TRACE_RDLOCK] = "rdlock",
-	[TRACE_WRLOCK] = "wrlock",   [TRACE_RWUNLOCK] = "rwunlock",
-	[TRACE_SLEEP] = "sleep",
-};
-
 int gen_stats_compute(const struct trace *tr, struct gen_stats *st)
 {
 	memset(st, 0, sizeof *st);
@@ -79,6 +67,6 @@ void gen_stats_print(const struct gen_stats *st, FILE *f)
 		fprintf(f, "parallelism -\n");
 	}
 	for (int op = 0; op < TRACE_NOPS; op++)
-		fprintf(f, "op.%s %llu\n", op_names[op],
+		fprintf(f, "op.%s %llu\n", trace_op_name(op),
 		        (unsigned long long)st->ops[op]);
 }

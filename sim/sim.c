@@ -658,22 +658,33 @@ static inline uint32_t q_pop(struct sim_work *w, uint32_t *h, uint32_t *t)
 /* ------------------------------------------------------------------ */
 /* Schedule recording (allocates: SIM_SCHEDULE only) */
 
+/* Room for one more of n elements of `size` bytes in arr (cap allocated;
+ * doubles).  Returns the array, or NULL (out of memory: sets w->nomem; arr
+ * stays valid and unaltered). */
+static void *grow(struct sim_work *w, void *arr, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return arr;
+	size_t c = *cap ? 2 * *cap : 1024;
+	void *a = realloc(arr, c * size);
+	if (!a) {
+		w->nomem = 1;
+		return NULL;
+	}
+	*cap = c;
+	return a;
+}
+
 static void iv_add(struct sim_work *w, uint32_t u, int32_t proc, stime from,
                    stime to)
 {
 	if (from == to)
 		return;
-	if (w->niv == w->iv_cap) {
-		size_t cap = w->iv_cap ? 2 * w->iv_cap : 1024;
-		struct sim_interval *n = realloc(w->iv, cap * sizeof *n);
-		if (!n) {
-			w->nomem = 1;
-			return;
-		}
-		w->iv = n;
-		w->iv_cap = cap;
-	}
-	struct sim_interval *iv = &w->iv[w->niv++];
+	struct sim_interval *a = grow(w, w->iv, w->niv, &w->iv_cap, sizeof *a);
+	if (!a)
+		return;
+	w->iv = a;
+	struct sim_interval *iv = &a[w->niv++];
 	iv->thread = u;
 	iv->proc = proc;
 	iv->from = ST(from);
@@ -683,17 +694,11 @@ static void iv_add(struct sim_work *w, uint32_t u, int32_t proc, stime from,
 static void sy_add(struct sim_work *w, uint32_t u, uint32_t rec, stime T,
                    int32_t releaser)
 {
-	if (w->nsy == w->sy_cap) {
-		size_t cap = w->sy_cap ? 2 * w->sy_cap : 1024;
-		struct sim_sync *n = realloc(w->sy, cap * sizeof *n);
-		if (!n) {
-			w->nomem = 1;
-			return;
-		}
-		w->sy = n;
-		w->sy_cap = cap;
-	}
-	struct sim_sync *s = &w->sy[w->nsy++];
+	struct sim_sync *a = grow(w, w->sy, w->nsy, &w->sy_cap, sizeof *a);
+	if (!a)
+		return;
+	w->sy = a;
+	struct sim_sync *s = &a[w->nsy++];
 	s->time = ST(T);
 	s->rec = rec;
 	s->thread = u;
