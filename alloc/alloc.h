@@ -232,7 +232,6 @@ int alloc_config_apply(const dictionary *d, const char *fname,
 
 /* Value parsers shared by the config file and the command line.  Each
  * returns 0, or -1 leaving *out unaltered. */
-int alloc_parse_u64(const char *s, uint64_t *out);     /* decimal       */
 int alloc_parse_seconds(const char *s, double *out);   /* >= 0, finite  */
 /* "direct", "client-server", "strict", "auto" (sim_model_name). */
 int alloc_parse_model(const char *s, enum sim_model *out);

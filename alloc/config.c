@@ -12,23 +12,6 @@
 
 #include "alloc/alloc.h"
 
-int alloc_parse_u64(const char *s, uint64_t *out)
-{
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	uint64_t v = 0;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
 int alloc_parse_seconds(const char *s, double *out)
 {
 	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
@@ -120,7 +103,7 @@ static int u64_key(const dictionary *d, const char *fname, const char *sec,
 	if (!v)
 		return 0;
 	uint64_t x;
-	if (alloc_parse_u64(v, &x) != 0)
+	if (trace_parse_u64(v, UINT64_MAX, &x) != 0)
 		return fail(err, len, "%s: [%s] %s: '%s' is not a non-negative "
 		            "integer", fname, sec, key, v);
 	if (x < min || x > max)

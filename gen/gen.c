@@ -101,24 +101,6 @@ uint64_t gen_seed_derive(uint64_t seed, uint64_t i)
  * Values
  */
 
-/* Strict unsigned decimal: digits only, no sign, no overflow. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* Index of word `s` in "a|b|c", or -1. */
 static int enum_index(const char *choices, const char *s)
 {
@@ -162,7 +144,7 @@ static int parse_value(const struct gen_param *pp, const char *text,
 	switch (pp->type) {
 	case GEN_P_INT: {
 		uint64_t v;
-		if (parse_u64(text, &v) != 0 || v > (uint64_t)INT64_MAX ||
+		if (trace_parse_u64(text, UINT64_MAX, &v) != 0 || v > (uint64_t)INT64_MAX ||
 		    (int64_t)v < pp->min || (int64_t)v > pp->max)
 			return gen_err(err, errlen,
 			               "option --%s: '%s' is not an integer in "

@@ -1407,9 +1407,46 @@ static void test_binding_write(void **state)
 	trace_free(tr);
 }
 
+static void test_parse_u64(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		uint64_t max;
+		int rc;
+		uint64_t v;
+	} t[] = {
+		{"0", 10, 0, 0},
+		{"10", 10, 0, 10},
+		{"007", 10, 0, 7},
+		{"11", 10, -1, 0},
+		{"5", 0, -1, 0},
+		{"0", 0, 0, 0},
+		{"", 10, -1, 0},
+		{"-1", 10, -1, 0},
+		{"+1", 10, -1, 0},
+		{" 1", 10, -1, 0},
+		{"1 ", 10, -1, 0},
+		{"1e3", UINT64_MAX, -1, 0},
+		{"18446744073709551615", UINT64_MAX, 0, UINT64_MAX},
+		{"18446744073709551616", UINT64_MAX, -1, 0},
+		{"99999999999999999999999", UINT64_MAX, -1, 0},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		uint64_t v = 12345;
+		int rc = trace_parse_u64(t[i].s, t[i].max, &v);
+		if (rc != t[i].rc || v != (rc ? 12345 : t[i].v))
+			fail_msg("'%s' (max %llu): rc %d value %llu", t[i].s,
+			         (unsigned long long)t[i].max, rc, (unsigned long long)v);
+	}
+	uint64_t v;
+	assert_int_equal(trace_parse_u64(NULL, 1, &v), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_all_ops),
 		cmocka_unit_test(test_renumber),
 		cmocka_unit_test(test_pairs),

@@ -175,6 +175,10 @@ const char *trace_rec_loc(const struct trace *tr, size_t r);
 /* Total work of thread i, and of the whole trace; units: trace unit. */
 uint64_t trace_thread_work(const struct trace *tr, uint32_t i);
 uint64_t trace_total_work(const struct trace *tr);
+/* trace_parse_u64 - a strict unsigned decimal: digits only (no sign,
+ * blank or prefix), at most `max`.  Returns 0 and sets *out, or -1 and
+ * leaves *out unaltered.  (For command-line and configuration values.) */
+int trace_parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* Dense index of external thread id `id`, or -1. O(log n). */
 int64_t trace_thread_index(const struct trace *tr, uint32_t id);
 

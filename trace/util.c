@@ -236,3 +236,20 @@ int tr_lookup(const char *const *names, int count, const char *s, size_t n,
 		*suggest = best;
 	return -1;
 }
+
+int trace_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (max - d) / 10 || v * 10 + d > max)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}

@@ -168,7 +168,7 @@ static uint64_t opt_u64(const char *opt, const char *v, uint64_t min,
                         uint64_t max)
 {
 	uint64_t x;
-	if (alloc_parse_u64(v, &x) != 0)
+	if (trace_parse_u64(v, UINT64_MAX, &x) != 0)
 		die_usage("--%s: '%s' is not a non-negative integer", opt, v);
 	if (x < min || x > max)
 		die_usage("--%s: '%s' is out of range (%" PRIu64 "..%" PRIu64 ")",

@@ -87,16 +87,9 @@ struct opts {
 
 static int parse_u32(const char *s, uint32_t max, uint32_t *out)
 {
-	uint64_t v = 0;
-	if (!*s)
+	uint64_t v;
+	if (trace_parse_u64(s, max, &v))
 		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > max)
-			return -1;
-	}
 	*out = (uint32_t)v;
 	return 0;
 }

@@ -70,23 +70,6 @@ static int die(const char *fmt, ...)
 	return 1;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* Write len bytes to path through a temporary in the same directory. */
 static int write_atomic(const char *path, const char *text, size_t len,
                         char *err, size_t errlen)
@@ -301,7 +284,7 @@ int main(int argc, char **argv)
 			out = val;
 		} else if (!strcmp(name, "threads")) {
 			uint64_t v;
-			if (parse_u64(val, &v) || v < 1 || v > (1u << 20)) {
+			if (trace_parse_u64(val, UINT64_MAX, &v) || v < 1 || v > (1u << 20)) {
 				free(files);
 				return die("--threads '%s' is not an integer in "
 				           "[1, 1048576]",
@@ -309,14 +292,14 @@ int main(int argc, char **argv)
 			}
 			o.threads = (uint32_t)v;
 		} else if (!strcmp(name, "seed")) {
-			if (parse_u64(val, &o.seed)) {
+			if (trace_parse_u64(val, UINT64_MAX, &o.seed)) {
 				free(files);
 				return die("--seed '%s' is not an unsigned 64-bit "
 				           "integer",
 				           val);
 			}
 		} else if (!strcmp(name, "count")) {
-			if (parse_u64(val, &count) || count < 1 ||
+			if (trace_parse_u64(val, UINT64_MAX, &count) || count < 1 ||
 			    count > COUNT_MAX) {
 				free(files);
 				return die("--count '%s' is not an integer in "

@@ -55,22 +55,6 @@ static const char usage[] =
 "Exit status: 0 ok, 1 usage error, 2 bad input, 3 the simulated run\n"
 "deadlocked (the blocked threads are listed on stderr), 4 internal limit.\n";
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -130,7 +114,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			if (parse_u64(optarg, 1u << 20, &v) || v == 0) {
+			if (trace_parse_u64(optarg, 1u << 20, &v) || v == 0) {
 				fprintf(stderr, "simulate: --cpus '%s' is not an integer in 1..1048576\n", optarg);
 				return 1;
 			}
@@ -146,7 +130,7 @@ int main(int argc, char **argv)
 		case 't':
 		case 'c':
 		case 's':
-			if (parse_u64(optarg, TRACE_WORK_LIMIT - 1, &v)) {
+			if (trace_parse_u64(optarg, TRACE_WORK_LIMIT - 1, &v)) {
 				fprintf(stderr, "simulate: --%s '%s' is not a non-negative integer below 2^62\n",
 				        c == 't' ? "latency" : c == 'c' ? "create-cost" : "switch-cost", optarg);
 				return 1;
