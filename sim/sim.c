@@ -186,10 +186,10 @@ struct pth {
 	uint8_t exit_wait;   /* client-server: at its exit, lists pending    */
 };
 
-/* An event: at time t, ordered by sec = class << 32 | thread id. */
+/* An event, ordered by key = time << 64 | class << 32 | thread id (one
+ * 128-bit comparison, which the compiler makes branch-free). */
 struct hent {
-	stime t;
-	uint64_t sec;
+	unsigned __int128 key;
 	uint32_t id;
 };
 
@@ -353,7 +353,7 @@ static int work_reserve(struct sim_work *w, uint32_t k)
 	size_t ng = (size_t)k + n, ids = (size_t)n + 2 * ng;
 	w->g = xcalloc(ng, sizeof *w->g);
 	w->sl = xcalloc(ng, sizeof *w->sl);
-	w->heap = xcalloc(ids, sizeof *w->heap);
+	w->heap = xcalloc(ids + 1, sizeof *w->heap); /* + 1: see heap_down */
 	w->hpos = xcalloc(ids, sizeof *w->hpos);
 	w->busy = xcalloc(k, sizeof *w->busy);
 	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->busy) {
@@ -427,7 +427,7 @@ void sim_work_free(struct sim_work *w)
 
 static inline int hent_less(const struct hent *a, const struct hent *b)
 {
-	return a->t != b->t ? a->t < b->t : a->sec < b->sec;
+	return a->key < b->key;
 }
 
 static void heap_up(struct sim_work *w, uint32_t i)
@@ -452,8 +452,8 @@ static void heap_down(struct sim_work *w, uint32_t i)
 		uint32_t c = 2 * i + 1;
 		if (c >= w->hn)
 			break;
-		if (c + 1 < w->hn && hent_less(&w->heap[c + 1], &w->heap[c]))
-			c++;
+		/* the smaller child without a branch (heap[hn] is allocated) */
+		c += (c + 1 < w->hn) & hent_less(&w->heap[c + 1], &w->heap[c]);
 		if (!hent_less(&w->heap[c], &e))
 			break;
 		w->heap[i] = w->heap[c];
@@ -468,7 +468,7 @@ static void heap_down(struct sim_work *w, uint32_t i)
 static void heap_set(struct sim_work *w, uint32_t id, stime t, uint8_t cls,
                      uint32_t tid)
 {
-	struct hent e = {t, (uint64_t)cls << 32 | tid, id};
+	struct hent e = {(unsigned __int128)t << 64 | (uint64_t)cls << 32 | tid, id};
 	int32_t pos = w->hpos[id];
 	if (pos < 0) {
 		w->heap[w->hn] = e;
@@ -2083,7 +2083,7 @@ static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
 	const uint32_t n = w->p->n, ngrp = w->ngrp, nng = n + ngrp;
 	while (w->hn && !w->nomem) {
 		uint32_t id = w->heap[0].id;
-		stime T = w->heap[0].t;
+		stime T = (stime)(w->heap[0].key >> 64);
 		if (id < n) {
 			struct sth *t = &w->th[id];
 			if (t->state == ST_TIMER) {
