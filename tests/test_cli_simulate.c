@@ -39,7 +39,11 @@ static const struct golden cases[] = {
 	{"sga latency", sga_binding, "--latency 100", NULL, 0, "makespan 2240\n", "latency 100\n", NULL},
 	{"sga latency fifo", sga_binding, "--latency 100 --policy fifo", NULL, 0, "makespan 2240\n", NULL, NULL},
 	{"critical path", NULL, "", NULL, 0, "makespan 2050\n", "mode critical-path", NULL},
-	{"unbound 2", NULL, "--unbound --cpus 2 --policy fifo", NULL, 0, "makespan ", "mode unbound\n", NULL},
+	/* Unbound, 2 processors, fifo: T1 and T2 run at once (T2 ends at
+	 * 1000, T1 at 1030); T3 and T4 wait for T1's posts and then run in
+	 * parallel: 1030 + 1020 = 2050. */
+	{"unbound 2", NULL, "--unbound --cpus 2 --policy fifo", NULL, 0, "makespan 2050\n", "mode unbound\n", NULL},
+	{"unbound 1", NULL, "--unbound --cpus 1 --policy fifo", NULL, 0, "makespan 4060\n", NULL, NULL},
 	{"json", sga_binding, "--json", NULL, 0, "{\"makespan\": \"2050\"", "\"threads\": [", NULL},
 	{"table", binpack_binding, "", NULL, 0, NULL,
 	 "2          T1               0                 0         2030         1030         1000            0\n", NULL},
