@@ -29,7 +29,8 @@ static const char usage[] =
 "                      own: the program's critical path.\n"
 "  --latency T         synchronization latency between processors, trace units\n"
 "                      (default 0)\n"
-"  --policy P          local scheduling: ps (processor sharing, default),\n"
+"  --policy P          local scheduling: ps (processor sharing in exact\n"
+"                      integer cycles, default; docs/sim.md),\n"
 "                      fifo (run to block), rr:Q (round robin, quantum Q)\n"
 "  --create-cost C     CPU time a create costs its creator (default 0)\n"
 "  --switch-cost C     context-switch time, fifo and rr only (default 0)\n"
@@ -45,9 +46,8 @@ static const char usage[] =
 "  --json              the same result as one JSON object\n"
 "  -h, --help          this text\n"
 "\n"
-"The first line is `makespan <value>` in trace units (exact; a non-integer\n"
-"value is printed rounded to 3 decimals, and its exact fraction follows as\n"
-"`makespan_exact`).  Then the machine, `model NAME` (the model that produced\n"
+"The first line is `makespan <value>` in trace units (an exact integer).\n"
+"Then the machine, `model NAME` (the model that produced\n"
 "the result), a per-thread table (start, end, cpu,\n"
 "ready = waiting for a processor, blocked = waiting on synchronization,\n"
 "sleeping or a latency) and a per-processor table (busy time, utilization).\n"
@@ -296,8 +296,6 @@ int main(int argc, char **argv)
 		}
 	} else {
 		printf("makespan %s\n", sim_time_format_dec(res.makespan, b1, sizeof b1));
-		if (res.makespan.den != 1)
-			printf("makespan_exact %s\n", sim_time_format(res.makespan, b1, sizeof b1));
 		printf("unit %s\n", unit);
 		if (!binding_path && !unbound)
 			printf("mode critical-path  # no --binding and no --unbound: one processor per thread\n");
