@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")"
 need=""
-for p in make gcc clang libc6-dev libglpk-dev libiniparser-dev libcmocka-dev libgmp-dev; do
+for p in make gcc libc6-dev libglpk-dev libiniparser-dev libcmocka-dev libgmp-dev; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 if [ -n "$need" ]; then
