@@ -808,6 +808,9 @@ static void make_ready(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	struct sgrp *g = &w->g[t->grp];
+	/* its next record is cold (threads' streams lie apart): fetch it now,
+	 * before the thread runs */
+	__builtin_prefetch(&w->tr->rec[t->cur]);
 	uint64_t join = 0;
 	if (w->par->policy == SIM_PS)
 		join = ps_boundary(g, T);
