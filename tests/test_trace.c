@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "tests/testutil.h"
+#include "tests/truncation.h"
 #include "trace/trace.h"
 #include "trace/traceint.h"
 
@@ -747,48 +748,6 @@ static void test_shared_example(void **state)
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Some line after `line` is too long for a buffer of `max` bytes (its
- * length without comment and with runs of blanks squeezed, at least max). */
-static int truncated_after(const char *d, size_t n, uint32_t line, size_t max)
-{
-	uint32_t l = 1;
-	size_t w = 0;
-	int blank = 1, put = 0, cut = 0;
-	for (size_t i = 0; i <= n; i++) {
-		if (i == n || d[i] == '\n') {
-			if (l > line && w >= max)
-				return 1;
-			l++;
-			w = 0;
-			blank = 1;
-			put = cut = 0;
-			continue;
-		}
-		char c = d[i];
-		if (cut)
-			continue;
-		if (c == ' ' || c == '\t') {
-			if (!put)
-				w++;
-			put = blank = 1;
-			continue;
-		}
-		w++;
-		if (c == '#' && blank)
-			cut = 1;
-		blank = put = 0;
-	}
-	return 0;
-}
-
-/* errors that lines after a truncation could explain away */
-static int needs_continuation(const char *msg)
-{
-	return strstr(msg, " was waiting") || strstr(msg, " were waiting") ||
-	       strstr(msg, ": lock of mutex ") || strstr(msg, ": trylock of mutex ") ||
-	       strstr(msg, " re-acquires mutex ");
 }
 
 static void test_bad_corpus(void **state)

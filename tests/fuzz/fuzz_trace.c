@@ -20,6 +20,7 @@
 
 #include "trace/trace.h"
 #include "trace/traceint.h"
+#include "tests/truncation.h"
 
 static const char fixed_text[] =
 	"shadowbind-trace 1\n"
@@ -104,51 +105,6 @@ static size_t squeezed_len(const char *d, size_t n, uint32_t line)
 		blank = put = 0;
 	}
 	return w;
-}
-
-/* Some line after `line` is too long for a buffer of `max` bytes (its
- * squeezed length, as in squeezed_len, is at least max): a reader with
- * that buffer stops there. */
-static int truncated_after(const char *d, size_t n, uint32_t line, size_t max)
-{
-	uint32_t l = 1;
-	size_t w = 0;
-	int blank = 1, put = 0, cut = 0;
-	for (size_t i = 0; i <= n; i++) {
-		if (i == n || d[i] == '\n') {
-			if (l > line && w >= max)
-				return 1;
-			l++;
-			w = 0;
-			blank = 1;
-			put = cut = 0;
-			continue;
-		}
-		char c = d[i];
-		if (cut)
-			continue;
-		if (c == ' ' || c == '\t') {
-			if (!put)
-				w++;
-			put = blank = 1;
-			continue;
-		}
-		w++;
-		if (c == '#' && blank)
-			cut = 1;
-		blank = put = 0;
-	}
-	return 0;
-}
-
-/* Errors that lines after a truncation could explain away (a cwait acts
- * right after its thread's previous record): a truncated read may pass
- * them. */
-static int needs_continuation(const char *msg)
-{
-	return strstr(msg, " was waiting") || strstr(msg, " were waiting") ||
-	       strstr(msg, ": lock of mutex ") || strstr(msg, ": trylock of mutex ") ||
-	       strstr(msg, " re-acquires mutex ");
 }
 
 static void same_trace(const struct trace *a, const struct trace *b, int lines)
