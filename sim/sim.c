@@ -1087,16 +1087,24 @@ static inline int before_latency_end(struct sim_work *w, stime T, stime rel)
 	return w->par->latency && T < rel + w->t_lat;
 }
 
+/* What every step of every model does first: count it, name the releaser
+ * for the schedule, charge the record's work (and create cost), and clear
+ * the latency constraint of the previous acquisition. */
+static inline void step_begin(struct sim_work *w, uint32_t u, const struct trace_rec *r)
+{
+	w->steps++;
+	w->cur_releaser = (int32_t)u;
+	if (w->flags & SIM_STATS)
+		w->ist[u].cpu += r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0);
+	w->th[u].nb = 0;
+}
+
 static int step(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	const struct trace_rec *r = cur_rec(w, u);
 	int32_t x = t->lproc;
-	w->steps++;
-	w->cur_releaser = (int32_t)u;
-	if (w->flags & SIM_STATS)
-		w->ist[u].cpu += r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0);
-	t->nb = 0;
+	step_begin(w, u, r);
 
 	switch (r->op) {
 	case TRACE_CREATE:
@@ -1638,11 +1646,7 @@ static int step_pm(struct sim_work *w, uint32_t u, stime T)
 	int32_t x = t->lproc;
 	const struct sim_prec rp = px->rp[t->cur];
 	uint32_t ev = rp.ev;
-	w->steps++;
-	w->cur_releaser = (int32_t)u;
-	if (w->flags & SIM_STATS)
-		w->ist[u].cpu += r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0);
-	t->nb = 0;
+	step_begin(w, u, r);
 
 	switch (r->op) {
 	case TRACE_CREATE:
