@@ -25,10 +25,16 @@ endif
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(OPT) -fopenmp -I. $(CFLAGS)
 LDFLAGS_ALL = $(OPT) -fopenmp $(LDFLAGS)
 
-# Link order: a module may use the modules to its right.
-MODULES ?= alloc bound gen sim trace
+# Link order: a module may use the modules to its right.  A module is a
+# directory of this list that holds .c files; one not yet written is skipped.
+LAYERS  := exp viz alloc bound gen record sim cli trace
+MODULES ?= $(foreach m,$(LAYERS),$(if $(wildcard $(m)/*.c),$(m)))
 LIBS     = $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
 SYSLIBS  = -lglpk -liniparser -lgmp -lm
+
+# A module adds its own system libraries, flags and extra targets in
+# X/module.mk (SYSLIBS += ..., rules), so that modules do not share lines.
+include $(wildcard */module.mk)
 
 lib_srcs = $(filter-out $(1)/cmd/%,$(wildcard $(1)/*.c))
 CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd/*.c))

@@ -6,7 +6,17 @@
 set -eu
 cd "$(dirname "$0")"
 need=""
-for p in make gcc libc6-dev libglpk-dev libiniparser-dev libcmocka-dev libgmp-dev; do
+# One Debian package per line, alphabetical.
+PACKAGES="
+gcc
+libc6-dev
+libcmocka-dev
+libglpk-dev
+libgmp-dev
+libiniparser-dev
+make
+"
+for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
 done
 if [ -n "$need" ]; then
