@@ -1,0 +1,216 @@
+/* experiment - run batch experiments from INI files into CSVs, and make
+ * the report (docs/exp.md). */
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exp/exp.h"
+
+static volatile sig_atomic_t stop_flag;
+static volatile int cancel;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+	cancel = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: experiment [-q] [--timing FILE] EXPERIMENT.ini ...\n"
+	        "       mpirun -np N experiment EXPERIMENT.ini ...\n"
+	        "       experiment --report [DIR [REPORT.md]]\n"
+	        "\n"
+	        "Runs every (program, machine) job of each experiment file and "
+	        "writes one CSV\n"
+	        "row per (program, machine, algorithm) to the file's output "
+	        "(default: the\n"
+	        "file with .csv for .ini): makespan, tests, why the search "
+	        "stopped, binpacking's\n"
+	        "and one processor's makespan, the analytic bound, the lower "
+	        "bound, the gap.\n"
+	        "Rows already in the CSV are kept (resume after an "
+	        "interruption); the file is\n"
+	        "the same bytes for any number of OpenMP threads "
+	        "(OMP_NUM_THREADS) or MPI\n"
+	        "processes.  Wall times go to the timing file (default: "
+	        "OUTPUT without .csv\n"
+	        "+ .timing.csv).  A progress bar with ETA is shown when "
+	        "standard error is a\n"
+	        "terminal.\n"
+	        "\n"
+	        "  -q, --quiet       no progress, no summary\n"
+	        "  --timing FILE     wall times (seconds per row), not "
+	        "deterministic\n"
+	        "  --report          turn DIR's (default bench/experiments) "
+	        "CSVs into SVG plots\n"
+	        "                    (gnuplot) and regenerate REPORT.md "
+	        "(default\n"
+	        "                    bench/REPORT.md)\n"
+	        "  -h, --help        this text\n"
+	        "\n"
+	        "Exit status: 0 done, 1 usage, 2 bad experiment file or CSV, "
+	        "4 system error\n"
+	        "or interrupted (rerun to resume).  See docs/exp.md for the "
+	        "file format.\n");
+}
+
+struct bar {
+	int tty;
+	double t0;
+	const char *name;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void progress(void *arg, size_t done, size_t total)
+{
+	struct bar *b = arg;
+	if (!b->tty)
+		return;
+	double el = now_s() - b->t0;
+	char eta[32] = "--";
+	if (done > 0 && total >= done) {
+		double left = el / (double)done * (double)(total - done);
+		snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60),
+		         (int)left % 60);
+	}
+	int width = 30;
+	int fill = total ? (int)((double)width * (double)done / (double)total)
+	                 : width;
+	char bar[64];
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '=' : ' ';
+	bar[width] = 0;
+	fprintf(stderr, "\r%s [%s] %zu/%zu jobs  %.0fs  ETA %s ", b->name, bar,
+	        done, total, el, eta);
+	if (done == total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+int main(int argc, char **argv)
+{
+	int quiet = 0, report = 0;
+	const char *timing = NULL;
+	int first = 1;
+	int mpi = exp_mpi_available() && exp_mpi_launched();
+	if (mpi && exp_mpi_init(&argc, &argv) != 0) {
+		fprintf(stderr, "experiment: MPI_Init failed\n");
+		return 4;
+	}
+	for (; first < argc && argv[first][0] == '-'; first++) {
+		const char *a = argv[first];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			exp_mpi_finalize();
+			return 0;
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			quiet = 1;
+		} else if (strcmp(a, "--report") == 0) {
+			report = 1;
+		} else if (strcmp(a, "--timing") == 0 && first + 1 < argc) {
+			timing = argv[++first];
+		} else if (strcmp(a, "--") == 0) {
+			first++;
+			break;
+		} else {
+			fprintf(stderr, "experiment: %s: unknown option (--help)\n",
+			        a);
+			exp_mpi_finalize();
+			return 1;
+		}
+	}
+	char err[1024];
+	if (report) {
+		const char *dir = first < argc ? argv[first] : "bench/experiments";
+		const char *out = first + 1 < argc ? argv[first + 1]
+		                                   : "bench/REPORT.md";
+		int rc = exp_report(dir, out, err, sizeof err);
+		if (rc)
+			fprintf(stderr, "experiment: %s\n", err);
+		exp_mpi_finalize();
+		return rc == EXP_OK ? 0 : rc == EXP_EINVAL ? 2 : 4;
+	}
+	if (first >= argc) {
+		usage(stderr);
+		exp_mpi_finalize();
+		return 1;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	int status = 0;
+	for (int i = first; i < argc && !status; i++) {
+		struct exp_spec *s = calloc(1, sizeof *s);
+		if (!s) {
+			fprintf(stderr, "experiment: out of memory\n");
+			status = 4;
+			break;
+		}
+		int rc = exp_spec_load(argv[i], s, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "%s\n", err);
+			exp_spec_release(s);
+			free(s);
+			status = rc == EXP_EINVAL ? 2 : 4;
+			break;
+		}
+		char *tpath = NULL;
+		if (!timing) {
+			size_t n = strlen(s->output);
+			if (n > 4 && strcmp(s->output + n - 4, ".csv") == 0)
+				n -= 4;
+			tpath = malloc(n + 12);
+			if (tpath)
+				sprintf(tpath, "%.*s.timing.csv", (int)n, s->output);
+		}
+		struct bar b = {isatty(2) && !quiet, now_s(), s->name};
+		struct exp_run_opts o = {
+			.progress = progress,
+			.progress_arg = &b,
+			.cancel = &cancel,
+			.use_mpi = mpi,
+			.timing = timing ? timing : tpath,
+		};
+		struct exp_run_stats st;
+		double t0 = now_s();
+		rc = exp_run(s, &o, &st, err, sizeof err);
+		if (rc) {
+			if (st.rank == 0)
+				fprintf(stderr, "experiment: %s\n", err);
+			status = rc == EXP_EINVAL ? 2 : 4;
+		} else if (st.cancelled) {
+			if (st.rank == 0)
+				fprintf(stderr,
+				        "experiment: %s: interrupted; %s holds the "
+				        "finished jobs, rerun to resume\n",
+				        s->name, s->output);
+			status = 4;
+		} else if (!quiet && st.rank == 0) {
+			fprintf(stderr,
+			        "experiment: %s: %zu jobs (%zu kept, %zu computed) "
+			        "in %.1f s on %d thread(s) x %d process(es) -> %s\n",
+			        s->name, st.jobs, st.kept, st.computed, now_s() - t0,
+			        omp_get_max_threads(), st.ranks, s->output);
+		}
+		free(tpath);
+		exp_spec_release(s);
+		free(s);
+	}
+	exp_mpi_finalize();
+	return status;
+}
