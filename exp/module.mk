@@ -10,3 +10,10 @@ $(BUILD)/exp/mpi.o: CFLAGS += $(EXP_MPI_CFLAGS)
 # Only the programs that use exp/mpi.o depend on libmpi.
 SYSLIBS += -Wl,--push-state,--as-needed $(EXP_MPI_LIBS) -Wl,--pop-state
 endif
+
+# A small experiment end to end (CI): run, then the report into build/.
+.PHONY: bench-quick
+bench-quick: $(BIN)/experiment
+	rm -f $(BUILD)/quick.csv $(BUILD)/quick.timing.csv
+	$(BIN)/experiment -o $(BUILD)/quick.csv bench/experiments/quick.ini
+	$(BIN)/experiment -q -o $(BUILD)/quick.csv bench/experiments/quick.ini

@@ -25,6 +25,10 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
+	/* One printable line, whatever the file's bytes. */
+	for (char *c = err; len && *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
 	return EXP_EINVAL;
 }
 

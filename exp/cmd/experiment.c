@@ -23,7 +23,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: experiment [-q] [--timing FILE] EXPERIMENT.ini ...\n"
+	        "usage: experiment [-q] [-o CSV] [--timing FILE] EXPERIMENT.ini ...\n"
 	        "       mpirun -np N experiment EXPERIMENT.ini ...\n"
 	        "       experiment --report [DIR [REPORT.md]]\n"
 	        "\n"
@@ -46,6 +46,8 @@ static void usage(FILE *f)
 	        "terminal.\n"
 	        "\n"
 	        "  -q, --quiet       no progress, no summary\n"
+	        "  -o, --output CSV  write (and resume) CSV instead of the "
+	        "file's output\n"
 	        "  --timing FILE     wall times (seconds per row), not "
 	        "deterministic\n"
 	        "  --report          turn DIR's (default bench/experiments) "
@@ -103,7 +105,7 @@ static void progress(void *arg, size_t done, size_t total)
 int main(int argc, char **argv)
 {
 	int quiet = 0, report = 0;
-	const char *timing = NULL;
+	const char *timing = NULL, *output = NULL;
 	int first = 1;
 	int mpi = exp_mpi_available() && exp_mpi_launched();
 	if (mpi && exp_mpi_init(&argc, &argv) != 0) {
@@ -122,6 +124,9 @@ int main(int argc, char **argv)
 			report = 1;
 		} else if (strcmp(a, "--timing") == 0 && first + 1 < argc) {
 			timing = argv[++first];
+		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
+		           first + 1 < argc) {
+			output = argv[++first];
 		} else if (strcmp(a, "--") == 0) {
 			first++;
 			break;
@@ -168,6 +173,18 @@ int main(int argc, char **argv)
 			free(s);
 			status = rc == EXP_EINVAL ? 2 : 4;
 			break;
+		}
+		if (output) {
+			char *o2 = strdup(output);
+			if (!o2) {
+				fprintf(stderr, "experiment: out of memory\n");
+				status = 4;
+				exp_spec_release(s);
+				free(s);
+				break;
+			}
+			free(s->output);
+			s->output = o2;
 		}
 		char *tpath = NULL;
 		if (!timing) {
