@@ -18,4 +18,5 @@ const struct alloc_algorithm alloc_alg_csga = {
 	"better of sga and binpack (Paper IV; sga's tests + 1)",
 	run,
 	0,
+	0,
 };

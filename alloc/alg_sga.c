@@ -96,4 +96,5 @@ const struct alloc_algorithm alloc_alg_sga = {
 	"simple greedy with shadow processors (Paper IV; Figure 3's tests)",
 	run,
 	0,
+	0,
 };
