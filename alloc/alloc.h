@@ -4,8 +4,9 @@
  * simulator (sim.h) as the evaluation oracle.
  *
  * The algorithms are pluggable entries of one table (name, summary, run
- * function; alloc/alg_NAME.c each): binpack, sga, csga (Paper IV), greedy,
- * dsg (Paper V), our own, and auto (the default).
+ * function; alloc/alg_NAME.c each): the baselines block and roundrobin
+ * (Paper VII), binpack, sga, csga (Paper IV), greedy, dsg (Paper V), our
+ * own, and auto (the default).
  *
  * Vocabulary.  A *test* is the evaluation of one allocation by the
  * simulator on behalf of the search, as in the papers: the numbers of
@@ -207,6 +208,17 @@ int alloc_algorithm_find(const char *name);
  * out[nthreads] receives a processor per dense thread.
  */
 void alloc_binpack(const struct trace *tr, uint32_t cpus, int32_t *out);
+
+/*
+ * alloc_block - Paper VII's simple allocation: the n threads in dense
+ * (id) order cut into k contiguous blocks, the first n mod k of
+ * ceil(n/k) threads, the others of floor(n/k) (n < k: one thread on each
+ * of the first n processors).  out[n].
+ */
+void alloc_block(uint32_t n, uint32_t k, int32_t *out);
+
+/* alloc_roundrobin - dense thread i on processor i mod k.  out[n]. */
+void alloc_roundrobin(uint32_t n, uint32_t k, int32_t *out);
 
 /*
  * alloc_sga_tests - the number of tests of the simple greedy algorithm in

@@ -152,6 +152,8 @@ struct alloc_algorithm {
  * and one line here.
  */
 #define ALLOC_TABLE(X) \
+	X(block)       \
+	X(roundrobin)  \
 	X(binpack)     \
 	X(sga)         \
 	X(csga)        \

@@ -614,6 +614,72 @@ static void test_floor(void **state)
 	print_message("floor: %d runs, none worse than binpacking\n", runs);
 }
 
+/* The baselines (Paper VII Section 7.2): block and roundrobin, by hand. */
+static void test_baselines(void **state)
+{
+	(void)state;
+	/* Block: n = 7, k = 3: 7 mod 3 = 1 block of 3, then 2 of 2.
+	 * n = 2, k = 3: one thread on each of the first two.  n = 6, k = 3:
+	 * three blocks of 2. */
+	const struct {
+		uint32_t n, k;
+		int32_t block[8], rr[8];
+	} cases[] = {
+		{7, 3, {0, 0, 0, 1, 1, 2, 2}, {0, 1, 2, 0, 1, 2, 0}},
+		{2, 3, {0, 1}, {0, 1}},
+		{6, 3, {0, 0, 1, 1, 2, 2}, {0, 1, 2, 0, 1, 2}},
+		{8, 1, {0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0}},
+		{5, 2, {0, 0, 0, 1, 1}, {0, 1, 0, 1, 0}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int32_t b[8];
+		alloc_block(cases[i].n, cases[i].k, b);
+		assert_memory_equal(b, cases[i].block, sizeof *b * cases[i].n);
+		alloc_roundrobin(cases[i].n, cases[i].k, b);
+		assert_memory_equal(b, cases[i].rr, sizeof *b * cases[i].n);
+	}
+	/* Through alloc_run, k = 2: main (work 0) creates T2, T3, T4 of work
+	 * 100, 200, 300 and joins them.  block {main, T2} / {T3, T4}: T3 and
+	 * T4 share a processor, 500.  roundrobin {main, T3} / {T2, T4}: 400.
+	 * binpacking ({main, T4} / {T2, T3}: T4 300, then T3 first, main last on the tie) gives 300, better than both:
+	 * the baselines return their own binding all the same (no floor),
+	 * after one test. */
+	struct trace *tr = tu_trace("shadowbind-trace 1\n"
+	                            "1 0 create 2\n1 0 create 3\n1 0 create 4\n"
+	                            "2 100 exit\n3 200 exit\n4 300 exit\n"
+	                            "1 0 join 2\n1 0 join 3\n1 0 join 4\n"
+	                            "1 0 exit\n");
+	struct sim_program *sp = sim_program_new(tr);
+	const struct {
+		const char *alg;
+		int32_t want[4];
+		uint64_t ms;
+	} runs[] = {
+		{"block", {0, 0, 1, 1}, 500},
+		{"roundrobin", {0, 1, 0, 1}, 400},
+		{"binpack", {0, 1, 1, 0}, 300},
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+		struct alloc_params p;
+		params(&p, runs[i].alg, 2);
+		struct alloc_result r;
+		run(sp, &p, &r);
+		assert_memory_equal(r.binding, runs[i].want, sizeof runs[i].want);
+		assert_int_equal(r.makespan.num, runs[i].ms);
+		assert_int_equal(r.makespan.den, 1);
+		assert_int_equal(r.binpack.num, 300);
+		assert_int_equal(r.tests, 1);
+		alloc_result_release(&r);
+	}
+	int bi = alloc_algorithm_find("block"), ri = alloc_algorithm_find("roundrobin");
+	assert_true(bi >= 0 && ri >= 0);
+	assert_int_equal(alloc_algorithm_baseline((size_t)bi), 1);
+	assert_int_equal(alloc_algorithm_baseline((size_t)ri), 1);
+	assert_int_equal(alloc_algorithm_baseline((size_t)alloc_algorithm_find("auto")), 0);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
 /* The same result for 1, 2 and 3 OpenMP threads. */
 static void test_determinism(void **state)
 {
@@ -1000,6 +1066,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_budget_and_stops),
 		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_baselines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
