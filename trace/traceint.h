@@ -87,6 +87,15 @@ struct tr_obj {
 	uint32_t *id;    /* [n] external ids, in order of first appearance */
 };
 
+/* Operation names -> enum trace_op, built from trace_ops. */
+#define TR_OPMAP_BITS 6
+struct tr_opmap {
+	uint32_t head[1 << TR_OPMAP_BITS]; /* first 4 bytes of the name      */
+	uint8_t len[1 << TR_OPMAP_BITS];   /* its length; 0: empty slot      */
+	uint8_t op[1 << TR_OPMAP_BITS];
+};
+void tr_opmap_init(struct tr_opmap *m);
+
 struct tr_p1 {
 	const char *file;          /* name for messages                    */
 	struct trace_error *err;
@@ -97,6 +106,7 @@ struct tr_p1 {
 	uint32_t squeezed_line;    /* line shortened by the buffer (no
 	                              column in its messages), or 0        */
 	const char *line_start;
+	struct tr_opmap opmap;
 	int fatal;                 /* out of memory or I/O error: no replay */
 	int magic;                 /* 1 after the magic line               */
 	uint32_t magic_line;

@@ -274,7 +274,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 			return verr(V, line, "thread %u has a record after its exit at line %u",
 			            thid[t], T->exit_line);
 
-		switch (r->op) {
+		switch (trace_op_effect(r)) { /* trylock ok: lock, ... */
 		case TRACE_CREATE: {
 			uint32_t c = r->a;
 			struct vth *C = &th[c];
@@ -311,10 +311,6 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 			pair[j] = th[u].exit_rec;
 			break;
 		}
-		case TRACE_TRYLOCK:
-			if (!r->b)
-				break;
-			/* fall through */
 		case TRACE_LOCK: {
 			struct vmx *m = &V->mx[r->a];
 			if (m->owner == t)
@@ -342,10 +338,6 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 			m->last_release = j;
 			break;
 		}
-		case TRACE_TRYWAIT:
-			if (!r->b)
-				break;
-			/* fall through */
 		case TRACE_WAIT: {
 			struct vsem *s = &V->sem[r->a];
 			if (s->left) {
@@ -498,7 +490,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 			w->last_unlock = j;
 			break;
 		}
-		case TRACE_SLEEP:
+		default: /* sleep; trylock, trywait busy */
 			break;
 		}
 
@@ -649,7 +641,8 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t j = V.th[tid[i]].cur++;
 		rec[j] = P->rec[i];
-		if (rec[j].op == TRACE_CREATE || rec[j].op == TRACE_JOIN)
+		const struct trace_operand *A = &trace_ops[rec[j].op].arg[0];
+		if (A->type == TRACE_ARG_OBJ && A->kind == TRACE_K_THREAD)
 			rec[j].a = newidx[rec[j].a];
 		if (loc)
 			loc[j] = P->loc[i];
