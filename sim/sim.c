@@ -29,7 +29,9 @@
  *     where not-before collects latencies (time of the release + t when
  *     the releaser's processor differs); waiting out a latency uses no CPU
  *     and counts as blocked time;
- *   - a woken cwait waiter asks for its mutex at the wake-up; a blocked
+ *   - a woken cwait waiter asks for its mutex when its wake-up arrives
+ *     (after the latency, BK_CWAIT_WAKE); a thread that blocks or exits
+ *     leaves its processor before its step's releases; a blocked
  *     signaller, when enough waiters have arrived, re-requests the mutexes
  *     it released (in the order it had taken them) before its wake-ups ask
  *     for theirs; it proceeds no earlier than t after the last waiter's
@@ -71,6 +73,8 @@ enum {
 	BK_BARRIER,
 	BK_CWAIT,       /* registered on a condition variable               */
 	BK_CWAIT_REACQ, /* woken, re-acquiring its mutex                    */
+	BK_CWAIT_WAKE,  /* woken, its wake-up still on the way (a timer):
+	                   asks for its mutex when it arrives               */
 	BK_SIGWAIT,     /* signaller waiting for enough waiters             */
 	BK_SIG_REACQ,   /* signaller re-acquiring its mutexes               */
 	BK_RDLOCK,
@@ -81,7 +85,7 @@ enum {
 
 static const char *const bk_why[] = {
 	"?", "lock", "wait on", "join", "pass", "be signalled on",
-	"re-acquire after cwait", "see enough waiters on",
+	"re-acquire after cwait", "re-acquire after cwait", "see enough waiters on",
 	"re-acquire after signal", "rdlock", "wrlock", "?", "?"};
 
 /* A thread's state.  The fields every step touches come first, in one
@@ -142,8 +146,9 @@ struct srw {
 	int32_t writer;
 	uint32_t readers;
 	uint32_t qh, qt;
-	int32_t rel_proc;
-	stime rel;
+	int32_t rel_proc;    /* last release of any kind (for writers)     */
+	int32_t wrel_proc;   /* last writer's release (for readers)         */
+	stime rel, wrel;
 };
 
 struct sgrp {
@@ -152,7 +157,12 @@ struct sgrp {
 	uint32_t m;          /* ps: ready threads                          */
 	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
 	stime V, tlast;   /* ps: virtual time at tlast                  */
-	stime busy;       /* ps: integral of min(m, c) dt               */
+	stime tnext;      /* ps: the next completion (end of a cycle)   */
+	stime tshort;     /* ps pool, m > c: start of the last cycle
+	                     before tnext, which may be short; else
+	                     UINT64_MAX                                  */
+	uint64_t slast;   /* ps pool: units the threads get in that cycle */
+	stime busy;       /* ps: units of work done; units: trace unit  */
 };
 
 struct sslot {
@@ -581,10 +591,18 @@ static void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
  * so m ticks, 1 unit each).  V counts the units each thread has received
  * since the group last fell empty; a thread's finish tag is V + its work.
  * Threads finish, and arrivals join, only at cycle boundaries: a thread
- * that becomes ready inside a cycle joins at the next boundary.  All times
- * stay integers; the processor never idles while one of its threads is
- * ready; a lone thread runs at full speed.  This differs from the fluid
- * limit by less than one cycle per event (docs/sim.md).
+ * that becomes ready inside a cycle joins at the next boundary.
+ *
+ * No capacity is lost (the unbound pool, c >= 2, m > c): in the cycle in
+ * which some threads need fewer than c units, each thread gets only what
+ * it needs (at most c), and the cycle lasts ceil(S / c) ticks, S the units
+ * given (only the rounding of that division idles).  The threads whose
+ * work ends at that boundary act in increasing id: their tags, which may
+ * lie below the new V, are raised to V (ps_clamp).
+ *
+ * All times stay integers; the processor never idles while one of its
+ * threads is ready; a lone thread runs at full speed.  This differs from
+ * the fluid limit by less than one cycle per event (docs/sim.md).
  */
 static inline uint64_t ps_len(const struct sgrp *g)
 {
@@ -596,16 +614,42 @@ static inline uint64_t ps_units(const struct sgrp *g)
 	return g->m <= g->nslots ? 1 : g->nslots;
 }
 
+/* Pool: raise the tags below V to V (threads whose work ended at this
+ * boundary), so that they act in increasing id. */
+static void ps_clamp(struct sim_work *w, struct sgrp *g)
+{
+	struct pent *h = w->pheap + g->hbase;
+	while (g->hn && h[0].tag < g->V) {
+		h[0].tag = g->V;
+		pheap_down(w, g, 0);
+	}
+}
+
 /* Advance a ps group to T, a boundary of its current cycle (or any time
  * when the group is empty). */
 static void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
 {
 	uint64_t dt = T - g->tlast;
 	if (dt && g->m) {
-		uint64_t cycles = dt / ps_len(g);
-		g->V += cycles * ps_units(g);
-		if (w->flags & SIM_STATS)
-			g->busy += dt * (g->m < g->nslots ? g->m : g->nslots);
+		if (g->m <= g->nslots) {
+			g->V += dt;
+			if (w->flags & SIM_STATS)
+				g->busy += dt * g->m;
+		} else if (g->nslots == 1) {
+			g->V += dt / g->m;
+			if (w->flags & SIM_STATS)
+				g->busy += dt;
+		} else { /* the pool: full cycles, maybe a short last one */
+			uint64_t c = g->nslots;
+			g->V += (dt + g->m - 1) / g->m * c;
+			if (w->flags & SIM_STATS) {
+				if (T > g->tshort)
+					g->busy += (g->tshort - g->tlast) * c + g->slast;
+				else
+					g->busy += dt * c;
+			}
+			ps_clamp(w, g);
+		}
 	}
 	g->tlast = T;
 }
@@ -615,8 +659,26 @@ static inline uint64_t ps_boundary(const struct sgrp *g, uint64_t T)
 {
 	if (g->m == 0)
 		return T;
+	if (T > g->tshort) /* inside the pool's last, short cycle */
+		return g->tnext;
 	uint64_t len = ps_len(g), dt = T - g->tlast;
 	return g->tlast + (dt + len - 1) / len * len;
+}
+
+/* Pool: the threads whose tags are at most X, in the subtree of heap
+ * position i: add c - (tag - V0) to *lost, and the smallest id to *id. */
+static void ps_finishing(const struct sim_work *w, const struct sgrp *g, uint32_t i,
+                         uint64_t X, uint64_t V0, uint64_t *lost, uint32_t *id)
+{
+	const struct pent *h = w->pheap + g->hbase;
+	while (i < g->hn && h[i].tag <= X) {
+		*lost += X - h[i].tag; /* c - (tag - V0), X = V0 + c */
+		(void)V0;
+		if (h[i].u < *id)
+			*id = h[i].u;
+		ps_finishing(w, g, 2 * i + 1, X, V0, lost, id);
+		i = 2 * i + 2;
+	}
 }
 
 /* Put a ps group's next completion into the event heap. */
@@ -625,13 +687,28 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 	struct sgrp *g = &w->g[gi];
 	uint32_t id = w->p->n + gi;
 	if (g->hn == 0) {
+		g->tshort = g->tnext = UINT64_MAX;
 		heap_del(w, id);
 		return;
 	}
 	uint32_t u = w->pheap[g->hbase].u;
 	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
 	uint64_t units = ps_units(g), cycles = (left + units - 1) / units;
-	heap_set(w, id, (g->tlast + cycles * ps_len(g)), 0, u);
+	uint64_t len = ps_len(g), t = g->tlast + cycles * len;
+	g->tshort = UINT64_MAX;
+	if (units > 1 && cycles) {
+		/* the pool, m > c: the last cycle gives each thread what it
+		 * needs, at most c units; the threads that finish in it act by
+		 * id from the smallest */
+		uint64_t V0 = g->V + (cycles - 1) * units, lost = 0;
+		ps_finishing(w, g, 0, V0 + units, V0, &lost, &u);
+		uint64_t S = g->m * units - lost;
+		g->tshort = g->tlast + (cycles - 1) * len;
+		g->slast = S;
+		t = g->tshort + (S + units - 1) / units;
+	}
+	g->tnext = t;
+	heap_set(w, id, t, 0, u);
 }
 
 /* ------------------------------------------------------------------ */
@@ -992,6 +1069,19 @@ static void sig_reacquire(struct sim_work *w, uint32_t s, stime T)
 /* ------------------------------------------------------------------ */
 /* Condition variables */
 
+/* v, woken from cwait, asks for its mutex (wobj) at T. */
+static void cwait_reacquire(struct sim_work *w, uint32_t v, stime T)
+{
+	struct sth *t = &w->th[v];
+	uint32_t m = t->wobj;
+	t->state = ST_BLOCK;
+	t->bk = BK_CWAIT_REACQ;
+	if (mutex_request(w, v, m, T)) {
+		held_push(w, v, m);
+		proceed(w, v, T);
+	}
+}
+
 /* Wake the first n registered waiters of c at T, released from x. */
 static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
                       int32_t x)
@@ -1005,13 +1095,23 @@ static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
 		if (w->flags & SIM_SCHEDULE)
 			sy_add(w, v, t->cur, T, w->cur_releaser);
 		uint32_t m = cur_rec(w, v)->b;
-		t->bk = BK_CWAIT_REACQ;
 		t->wobj = m;
-		if (mutex_request(w, v, m, T)) {
-			held_push(w, v, m);
-			proceed(w, v, T);
+		if (t->nb > T) { /* the wake-up arrives at nb: ask then */
+			t->bk = BK_CWAIT_WAKE;
+			t->state = ST_TIMER;
+			heap_set(w, v, t->nb, 0, v);
+			continue;
 		}
+		cwait_reacquire(w, v, T);
 	}
+}
+
+/* The wake-up of v (woken from a cwait) arrived at T (the timer of
+ * BK_CWAIT_WAKE fired): v asks for its mutex now. */
+static void cwait_arrive(struct sim_work *w, uint32_t v, stime T)
+{
+	w->th[v].nb = 0;
+	cwait_reacquire(w, v, T);
 }
 
 /* Serve blocked signallers of c that now have enough waiters; the last
@@ -1042,6 +1142,11 @@ static void cond_serve(struct sim_work *w, uint32_t c, stime T, int32_t x)
 /* ------------------------------------------------------------------ */
 /* Read-write locks */
 
+static inline int before_latency_end(struct sim_work *w, stime T, stime rel)
+{
+	return w->par->latency && T < rel + w->t_lat;
+}
+
 static void rw_grant_queue(struct sim_work *w, uint32_t r, stime T, int32_t x)
 {
 	struct srw *rw = &w->rw[r];
@@ -1051,11 +1156,15 @@ static void rw_grant_queue(struct sim_work *w, uint32_t r, stime T, int32_t x)
 		if (wr && rw->readers)
 			return;
 		q_pop(w, &rw->qh, &rw->qt);
-		if (wr)
+		if (wr) {
 			rw->writer = (int32_t)v;
-		else
+			nb_after(w, v, T, x);
+		} else {
 			rw->readers++;
-		nb_after(w, v, T, x);
+			/* a reader waits only for the last writer's release */
+			if (before_latency_end(w, T, rw->wrel))
+				nb_after(w, v, rw->wrel, rw->wrel_proc);
+		}
 		if (w->flags & SIM_SCHEDULE)
 			sy_add(w, v, w->th[v].cur, T, w->cur_releaser);
 		proceed(w, v, T);
@@ -1080,11 +1189,6 @@ static int acquired_now(struct sim_work *w, uint32_t u, stime T)
 		return STOPPED;
 	}
 	return GO_ON;
-}
-
-static inline int before_latency_end(struct sim_work *w, stime T, stime rel)
-{
-	return w->par->latency && T < rel + w->t_lat;
 }
 
 /* What every step of every model does first: count it, name the releaser
@@ -1202,9 +1306,11 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 	}
 	case TRACE_CWAIT: {
 		struct scond *cv = &w->cv[r->a];
+		/* leave the processor first, then release (as exit and a
+		 * blocking signal do) */
+		block(w, u, T, BK_CWAIT, r->a);
 		held_remove(w, u, r->b);
 		mutex_release(w, r->b, T, x);
-		block(w, u, T, BK_CWAIT, r->a);
 		q_push(w, &cv->wh, &cv->wt, u);
 		cv->nw++;
 		cond_serve(w, r->a, T, x);
@@ -1248,12 +1354,16 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		struct srw *rw = &w->rw[r->a];
 		int wr = r->op == TRACE_WRLOCK;
 		if (rw->qh == NIL && rw->writer < 0 && (!wr || rw->readers == 0)) {
-			if (wr)
+			if (wr) {
 				rw->writer = (int32_t)u;
-			else
+				if (before_latency_end(w, T, rw->rel))
+					nb_after(w, u, rw->rel, rw->rel_proc);
+			} else {
 				rw->readers++;
-			if (before_latency_end(w, T, rw->rel))
-				nb_after(w, u, rw->rel, rw->rel_proc);
+				/* only the last writer's release excluded readers */
+				if (before_latency_end(w, T, rw->wrel))
+					nb_after(w, u, rw->wrel, rw->wrel_proc);
+			}
 			return acquired_now(w, u, T);
 		}
 		q_push(w, &rw->qh, &rw->qt, u);
@@ -1262,10 +1372,13 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 	}
 	case TRACE_RWUNLOCK: {
 		struct srw *rw = &w->rw[r->a];
-		if (rw->writer == (int32_t)u)
+		if (rw->writer == (int32_t)u) {
 			rw->writer = -1;
-		else if (rw->readers)
+			rw->wrel = T;
+			rw->wrel_proc = x;
+		} else if (rw->readers) {
 			rw->readers--;
+		}
 		rw->rel = T;
 		rw->rel_proc = x;
 		rw_grant_queue(w, r->a, T, x);
@@ -1833,6 +1946,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	for (uint32_t gi = 0; gi < ngrp; gi++) {
 		w->g[gi].rqh = w->g[gi].rqt = NIL;
 		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = 0;
+		w->g[gi].tnext = w->g[gi].tshort = UINT64_MAX;
 	}
 	for (uint32_t s = 0; s < w->nslot; s++) {
 		w->sl[s].run = w->sl[s].last = -1;
@@ -1911,8 +2025,8 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->rw[r].writer = -1;
 		w->rw[r].readers = 0;
 		w->rw[r].qh = w->rw[r].qt = NIL;
-		w->rw[r].rel = 0;
-		w->rw[r].rel_proc = NOPROC;
+		w->rw[r].rel = w->rw[r].wrel = 0;
+		w->rw[r].rel_proc = w->rw[r].wrel_proc = NOPROC;
 	}
 	return SIM_OK;
 }
@@ -2098,7 +2212,10 @@ static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
 			struct sth *t = &w->th[id];
 			if (t->state == ST_TIMER) {
 				heap_del(w, id);
-				make_ready(w, id, T);
+				if (__builtin_expect(t->bk == BK_CWAIT_WAKE, 0))
+					cwait_arrive(w, id, T);
+				else
+					make_ready(w, id, T);
 				continue;
 			}
 			/* fifo/rr: the running thread finished its work; its event
