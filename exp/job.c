@@ -80,6 +80,12 @@ struct traj {
 	size_t next;               /* next checkpoint                     */
 	int have_at[EXP_MAX_CHECKS];
 	sim_time at[EXP_MAX_CHECKS];
+	/* raw sga: the complete bindings after the floor's (the last step's
+	 * candidates), their best and one of them */
+	uint64_t complete, after;
+	int have_after;
+	sim_time best_after;
+	int32_t *sample;           /* [n] or NULL                          */
 };
 
 static void observe(void *arg, const int32_t *b, uint32_t n, int st,
@@ -91,6 +97,17 @@ static void observe(void *arg, const int32_t *b, uint32_t n, int st,
 		if (b[i] == TRACE_SHADOW)
 			complete = 0;
 	t->tests++;
+	if (complete && t->sample) {
+		if (t->complete++ > 0) {
+			if (t->after++ == 0)
+				memcpy(t->sample, b, sizeof *b * n);
+			if (st == SIM_OK && (!t->have_after ||
+			                     sim_time_cmp(ms, t->best_after) < 0)) {
+				t->have_after = 1;
+				t->best_after = ms;
+			}
+		}
+	}
 	if (complete && st == SIM_OK &&
 	    (!t->have || sim_time_cmp(ms, t->best) < 0)) {
 		t->have = 1;
@@ -148,6 +165,56 @@ static void tail(struct text *t, const struct refs *r, int st, sim_time ms)
 	    gap);
 }
 
+/*
+ * The makespan of SGA's own allocation (Paper IV), which alloc_run hides
+ * under its binpacking floor: the best of SGA's last step, whose
+ * candidates are the only complete bindings it tests (every earlier step
+ * has threads on shadow processors).  One of them may be binpacking's
+ * allocation, already tested as the floor and so not simulated again: it
+ * was a candidate iff fewer candidates were simulated than the step has
+ * (the processors used by the other threads, plus a free one if any).
+ * The last thread is the shortest (ties: the highest index), SGA's order.
+ */
+static int sga_raw(const struct trace *tr, const struct traj *t, uint32_t k,
+                   int bst, sim_time bms, sim_time *out)
+{
+	uint32_t n = tr->nthreads;
+	if (t->after == 0) { /* k = 1 or n = 1: SGA's allocation is binpack's */
+		*out = bms;
+		return bst;
+	}
+	uint32_t last = 0;
+	uint64_t lw = UINT64_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = trace_thread_work(tr, i);
+		if (w <= lw) {
+			lw = w;
+			last = i;
+		}
+	}
+	uint32_t used = 0;
+	char *seen = calloc(k, 1);
+	if (!seen)
+		return SIM_ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		if (i != last && t->sample[i] >= 0 && (uint32_t)t->sample[i] < k &&
+		    !seen[t->sample[i]]) {
+			seen[t->sample[i]] = 1;
+			used++;
+		}
+	free(seen);
+	uint64_t cands = used + (used < k);
+	int st = t->have_after ? SIM_OK : SIM_DEADLOCK;
+	sim_time best = t->best_after;
+	if (t->after < cands && bst == SIM_OK &&
+	    (st != SIM_OK || sim_time_cmp(bms, best) < 0)) {
+		st = SIM_OK;
+		best = bms;
+	}
+	*out = best;
+	return st;
+}
+
 static int fail(char *err, size_t len, int rc, const char *fmt, ...)
 {
 	va_list ap;
@@ -199,9 +266,11 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 	/* References: binpacking and one processor, on this machine. */
 	struct refs r;
 	memset(&r, 0, sizeof r);
-	sim_time ms;
+	sim_time ms, bms;
 	alloc_binpack(tr, c->sim.cpus, b);
 	int st = sim_makespan(sp, w, &c->sim, b, &ms);
+	int bst = st;
+	bms = ms;
 	snprintf(r.binpack, sizeof r.binpack, "%s",
 	         fmt_ms(st, ms, opts, sizeof opts));
 	struct sim_params one = c->sim;
@@ -247,21 +316,41 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 		struct traj tj;
 		memset(&tj, 0, sizeof tj);
 		tj.v = var;
-		if (var->ncheck) {
+		if (var->ncheck || var->raw) {
 			ap.observe = observe;
 			ap.observe_arg = &tj;
 			ap.width = 1; /* one simulation per test */
+		}
+		if (var->raw) {
+			tj.sample = malloc(sizeof *tj.sample * (n ? n : 1));
+			if (!tj.sample) {
+				rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 		struct alloc_result res;
 		double t0 = now_s();
 		int arc = alloc_run(sp, &ap, &res);
 		double dt = now_s() - t0;
 		if (arc < 0) {
+			free(tj.sample);
 			rc = fail(err, errlen, EXP_ERUN,
 			          "job %zu (%s %s, %u cpus): %s failed (%d)", job,
 			          p->path ? "trace" : s->fam[p->fam].name, opts,
 			          c->sim.cpus, var->name, arc);
 			goto out;
+		}
+		if (var->raw && res.status == SIM_OK)
+			res.status = sga_raw(tr, &tj, c->sim.cpus, bst, bms,
+			                     &res.makespan);
+		free(tj.sample);
+		tj.sample = NULL;
+		if (var->raw) {
+			if (res.status == SIM_ENOMEM) {
+				alloc_result_release(&res);
+				rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 		const char *model = sim_model_name(res.model);
 		for (size_t k = 0; k < var->ncheck; k++) {

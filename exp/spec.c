@@ -389,6 +389,8 @@ static int on_key(void *arg, const char *sec, const char *key,
 			v->have_seed = 1;
 			return u64(val, UINT64_MAX, &v->seed, where, err, errlen);
 		}
+		if (strcmp(key, "raw") == 0)
+			return flag(val, &v->raw, where, err, errlen);
 		if (strcmp(key, "restarts") == 0) {
 			uint64_t r;
 			if ((rc = u64(val, UINT32_MAX, &r, where, err, errlen)))
@@ -510,6 +512,11 @@ static int finish(struct pstate *ps, char *err, size_t errlen)
 			if (strcmp(vt[i].name, ps->alglist.v[k]) == 0)
 				s->var[k] = vt[i];
 	free(vt);
+	for (size_t i = 0; i < s->nvar; i++)
+		if (s->var[i].raw && strcmp(s->var[i].algorithm, "sga") != 0)
+			return fail(err, errlen,
+			            "%s: [alg.%s] raw = 1 is for algorithm sga only",
+			            ps->fname, s->var[i].name);
 	for (size_t i = 0; i < s->nvar; i++)
 		if (alloc_algorithm_find(s->var[i].algorithm) < 0)
 			return fail(err, errlen,

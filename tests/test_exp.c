@@ -209,9 +209,11 @@ static const char two_text[] =
  *   binpack {main,T1,T2} / {T3,T4}: T3 and T4 wait for T1 and T2, which
  *     share a processor: 1030 + 1000, then 1010 + 1020: 4060, 1 test;
  *   sga: 8 tests (Fig. 3: P(P+1)/2 - 1 + P(T-P) = 2 + 6 = 8 for T = 5,
- *     P = 2), {main,T1,T4} / {T2,T3}: 2050;
- *   csga: sga's 8 + binpacking's allocation (not among sga's: sga never
- *     tests T3 with T4 alone): 9 tests, 2050;
+ *     P = 2), {main,T1,T4} / {T2,T3}: 2050, after alloc's binpacking floor
+ *     (docs/alloc.md: binpacking's allocation tested first; not among
+ *     sga's, which never tests T3 with T4 alone): 9 tests;
+ *   sga raw (SGA's own allocation, Paper IV): the same 2050;
+ *   csga: the floor is its binpacking test: 9 tests, 2050;
  *   exhaustive: every partition of 5 threads into at most 2 sets,
  *     S(5,1) + S(5,2) = 1 + 15 = 16 tests; the best is 2050 (no binding
  *     can do better: T4 starts after T1's 1030 and runs 1020);
@@ -244,8 +246,9 @@ static void test_hand_rows(void **state)
 	char text[1024];
 	snprintf(text, sizeof text,
 	         "[programs]\ntraces = %s\n[machine]\ncpus = 2\n"
-	         "[run]\nalgorithms = binpack, sga, csga, exhaustive\n"
-	         "unbound = 1\nbound = 1\n[alg.exhaustive]\nmax_tests = 100\n",
+	         "[run]\nalgorithms = binpack, sga, csga, exhaustive, sgaraw\n"
+	         "unbound = 1\nbound = 1\n[alg.exhaustive]\nmax_tests = 100\n"
+	         "[alg.sgaraw]\nalgorithm = sga\nraw = 1\n",
 	         tdir);
 	put_file(d, "hand.ini", text);
 	snprintf(ini, sizeof ini, "%s/hand.ini", d);
@@ -268,7 +271,9 @@ static void test_hand_rows(void **state)
 		{"worst.trace", "binpack", C_MS, "4060"},
 		{"worst.trace", "binpack", C_TESTS, "1"},
 		{"worst.trace", "sga", C_MS, "2050"},
-		{"worst.trace", "sga", C_TESTS, "8"},
+		{"worst.trace", "sga", C_TESTS, "9"},
+		{"worst.trace", "sgaraw", C_MS, "2050"},
+		{"two.trace", "sgaraw", C_MS, "100"},
 		{"worst.trace", "csga", C_MS, "2050"},
 		{"worst.trace", "csga", C_TESTS, "9"},
 		{"worst.trace", "exhaustive", C_MS, "2050"},
@@ -293,8 +298,8 @@ static void test_hand_rows(void **state)
 			         rows[i].prog, rows[i].alg, rows[i].col, buf,
 			         rows[i].want);
 	}
-	/* 2 programs x 5 rows + header. */
-	assert_int_equal(tu_count_lines(csv), 11);
+	/* 2 programs x 6 rows + header. */
+	assert_int_equal(tu_count_lines(csv), 13);
 	free(csv);
 	exp_spec_release(s);
 	free(s);

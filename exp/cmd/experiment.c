@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "exp/exp.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -20,48 +21,28 @@ static void on_signal(int sig)
 	cancel = 1;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: experiment [-q] [-o CSV] [--timing FILE] EXPERIMENT.ini ...\n"
-	        "       mpirun -np N experiment EXPERIMENT.ini ...\n"
-	        "       experiment --report [DIR [REPORT.md]]\n"
-	        "\n"
-	        "Runs every (program, machine) job of each experiment file and "
-	        "writes one CSV\n"
-	        "row per (program, machine, algorithm) to the file's output "
-	        "(default: the\n"
-	        "file with .csv for .ini): makespan, tests, why the search "
-	        "stopped, binpacking's\n"
-	        "and one processor's makespan, the analytic bound, the lower "
-	        "bound, the gap.\n"
-	        "Rows already in the CSV are kept (resume after an "
-	        "interruption); the file is\n"
-	        "the same bytes for any number of OpenMP threads "
-	        "(OMP_NUM_THREADS) or MPI\n"
-	        "processes.  Wall times go to the timing file (default: "
-	        "OUTPUT without .csv\n"
-	        "+ .timing.csv).  A progress bar with ETA is shown when "
-	        "standard error is a\n"
-	        "terminal.\n"
-	        "\n"
-	        "  -q, --quiet       no progress, no summary\n"
-	        "  -o, --output CSV  write (and resume) CSV instead of the "
-	        "file's output\n"
-	        "  --timing FILE     wall times (seconds per row), not "
-	        "deterministic\n"
-	        "  --report          turn DIR's (default bench/experiments) "
-	        "CSVs into SVG plots\n"
-	        "                    (gnuplot) and regenerate REPORT.md "
-	        "(default\n"
-	        "                    bench/REPORT.md)\n"
-	        "  -h, --help        this text\n"
-	        "\n"
-	        "Exit status: 0 done, 1 usage, 2 bad experiment file or CSV, "
-	        "4 system error\n"
-	        "or interrupted (rerun to resume).  See docs/exp.md for the "
-	        "file format.\n");
-}
+static const char about[] =
+	"Runs every (program, machine) job of each experiment file "
+	"(docs/exp.md) and\n"
+	"writes one CSV row per (program, machine, algorithm) to the file's "
+	"output\n"
+	"(default: the file with .csv for .ini): makespan, tests, why the "
+	"search\n"
+	"stopped, binpacking's and one processor's makespan, the analytic "
+	"bound, the\n"
+	"lower bound, the gap.  Rows already in the CSV are kept (resume "
+	"after an\n"
+	"interruption); the file is the same bytes for any number of OpenMP "
+	"threads\n"
+	"(OMP_NUM_THREADS) or MPI processes (mpirun -np N experiment FILE).  "
+	"Wall\n"
+	"times go to the timing file (default: OUTPUT without .csv + "
+	".timing.csv).\n"
+	"A progress bar with ETA is shown when standard error is a "
+	"terminal.\n"
+	"--report turns DIR's (default bench/experiments) CSVs into SVG "
+	"plots\n"
+	"(gnuplot) and regenerates REPORT (default bench/REPORT.md).";
 
 struct bar {
 	int tty;
@@ -106,37 +87,35 @@ int main(int argc, char **argv)
 {
 	int quiet = 0, report = 0;
 	const char *timing = NULL, *output = NULL;
-	int first = 1;
+	struct cli_opt opts[] = {
+		{CLI_STR, "output", 'o', "CSV", .dst = &output,
+		 .help = "write (and resume) CSV instead of the file's output"},
+		{CLI_STR, "timing", 0, "FILE", .dst = &timing,
+		 .help = "wall times (seconds per row; not deterministic)"},
+		{CLI_FLAG, "report", 0, .dst = &report,
+		 .help = "make the plots and the report instead of running"},
+		{CLI_FLAG, "quiet", 'q', .dst = &quiet,
+		 .help = "no progress bar, no summary"},
+		{CLI_END},
+	};
+	static const struct cli_cmd cmd = {
+		"experiment",
+		"[options] EXPERIMENT.ini ...\n--report [DIR [REPORT]]",
+		about, NULL, NULL, NULL, NULL, NULL};
+	struct cli_cmd c = cmd;
+	c.opts = opts;
 	int mpi = exp_mpi_available() && exp_mpi_launched();
 	if (mpi && exp_mpi_init(&argc, &argv) != 0) {
 		fprintf(stderr, "experiment: MPI_Init failed\n");
-		return 4;
+		return CLI_ESYSTEM;
 	}
-	for (; first < argc && argv[first][0] == '-'; first++) {
-		const char *a = argv[first];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
-			exp_mpi_finalize();
-			return 0;
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			quiet = 1;
-		} else if (strcmp(a, "--report") == 0) {
-			report = 1;
-		} else if (strcmp(a, "--timing") == 0 && first + 1 < argc) {
-			timing = argv[++first];
-		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
-		           first + 1 < argc) {
-			output = argv[++first];
-		} else if (strcmp(a, "--") == 0) {
-			first++;
-			break;
-		} else {
-			fprintf(stderr, "experiment: %s: unknown option (--help)\n",
-			        a);
-			exp_mpi_finalize();
-			return 1;
-		}
+	int nops, prc = cli_parse(&c, argc, argv, &nops);
+	if (prc != CLI_CONTINUE) {
+		exp_mpi_finalize();
+		return prc;
 	}
+	int first = 1;
+	argc = nops + 1;
 	char err[1024];
 	if (report) {
 		const char *dir = first < argc ? argv[first] : "bench/experiments";
@@ -149,9 +128,8 @@ int main(int argc, char **argv)
 		return rc == EXP_OK ? 0 : rc == EXP_EINVAL ? 2 : 4;
 	}
 	if (first >= argc) {
-		usage(stderr);
 		exp_mpi_finalize();
-		return 1;
+		return cli_usage(&c, "no experiment file");
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -216,7 +194,7 @@ int main(int argc, char **argv)
 				        "experiment: %s: interrupted; %s holds the "
 				        "finished jobs, rerun to resume\n",
 				        s->name, s->output);
-			status = 4;
+			status = CLI_EINT;
 		} else if (!quiet && st.rank == 0) {
 			fprintf(stderr,
 			        "experiment: %s: %zu jobs (%zu kept, %zu computed) "
