@@ -250,6 +250,8 @@ struct sim_work {
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
 	stime makespan;
+	stime cutoff;        /* stop when an event lies later (SIM_CUTOFF) */
+	int cut;             /* the run stopped at the cutoff              */
 	uint32_t live;
 	/* strict and client-server (allocated on their first run) */
 	int pm_ok;
@@ -2223,9 +2225,14 @@ static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
                                                             const int pm)
 {
 	const uint32_t n = w->p->n, ngrp = w->ngrp, nng = n + ngrp;
+	const stime cutoff = w->cutoff;
 	while (w->hn && !w->nomem) {
 		uint32_t id = w->heap[0].id;
 		stime T = (stime)(w->heap[0].key >> 64);
+		if (__builtin_expect(T > cutoff, 0)) {
+			w->cut = 1; /* threads remain, and nothing happens <= cutoff */
+			return;
+		}
 		if (id < n) {
 			struct sth *t = &w->th[id];
 			if (t->state == ST_TIMER) {
@@ -2270,12 +2277,14 @@ static stime stuck_time(const struct sim_work *w)
 /* One run of one model (not SIM_AUTO). */
 static int run_model(const struct sim_program *p, struct sim_work *w,
                      const struct sim_params *par, const int32_t *binding,
-                     unsigned flags, struct sim_result *res)
+                     unsigned flags, stime cutoff, struct sim_result *res)
 {
 	memset(res, 0, sizeof *res);
 	res->makespan = ST(0);
 	res->model = par->model;
 	w->flags = flags;
+	w->cutoff = cutoff;
+	w->cut = 0;
 	int rc = setup(w, par, binding);
 	if (rc != SIM_OK) {
 		res->status = rc;
@@ -2293,6 +2302,10 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 	if (w->nomem) {
 		res->status = SIM_ENOMEM;
 		return SIM_ENOMEM;
+	}
+	if (w->cut) {
+		res->status = SIM_CUTOFF;
+		return SIM_CUTOFF;
 	}
 	res->steps = w->steps;
 	res->nprocs = par->cpus;
@@ -2341,9 +2354,9 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 	return SIM_OK;
 }
 
-int sim_run(const struct sim_program *p, struct sim_work *w,
-            const struct sim_params *par, const int32_t *binding,
-            unsigned flags, struct sim_result *res)
+static int run_scheme(const struct sim_program *p, struct sim_work *w,
+                      const struct sim_params *par, const int32_t *binding,
+                      unsigned flags, stime cutoff, struct sim_result *res)
 {
 	if (w->p != p || par->model > SIM_AUTO) {
 		memset(res, 0, sizeof *res);
@@ -2353,7 +2366,7 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 		return SIM_EINVAL;
 	}
 	if (par->model != SIM_AUTO)
-		return run_model(p, w, par, binding, flags, res);
+		return run_model(p, w, par, binding, flags, cutoff, res);
 	/* Paper VIII, Figure 14: Direct; on deadlock client-server; on
 	 * deadlock strict sequence. */
 	static const enum sim_model scheme[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT};
@@ -2361,11 +2374,18 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 	int rc = SIM_EINVAL;
 	for (size_t i = 0; i < sizeof scheme / sizeof scheme[0]; i++) {
 		q.model = scheme[i];
-		rc = run_model(p, w, &q, binding, flags, res);
+		rc = run_model(p, w, &q, binding, flags, cutoff, res);
 		if (rc != SIM_DEADLOCK)
 			break;
 	}
 	return rc;
+}
+
+int sim_run(const struct sim_program *p, struct sim_work *w,
+            const struct sim_params *par, const int32_t *binding,
+            unsigned flags, struct sim_result *res)
+{
+	return run_scheme(p, w, par, binding, flags, UINT64_MAX, res);
 }
 
 int sim_makespan(const struct sim_program *p, struct sim_work *w,
@@ -2374,6 +2394,16 @@ int sim_makespan(const struct sim_program *p, struct sim_work *w,
 {
 	struct sim_result res;
 	int rc = sim_run(p, w, par, binding, 0, &res);
+	*out = rc == SIM_OK ? res.makespan : ST(0);
+	return rc;
+}
+
+int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
+                        const struct sim_params *par, const int32_t *binding,
+                        uint64_t cutoff, sim_time *out)
+{
+	struct sim_result res;
+	int rc = run_scheme(p, w, par, binding, 0, cutoff, &res);
 	*out = rc == SIM_OK ? res.makespan : ST(0);
 	return rc;
 }

@@ -925,6 +925,84 @@ static void test_invariants(void **state)
 	assert_true(checked > 500);
 }
 
+/*
+ * sim_makespan_cutoff against sim_makespan (the independent method: the
+ * full run) on random programs, bindings, policies, latencies and models:
+ * for cutoffs around the makespan, SIM_CUTOFF exactly when the makespan
+ * exceeds the cutoff, else the same status and makespan; a run that
+ * deadlocks gets SIM_DEADLOCK when the cutoff is at least the time it got
+ * stuck, SIM_CUTOFF below it.
+ */
+static void test_cutoff(void **state)
+{
+	(void)state;
+	uint64_t seed = 777;
+	static const enum sim_model models[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO};
+	int checked = 0, cut = 0, dl = 0;
+	for (int iter = 0; iter < 120; iter++) {
+		int n = 2 + (int)(tu_rand(&seed) % 8);
+		char *text = random_trace(&seed, n, 10, iter % 2, iter % 3 == 0);
+		struct tu_sim c;
+		tu_sim_open(&c, text);
+		uint32_t nt = c.tr->nthreads;
+		int32_t *b = calloc(nt, sizeof *b);
+		for (int rep = 0; rep < 6; rep++) {
+			struct sim_params par;
+			sim_params_init(&par);
+			assert_int_equal(sim_policy_parse(policies[tu_rand(&seed) % NPOL], &par), 0);
+			par.cpus = 1 + (uint32_t)(tu_rand(&seed) % 4);
+			par.latency = tu_rand(&seed) % 3 == 0 ? tu_rand(&seed) % 20 : 0;
+			par.model = models[tu_rand(&seed) % 4];
+			par.mode = rep == 5 ? SIM_UNBOUND : SIM_BOUND;
+			for (uint32_t i = 0; i < nt; i++)
+				b[i] = (int32_t)(tu_rand(&seed) % par.cpus);
+			struct sim_result full;
+			int rc = sim_run(c.p, c.w, &par, b, 0, &full);
+			assert_true(rc == SIM_OK || rc == SIM_DEADLOCK);
+			uint64_t ms = full.makespan.num; /* on deadlock: when it got stuck */
+			const uint64_t cuts[] = {0, ms / 2, ms ? ms - 1 : 0, ms, ms + 1, UINT64_MAX};
+			for (size_t j = 0; j < sizeof cuts / sizeof cuts[0]; j++) {
+				sim_time got;
+				int rc2 = sim_makespan_cutoff(c.p, c.w, &par, b, cuts[j], &got);
+				if (ms > cuts[j]) {
+					if (rc2 != SIM_CUTOFF)
+						fail_msg("iter %d: makespan %llu, cutoff %llu: status %d", iter,
+						         (unsigned long long)ms, (unsigned long long)cuts[j], rc2);
+					assert_int_equal(got.num, 0);
+					cut++;
+				} else {
+					assert_int_equal(rc2, rc);
+					if (rc == SIM_OK)
+						assert_true(sim_time_cmp(got, full.makespan) == 0);
+					else
+						dl++;
+				}
+				checked++;
+			}
+		}
+		free(b);
+		tu_sim_close(&c);
+		free(text);
+	}
+	print_message("cutoff checked on %d runs (%d cut, %d deadlocks kept)\n", checked, cut, dl);
+	assert_true(cut > 500);
+
+	/* tu_lock_inversion deadlocks (Direct, every thread shadow) at 10:
+	 * T2 and T3 each hold one mutex and ask for the other at 10. */
+	struct tu_sim c;
+	tu_sim_open(&c, tu_lock_inversion);
+	struct sim_params par;
+	sim_params_init(&par);
+	struct sim_result res;
+	assert_int_equal(sim_run(c.p, c.w, &par, NULL, 0, &res), SIM_DEADLOCK);
+	assert_time(res.makespan, 10, 1);
+	sim_time got;
+	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, NULL, 9, &got), SIM_CUTOFF);
+	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, NULL, 10, &got), SIM_DEADLOCK);
+	assert_int_equal(got.num, 0);
+	tu_sim_close(&c);
+}
+
 /* The workspace may be reused across programs of different k. */
 static void test_reuse_and_params(void **state)
 {
@@ -965,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_unbound),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_reuse_and_params),
+		cmocka_unit_test(test_cutoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
