@@ -595,8 +595,9 @@ static void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
  *
  * No capacity is lost (the unbound pool, c >= 2, m > c): in the cycle in
  * which some threads need fewer than c units, each thread gets only what
- * it needs (at most c), and the cycle lasts ceil(S / c) ticks, S the units
- * given (only the rounding of that division idles).  The threads whose
+ * it needs (g_i <= c), and the cycle lasts max(max g_i, ceil(S / c))
+ * ticks, S = sum g_i (a thread runs at rate <= 1; otherwise only the
+ * rounding of the division idles).  The threads whose
  * work ends at that boundary act in increasing id: their tags, which may
  * lie below the new V, are raised to V (ps_clamp).
  *
@@ -665,18 +666,29 @@ static inline uint64_t ps_boundary(const struct sgrp *g, uint64_t T)
 	return g->tlast + (dt + len - 1) / len * len;
 }
 
-/* Pool: the threads whose tags are at most X, in the subtree of heap
- * position i: add c - (tag - V0) to *lost, and the smallest id to *id. */
+/* The threads that finish in a pool's last cycle. */
+struct ps_fin {
+	uint64_t lost;  /* sum of c - need over them; units: work units  */
+	uint64_t maxg;  /* the largest need among them                   */
+	uint32_t n;     /* how many                                      */
+	uint32_t id;    /* the smallest id                               */
+};
+
+/* Pool: the threads whose tags are at most X = V0 + c, in the subtree of
+ * heap position i (each needs tag - V0 units of that cycle). */
 static void ps_finishing(const struct sim_work *w, const struct sgrp *g, uint32_t i,
-                         uint64_t X, uint64_t V0, uint64_t *lost, uint32_t *id)
+                         uint64_t X, struct ps_fin *f)
 {
 	const struct pent *h = w->pheap + g->hbase;
 	while (i < g->hn && h[i].tag <= X) {
-		*lost += X - h[i].tag; /* c - (tag - V0), X = V0 + c */
-		(void)V0;
-		if (h[i].u < *id)
-			*id = h[i].u;
-		ps_finishing(w, g, 2 * i + 1, X, V0, lost, id);
+		uint64_t c_minus_need = X - h[i].tag;
+		f->lost += c_minus_need;
+		if (g->nslots - c_minus_need > f->maxg)
+			f->maxg = g->nslots - c_minus_need;
+		f->n++;
+		if (h[i].u < f->id)
+			f->id = h[i].u;
+		ps_finishing(w, g, 2 * i + 1, X, f);
 		i = 2 * i + 2;
 	}
 }
@@ -700,12 +712,18 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 		/* the pool, m > c: the last cycle gives each thread what it
 		 * needs, at most c units; the threads that finish in it act by
 		 * id from the smallest */
-		uint64_t V0 = g->V + (cycles - 1) * units, lost = 0;
-		ps_finishing(w, g, 0, V0 + units, V0, &lost, &u);
-		uint64_t S = g->m * units - lost;
+		uint64_t V0 = g->V + (cycles - 1) * units;
+		struct ps_fin f = {0, 0, 0, u};
+		ps_finishing(w, g, 0, V0 + units, &f);
+		uint64_t S = g->m * units - f.lost, L = (S + units - 1) / units;
+		if (f.n < g->m)
+			f.maxg = units; /* the others get c units */
+		if (L < f.maxg)
+			L = f.maxg; /* no thread runs faster than rate 1 */
+		u = f.id;
 		g->tshort = g->tlast + (cycles - 1) * len;
 		g->slast = S;
-		t = g->tshort + (S + units - 1) / units;
+		t = g->tshort + L;
 	}
 	g->tnext = t;
 	heap_set(w, id, t, 0, u);

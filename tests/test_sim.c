@@ -431,6 +431,23 @@ static const char ps_pool_capacity[] =
 	"3 3 exit\n"
 	"4 3 exit\n";
 
+/* The pool's last cycle lasts at least the largest need in it (rate <=
+ * 1): 4 processors, T2 needs 4 units, T3-T6 1 each: S = 8 units,
+ * ceil(8/4) = 2 ticks, but T2 needs 4 ticks: all end at 4. */
+static const char ps_pool_rate[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 create 4\n"
+	"1 0 create 5\n"
+	"1 0 create 6\n"
+	"1 0 exit\n"
+	"2 4 exit\n"
+	"3 1 exit\n"
+	"4 1 exit\n"
+	"5 1 exit\n"
+	"6 1 exit\n";
+
 /* Issue 9.5: cwait leaves its processor before it hands off its mutex.
  * Unbound fifo, 2 processors, switch cost 3.  At 0 T1 runs on processor
  * 0, creates T2 (takes idle processor 1, first thread there: free start)
@@ -494,6 +511,7 @@ static const struct hand_case hand[] = {
 	{"issue 9.2 rdlock after writer", rdlock_writer, "fifo", 2, 10, {0, 1, 1, 1, 0}, 1, SIM_OK, 21, 1, 4, 21, 1, 0, 0},
 	{"issue 9.3 ps pool id order", ps_pool_order, "ps", 2, 0, {0}, 0, SIM_OK, 33, 1, 2, 12, 1, 1, 0},
 	{"issue 9.4 ps pool capacity", ps_pool_capacity, "ps", 2, 0, {0}, 0, SIM_OK, 5, 1, 3, 5, 1, 1, 0},
+	{"ps pool rate <= 1", ps_pool_rate, "ps", 4, 0, {0}, 0, SIM_OK, 4, 1, 3, 4, 1, 1, 0},
 	{"issue 9.5 cwait leaves first", cwait_leaves_first, "fifo", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
 	{"issue 9.5 cwait leaves first rr", cwait_leaves_first, "rr:100", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
 	{"sleep 0 yields", yield0, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 20, 1, 3, 15, 1, 0, 0},
