@@ -1389,7 +1389,18 @@ static const struct {
 	{ "shadowbind-binding 1\n", "binding.txt: no 'cpus' line" },
 	{ "", "binding.txt: not a shadowbind binding (no 'shadowbind-binding 1' line)" },
 	{ "shadowbind-binding 1\ncpus 0\n",
-	  "binding.txt:2: cpus '0' is not a positive integer below 2^31" },
+	  "binding.txt:2: cpus '0' is not an integer in 1..65536" },
+	/* issue 14: k is capped as --cpus is (TRACE_CPUS_MAX = 65536) */
+	{ "shadowbind-binding 1\ncpus 65537\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '65537' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 100000000\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '100000000' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 1000000000\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '1000000000' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 99999999999999999999999\n",
+	  "binding.txt:2: cpus '99999999999999999999999' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus -2\n",
+	  "binding.txt:2: cpus '-2' is not an integer in 1..65536" },
 	{ "shadowbind-binding 1\ncpus 2\ncpus 2\n",
 	  "binding.txt:3: duplicate 'cpus' (first at line 2)" },
 	{ "shadowbind-binding 1\ncpus 2\nunit us\n",
@@ -1419,6 +1430,17 @@ static void test_binding_bad(void **state)
 {
 	(void)state;
 	struct trace *tr = tu_trace(fixed_text);
+	/* the largest k is accepted */
+	{
+		static const char t[] = "shadowbind-binding 1\ncpus 65536\n1 65535\n2 0\n5 shadow\n";
+		struct trace_binding b;
+		struct trace_error e;
+		assert_int_equal(TRACE_CPUS_MAX, 65536);
+		assert_int_equal(trace_binding_read_mem("b", t, strlen(t), tr, &b, &e), 0);
+		assert_int_equal(b.cpus, 65536);
+		assert_int_equal(b.proc[0], 65535);
+		trace_binding_release(&b);
+	}
 	for (size_t i = 0; i < sizeof bad_bindings / sizeof *bad_bindings; i++) {
 		struct trace_binding b;
 		struct trace_error e;
