@@ -9,6 +9,7 @@ need=""
 # One Debian package per line, alphabetical.
 PACKAGES="
 gcc
+gnuplot-nox
 libc6-dev
 libcmocka-dev
 libglpk-dev

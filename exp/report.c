@@ -625,6 +625,9 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 			size_t rl = slash ? (size_t)(slash - report + 1) : 0;
 			if (rl && strncmp(dir, report, rl) == 0)
 				rel = dir + rl;
+			else if (rl && strlen(dir) == rl - 1 &&
+			         strncmp(dir, report, rl - 1) == 0)
+				rel = ".";
 			for (char *p = in; *p;) {
 				char *m = strchr(p, '@');
 				if (!m) {
