@@ -118,14 +118,14 @@ static int parse_line(const char *v, struct line *l)
 	memcpy(expr, colon + 1, el);
 	expr[el] = 0;
 	char a[64] = "", b[64] = "mean";
-	if (sscanf(expr, " %63s %63s", a, b) < 1)
+	if (sscanf(expr, " %63s %63s", a, b) < 1 || strlen(a) >= sizeof l->num)
 		return -1;
 	char *sl = strchr(a, '/');
 	if (sl) {
 		*sl = 0;
-		snprintf(l->den, sizeof l->den, "%s", sl + 1);
+		memcpy(l->den, sl + 1, strlen(sl + 1) + 1);
 	}
-	snprintf(l->num, sizeof l->num, "%s", a);
+	memcpy(l->num, a, strlen(a) + 1);
 	if (strcmp(b, "mean") == 0)
 		l->stat = S_MEAN;
 	else if (strcmp(b, "min") == 0)
