@@ -190,7 +190,8 @@ uint64_t alloc_room_planned(const struct alloc_ctx *c)
 	uint64_t room = alloc_room(c);
 	if (c->deadline > 0) {
 		double t = now_s(), left = c->deadline - t;
-		double per = (t - c->t0) / (double)(c->tests ? c->tests : 1);
+		double t1 = c->ts > 0 ? c->ts : c->t0;
+		double per = (t - t1) / (double)(c->tests ? c->tests : 1);
 		if (left <= 0)
 			return 0;
 		double est = per > 0 ? left / per : 1e18;
@@ -692,6 +693,7 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 		alloc_binpack(c.tr, c.k, b0);
 		const char *old = c.phase;
 		c.phase = "binpack";
+		c.ts = now_s();
 		r = alloc_evaluate(&c, b0, 1, 1, &st0, &ms0);
 		c.phase = old;
 		free(b0);

@@ -121,6 +121,8 @@ struct alloc_ctx {
 	uint64_t tests, sims, deadlocks, overflows, restarts;
 	uint64_t max_tests;     /* UINT64_MAX: none                         */
 	double t0, deadline;    /* monotonic seconds; deadline 0: none      */
+	double ts;              /* when the first test began (after the
+	                           set-up); 0: not yet                      */
 	double last_progress;
 	const char *phase;      /* the running algorithm, for progress      */
 	enum alloc_stop stop;   /* set once the search must stop            */
@@ -231,9 +233,9 @@ int alloc_check(struct alloc_ctx *c);
 uint64_t alloc_room(const struct alloc_ctx *c);
 
 /* Tests the rest of the search can afford: alloc_room, and with a time
- * limit also the time left divided by the wall time per test so far
- * (a conservative estimate: it includes the set-up).  For planning only
- * (auto); 0 once the deadline has passed. */
+ * limit also the time left divided by the wall time per test since the
+ * first test began (the floor's, a cold-cache estimate).  For planning
+ * only (auto); 0 once the deadline has passed. */
 uint64_t alloc_room_planned(const struct alloc_ctx *c);
 
 /* Seconds since alloc_run began. */
