@@ -381,15 +381,35 @@ static int scratch(struct alloc_ctx *c, size_t m)
 	sim_time *t = realloc(c->sms, cap * sizeof *t);
 	if (t)
 		c->sms = t;
-	if (!k || !h || !e || !r || !s || !t)
+	uint64_t *u = realloc(c->scut, cap * sizeof *u);
+	if (u)
+		c->scut = u;
+	if (!k || !h || !e || !r || !s || !t || !u)
 		return ALLOC_ENOMEM;
 	c->scap = cap;
 	return 0;
 }
 
+uint64_t alloc_cut_at(int st, sim_time t)
+{
+	if (st != SIM_OK || t.den == 0)
+		return UINT64_MAX;
+	uint64_t q = t.num / t.den;
+	return q + (t.num % t.den != 0);
+}
+
 int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
                    int commit, int *st, sim_time *ms)
 {
+	return alloc_evaluate_cut(c, cand, m, commit, NULL, st, ms);
+}
+
+int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                       int commit, const uint64_t *cut, int *st,
+                       sim_time *ms)
+{
+	if (c->par->no_cutoff)
+		cut = NULL;
 	if (c->error)
 		return c->error;
 	if (scratch(c, m + 1)) /* slot m: scratch key of alloc_commit */
@@ -397,11 +417,16 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	struct alloc_hist *h = &c->hist;
 	const uint32_t n = c->n;
 	size_t nrun = 0;
-	/* Keys live in slots 1..m (slot 0 is alloc_commit's). */
+	uint64_t *scut = c->scut;
+	/* Keys live in slots 1..m (slot 0 is alloc_commit's).  A binding
+	 * twice in the batch is simulated once, at the highest of its
+	 * cutoffs (the entry's `slot` names the simulating candidate). */
 	for (size_t i = 0; i < m; i++) {
 		const int32_t *b = cand + i * n;
+		uint64_t ci = cut ? cut[i] : UINT64_MAX;
 		c->sent[i] = -1;
 		if (!alloc_complete(c, b)) {
+			scut[i] = UINT64_MAX;
 			c->srun[nrun++] = (uint32_t)i;
 			continue;
 		}
@@ -412,9 +437,30 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 			e = alloc_hist_add(h, key, hv);
 			if (e == -1)
 				return c->error = ALLOC_ENOMEM;
-			c->srun[nrun++] = (uint32_t)i;
 			/* e == -2: the history is full; simulated, not kept
 			 * (a duplicate within the batch is simulated twice) */
+			scut[i] = ci;
+			c->srun[nrun++] = (uint32_t)i;
+			if (e >= 0) {
+				h->ent[e].slot = (uint32_t)i;
+				h->ent[e].resim = 1;
+			}
+		} else {
+			struct alloc_hentry *en = &h->ent[e];
+			if (en->resim) {
+				/* simulated in this batch already: at least
+				 * at this cutoff */
+				if (scut[en->slot] < ci)
+					scut[en->slot] = ci;
+			} else if (en->st == SIM_CUTOFF &&
+			           (uint64_t)en->ms.num < ci) {
+				/* known only as "more than" a lower cutoff:
+				 * simulate again (a simulation, not a test) */
+				en->slot = (uint32_t)i;
+				en->resim = 1;
+				scut[i] = ci;
+				c->srun[nrun++] = (uint32_t)i;
+			}
 		}
 		c->sent[i] = e >= 0 ? e : -1;
 	}
@@ -434,16 +480,18 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	if (!par) {
 		for (size_t j = 0; j < nrun; j++) {
 			uint32_t i = run[j];
-			sst[i] = sim_makespan(prog, wk[0], sp, cand + (size_t)i * n,
-			                      &sms[i]);
+			sst[i] = sim_makespan_cutoff(prog, wk[0], sp,
+			                             cand + (size_t)i * n,
+			                             scut[i], &sms[i]);
 		}
 	} else {
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
 		for (size_t j = 0; j < nrun; j++) {
 			uint32_t i = run[j];
 			int t = omp_get_thread_num();
-			sst[i] = sim_makespan(prog, wk[t], sp, cand + (size_t)i * n,
-			                      &sms[i]);
+			sst[i] = sim_makespan_cutoff(prog, wk[t], sp,
+			                             cand + (size_t)i * n,
+			                             scut[i], &sms[i]);
 		}
 	}
 	if (nth > 1)
@@ -459,14 +507,21 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 			return c->error = ALLOC_ENOMEM;
 		if (sst[i] == SIM_EOVERFLOW)
 			c->overflows++;
+		if (sst[i] == SIM_CUTOFF) {
+			c->cutoffs++;
+			sms[i] = sim_time_int(scut[i]); /* "more than this" */
+		}
 		if (c->par->observe)
 			c->par->observe(c->par->observe_arg, cand + (size_t)i * n,
-			                n, sst[i], sms[i]);
+			                n, sst[i],
+			                sst[i] == SIM_CUTOFF ? sim_time_int(0) : sms[i]);
 		if (c->sent[i] >= 0) {
 			struct alloc_hentry *en = &h->ent[c->sent[i]];
 			en->ms = sms[i];
 			en->st = (int8_t)sst[i];
-			en->state = ALLOC_H_SPECULATIVE;
+			en->resim = 0;
+			if (en->state == ALLOC_H_PENDING)
+				en->state = ALLOC_H_SPECULATIVE;
 		}
 	}
 	for (size_t i = 0; i < m; i++) {
@@ -586,6 +641,7 @@ static void ctx_release(struct alloc_ctx *c)
 	free(c->srun);
 	free(c->sst);
 	free(c->sms);
+	free(c->scut);
 	memset(c, 0, sizeof *c);
 }
 
@@ -751,6 +807,7 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	res->deadlocks = c.deadlocks;
 	res->restarts = c.restarts;
 	res->stop = c.stop;
+	res->cutoffs = c.cutoffs;
 	res->history_full = c.hist.full;
 	res->history_bytes = alloc_hist_bytes(&c.hist);
 	res->enumerated = c.enumerated;

@@ -22,9 +22,12 @@
 enum { ALLOC_H_PENDING = 0, ALLOC_H_SPECULATIVE, ALLOC_H_TESTED };
 
 struct alloc_hentry {
-	sim_time ms;      /* makespan (valid unless PENDING)             */
+	sim_time ms;      /* makespan (valid unless PENDING); with st =
+	                     SIM_CUTOFF the cutoff: "more than ms"       */
 	int8_t st;        /* sim status                                  */
 	uint8_t state;    /* ALLOC_H_*                                   */
+	uint8_t resim;    /* being simulated in the current batch        */
+	uint32_t slot;    /* ... by this candidate of the batch          */
 };
 
 struct alloc_hist {
@@ -138,6 +141,8 @@ struct alloc_ctx {
 	uint32_t *srun;         /* [scap] indices to simulate               */
 	int *sst;               /* [scap]                                   */
 	sim_time *sms;          /* [scap]                                   */
+	uint64_t *scut;         /* [scap] cutoff of each simulation         */
+	uint64_t cutoffs;       /* simulations stopped at their cutoff      */
 };
 
 /* An algorithm: fills the context's best through alloc_evaluate.  Returns
@@ -178,7 +183,9 @@ ALLOC_TABLE(ALLOC_DECLARE)
 #undef ALLOC_DECLARE
 
 /* Comparison of two results where a failed run (deadlock, overflow)
- * counts as infinitely long: -1, 0, 1. */
+ * counts as infinitely long: -1, 0, 1.  SIM_CUTOFF ("more than a
+ * cutoff") counts as failed too: callers cut only where every such result
+ * is worse than what they compare it with. */
 static inline int alloc_cmp(int sta, sim_time a, int stb, sim_time b)
 {
 	if (sta != SIM_OK || stb != SIM_OK)
@@ -210,6 +217,25 @@ int alloc_complete(const struct alloc_ctx *c, const int32_t *b);
  */
 int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
                    int commit, int *st, sim_time *ms);
+
+/*
+ * alloc_evaluate_cut - alloc_evaluate with a cutoff per binding (cut[i],
+ * trace units; UINT64_MAX or cut NULL: none): a binding whose makespan is
+ * above cut[i] may come back as st[i] = SIM_CUTOFF, ms[i] = cut[i] ("more
+ * than that"), its simulation stopped early (sim_makespan_cutoff).  Only
+ * for callers to which every makespan above cut[i] means the same (e.g.
+ * "worse than the best").  The history keeps such a result with its
+ * cutoff; a later evaluation with a higher cutoff simulates it again (a
+ * simulation, not a test).  alloc_cmp ranks SIM_CUTOFF as a failed run,
+ * so it is never the best.  With par->no_cutoff, cut is ignored.
+ */
+int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                       int commit, const uint64_t *cut, int *st,
+                       sim_time *ms);
+
+/* The smallest integer >= t (the cutoff that keeps every makespan <= t
+ * exact), or UINT64_MAX when st is not SIM_OK (nothing to cut at). */
+uint64_t alloc_cut_at(int st, sim_time t);
 
 /*
  * alloc_commit - count binding b (evaluated: st, ms) as a test, unless it
