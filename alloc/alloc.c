@@ -384,7 +384,10 @@ static int scratch(struct alloc_ctx *c, size_t m)
 	uint64_t *u = realloc(c->scut, cap * sizeof *u);
 	if (u)
 		c->scut = u;
-	if (!k || !h || !e || !r || !s || !t || !u)
+	uint8_t *sk = realloc(c->sskip, cap);
+	if (sk)
+		c->sskip = sk;
+	if (!k || !h || !e || !r || !s || !t || !u || !sk)
 		return ALLOC_ENOMEM;
 	c->scap = cap;
 	return 0;
@@ -412,6 +415,9 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		cut = NULL;
 	if (c->error)
 		return c->error;
+	if (cut && !c->sload &&
+	    !(c->sload = malloc(sizeof *c->sload * c->k)))
+		return c->error = ALLOC_ENOMEM;
 	if (scratch(c, m + 1)) /* slot m: scratch key of alloc_commit */
 		return c->error = ALLOC_ENOMEM;
 	struct alloc_hist *h = &c->hist;
@@ -426,7 +432,7 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		uint64_t ci = cut ? cut[i] : UINT64_MAX;
 		c->sent[i] = -1;
 		if (!alloc_complete(c, b)) {
-			scut[i] = UINT64_MAX;
+			scut[i] = ci;
 			c->srun[nrun++] = (uint32_t)i;
 			continue;
 		}
@@ -465,6 +471,29 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		c->sent[i] = e >= 0 ? e : -1;
 	}
 
+	/* The load bound: no processor executes more than one unit of work
+	 * per unit of time under any policy, and costs and latency only add
+	 * time, so the makespan is at least the busiest processor's work.
+	 * Above the cutoff, the run need not be simulated at all. */
+	for (size_t j = 0; j < nrun; j++) {
+		uint32_t i = c->srun[j];
+		c->sskip[i] = 0;
+		if (scut[i] == UINT64_MAX)
+			continue;
+		const int32_t *b = cand + (size_t)i * n;
+		memset(c->sload, 0, sizeof *c->sload * c->k);
+		unsigned __int128 mx = 0;
+		for (uint32_t t = 0; t < n; t++) {
+			/* a shadow thread runs alone on its own processor */
+			unsigned __int128 l = b[t] < 0 ? c->work[t] :
+			                      (c->sload[b[t]] += c->work[t]);
+			if (l > mx)
+				mx = l;
+		}
+		if (mx > scut[i])
+			c->sskip[i] = 1;
+	}
+
 	/* Simulate in parallel; each OpenMP thread has its own workspace and
 	 * writes only its own slots, so the order of completion is
 	 * irrelevant. */
@@ -480,7 +509,8 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	if (!par) {
 		for (size_t j = 0; j < nrun; j++) {
 			uint32_t i = run[j];
-			sst[i] = sim_makespan_cutoff(prog, wk[0], sp,
+			sst[i] = c->sskip[i] ? SIM_CUTOFF :
+			         sim_makespan_cutoff(prog, wk[0], sp,
 			                             cand + (size_t)i * n,
 			                             scut[i], &sms[i]);
 		}
@@ -489,7 +519,8 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		for (size_t j = 0; j < nrun; j++) {
 			uint32_t i = run[j];
 			int t = omp_get_thread_num();
-			sst[i] = sim_makespan_cutoff(prog, wk[t], sp,
+			sst[i] = c->sskip[i] ? SIM_CUTOFF :
+			         sim_makespan_cutoff(prog, wk[t], sp,
 			                             cand + (size_t)i * n,
 			                             scut[i], &sms[i]);
 		}
@@ -500,7 +531,10 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	/* Reduce in order. */
 	for (size_t j = 0; j < nrun; j++) {
 		uint32_t i = run[j];
-		c->sims++;
+		if (c->sskip[i])
+			c->pruned++;
+		else
+			c->sims++;
 		if (sst[i] == SIM_EINVAL)
 			return c->error = ALLOC_ESIM;
 		if (sst[i] == SIM_ENOMEM)
@@ -537,6 +571,69 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		for (size_t i = 0; i < m; i++)
 			alloc_commit(c, cand + i * n, st[i], ms[i]);
 	return c->error;
+}
+
+int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                        int *st, sim_time *ms)
+{
+	const uint32_t n = c->n;
+	if (m < 2 || c->par->no_cutoff)
+		return alloc_evaluate(c, cand, m, 1, st, ms);
+	if (!c->sload && !(c->sload = malloc(sizeof *c->sload * c->k)))
+		return c->error = ALLOC_ENOMEM;
+	/* The candidate with the least load bound first, exactly. */
+	size_t i0 = 0;
+	unsigned __int128 lb0 = 0;
+	for (size_t i = 0; i < m; i++) {
+		const int32_t *b = cand + i * n;
+		memset(c->sload, 0, sizeof *c->sload * c->k);
+		unsigned __int128 mx = 0;
+		for (uint32_t t = 0; t < n; t++) {
+			unsigned __int128 l = b[t] < 0 ? c->work[t] :
+			                      (c->sload[b[t]] += c->work[t]);
+			if (l > mx)
+				mx = l;
+		}
+		if (i == 0 || mx < lb0) {
+			lb0 = mx;
+			i0 = i;
+		}
+	}
+	int r = alloc_evaluate_cut(c, cand + i0 * n, 1, 0, NULL, &st[i0], &ms[i0]);
+	if (r)
+		return r;
+	/* The others: above its makespan a candidate can be neither the
+	 * first of the shortest nor a new best. */
+	size_t m2 = m - 1;
+	int32_t *rest = malloc(sizeof *rest * n * m2);
+	uint64_t *cut = malloc(sizeof *cut * m2);
+	int *st2 = malloc(sizeof *st2 * m2);
+	sim_time *ms2 = malloc(sizeof *ms2 * m2);
+	if (!rest || !cut || !st2 || !ms2) {
+		r = c->error = ALLOC_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0, j = 0; i < m; i++)
+		if (i != i0) {
+			memcpy(rest + j * n, cand + i * n, sizeof *rest * n);
+			cut[j++] = alloc_cut_at(st[i0], ms[i0]);
+		}
+	if ((r = alloc_evaluate_cut(c, rest, m2, 0, cut, st2, ms2)) != 0)
+		goto out;
+	for (size_t i = 0, j = 0; i < m; i++)
+		if (i != i0) {
+			st[i] = st2[j];
+			ms[i] = ms2[j++];
+		}
+	for (size_t i = 0; i < m; i++)
+		alloc_commit(c, cand + i * n, st[i], ms[i]);
+	r = c->error;
+out:
+	free(rest);
+	free(cut);
+	free(st2);
+	free(ms2);
+	return r;
 }
 
 int alloc_run_phase(struct alloc_ctx *c, const struct alloc_algorithm *a)
@@ -642,6 +739,8 @@ static void ctx_release(struct alloc_ctx *c)
 	free(c->sst);
 	free(c->sms);
 	free(c->scut);
+	free(c->sskip);
+	free(c->sload);
 	memset(c, 0, sizeof *c);
 }
 
@@ -808,6 +907,7 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	res->restarts = c.restarts;
 	res->stop = c.stop;
 	res->cutoffs = c.cutoffs;
+	res->pruned = c.pruned;
 	res->history_full = c.hist.full;
 	res->history_bytes = alloc_hist_bytes(&c.hist);
 	res->enumerated = c.enumerated;

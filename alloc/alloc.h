@@ -82,7 +82,8 @@ typedef int (*alloc_progress_fn)(void *arg, const struct alloc_progress *p);
  * simulation stopped at a cutoff (alloc_params.no_cutoff) reports
  * SIM_CUTOFF and makespan 0: its makespan was above what the search
  * could use; such a binding may be simulated again later with a higher
- * cutoff.
+ * cutoff.  An evaluation answered by the load bound without simulating
+ * (alloc_result.pruned) is reported the same way.
  */
 typedef void (*alloc_observe_fn)(void *arg, const int32_t *binding,
                                  uint32_t nthreads, int status,
@@ -169,8 +170,11 @@ struct alloc_result {
 	                          remembered, and may have been tested (and
 	                          counted) again                            */
 	size_t history_bytes;  /* memory the history held at the end; bytes */
-	uint64_t cutoffs;      /* simulations stopped early at a cutoff
+	uint64_t cutoffs;      /* evaluations stopped early at a cutoff
 	                          (params.no_cutoff)                        */
+	uint64_t pruned;       /* ... of which answered without simulation:
+	                          the busiest processor's work alone passed
+	                          the cutoff (not counted in sims)          */
 	int enumerated;        /* 1 if exhaustive enumeration ran (as the
 	                          algorithm or as auto's choice)           */
 	int complete;          /* 1 if that enumeration tested every

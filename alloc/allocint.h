@@ -142,7 +142,11 @@ struct alloc_ctx {
 	int *sst;               /* [scap]                                   */
 	sim_time *sms;          /* [scap]                                   */
 	uint64_t *scut;         /* [scap] cutoff of each simulation         */
-	uint64_t cutoffs;       /* simulations stopped at their cutoff      */
+	uint64_t cutoffs;       /* evaluations stopped at their cutoff      */
+	uint64_t pruned;        /* ... of which answered by the load bound,
+	                           not simulated                            */
+	uint8_t *sskip;         /* [scap] answered by the load bound        */
+	unsigned __int128 *sload; /* [k] work per processor; trace units    */
 };
 
 /* An algorithm: fills the context's best through alloc_evaluate.  Returns
@@ -232,6 +236,18 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
                        int commit, const uint64_t *cut, int *st,
                        sim_time *ms);
+
+/*
+ * alloc_evaluate_pick - evaluate and commit m candidates (in order, as
+ * alloc_evaluate with commit) for a caller that keeps only the first of
+ * the shortest (alloc_cmp): the candidate with the least load bound is
+ * simulated first, exactly; the others with a cutoff at its makespan.  So
+ * the first of the shortest, and every candidate that ties it, has its
+ * exact result; the others may be SIM_CUTOFF (longer).  Two rounds of
+ * evaluation instead of one; the result is that of alloc_evaluate.
+ */
+int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                        int *st, sim_time *ms);
 
 /* The smallest integer >= t (the cutoff that keeps every makespan <= t
  * exact), or UINT64_MAX when st is not SIM_OK (nothing to cut at). */
