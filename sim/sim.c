@@ -250,6 +250,8 @@ struct sim_work {
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
 	stime makespan;
+	stime cutoff;        /* stop when an event lies later (SIM_CUTOFF) */
+	int cut;             /* the run stopped at the cutoff              */
 	uint32_t live;
 	/* strict and client-server (allocated on their first run) */
 	int pm_ok;
@@ -595,8 +597,9 @@ static void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
  *
  * No capacity is lost (the unbound pool, c >= 2, m > c): in the cycle in
  * which some threads need fewer than c units, each thread gets only what
- * it needs (at most c), and the cycle lasts ceil(S / c) ticks, S the units
- * given (only the rounding of that division idles).  The threads whose
+ * it needs (g_i <= c), and the cycle lasts max(max g_i, ceil(S / c))
+ * ticks, S = sum g_i (a thread runs at rate <= 1; otherwise only the
+ * rounding of the division idles).  The threads whose
  * work ends at that boundary act in increasing id: their tags, which may
  * lie below the new V, are raised to V (ps_clamp).
  *
@@ -665,18 +668,29 @@ static inline uint64_t ps_boundary(const struct sgrp *g, uint64_t T)
 	return g->tlast + (dt + len - 1) / len * len;
 }
 
-/* Pool: the threads whose tags are at most X, in the subtree of heap
- * position i: add c - (tag - V0) to *lost, and the smallest id to *id. */
+/* The threads that finish in a pool's last cycle. */
+struct ps_fin {
+	uint64_t lost;  /* sum of c - need over them; units: work units  */
+	uint64_t maxg;  /* the largest need among them                   */
+	uint32_t n;     /* how many                                      */
+	uint32_t id;    /* the smallest id                               */
+};
+
+/* Pool: the threads whose tags are at most X = V0 + c, in the subtree of
+ * heap position i (each needs tag - V0 units of that cycle). */
 static void ps_finishing(const struct sim_work *w, const struct sgrp *g, uint32_t i,
-                         uint64_t X, uint64_t V0, uint64_t *lost, uint32_t *id)
+                         uint64_t X, struct ps_fin *f)
 {
 	const struct pent *h = w->pheap + g->hbase;
 	while (i < g->hn && h[i].tag <= X) {
-		*lost += X - h[i].tag; /* c - (tag - V0), X = V0 + c */
-		(void)V0;
-		if (h[i].u < *id)
-			*id = h[i].u;
-		ps_finishing(w, g, 2 * i + 1, X, V0, lost, id);
+		uint64_t c_minus_need = X - h[i].tag;
+		f->lost += c_minus_need;
+		if (g->nslots - c_minus_need > f->maxg)
+			f->maxg = g->nslots - c_minus_need;
+		f->n++;
+		if (h[i].u < f->id)
+			f->id = h[i].u;
+		ps_finishing(w, g, 2 * i + 1, X, f);
 		i = 2 * i + 2;
 	}
 }
@@ -700,12 +714,18 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 		/* the pool, m > c: the last cycle gives each thread what it
 		 * needs, at most c units; the threads that finish in it act by
 		 * id from the smallest */
-		uint64_t V0 = g->V + (cycles - 1) * units, lost = 0;
-		ps_finishing(w, g, 0, V0 + units, V0, &lost, &u);
-		uint64_t S = g->m * units - lost;
+		uint64_t V0 = g->V + (cycles - 1) * units;
+		struct ps_fin f = {0, 0, 0, u};
+		ps_finishing(w, g, 0, V0 + units, &f);
+		uint64_t S = g->m * units - f.lost, L = (S + units - 1) / units;
+		if (f.n < g->m)
+			f.maxg = units; /* the others get c units */
+		if (L < f.maxg)
+			L = f.maxg; /* no thread runs faster than rate 1 */
+		u = f.id;
 		g->tshort = g->tlast + (cycles - 1) * len;
 		g->slast = S;
-		t = g->tshort + (S + units - 1) / units;
+		t = g->tshort + L;
 	}
 	g->tnext = t;
 	heap_set(w, id, t, 0, u);
@@ -2205,9 +2225,14 @@ static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
                                                             const int pm)
 {
 	const uint32_t n = w->p->n, ngrp = w->ngrp, nng = n + ngrp;
+	const stime cutoff = w->cutoff;
 	while (w->hn && !w->nomem) {
 		uint32_t id = w->heap[0].id;
 		stime T = (stime)(w->heap[0].key >> 64);
+		if (__builtin_expect(T > cutoff, 0)) {
+			w->cut = 1; /* threads remain, and nothing happens <= cutoff */
+			return;
+		}
 		if (id < n) {
 			struct sth *t = &w->th[id];
 			if (t->state == ST_TIMER) {
@@ -2252,12 +2277,14 @@ static stime stuck_time(const struct sim_work *w)
 /* One run of one model (not SIM_AUTO). */
 static int run_model(const struct sim_program *p, struct sim_work *w,
                      const struct sim_params *par, const int32_t *binding,
-                     unsigned flags, struct sim_result *res)
+                     unsigned flags, stime cutoff, struct sim_result *res)
 {
 	memset(res, 0, sizeof *res);
 	res->makespan = ST(0);
 	res->model = par->model;
 	w->flags = flags;
+	w->cutoff = cutoff;
+	w->cut = 0;
 	int rc = setup(w, par, binding);
 	if (rc != SIM_OK) {
 		res->status = rc;
@@ -2275,6 +2302,10 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 	if (w->nomem) {
 		res->status = SIM_ENOMEM;
 		return SIM_ENOMEM;
+	}
+	if (w->cut) {
+		res->status = SIM_CUTOFF;
+		return SIM_CUTOFF;
 	}
 	res->steps = w->steps;
 	res->nprocs = par->cpus;
@@ -2323,9 +2354,9 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 	return SIM_OK;
 }
 
-int sim_run(const struct sim_program *p, struct sim_work *w,
-            const struct sim_params *par, const int32_t *binding,
-            unsigned flags, struct sim_result *res)
+static int run_scheme(const struct sim_program *p, struct sim_work *w,
+                      const struct sim_params *par, const int32_t *binding,
+                      unsigned flags, stime cutoff, struct sim_result *res)
 {
 	if (w->p != p || par->model > SIM_AUTO) {
 		memset(res, 0, sizeof *res);
@@ -2335,7 +2366,7 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 		return SIM_EINVAL;
 	}
 	if (par->model != SIM_AUTO)
-		return run_model(p, w, par, binding, flags, res);
+		return run_model(p, w, par, binding, flags, cutoff, res);
 	/* Paper VIII, Figure 14: Direct; on deadlock client-server; on
 	 * deadlock strict sequence. */
 	static const enum sim_model scheme[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT};
@@ -2343,11 +2374,18 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 	int rc = SIM_EINVAL;
 	for (size_t i = 0; i < sizeof scheme / sizeof scheme[0]; i++) {
 		q.model = scheme[i];
-		rc = run_model(p, w, &q, binding, flags, res);
+		rc = run_model(p, w, &q, binding, flags, cutoff, res);
 		if (rc != SIM_DEADLOCK)
 			break;
 	}
 	return rc;
+}
+
+int sim_run(const struct sim_program *p, struct sim_work *w,
+            const struct sim_params *par, const int32_t *binding,
+            unsigned flags, struct sim_result *res)
+{
+	return run_scheme(p, w, par, binding, flags, UINT64_MAX, res);
 }
 
 int sim_makespan(const struct sim_program *p, struct sim_work *w,
@@ -2356,6 +2394,16 @@ int sim_makespan(const struct sim_program *p, struct sim_work *w,
 {
 	struct sim_result res;
 	int rc = sim_run(p, w, par, binding, 0, &res);
+	*out = rc == SIM_OK ? res.makespan : ST(0);
+	return rc;
+}
+
+int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
+                        const struct sim_params *par, const int32_t *binding,
+                        uint64_t cutoff, sim_time *out)
+{
+	struct sim_result res;
+	int rc = run_scheme(p, w, par, binding, 0, cutoff, &res);
 	*out = rc == SIM_OK ? res.makespan : ST(0);
 	return rc;
 }

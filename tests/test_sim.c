@@ -431,6 +431,23 @@ static const char ps_pool_capacity[] =
 	"3 3 exit\n"
 	"4 3 exit\n";
 
+/* The pool's last cycle lasts at least the largest need in it (rate <=
+ * 1): 4 processors, T2 needs 4 units, T3-T6 1 each: S = 8 units,
+ * ceil(8/4) = 2 ticks, but T2 needs 4 ticks: all end at 4. */
+static const char ps_pool_rate[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 create 4\n"
+	"1 0 create 5\n"
+	"1 0 create 6\n"
+	"1 0 exit\n"
+	"2 4 exit\n"
+	"3 1 exit\n"
+	"4 1 exit\n"
+	"5 1 exit\n"
+	"6 1 exit\n";
+
 /* Issue 9.5: cwait leaves its processor before it hands off its mutex.
  * Unbound fifo, 2 processors, switch cost 3.  At 0 T1 runs on processor
  * 0, creates T2 (takes idle processor 1, first thread there: free start)
@@ -494,6 +511,7 @@ static const struct hand_case hand[] = {
 	{"issue 9.2 rdlock after writer", rdlock_writer, "fifo", 2, 10, {0, 1, 1, 1, 0}, 1, SIM_OK, 21, 1, 4, 21, 1, 0, 0},
 	{"issue 9.3 ps pool id order", ps_pool_order, "ps", 2, 0, {0}, 0, SIM_OK, 33, 1, 2, 12, 1, 1, 0},
 	{"issue 9.4 ps pool capacity", ps_pool_capacity, "ps", 2, 0, {0}, 0, SIM_OK, 5, 1, 3, 5, 1, 1, 0},
+	{"ps pool rate <= 1", ps_pool_rate, "ps", 4, 0, {0}, 0, SIM_OK, 4, 1, 3, 4, 1, 1, 0},
 	{"issue 9.5 cwait leaves first", cwait_leaves_first, "fifo", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
 	{"issue 9.5 cwait leaves first rr", cwait_leaves_first, "rr:100", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
 	{"sleep 0 yields", yield0, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 20, 1, 3, 15, 1, 0, 0},
@@ -907,6 +925,84 @@ static void test_invariants(void **state)
 	assert_true(checked > 500);
 }
 
+/*
+ * sim_makespan_cutoff against sim_makespan (the independent method: the
+ * full run) on random programs, bindings, policies, latencies and models:
+ * for cutoffs around the makespan, SIM_CUTOFF exactly when the makespan
+ * exceeds the cutoff, else the same status and makespan; a run that
+ * deadlocks gets SIM_DEADLOCK when the cutoff is at least the time it got
+ * stuck, SIM_CUTOFF below it.
+ */
+static void test_cutoff(void **state)
+{
+	(void)state;
+	uint64_t seed = 777;
+	static const enum sim_model models[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO};
+	int checked = 0, cut = 0, dl = 0;
+	for (int iter = 0; iter < 120; iter++) {
+		int n = 2 + (int)(tu_rand(&seed) % 8);
+		char *text = random_trace(&seed, n, 10, iter % 2, iter % 3 == 0);
+		struct tu_sim c;
+		tu_sim_open(&c, text);
+		uint32_t nt = c.tr->nthreads;
+		int32_t *b = calloc(nt, sizeof *b);
+		for (int rep = 0; rep < 6; rep++) {
+			struct sim_params par;
+			sim_params_init(&par);
+			assert_int_equal(sim_policy_parse(policies[tu_rand(&seed) % NPOL], &par), 0);
+			par.cpus = 1 + (uint32_t)(tu_rand(&seed) % 4);
+			par.latency = tu_rand(&seed) % 3 == 0 ? tu_rand(&seed) % 20 : 0;
+			par.model = models[tu_rand(&seed) % 4];
+			par.mode = rep == 5 ? SIM_UNBOUND : SIM_BOUND;
+			for (uint32_t i = 0; i < nt; i++)
+				b[i] = (int32_t)(tu_rand(&seed) % par.cpus);
+			struct sim_result full;
+			int rc = sim_run(c.p, c.w, &par, b, 0, &full);
+			assert_true(rc == SIM_OK || rc == SIM_DEADLOCK);
+			uint64_t ms = full.makespan.num; /* on deadlock: when it got stuck */
+			const uint64_t cuts[] = {0, ms / 2, ms ? ms - 1 : 0, ms, ms + 1, UINT64_MAX};
+			for (size_t j = 0; j < sizeof cuts / sizeof cuts[0]; j++) {
+				sim_time got;
+				int rc2 = sim_makespan_cutoff(c.p, c.w, &par, b, cuts[j], &got);
+				if (ms > cuts[j]) {
+					if (rc2 != SIM_CUTOFF)
+						fail_msg("iter %d: makespan %llu, cutoff %llu: status %d", iter,
+						         (unsigned long long)ms, (unsigned long long)cuts[j], rc2);
+					assert_int_equal(got.num, 0);
+					cut++;
+				} else {
+					assert_int_equal(rc2, rc);
+					if (rc == SIM_OK)
+						assert_true(sim_time_cmp(got, full.makespan) == 0);
+					else
+						dl++;
+				}
+				checked++;
+			}
+		}
+		free(b);
+		tu_sim_close(&c);
+		free(text);
+	}
+	print_message("cutoff checked on %d runs (%d cut, %d deadlocks kept)\n", checked, cut, dl);
+	assert_true(cut > 500);
+
+	/* tu_lock_inversion deadlocks (Direct, every thread shadow) at 10:
+	 * T2 and T3 each hold one mutex and ask for the other at 10. */
+	struct tu_sim c;
+	tu_sim_open(&c, tu_lock_inversion);
+	struct sim_params par;
+	sim_params_init(&par);
+	struct sim_result res;
+	assert_int_equal(sim_run(c.p, c.w, &par, NULL, 0, &res), SIM_DEADLOCK);
+	assert_time(res.makespan, 10, 1);
+	sim_time got;
+	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, NULL, 9, &got), SIM_CUTOFF);
+	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, NULL, 10, &got), SIM_DEADLOCK);
+	assert_int_equal(got.num, 0);
+	tu_sim_close(&c);
+}
+
 /* The workspace may be reused across programs of different k. */
 static void test_reuse_and_params(void **state)
 {
@@ -947,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_unbound),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_reuse_and_params),
+		cmocka_unit_test(test_cutoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
