@@ -1,0 +1,83 @@
+/*
+ * vizint.h - internals shared by the files of viz/.
+ */
+#ifndef SHADOWBIND_VIZINT_H
+#define SHADOWBIND_VIZINT_H
+
+#include "viz/viz.h"
+
+/* One run interval (sim_interval with integer times). */
+struct viz_iv {
+	uint32_t thread;
+	int32_t proc;      /* 0..k-1, TRACE_SHADOW, -2 (unbound ps pool)   */
+	uint64_t from, to; /* units: trace unit                            */
+};
+
+/* Processor sharing: the service one thread of a group gets, V(t),
+ * piecewise linear between breakpoints (all members progress alike). */
+struct viz_vgrp {
+	size_t n;          /* breakpoints                                  */
+	uint64_t *t;       /* [n] increasing; units: trace unit            */
+	double *v;         /* [n] V at t; units: trace unit of work        */
+	double *rate;      /* [n] rate after t (work per time)             */
+};
+
+struct viz_sched {
+	const struct trace *tr;
+	struct sim_params par;
+	uint64_t makespan;          /* units: trace unit                    */
+	int32_t *proc;              /* [nthreads] bound proc, TRACE_SHADOW,
+	                               or -2 (unbound)                      */
+	uint64_t *tstart, *tend;    /* [nthreads] ready first, exit         */
+	uint64_t *tcpu;             /* [nthreads] cpu                       */
+	uint32_t *creator;          /* [nthreads] create record or NONE     */
+	size_t niv;
+	struct viz_iv *iv;          /* by thread, then from                 */
+	size_t *iv_first;           /* [nthreads + 1]                       */
+	struct viz_iv *ivp;         /* the same, by proc then to            */
+	uint32_t nprocs;            /* k (bound, unbound)                   */
+	double *busy;               /* [nprocs] busy time, trace units      */
+	struct viz_rec_times *rt;   /* [nrec]                               */
+	uint32_t *rec_thread;       /* [nrec] thread of each record         */
+	/* ps service functions: [0..k-1] bound processors, [k] the pool */
+	struct viz_vgrp *vg;        /* NULL unless ps                       */
+};
+
+/* Work the record needs, create cost included; units: trace unit. */
+uint64_t viz_rec_work(const struct viz_sched *s, uint32_t r);
+/* The object an acquisition record waits on (kind, dense index), given
+ * its releasing record (or TRACE_NONE). */
+void viz_acq_object(const struct viz_sched *s, uint32_t acq, uint32_t rel,
+                    uint8_t *kind, uint32_t *obj);
+/* Is record r an acquisition (may block)? */
+int viz_is_acq(const struct trace_rec *r);
+/* Time in microseconds as exact decimal text for unit `u`. */
+char *viz_us(enum trace_unit u, uint64_t t, char *buf, size_t len);
+/* Object name "mutex 3" (external id) into buf; kind TRACE_NKINDS is a
+ * processor (obj = index, TRACE_SHADOW as UINT32_MAX). */
+char *viz_obj_name(const struct trace *tr, uint8_t kind, uint32_t obj,
+                   char *buf, size_t len);
+
+/* A small streaming JSON writer (until cli/'s lands): values separated
+ * automatically.  Strings: UTF-8 passes, control bytes and invalid bytes
+ * are written as \u00XX of the byte. */
+struct viz_json {
+	FILE *f;
+	int depth;
+	unsigned char first[64]; /* per depth: no value yet                 */
+	int key;                 /* a key was just written                  */
+};
+void vj_init(struct viz_json *j, FILE *f);
+void vj_obj(struct viz_json *j);
+void vj_end_obj(struct viz_json *j);
+void vj_arr(struct viz_json *j);
+void vj_end_arr(struct viz_json *j);
+void vj_key(struct viz_json *j, const char *k);
+void vj_str(struct viz_json *j, const char *s);
+void vj_u64(struct viz_json *j, uint64_t v);
+void vj_i64(struct viz_json *j, int64_t v);
+void vj_dbl(struct viz_json *j, double v);
+void vj_raw(struct viz_json *j, const char *text); /* a number as text */
+void vj_null(struct viz_json *j);
+
+#endif
