@@ -28,6 +28,11 @@ const char *alloc_algorithm_summary(size_t i)
 	return i < NALGS ? table[i]->summary : NULL;
 }
 
+int alloc_algorithm_baseline(size_t i)
+{
+	return i < NALGS ? table[i]->baseline : 0;
+}
+
 int alloc_algorithm_find(const char *name)
 {
 	for (size_t i = 0; i < NALGS; i++)
@@ -177,6 +182,21 @@ uint64_t alloc_room(const struct alloc_ctx *c)
 	if (c->max_tests == UINT64_MAX)
 		return UINT64_MAX;
 	return c->tests >= c->max_tests ? 0 : c->max_tests - c->tests;
+}
+
+uint64_t alloc_room_planned(const struct alloc_ctx *c)
+{
+	uint64_t room = alloc_room(c);
+	if (c->deadline > 0) {
+		double t = now_s(), left = c->deadline - t;
+		double per = (t - c->t0) / (double)(c->tests ? c->tests : 1);
+		if (left <= 0)
+			return 0;
+		double est = per > 0 ? left / per : 1e18;
+		if (est < (double)room)
+			room = est >= 1.8e19 ? UINT64_MAX : (uint64_t)est;
+	}
+	return room;
 }
 
 static void progress(struct alloc_ctx *c, double t, int force)
@@ -654,7 +674,23 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	res->model = c.sim.model;
 	if (!par->max_tests && !(par->time_limit > 0) && table[ai]->search)
 		c.max_tests = alloc_default_budget(c.tr);
-	if (c.n > 0)
+	if (c.n > 0 && !table[ai]->baseline) {
+		/* The floor: binpacking's allocation, tested first. */
+		int32_t *b0 = malloc(sizeof *b0 * c.n);
+		int st0;
+		sim_time ms0;
+		if (!b0) {
+			ctx_release(&c);
+			return ALLOC_ENOMEM;
+		}
+		alloc_binpack(c.tr, c.k, b0);
+		const char *old = c.phase;
+		c.phase = "binpack";
+		r = alloc_evaluate(&c, b0, 1, 1, &st0, &ms0);
+		c.phase = old;
+		free(b0);
+	}
+	if (c.n > 0 && !r)
 		r = table[ai]->run(&c);
 	if (!r)
 		r = c.error;
@@ -707,6 +743,8 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	res->deadlocks = c.deadlocks;
 	res->restarts = c.restarts;
 	res->stop = c.stop;
+	res->enumerated = c.enumerated;
+	res->complete = c.enumerated && c.complete;
 	res->seconds = now_s() - c.t0;
 	res->algorithm = table[ai]->name;
 	ctx_release(&c);

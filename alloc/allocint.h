@@ -117,6 +117,8 @@ struct alloc_ctx {
 	double last_progress;
 	const char *phase;      /* the running algorithm, for progress      */
 	enum alloc_stop stop;   /* set once the search must stop            */
+	int enumerated;         /* exhaustive enumeration ran               */
+	int complete;           /* ... and covered every canonical binding  */
 	int error;              /* first hard error (ALLOC_E*), or 0        */
 
 	/* Scratch of alloc_evaluate. */
@@ -139,6 +141,8 @@ struct alloc_algorithm {
 	const char *summary;
 	int (*run)(struct alloc_ctx *c);
 	int search;
+	int baseline;   /* 1: no binpacking floor (alloc_run); the binding
+	                   asked for is the answer                        */
 };
 
 /*
@@ -148,6 +152,8 @@ struct alloc_algorithm {
  * and one line here.
  */
 #define ALLOC_TABLE(X) \
+	X(block)       \
+	X(roundrobin)  \
 	X(binpack)     \
 	X(sga)         \
 	X(csga)        \
@@ -216,6 +222,12 @@ int alloc_check(struct alloc_ctx *c);
 
 /* Tests left in the budget (UINT64_MAX: unlimited). */
 uint64_t alloc_room(const struct alloc_ctx *c);
+
+/* Tests the rest of the search can afford: alloc_room, and with a time
+ * limit also the time left divided by the wall time per test so far
+ * (a conservative estimate: it includes the set-up).  For planning only
+ * (auto); 0 once the deadline has passed. */
+uint64_t alloc_room_planned(const struct alloc_ctx *c);
 
 /* Seconds since alloc_run began. */
 double alloc_elapsed(const struct alloc_ctx *c);

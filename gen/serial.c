@@ -109,14 +109,24 @@ static void emit(struct ser *s, uint32_t t, const struct gen_rec *r)
 	gen_buf_put(b, " ", 1);
 	gen_buf_u64(b, r->work);
 	gen_buf_put(b, " ", 1);
-	gen_buf_puts(b, trace_op_name(r->op));
-	if (r->op != TRACE_EXIT) {
-		gen_buf_put(b, " ", 1);
-		gen_buf_u64(b, r->a);
-	}
-	if (r->op == TRACE_BARRIER) {
-		gen_buf_put(b, " ", 1);
-		gen_buf_u64(b, r->b);
+	gen_buf_puts(b, trace_ops[r->op].name);
+	for (int i = 0; i < 2; i++) {
+		uint32_t v = i ? r->b : r->a;
+		switch (trace_ops[r->op].arg[i].type) {
+		case TRACE_ARG_NONE:
+			break;
+		case TRACE_ARG_OUTCOME:
+			gen_buf_puts(b, v ? " ok" : " busy");
+			break;
+		case TRACE_ARG_DURATION:
+			gen_buf_put(b, " ", 1);
+			gen_buf_u64(b, (uint64_t)r->a | (uint64_t)r->b << 32);
+			break;
+		default: /* external ids, counts, sizes */
+			gen_buf_put(b, " ", 1);
+			gen_buf_u64(b, v);
+			break;
+		}
 	}
 	gen_buf_put(b, "\n", 1);
 }
@@ -156,10 +166,26 @@ static int step(struct ser *s, uint32_t t)
 		return bug(s, t, "no exit record");
 	const struct gen_rec *r = cur(s, t);
 	uint32_t a = r->a;
+	const struct trace_opinfo *O = &trace_ops[r->op];
+	if (O->arg[0].type == TRACE_ARG_OBJ) {
+		/* ids 1..count; a thread does not create or join itself; a
+		 * barrier's size is at least 1 */
+		int k = O->arg[0].kind;
+		int64_t count = k == TRACE_K_THREAD ? (int64_t)s->n
+		              : k == TRACE_K_MUTEX ? p->nmutex
+		              : k == TRACE_K_SEM ? p->nsem
+		              : k == TRACE_K_BARRIER ? p->nbarrier
+		              : (int64_t)-1; /* not supported: the default below */
+		if (count >= 0 && (a == 0 || a > count ||
+		              (k == TRACE_K_THREAD && a - 1 == t) ||
+		              (O->arg[1].type == TRACE_ARG_SIZE && r->b == 0))) {
+			char what[48];
+			snprintf(what, sizeof what, "bad %s", trace_kinds[k].name);
+			return bug(s, t, what);
+		}
+	}
 	switch (r->op) {
 	case TRACE_CREATE:
-		if (a == 0 || a > s->n || a - 1 == t)
-			return bug(s, t, "bad thread");
 		if (s->st[a - 1] != S_NEW)
 			return bug(s, t, "thread created twice");
 		emit(s, t, r);
@@ -179,8 +205,6 @@ static int step(struct ser *s, uint32_t t)
 		return STEP_EXIT;
 	}
 	case TRACE_JOIN:
-		if (a == 0 || a > s->n || a - 1 == t)
-			return bug(s, t, "bad thread");
 		if (s->st[a - 1] == S_DONE) {
 			emit(s, t, r);
 			s->pc[t]++;
@@ -190,8 +214,6 @@ static int step(struct ser *s, uint32_t t)
 		s->st[t] = S_BLOCKED;
 		return STEP_BLOCK;
 	case TRACE_LOCK:
-		if (a == 0 || a > p->nmutex)
-			return bug(s, t, "bad mutex");
 		if (s->holder[a] == t + 1)
 			return bug(s, t, "relocks a mutex it holds");
 		if (s->holder[a] == 0) {
@@ -204,8 +226,6 @@ static int step(struct ser *s, uint32_t t)
 		s->st[t] = S_BLOCKED;
 		return STEP_BLOCK;
 	case TRACE_UNLOCK: {
-		if (a == 0 || a > p->nmutex)
-			return bug(s, t, "bad mutex");
 		if (s->holder[a] != t + 1)
 			return bug(s, t, "unlocks a mutex it does not hold");
 		emit(s, t, r);
@@ -217,8 +237,6 @@ static int step(struct ser *s, uint32_t t)
 		return STEP_CONT;
 	}
 	case TRACE_WAIT:
-		if (a == 0 || a > p->nsem)
-			return bug(s, t, "bad semaphore");
 		if (s->semc[a] > 0) {
 			s->semc[a]--;
 			emit(s, t, r);
@@ -229,8 +247,6 @@ static int step(struct ser *s, uint32_t t)
 		s->st[t] = S_BLOCKED;
 		return STEP_BLOCK;
 	case TRACE_POST: {
-		if (a == 0 || a > p->nsem)
-			return bug(s, t, "bad semaphore");
 		emit(s, t, r);
 		s->pc[t]++;
 		uint32_t w = wl_pop(s, &s->semq[a]);
@@ -242,8 +258,6 @@ static int step(struct ser *s, uint32_t t)
 	}
 	case TRACE_BARRIER: {
 		uint32_t n = r->b;
-		if (a == 0 || a > p->nbarrier || n == 0)
-			return bug(s, t, "bad barrier");
 		if (s->barn[a] == 0)
 			s->barN[a] = n;
 		else if (s->barN[a] != n)

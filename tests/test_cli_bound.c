@@ -309,7 +309,7 @@ static void test_errors(void **state)
 		const char *msg; /* substring of the one-line error */
 	} t[] = {
 		{"", 1, "no trace given"},
-		{"--cpus 0 x", 1, "--cpus '0'"},
+		{"--cpus 0 x", 1, "--cpus: '0' is not an integer in 1..65536"},
 		{"--cpus 2", 1, "no trace given"},
 		{"--cpus 2 a b", 1, "more than one trace"},
 		{"--bogus", 1, "unknown"},

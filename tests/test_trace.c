@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/crafted.h"
 #include "tests/testutil.h"
 #include "tests/truncation.h"
 #include "trace/trace.h"
@@ -1162,6 +1163,151 @@ static void test_names(void **state)
 	trace_free(tr);
 }
 
+/* The operation table against docs/trace-format.md (Operations: the
+ * operands; Order: which records are releases and which acquisitions),
+ * typed from the spec: a minimal record of each operation (operands in
+ * file order), the message for the record without operands, and its role
+ * (R release, A acquisition, - neither). */
+static void test_op_table(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *rec;  /* "<op> <operands>" */
+		const char *need; /* message without operands, NULL: none */
+		char role;
+		int effect;       /* with the operands of rec */
+	} t[TRACE_NOPS] = {
+		[TRACE_CREATE] = { "create 2", "'create' needs a thread id", 'R', TRACE_CREATE },
+		[TRACE_EXIT] = { "exit", NULL, 'R', TRACE_EXIT },
+		[TRACE_JOIN] = { "join 2", "'join' needs a thread id", 'A', TRACE_JOIN },
+		[TRACE_LOCK] = { "lock 7", "'lock' needs a mutex id", 'A', TRACE_LOCK },
+		[TRACE_UNLOCK] = { "unlock 7", "'unlock' needs a mutex id", 'R', TRACE_UNLOCK },
+		[TRACE_TRYLOCK] = { "trylock 7 ok", "'trylock' needs a mutex id and 'ok' or 'busy'", 'A', TRACE_LOCK },
+		[TRACE_WAIT] = { "wait 7", "'wait' needs a semaphore id", 'A', TRACE_WAIT },
+		[TRACE_POST] = { "post 7", "'post' needs a semaphore id", 'R', TRACE_POST },
+		[TRACE_TRYWAIT] = { "trywait 7 busy", "'trywait' needs a semaphore id and 'ok' or 'busy'", 'A', -1 },
+		[TRACE_CWAIT] = { "cwait 7 8", "'cwait' needs a condition variable id and a mutex id", 'A', TRACE_CWAIT },
+		[TRACE_SIGNAL] = { "signal 7 1", "'signal' needs a condition variable id and a count (0 or 1)", 'R', TRACE_SIGNAL },
+		[TRACE_BROADCAST] = { "broadcast 7 3", "'broadcast' needs a condition variable id and a count", 'R', TRACE_BROADCAST },
+		[TRACE_BARRIER] = { "barrier 7 3", "'barrier' needs a barrier id and a size", 'A', TRACE_BARRIER },
+		[TRACE_RDLOCK] = { "rdlock 7", "'rdlock' needs an rwlock id", 'A', TRACE_RDLOCK },
+		[TRACE_WRLOCK] = { "wrlock 7", "'wrlock' needs an rwlock id", 'A', TRACE_WRLOCK },
+		[TRACE_RWUNLOCK] = { "rwunlock 7", "'rwunlock' needs an rwlock id", 'R', TRACE_RWUNLOCK },
+		[TRACE_SLEEP] = { "sleep 5", "'sleep' needs a duration", '-', TRACE_SLEEP },
+	};
+	for (int op = 0; op < TRACE_NOPS; op++) {
+		const struct trace_opinfo *O = &trace_ops[op];
+		size_t n = strlen(O->name);
+		assert_memory_equal(t[op].rec, O->name, n);
+		assert_true(t[op].rec[n] == ' ' || t[op].rec[n] == 0);
+		char role = O->role == TRACE_RELEASE ? 'R'
+		          : O->role == TRACE_ACQUIRE ? 'A' : O->role ? '?' : '-';
+		if (role != t[op].role)
+			fail_msg("%s: role %c, expected %c", O->name, role, t[op].role);
+		/* operand count: tokens after the name */
+		int tokens = 0, args = 0;
+		for (const char *c = t[op].rec; *c; c++)
+			tokens += *c == ' ';
+		for (int i = 0; i < 2; i++)
+			args += O->arg[i].type != TRACE_ARG_NONE;
+		assert_int_equal(args, tokens);
+		/* the record parses (syntax only: pass 1) with that op */
+		char buf[128];
+		struct trace_error e;
+		snprintf(buf, sizeof buf, "shadowbind-trace 1\n1 0 %s\n", t[op].rec);
+		struct trace *tr = NULL;
+		trace_read_mem("t", buf, strlen(buf), &tr, &e);
+		trace_free(tr);
+		if (strstr(e.msg, "is not an operation") || strstr(e.msg, "needs") ||
+		    strstr(e.msg, "unexpected"))
+			fail_msg("%s: %s", t[op].rec, e.msg);
+		/* the message for a missing operand */
+		snprintf(buf, sizeof buf, "shadowbind-trace 1\n1 0 %s\n", O->name);
+		int rc = trace_read_mem("t", buf, strlen(buf), &tr, &e);
+		trace_free(tr);
+		if (t[op].need) {
+			char want[160];
+			snprintf(want, sizeof want, "t:2: %s", t[op].need);
+			assert_int_equal(rc, -1);
+			assert_string_equal(e.msg, want);
+		}
+	}
+	/* effect: trylock ok is a lock, trywait busy does nothing */
+	struct trace_rec r = { 0, 0, 1, 1, TRACE_TRYLOCK };
+	assert_int_equal(trace_op_effect(&r), TRACE_LOCK);
+	r.b = 0;
+	assert_int_equal(trace_op_effect(&r), -1);
+	for (int op = 0; op < TRACE_NOPS; op++) {
+		r.op = (uint8_t)op;
+		r.b = op == TRACE_TRYWAIT ? 0 : 1;
+		assert_int_equal(trace_op_effect(&r), t[op].effect);
+	}
+	/* what the simulator's deadlock report says (docs/sim.md) */
+	assert_string_equal(trace_ops[TRACE_LOCK].verb[0], "lock");
+	assert_string_equal(trace_ops[TRACE_WAIT].verb[0], "wait on");
+	assert_string_equal(trace_ops[TRACE_CWAIT].verb[1], "re-acquire after cwait");
+	assert_int_equal(trace_ops[TRACE_CWAIT].arg[1].kind, TRACE_K_MUTEX);
+	assert_string_equal(trace_kinds[TRACE_K_COND].name, "condition variable");
+	assert_string_equal(trace_kinds[TRACE_K_COND].id, "condition variable id");
+}
+
+/* Issue 14: ids and locations crafted to collide under the former unkeyed
+ * hashes (tests/crafted.h).  With a random keyed hash (any key: two fixed
+ * ones here, so that the test is repeatable), linear probing at load <= 1/2
+ * examines on average about 1.5 to 2.5 slots per insert (Knuth's
+ * (1 + 1/(1-a)^2)/2 at a <= 1/2); the former hashes needed thousands
+ * (these 32,768 thread ids: 16,374 per insert; 2,048 locations: 640, by
+ * a replica of the former maps).
+ * So at most 4 per insert, and the same trace whatever the key. */
+static void test_crafted_ids(void **state)
+{
+	(void)state;
+	static const uint64_t seeds[] = { 1, 0x5eed5eed5eedull };
+	size_t tlen = 0, llen = 0;
+	char *threads = crafted_threads(32768, 11, &tlen);
+	char *locs = crafted_locations(2048, 11, &llen);
+	assert_non_null(threads);
+	assert_non_null(locs);
+	char *out[2][2] = { { NULL, NULL }, { NULL, NULL } };
+	for (int si = 0; si < 2; si++) {
+		struct trace_limits lim;
+		struct tr_probes pr;
+		struct trace *tr = NULL;
+		struct trace_error e;
+		trace_limits_default(&lim);
+		lim.seed = seeds[si];
+		lim.probes = &pr;
+		assert_int_equal(trace_read_mem_lim("t", threads, tlen, &lim, &tr, &e), 0);
+		assert_int_equal(tr->nthreads, 32769);
+		assert_int_equal(pr.obj_inserts, 32769);
+		print_message("crafted thread ids, key %d: %.2f slots per insert\n", si,
+		              (double)pr.obj_probes / (double)pr.obj_inserts);
+		assert_true(pr.obj_probes <= 4 * pr.obj_inserts);
+		size_t n;
+		FILE *f = open_memstream(&out[si][0], &n);
+		assert_int_equal(trace_write(tr, f), 0);
+		fclose(f);
+		trace_free(tr);
+
+		assert_int_equal(trace_read_mem_lim("t", locs, llen, &lim, &tr, &e), 0);
+		assert_int_equal(pr.loc_inserts, 2048);
+		print_message("crafted locations, key %d: %.2f slots per insert\n", si,
+		              (double)pr.loc_probes / (double)pr.loc_inserts);
+		assert_true(pr.loc_probes <= 4 * pr.loc_inserts);
+		f = open_memstream(&out[si][1], &n);
+		assert_int_equal(trace_write(tr, f), 0);
+		fclose(f);
+		trace_free(tr);
+	}
+	/* nothing depends on the key */
+	assert_string_equal(out[0][0], out[1][0]);
+	assert_string_equal(out[0][1], out[1][1]);
+	for (int i = 0; i < 4; i++)
+		free(out[i / 2][i % 2]);
+	free(threads);
+	free(locs);
+}
+
 /* ---------------------------------------------------------------------
  * Binding files
  */
@@ -1243,7 +1389,18 @@ static const struct {
 	{ "shadowbind-binding 1\n", "binding.txt: no 'cpus' line" },
 	{ "", "binding.txt: not a shadowbind binding (no 'shadowbind-binding 1' line)" },
 	{ "shadowbind-binding 1\ncpus 0\n",
-	  "binding.txt:2: cpus '0' is not a positive integer below 2^31" },
+	  "binding.txt:2: cpus '0' is not an integer in 1..65536" },
+	/* issue 14: k is capped as --cpus is (TRACE_CPUS_MAX = 65536) */
+	{ "shadowbind-binding 1\ncpus 65537\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '65537' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 100000000\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '100000000' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 1000000000\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '1000000000' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 99999999999999999999999\n",
+	  "binding.txt:2: cpus '99999999999999999999999' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus -2\n",
+	  "binding.txt:2: cpus '-2' is not an integer in 1..65536" },
 	{ "shadowbind-binding 1\ncpus 2\ncpus 2\n",
 	  "binding.txt:3: duplicate 'cpus' (first at line 2)" },
 	{ "shadowbind-binding 1\ncpus 2\nunit us\n",
@@ -1273,6 +1430,17 @@ static void test_binding_bad(void **state)
 {
 	(void)state;
 	struct trace *tr = tu_trace(fixed_text);
+	/* the largest k is accepted */
+	{
+		static const char t[] = "shadowbind-binding 1\ncpus 65536\n1 65535\n2 0\n5 shadow\n";
+		struct trace_binding b;
+		struct trace_error e;
+		assert_int_equal(TRACE_CPUS_MAX, 65536);
+		assert_int_equal(trace_binding_read_mem("b", t, strlen(t), tr, &b, &e), 0);
+		assert_int_equal(b.cpus, 65536);
+		assert_int_equal(b.proc[0], 65535);
+		trace_binding_release(&b);
+	}
 	for (size_t i = 0; i < sizeof bad_bindings / sizeof *bad_bindings; i++) {
 		struct trace_binding b;
 		struct trace_error e;
@@ -1421,6 +1589,8 @@ int main(void)
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_odd_bytes),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_op_table),
+		cmocka_unit_test(test_crafted_ids),
 		cmocka_unit_test(test_binding_read),
 		cmocka_unit_test(test_binding_bad),
 		cmocka_unit_test(test_binding_write),

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@ void trace_limits_default(struct trace_limits *lim)
 	lim->chunk = (size_t)1 << 20;
 	lim->buf_init = (size_t)1 << 20;
 	lim->buf_max = (size_t)64 << 20;
+	lim->seed = 0;
+	lim->probes = NULL;
 }
 
 /* ---------------------------------------------------------------------
@@ -95,8 +98,9 @@ static inline const char *num(const char *p, uint64_t *v)
 	return p;
 }
 
-/* The operation named by the token [s, s + n), or -1.  Reads at most n
- * bytes, compared as little words (no library calls on the hot path). */
+/* The operation named by the token [s, s + n), or -1: a small open-
+ * addressing map built from trace_ops (tr_opmap_init), keyed by the
+ * token's length and first word, confirmed by comparing the rest. */
 static inline uint32_t ld32(const char *s)
 {
 	uint32_t v;
@@ -104,60 +108,43 @@ static inline uint32_t ld32(const char *s)
 	return v;
 }
 
-#define W4(a, b, c, d) \
-	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
-
-static int op_lookup(const char *s, size_t n)
+static inline unsigned opmap_pos(uint32_t head, size_t n)
 {
-	if (n < 4 || n > 9)
-		return -1;
-	uint32_t h = ld32(s), t = ld32(s + n - 4); /* head and tail words */
-	switch (n) {
-	case 4:
-		switch (h) {
-		case W4('l', 'o', 'c', 'k'): return TRACE_LOCK;
-		case W4('w', 'a', 'i', 't'): return TRACE_WAIT;
-		case W4('p', 'o', 's', 't'): return TRACE_POST;
-		case W4('e', 'x', 'i', 't'): return TRACE_EXIT;
-		case W4('j', 'o', 'i', 'n'): return TRACE_JOIN;
-		}
-		break;
-	case 5:
-		if (h == W4('c', 'w', 'a', 'i') && t == W4('w', 'a', 'i', 't'))
-			return TRACE_CWAIT;
-		if (h == W4('s', 'l', 'e', 'e') && t == W4('l', 'e', 'e', 'p'))
-			return TRACE_SLEEP;
-		break;
-	case 6:
-		if (h == W4('u', 'n', 'l', 'o') && t == W4('l', 'o', 'c', 'k'))
-			return TRACE_UNLOCK;
-		if (h == W4('c', 'r', 'e', 'a') && t == W4('e', 'a', 't', 'e'))
-			return TRACE_CREATE;
-		if (h == W4('s', 'i', 'g', 'n') && t == W4('g', 'n', 'a', 'l'))
-			return TRACE_SIGNAL;
-		if (h == W4('r', 'd', 'l', 'o') && t == W4('l', 'o', 'c', 'k'))
-			return TRACE_RDLOCK;
-		if (h == W4('w', 'r', 'l', 'o') && t == W4('l', 'o', 'c', 'k'))
-			return TRACE_WRLOCK;
-		break;
-	case 7:
-		if (h == W4('t', 'r', 'y', 'l') && t == W4('l', 'o', 'c', 'k'))
-			return TRACE_TRYLOCK;
-		if (h == W4('t', 'r', 'y', 'w') && t == W4('w', 'a', 'i', 't'))
-			return TRACE_TRYWAIT;
-		if (h == W4('b', 'a', 'r', 'r') && t == W4('r', 'i', 'e', 'r'))
-			return TRACE_BARRIER;
-		break;
-	case 8:
-		if (h == W4('r', 'w', 'u', 'n') && t == W4('l', 'o', 'c', 'k'))
-			return TRACE_RWUNLOCK;
-		break;
-	case 9:
-		if (h == W4('b', 'r', 'o', 'a') && t == W4('c', 'a', 's', 't') &&
-		    s[4] == 'd')
-			return TRACE_BROADCAST;
-		break;
+	return (unsigned)(((head ^ (uint32_t)n) * 0x9E3779B1u) >> (32 - TR_OPMAP_BITS));
+}
+
+void tr_opmap_init(struct tr_opmap *m)
+{
+	memset(m, 0, sizeof *m);
+	for (int op = 0; op < TRACE_NOPS; op++) {
+		size_t n = strlen(trace_ops[op].name);
+		if (n < 4 || n > 255)
+			continue; /* found by the scan in op_lookup */
+		unsigned k = opmap_pos(ld32(trace_ops[op].name), n);
+		while (m->len[k])
+			k = (k + 1) & ((1u << TR_OPMAP_BITS) - 1);
+		m->head[k] = ld32(trace_ops[op].name);
+		m->len[k] = (uint8_t)n;
+		m->op[k] = (uint8_t)op;
 	}
+}
+
+static int op_lookup(const struct tr_opmap *m, const char *s, size_t n)
+{
+	if (n >= 4) {
+		uint32_t h = ld32(s);
+		unsigned k = opmap_pos(h, n);
+		for (; m->len[k]; k = (k + 1) & ((1u << TR_OPMAP_BITS) - 1))
+			if (m->head[k] == h && m->len[k] == n &&
+			    memcmp(trace_ops[m->op[k]].name + 4, s + 4, n - 4) == 0)
+				return m->op[k];
+		if (n <= 255)
+			return -1;
+	}
+	for (int op = 0; op < TRACE_NOPS; op++)
+		if (strlen(trace_ops[op].name) == n &&
+		    memcmp(trace_ops[op].name, s, n) == 0)
+			return op;
 	return -1;
 }
 
@@ -262,12 +249,12 @@ static int obj_init(struct tr_obj *o)
 	return 0;
 }
 
-static inline size_t hpos(uint32_t key, int shift)
+static inline size_t hpos(const struct tr_hash *h, uint32_t key, int shift)
 {
-	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> shift);
+	return (size_t)(tr_hash32(h, key) >> shift);
 }
 
-static int obj_rehash(struct tr_obj *o)
+static int obj_rehash(const struct tr_hash *h, struct tr_obj *o)
 {
 	size_t slots = ((size_t)o->mask + 1) * 2;
 	if (slots > ((size_t)1 << 32))
@@ -282,7 +269,7 @@ static int obj_rehash(struct tr_obj *o)
 		uint64_t v = o->slot[i];
 		if (v == EMPTY)
 			continue;
-		size_t k = hpos((uint32_t)(v >> 32), shift);
+		size_t k = hpos(h, (uint32_t)(v >> 32), shift);
 		while (ns[k] != EMPTY)
 			k = (k + 1) & mask;
 		ns[k] = v;
@@ -308,7 +295,7 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 	struct tr_obj *o = &P->obj[kind];
 	if (o->n >= UINT32_MAX - 1)
 		return -1;
-	if (((size_t)o->n + 1) * 2 > (size_t)o->mask + 1 && obj_rehash(o))
+	if (((size_t)o->n + 1) * 2 > (size_t)o->mask + 1 && obj_rehash(&P->hash, o))
 		return -1;
 	if (o->n == o->cap) {
 		uint32_t cap = o->cap ? (o->cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : o->cap * 2) : 16;
@@ -336,9 +323,13 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 		P->sem_line[d] = 0;
 		P->sem_first_use[d] = 0;
 	}
-	size_t k = hpos(key, o->shift);
-	while (o->slot[k] != EMPTY)
+	size_t k = hpos(&P->hash, key, o->shift);
+	P->probes.obj_inserts++;
+	P->probes.obj_probes++;
+	while (o->slot[k] != EMPTY) {
 		k = (k + 1) & o->mask;
+		P->probes.obj_probes++;
+	}
 	o->slot[k] = (uint64_t)key << 32 | d;
 	*idx = d;
 	return 0;
@@ -347,7 +338,7 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
-	size_t k = hpos(key, o->shift);
+	size_t k = hpos(&P->hash, key, o->shift);
 	for (;;) {
 		uint64_t v = o->slot[k];
 		if ((uint32_t)(v >> 32) == key) {
@@ -385,14 +376,6 @@ static int str_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 	return 0;
 }
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
-}
-
 /* A location (without '@'), shared by all records that name it. */
 static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 {
@@ -410,7 +393,7 @@ static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 				if (o == TRACE_NONE)
 					continue;
 				const char *t = P->str + o;
-				size_t k = hash_bytes(t, strlen(t)) & (slots - 1);
+				size_t k = tr_hash_bytes(&P->hash, t, strlen(t)) & (slots - 1);
 				while (ns[k] != TRACE_NONE)
 					k = (k + 1) & (slots - 1);
 				ns[k] = o;
@@ -420,11 +403,13 @@ static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 		P->locset = ns;
 		P->locmask = (uint32_t)(slots - 1);
 	}
-	size_t k = hash_bytes(s, n) & P->locmask;
+	size_t k = tr_hash_bytes(&P->hash, s, n) & P->locmask;
+	uint64_t probes = 1;
 	for (;;) {
 		uint32_t o = P->locset[k];
 		if (o == TRACE_NONE)
 			break;
+		probes++;
 		if (memcmp(P->str + o, s, n) == 0 && P->str[o + n] == 0) {
 			*off = o;
 			return 0;
@@ -436,57 +421,14 @@ static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 		return rc;
 	P->locset[k] = *off;
 	P->nlocs++;
+	P->probes.loc_inserts++;
+	P->probes.loc_probes += probes;
 	return 0;
 }
 
 /* ---------------------------------------------------------------------
  * Records.
  */
-
-enum { K_NONE = -1, K_DUR = -2 };
-static const signed char op_kind[TRACE_NOPS] = {
-	[TRACE_CREATE] = TRACE_K_THREAD, [TRACE_EXIT] = K_NONE,
-	[TRACE_JOIN] = TRACE_K_THREAD,   [TRACE_LOCK] = TRACE_K_MUTEX,
-	[TRACE_UNLOCK] = TRACE_K_MUTEX,  [TRACE_TRYLOCK] = TRACE_K_MUTEX,
-	[TRACE_WAIT] = TRACE_K_SEM,      [TRACE_POST] = TRACE_K_SEM,
-	[TRACE_TRYWAIT] = TRACE_K_SEM,   [TRACE_CWAIT] = TRACE_K_COND,
-	[TRACE_SIGNAL] = TRACE_K_COND,   [TRACE_BROADCAST] = TRACE_K_COND,
-	[TRACE_BARRIER] = TRACE_K_BARRIER, [TRACE_RDLOCK] = TRACE_K_RWLOCK,
-	[TRACE_WRLOCK] = TRACE_K_RWLOCK, [TRACE_RWUNLOCK] = TRACE_K_RWLOCK,
-	[TRACE_SLEEP] = K_DUR,
-};
-
-enum { S_NONE, S_OUTCOME, S_MUTEX, S_COUNT1, S_COUNTN, S_SIZE };
-static const unsigned char op_second[TRACE_NOPS] = {
-	[TRACE_TRYLOCK] = S_OUTCOME, [TRACE_TRYWAIT] = S_OUTCOME,
-	[TRACE_CWAIT] = S_MUTEX,     [TRACE_SIGNAL] = S_COUNT1,
-	[TRACE_BROADCAST] = S_COUNTN, [TRACE_BARRIER] = S_SIZE,
-};
-
-static const char *const op_usage[TRACE_NOPS] = {
-	[TRACE_CREATE] = "a thread id",
-	[TRACE_EXIT] = "nothing",
-	[TRACE_JOIN] = "a thread id",
-	[TRACE_LOCK] = "a mutex id",
-	[TRACE_UNLOCK] = "a mutex id",
-	[TRACE_TRYLOCK] = "a mutex id and 'ok' or 'busy'",
-	[TRACE_WAIT] = "a semaphore id",
-	[TRACE_POST] = "a semaphore id",
-	[TRACE_TRYWAIT] = "a semaphore id and 'ok' or 'busy'",
-	[TRACE_CWAIT] = "a condition variable id and a mutex id",
-	[TRACE_SIGNAL] = "a condition variable id and a count (0 or 1)",
-	[TRACE_BROADCAST] = "a condition variable id and a count",
-	[TRACE_BARRIER] = "a barrier id and a size",
-	[TRACE_RDLOCK] = "an rwlock id",
-	[TRACE_WRLOCK] = "an rwlock id",
-	[TRACE_RWUNLOCK] = "an rwlock id",
-	[TRACE_SLEEP] = "a duration",
-};
-
-static const char *const id_what[TRACE_NKINDS] = {
-	"thread id", "mutex id", "semaphore id", "condition variable id",
-	"barrier id", "rwlock id",
-};
 
 /* The next operand after p, or NULL when the line's content has ended or
  * a location follows. */
@@ -498,18 +440,26 @@ static inline const char *operand(const char *p)
 
 static const char *bad_op(struct tr_p1 *P, const char *s, const char *e)
 {
-	static const char *const names[TRACE_NOPS] = {
-		"create", "exit", "join", "lock", "unlock", "trylock", "wait",
-		"post", "trywait", "cwait", "signal", "broadcast", "barrier",
-		"rdlock", "wrlock", "rwunlock", "sleep",
-	};
+	const char *names[TRACE_NOPS];
 	struct tr_quote q;
 	int sug;
+	for (int i = 0; i < TRACE_NOPS; i++)
+		names[i] = trace_ops[i].name;
 	tr_lookup(names, TRACE_NOPS, s, (size_t)(e - s), &sug);
 	tr_quote(&q, s, (size_t)(e - s));
 	if (sug >= 0)
 		FAIL("%s is not an operation (did you mean '%s'?)", q.s, names[sug]);
 	FAIL("%s is not an operation", q.s);
+}
+
+/* bad_num for an operand named after its operation: "barrier size" */
+static const char *bad_opnum(struct tr_p1 *P, const char *op, const char *what,
+                             const char *s, const char *e, uint64_t v,
+                             const char *limit)
+{
+	char w[64];
+	snprintf(w, sizeof w, "%s %s", op, what);
+	return bad_num(P, w, s, e, v, limit);
 }
 
 static int rec_grow(struct tr_p1 *P)
@@ -557,7 +507,7 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 		FAIL("missing operation after the work");
 	opstart = s = p;
 	p = tok_end(p);
-	int op = op_lookup(s, (size_t)(p - s));
+	int op = op_lookup(&P->opmap, s, (size_t)(p - s));
 	if (op < 0)
 		return bad_op(P, s, p);
 	r.work = w;
@@ -565,24 +515,33 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 	r.line = line;
 	r.op = (uint8_t)op;
 
-	int k = op_kind[op];
-	if (k != K_NONE) {
+	const struct trace_opinfo *O = &trace_ops[op];
+	for (int i = 0; i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
+		struct tr_quote q;
+		uint32_t *f = i ? &r.b : &r.a;
 		o = operand(p);
 		if (!o)
-			FAIL("'%s' needs %s", trace_op_name(op), op_usage[op]);
+			FAIL("'%s' needs %s", O->name, O->usage);
+		if (O->arg[i].type == TRACE_ARG_OUTCOME) {
+			p = tok_end(o);
+			if (p - o == 2 && o[0] == 'o' && o[1] == 'k')
+				*f = 1;
+			else if (p - o == 4 && memcmp(o, "busy", 4) == 0)
+				*f = 0;
+			else
+				FAIL("%s outcome %s is not 'ok' or 'busy'", O->name,
+				     tr_quote(&q, o, (size_t)(p - o)));
+			continue;
+		}
 		p = num(o, &v);
-		if (k == K_DUR) {
-			if (v >= TRACE_WORK_LIMIT)
-				return bad_num(P, "sleep duration", o, p, v, "2^62");
-			r.a = (uint32_t)v;
-			r.b = (uint32_t)(v >> 32);
-			dur = v;
-		} else {
+		switch (O->arg[i].type) {
+		case TRACE_ARG_OBJ: {
+			int k = O->arg[i].kind;
 			if (v >= TRACE_ID_LIMIT)
-				return bad_num(P, id_what[k], o, p, v, "2^31");
+				return bad_num(P, trace_kinds[k].id, o, p, v, "2^31");
 			if (obj_get(P, k, (uint32_t)v, &d))
 				return oom(P);
-			r.a = d;
+			*f = d;
 			if (k == TRACE_K_THREAD) {
 				if (!P->th_first_use[d])
 					P->th_first_use[d] = line;
@@ -590,54 +549,33 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 				if (!P->sem_first_use[d])
 					P->sem_first_use[d] = line;
 			}
+			break;
 		}
-		if (op_second[op] != S_NONE) {
-			struct tr_quote q;
-			o = operand(p);
-			if (!o)
-				FAIL("'%s' needs %s", trace_op_name(op), op_usage[op]);
-			switch (op_second[op]) {
-			case S_OUTCOME:
-				p = tok_end(o);
-				if (p - o == 2 && o[0] == 'o' && o[1] == 'k')
-					r.b = 1;
-				else if (p - o == 4 && memcmp(o, "busy", 4) == 0)
-					r.b = 0;
-				else
-					FAIL("%s outcome %s is not 'ok' or 'busy'",
-					     trace_op_name(op),
-					     tr_quote(&q, o, (size_t)(p - o)));
-				break;
-			case S_MUTEX:
-				p = num(o, &v);
-				if (v >= TRACE_ID_LIMIT)
-					return bad_num(P, "mutex id", o, p, v, "2^31");
-				if (obj_get(P, TRACE_K_MUTEX, (uint32_t)v, &d))
-					return oom(P);
-				r.b = d;
-				break;
-			case S_COUNT1:
-				p = num(o, &v);
-				if (v > 1)
-					FAIL("signal count %s is not 0 or 1",
-					     tr_quote(&q, o, (size_t)(p - o)));
-				r.b = (uint32_t)v;
-				break;
-			case S_COUNTN:
-				p = num(o, &v);
-				if (v >= TRACE_ID_LIMIT)
-					return bad_num(P, "broadcast count", o, p, v, "2^31");
-				r.b = (uint32_t)v;
-				break;
-			case S_SIZE:
-				p = num(o, &v);
-				if (v == 0)
-					FAIL("barrier size '0' is not at least 1");
-				if (v >= TRACE_ID_LIMIT)
-					return bad_num(P, "barrier size", o, p, v, "2^31");
-				r.b = (uint32_t)v;
-				break;
-			}
+		case TRACE_ARG_DURATION:
+			if (v >= TRACE_WORK_LIMIT)
+				return bad_opnum(P, O->name, "duration", o, p, v, "2^62");
+			r.a = (uint32_t)v;
+			r.b = (uint32_t)(v >> 32);
+			dur = v;
+			break;
+		case TRACE_ARG_COUNT1:
+			if (v > 1)
+				FAIL("%s count %s is not 0 or 1", O->name,
+				     tr_quote(&q, o, (size_t)(p - o)));
+			*f = (uint32_t)v;
+			break;
+		case TRACE_ARG_SIZE:
+			if (v == 0)
+				FAIL("%s size '0' is not at least 1", O->name);
+			if (v >= TRACE_ID_LIMIT)
+				return bad_opnum(P, O->name, "size", o, p, v, "2^31");
+			*f = (uint32_t)v;
+			break;
+		default: /* TRACE_ARG_COUNT */
+			if (v >= TRACE_ID_LIMIT)
+				return bad_opnum(P, O->name, "count", o, p, v, "2^31");
+			*f = (uint32_t)v;
+			break;
 		}
 	}
 	opend = p;
@@ -1091,6 +1029,8 @@ static int read_src(const char *name, struct src *S,
 	if (P.lim.buf_max < P.lim.buf_init)
 		P.lim.buf_max = P.lim.buf_init;
 	int rc = 0;
+	tr_opmap_init(&P.opmap);
+	tr_hash_init(&P.hash, P.lim.seed);
 	for (int k = 0; k < TRACE_NKINDS; k++)
 		if (obj_init(&P.obj[k]))
 			rc = -1;
@@ -1113,6 +1053,8 @@ static int read_src(const char *name, struct src *S,
 			tr_finish(&P, 1, NULL);
 		}
 	}
+	if (P.lim.probes)
+		*P.lim.probes = P.probes;
 	tr_p1_release(&P);
 	return rc;
 }

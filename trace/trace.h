@@ -67,6 +67,71 @@ enum trace_kind {
 
 enum trace_unit { TRACE_TICK = 0, TRACE_NS, TRACE_US, TRACE_MS, TRACE_S };
 
+/* ---------------------------------------------------------------------
+ * The operation table: what each operation is, in one place (as Lua's
+ * lopcodes).  The reader, the writer, the validator, the simulator's
+ * reports and the generator take names, operands and roles from here.
+ * Adding an operation: a value in enum trace_op, a row in trace/ops.c,
+ * its replay rule in trace/validate.c and its rule in sim/.
+ */
+
+/* What a record's operand field holds. */
+enum trace_arg {
+	TRACE_ARG_NONE = 0, /* unused (0)                                    */
+	TRACE_ARG_OBJ,      /* dense index of an object of kind `kind`; in
+	                       the file its external id, [0, 2^31)          */
+	TRACE_ARG_OUTCOME,  /* 1 for `ok`, 0 for `busy`                      */
+	TRACE_ARG_COUNT1,   /* a count, 0 or 1 (signal)                      */
+	TRACE_ARG_COUNT,    /* a count in [0, 2^31) (broadcast)              */
+	TRACE_ARG_SIZE,     /* a group size in [1, 2^31) (barrier)           */
+	TRACE_ARG_DURATION, /* a duration in [0, 2^62), trace units, stored
+	                       as a (low 32 bits) and b (high 32 bits):
+	                       read it with trace_sleep_time; only in arg[0] */
+};
+
+/* Roles (bits of trace_opinfo.role), docs/trace-format.md, Order: where
+ * the record stands in the file. */
+#define TRACE_ACQUIRE 1 /* where it completed (join, lock, wait, cwait,
+                           barrier, rdlock, wrlock; trylock and trywait
+                           when `ok`)                                    */
+#define TRACE_RELEASE 2 /* where it was performed (create, exit, unlock,
+                           post, signal, broadcast, rwunlock)            */
+
+struct trace_operand {
+	uint8_t type;       /* enum trace_arg                                */
+	uint8_t kind;       /* enum trace_kind, for TRACE_ARG_OBJ            */
+};
+
+struct trace_opinfo {
+	const char *name;   /* the operation's word in the file: "lock"      */
+	const char *usage;  /* its operands, for "'lock' needs a mutex id"   */
+	struct trace_operand arg[2]; /* of fields a and b, in file order     */
+	uint8_t role;       /* TRACE_ACQUIRE, TRACE_RELEASE or 0 (sleep)     */
+	uint8_t effect;     /* enum trace_op whose rule the record follows:
+	                       lock for trylock, wait for trywait (when `ok`;
+	                       `busy` does nothing, see trace_op_effect),
+	                       else the operation itself                     */
+	const char *verb[2]; /* what a thread blocked at this record waits to
+	                        do with object a, b (reports: "thread 2
+	                        cannot <verb> <kind name> 4"): "lock",
+	                        "wait on", "join", "pass", "be signalled
+	                        on", "re-acquire after cwait" (cwait's
+	                        mutex), "rdlock", "wrlock", "see its waiters
+	                        on" (signal, broadcast); NULL where it does
+	                        not apply                                   */
+};
+
+/* [TRACE_NOPS], indexed by enum trace_op. */
+extern const struct trace_opinfo trace_ops[TRACE_NOPS];
+
+struct trace_kindinfo {
+	const char *name;   /* "mutex", "condition variable", ...            */
+	const char *id;     /* "mutex id", for messages                      */
+};
+
+/* [TRACE_NKINDS], indexed by enum trace_kind. */
+extern const struct trace_kindinfo trace_kinds[TRACE_NKINDS];
+
 /* One record: 24 bytes. */
 struct trace_rec {
 	uint64_t work;  /* CPU work before the operation; units: trace unit */
@@ -165,6 +230,9 @@ static inline uint64_t trace_sleep_time(const struct trace_rec *r)
 {
 	return (uint64_t)r->a | ((uint64_t)r->b << 32);
 }
+/* The operation whose rule record r follows: trace_ops[r->op].effect, or
+ * -1 for a `busy` trylock/trywait (which does nothing). */
+int trace_op_effect(const struct trace_rec *r);
 const char *trace_op_name(enum trace_op op);       /* "create", ...      */
 const char *trace_unit_name(enum trace_unit unit); /* "tick", "us", ...  */
 const char *trace_kind_name(enum trace_kind kind); /* "mutex", ...       */
@@ -188,6 +256,12 @@ int64_t trace_thread_index(const struct trace *tr, uint32_t id);
 
 #define TRACE_SHADOW (-1) /* processor value of a shadow thread */
 
+/* Most processors (k) anything accepts: a binding file's `cpus` and every
+ * command's --cpus are in 1..TRACE_CPUS_MAX.  Memory and output grow with
+ * k (one schedule and one report line per processor), so an unbounded k
+ * would let one header line ask for gigabytes. */
+#define TRACE_CPUS_MAX 65536u
+
 struct trace_binding {
 	uint32_t cpus;     /* k                                               */
 	uint32_t n;        /* threads (equals the trace's nthreads)           */
@@ -202,8 +276,8 @@ struct trace_binding {
 
 /*
  * trace_binding_read - read the binding file at `path` for trace `tr`:
- * every thread of the trace exactly once, processors in 0..cpus-1 or
- * `shadow`.  Unknown header keys are ignored.  Returns 0 and fills *out
+ * `cpus` in 1..TRACE_CPUS_MAX, every thread of the trace exactly once,
+ * processors in 0..cpus-1 or `shadow`.  Unknown header keys are ignored.  Returns 0 and fills *out
  * (release with trace_binding_release); on error returns -1, zeroes *out
  * and fills *err ("file:line: reason").
  */

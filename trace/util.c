@@ -8,22 +8,11 @@
 
 #include "trace/traceint.h"
 
-static const char *const op_names[TRACE_NOPS] = {
-	"create", "exit", "join", "lock", "unlock", "trylock", "wait", "post",
-	"trywait", "cwait", "signal", "broadcast", "barrier", "rdlock",
-	"wrlock", "rwunlock", "sleep",
-};
-
 static const char *const unit_names[] = { "tick", "ns", "us", "ms", "s" };
-
-static const char *const kind_names[TRACE_NKINDS] = {
-	"thread", "mutex", "semaphore", "condition variable", "barrier",
-	"rwlock",
-};
 
 const char *trace_op_name(enum trace_op op)
 {
-	return (unsigned)op < TRACE_NOPS ? op_names[op] : "?";
+	return (unsigned)op < TRACE_NOPS ? trace_ops[op].name : "?";
 }
 
 const char *trace_unit_name(enum trace_unit unit)
@@ -33,7 +22,7 @@ const char *trace_unit_name(enum trace_unit unit)
 
 const char *trace_kind_name(enum trace_kind kind)
 {
-	return (unsigned)kind < TRACE_NKINDS ? kind_names[kind] : "?";
+	return (unsigned)kind < TRACE_NKINDS ? trace_kinds[kind].name : "?";
 }
 
 const char *trace_thread_name(const struct trace *tr, uint32_t i)

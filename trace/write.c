@@ -72,50 +72,25 @@ static void rec_line(struct out *o, const struct trace *tr, uint32_t t, size_t k
 	sp_u(o, r->work);
 	put(o, " ", 1);
 	puts_(o, trace_op_name(r->op));
-	switch (r->op) {
-	case TRACE_CREATE:
-	case TRACE_JOIN:
-		sp_u(o, oid(tr, TRACE_K_THREAD, r->a));
-		break;
-	case TRACE_LOCK:
-	case TRACE_UNLOCK:
-		sp_u(o, oid(tr, TRACE_K_MUTEX, r->a));
-		break;
-	case TRACE_TRYLOCK:
-		sp_u(o, oid(tr, TRACE_K_MUTEX, r->a));
-		puts_(o, r->b ? " ok" : " busy");
-		break;
-	case TRACE_WAIT:
-	case TRACE_POST:
-		sp_u(o, oid(tr, TRACE_K_SEM, r->a));
-		break;
-	case TRACE_TRYWAIT:
-		sp_u(o, oid(tr, TRACE_K_SEM, r->a));
-		puts_(o, r->b ? " ok" : " busy");
-		break;
-	case TRACE_CWAIT:
-		sp_u(o, oid(tr, TRACE_K_COND, r->a));
-		sp_u(o, oid(tr, TRACE_K_MUTEX, r->b));
-		break;
-	case TRACE_SIGNAL:
-	case TRACE_BROADCAST:
-		sp_u(o, oid(tr, TRACE_K_COND, r->a));
-		sp_u(o, r->b);
-		break;
-	case TRACE_BARRIER:
-		sp_u(o, oid(tr, TRACE_K_BARRIER, r->a));
-		sp_u(o, r->b);
-		break;
-	case TRACE_RDLOCK:
-	case TRACE_WRLOCK:
-	case TRACE_RWUNLOCK:
-		sp_u(o, oid(tr, TRACE_K_RWLOCK, r->a));
-		break;
-	case TRACE_SLEEP:
-		sp_u(o, trace_sleep_time(r));
-		break;
-	default:
-		break;
+	const struct trace_opinfo *O = &trace_ops[r->op];
+	for (int i = 0; i < 2; i++) {
+		uint32_t v = i ? r->b : r->a;
+		switch (O->arg[i].type) {
+		case TRACE_ARG_NONE:
+			break;
+		case TRACE_ARG_OBJ:
+			sp_u(o, oid(tr, O->arg[i].kind, v));
+			break;
+		case TRACE_ARG_OUTCOME:
+			puts_(o, v ? " ok" : " busy");
+			break;
+		case TRACE_ARG_DURATION:
+			sp_u(o, trace_sleep_time(r));
+			break;
+		default: /* counts, sizes */
+			sp_u(o, v);
+			break;
+		}
 	}
 	const char *loc = trace_rec_loc(tr, k);
 	if (loc) {

@@ -9,7 +9,6 @@
  * program deadlocks under every binding tried.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -22,64 +21,11 @@
 
 #include "alloc/alloc.h"
 #include "bound/bound.h"
+#include "cli/cli.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 
 static const char *prog = "allocate";
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-	"usage: allocate --cpus K [options] TRACE\n"
-	"Find the binding of TRACE's threads to K processors with the shortest\n"
-	"simulated completion time; write it as a binding file.\n"
-	"\n"
-	"machine:\n"
-	"  -k, --cpus K          processors (required here or in --config)\n"
-	"      --latency T       synchronization latency between processors,\n"
-	"                        trace units (default 0)\n"
-	"      --policy P        local scheduling: ps (default), fifo, rr:Q\n"
-	"      --create-cost C   CPU time of a thread creation (default 0)\n"
-	"      --switch-cost C   context switch time, fifo and rr (default 0)\n"
-	"      --model M         simulation model: auto (default), direct,\n"
-	"                        client-server, strict.  auto applies Paper\n"
-	"                        VIII's scheme (direct, on deadlock client-server,\n"
-	"                        then strict) once, to binpacking's allocation,\n"
-	"                        and the whole search uses the model it chose\n"
-	"search:\n"
-	"  -a, --algorithm NAME  see --list-algorithms (default auto)\n"
-	"      --seed S          random seed (default 1)\n"
-	"      --max-tests N     test budget (default: depends on the trace)\n"
-	"      --stop-after N    greedy/dsg: stop after N tests without\n"
-	"                        improvement (default 100; 0 never)\n"
-	"      --restarts N      dsg: at most N restarts (default 0: unlimited)\n"
-	"      --time-limit SEC  stop searching after SEC seconds (the result\n"
-	"                        then depends on the machine's speed)\n"
-	"      --config FILE     INI file: [machine] and [search] keys, as in\n"
-	"                        examples/allocate.ini; options override it\n"
-	"output:\n"
-	"  -o, --output FILE     write the binding to FILE (atomically)\n"
-	"  -q, --quiet           no progress line, no summary\n"
-	"      --no-bound        leave out the bound and lower header lines\n"
-	"                        (Paper VII's bound and the lower bound; their\n"
-	"                        computation may take up to about a second)\n"
-	"      --list-algorithms the algorithms, one per line\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 usage, 2 bad input, 3 the program deadlocks under\n"
-	"every binding tried.\n");
-}
-
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "; see '%s --help'\n", prog);
-	exit(1);
-}
 
 static void die_input(const char *fmt, ...)
 {
@@ -132,136 +78,6 @@ static void load_config(const char *path, struct alloc_params *par)
 	iniparser_freedict(d);
 	if (r)
 		die_input("%s", err);
-}
-
-/* Command-line values, kept as strings until the config file is read, so
- * that they override it. */
-enum {
-	O_CPUS = 'k', O_ALG = 'a', O_OUT = 'o', O_QUIET = 'q', O_HELP = 'h',
-	O_LATENCY = 256, O_POLICY, O_CCOST, O_SCOST, O_SEED, O_MAXT, O_STOP,
-	O_RESTARTS, O_TIME, O_CONFIG, O_LIST, O_MODEL, O_NOBOUND, O_NOPTS
-};
-
-static const struct option longopts[] = {
-	{"cpus", required_argument, NULL, O_CPUS},
-	{"latency", required_argument, NULL, O_LATENCY},
-	{"policy", required_argument, NULL, O_POLICY},
-	{"create-cost", required_argument, NULL, O_CCOST},
-	{"switch-cost", required_argument, NULL, O_SCOST},
-	{"model", required_argument, NULL, O_MODEL},
-	{"algorithm", required_argument, NULL, O_ALG},
-	{"seed", required_argument, NULL, O_SEED},
-	{"max-tests", required_argument, NULL, O_MAXT},
-	{"stop-after", required_argument, NULL, O_STOP},
-	{"restarts", required_argument, NULL, O_RESTARTS},
-	{"time-limit", required_argument, NULL, O_TIME},
-	{"config", required_argument, NULL, O_CONFIG},
-	{"output", required_argument, NULL, O_OUT},
-	{"quiet", no_argument, NULL, O_QUIET},
-	{"no-bound", no_argument, NULL, O_NOBOUND},
-	{"list-algorithms", no_argument, NULL, O_LIST},
-	{"help", no_argument, NULL, O_HELP},
-	{NULL, 0, NULL, 0},
-};
-
-static uint64_t opt_u64(const char *opt, const char *v, uint64_t min,
-                        uint64_t max)
-{
-	uint64_t x;
-	if (trace_parse_u64(v, UINT64_MAX, &x) != 0)
-		die_usage("--%s: '%s' is not a non-negative integer", opt, v);
-	if (x < min || x > max)
-		die_usage("--%s: '%s' is out of range (%" PRIu64 "..%" PRIu64 ")",
-		          opt, v, min, max);
-	return x;
-}
-
-static void apply_options(const char **val, struct alloc_params *par)
-{
-	const uint64_t W = (1ull << 62) - 1;
-	if (val[O_CPUS])
-		par->sim.cpus = (uint32_t)opt_u64("cpus", val[O_CPUS], 1, 65536);
-	if (val[O_LATENCY])
-		par->sim.latency = opt_u64("latency", val[O_LATENCY], 0, W);
-	if (val[O_CCOST])
-		par->sim.create_cost = opt_u64("create-cost", val[O_CCOST], 0, W);
-	if (val[O_SCOST])
-		par->sim.switch_cost = opt_u64("switch-cost", val[O_SCOST], 0, W);
-	if (val[O_POLICY] && sim_policy_parse(val[O_POLICY], &par->sim))
-		die_usage("--policy: '%s' is not a policy (ps, fifo, rr:Q)",
-		          val[O_POLICY]);
-	if (val[O_MODEL] && alloc_parse_model(val[O_MODEL], &par->sim.model))
-		die_usage("--model: '%s' is not a model (direct, client-server, "
-		          "strict, auto)", val[O_MODEL]);
-	if (val[O_ALG]) {
-		if (alloc_algorithm_find(val[O_ALG]) < 0)
-			die_usage("--algorithm: '%s' is not an algorithm (see "
-			          "--list-algorithms)", val[O_ALG]);
-		snprintf(par->algorithm, sizeof par->algorithm, "%s", val[O_ALG]);
-	}
-	if (val[O_SEED])
-		par->seed = opt_u64("seed", val[O_SEED], 0, UINT64_MAX);
-	if (val[O_MAXT])
-		par->max_tests = opt_u64("max-tests", val[O_MAXT], 0, UINT64_MAX);
-	if (val[O_STOP])
-		par->stop_after = opt_u64("stop-after", val[O_STOP], 0,
-		                          UINT64_MAX);
-	if (val[O_RESTARTS])
-		par->restarts = (uint32_t)opt_u64("restarts", val[O_RESTARTS], 0,
-		                                  UINT32_MAX);
-	if (val[O_TIME] && alloc_parse_seconds(val[O_TIME], &par->time_limit))
-		die_usage("--time-limit: '%s' is not a non-negative number of "
-		          "seconds", val[O_TIME]);
-}
-
-/* Read the trace; hash its bytes for the `trace` header. */
-static struct trace *read_trace(const char *path, char hex[65])
-{
-	struct trace *tr = NULL;
-	struct trace_error err;
-	struct alloc_sha256 sh;
-	alloc_sha256_init(&sh);
-	if (strcmp(path, "-") == 0) {
-		size_t cap = 1 << 16, len = 0;
-		char *buf = malloc(cap);
-		for (;;) {
-			if (!buf)
-				die_input("<stdin>: out of memory");
-			size_t got = fread(buf + len, 1, cap - len, stdin);
-			len += got;
-			if (got == 0)
-				break;
-			if (len == cap) {
-				char *nb = realloc(buf, cap *= 2);
-				if (!nb)
-					free(buf);
-				buf = nb;
-			}
-		}
-		if (ferror(stdin))
-			die_input("<stdin>: read error: %s", strerror(errno));
-		alloc_sha256_update(&sh, buf, len);
-		int r = trace_read_mem("<stdin>", buf, len, &tr, &err);
-		free(buf);
-		if (r)
-			die_input("%s", err.msg);
-	} else {
-		FILE *f = fopen(path, "rb");
-		if (!f)
-			die_input("%s: cannot open: %s", path, strerror(errno));
-		char buf[1 << 16];
-		size_t got;
-		while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-			alloc_sha256_update(&sh, buf, got);
-		int bad = ferror(f);
-		fclose(f);
-		if (bad)
-			die_input("%s: read error", path);
-		if (trace_read_file(path, &tr, &err))
-			die_input("%s", err.msg);
-	}
-	alloc_sha256_final(&sh, hex);
-	return tr;
 }
 
 struct prog_state {
@@ -352,61 +168,215 @@ static int write_atomic(const char *path, const char *text, size_t len)
 	return bad ? -1 : 0;
 }
 
+static int policy_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (sim_policy_parse(v, dst)) {
+		snprintf(why, len, "is not a policy (ps, fifo, rr:Q with Q >= 1)");
+		return -1;
+	}
+	return 0;
+}
+
+static int model_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (alloc_parse_model(v, dst)) {
+		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
+		return -1;
+	}
+	return 0;
+}
+
+static int algorithm_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (alloc_algorithm_find(v) < 0) {
+		snprintf(why, len, "is not an algorithm (see --list-algorithms)");
+		return -1;
+	}
+	*(const char **)dst = v;
+	return 0;
+}
+
+/* The header lines of the binding file say what they are (comments). */
+static const struct {
+	const char *key, *comment;
+} header_notes[] = {
+	{"makespan", "predicted completion time of this binding, trace units"},
+	{"bound", "upper bound on the best binding's makespan (Paper VII)"},
+	{"lower", "proven lower bound: no binding's makespan is below it"},
+	{"tests", "allocations simulated by the search"},
+	{"model", "the simulation model every test used"},
+};
+
+/* text with the notes appended to its header lines; malloc'd (NULL: out
+ * of memory).  Stops at the first blank line (the end of the header). */
+static char *annotate(const char *text, size_t len, size_t *outlen)
+{
+	size_t cap = len + 1024;
+	char *o = malloc(cap);
+	if (!o)
+		return NULL;
+	size_t n = 0;
+	int header = 1;
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+		memcpy(o + n, p, l);
+		n += l;
+		if (l == 0)
+			header = 0;
+		for (size_t i = 0; header && i < sizeof header_notes / sizeof *header_notes; i++) {
+			size_t kl = strlen(header_notes[i].key);
+			if (l > kl && memcmp(p, header_notes[i].key, kl) == 0 && p[kl] == ' ') {
+				int w = snprintf(o + n, cap - n, "%*s# %s",
+				                 l < 20 ? (int)(20 - l) : 2, "",
+				                 header_notes[i].comment);
+				n += (size_t)w;
+			}
+		}
+		if (nl)
+			o[n++] = '\n';
+		p += l + (nl ? 1 : 0);
+	}
+	*outlen = n;
+	return o;
+}
+
 int main(int argc, char **argv)
 {
-	const char *val[O_NOPTS] = {0};
-	const char *out_path = NULL, *config = NULL;
-	int quiet = 0, no_bound = 0, opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":k:a:o:qh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case O_HELP:
-			usage(stdout);
-			return 0;
-		case O_LIST:
-			for (size_t i = 0; i < alloc_algorithm_count(); i++)
-				printf("%-11s %s\n", alloc_algorithm_name(i),
-				       alloc_algorithm_summary(i));
-			return 0;
-		case O_QUIET:
-			quiet = 1;
-			break;
-		case O_NOBOUND:
-			no_bound = 1;
-			break;
-		case O_OUT:
-			out_path = optarg;
-			break;
-		case O_CONFIG:
-			config = optarg;
-			break;
-		case ':':
-			die_usage("%s needs a value", argv[optind - 1]);
-			break;
-		case '?':
-			die_usage("unknown option '%s'", argv[optind - 1]);
-			break;
-		default:
-			val[opt] = optarg;
-		}
+	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
+	int quiet = 0, no_bound = 0, list = 0;
+	uint32_t cpus = 0, restarts = 0;
+	uint64_t seed = 0, max_tests = 0, stop_after = 0;
+	double time_limit = 0;
+	struct cli_time latency = {0}, ccost = {0}, scost = {0};
+	struct sim_params simp;
+	sim_params_init(&simp);
+	enum sim_model model = SIM_AUTO;
+	struct cli_opt opts[] = {
+		{CLI_GROUP, .help = "Machine"},
+		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
+		 .help = "processors (required here or in --config)"},
+		{CLI_TIME, "latency", .dst = &latency,
+		 .help = "synchronization latency between processors\n"
+		         "(default 0): trace units, or with a unit (4us)"},
+		{CLI_FUNC, "policy", .metavar = "P", .dst = &simp, .fn = policy_opt,
+		 .help = "local scheduling: ps (default), fifo, rr:Q"},
+		{CLI_TIME, "create-cost", .metavar = "C", .dst = &ccost,
+		 .help = "CPU time of a thread creation (default 0)"},
+		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &scost,
+		 .help = "context switch time, fifo and rr (default 0)"},
+		{CLI_FUNC, "model", .metavar = "M", .dst = &model, .fn = model_opt,
+		 .help = "simulation model: auto (default), direct,\n"
+		         "client-server, strict.  auto applies Paper\n"
+		         "VIII's scheme (direct, on deadlock client-server,\n"
+		         "then strict) once, to binpacking's allocation,\n"
+		         "and the whole search uses the model it chose"},
+		{CLI_GROUP, .help = "Search"},
+		{CLI_FUNC, "algorithm", 'a', .metavar = "NAME", .dst = &algorithm,
+		 .fn = algorithm_opt, .help = "see --list-algorithms (default auto)"},
+		{CLI_U64, "seed", .metavar = "S", .dst = &seed,
+		 .help = "random seed (default 1)"},
+		{CLI_U64, "max-tests", .dst = &max_tests,
+		 .help = "test budget (default: depends on the trace)"},
+		{CLI_U64, "stop-after", .dst = &stop_after,
+		 .help = "greedy/dsg: stop after N tests without\n"
+		         "improvement (default 100; 0 never)"},
+		{CLI_U32, "restarts", .dst = &restarts,
+		 .help = "dsg: at most N restarts (default 0: unlimited)"},
+		{CLI_SECONDS, "time-limit", .dst = &time_limit,
+		 .help = "stop searching after SEC seconds (the result\n"
+		         "then depends on the machine's speed)"},
+		{CLI_STR, "config", .dst = &config,
+		 .help = "INI file: [machine] and [search] keys, as in\n"
+		         "examples/allocate.ini; options override it"},
+		{CLI_GROUP, .help = "Output"},
+		{CLI_STR, "output", 'o', .dst = &out_path,
+		 .help = "write the binding to FILE (atomically)"},
+		{CLI_FLAG, "quiet", 'q', .dst = &quiet,
+		 .help = "no progress line, no summary"},
+		{CLI_FLAG, "no-bound", .dst = &no_bound,
+		 .help = "leave out the bound and lower header lines\n"
+		         "(Paper VII's bound and the lower bound; their\n"
+		         "computation may take up to about a second)"},
+		{CLI_FLAG, "list-algorithms", .dst = &list,
+		 .help = "the algorithms, one per line"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		.name = "allocate",
+		.usage = "--cpus K [options] TRACE",
+		.about = "Find the binding of TRACE's threads to K processors with the shortest\n"
+		         "simulated completion time; write it as a binding file\n"
+		         "(docs/binding-format.md).  TRACE may be - (standard input) or a pipe.",
+		.opts = opts,
+		.exit3 = "the program deadlocks under every binding tried",
+	};
+	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	if (list) {
+		for (size_t i = 0; i < alloc_algorithm_count(); i++)
+			printf("%-11s %s\n", alloc_algorithm_name(i),
+			       alloc_algorithm_summary(i));
+		return 0;
 	}
-	if (optind >= argc)
-		die_usage("no trace given");
-	if (optind + 1 < argc)
-		die_usage("one trace only ('%s' is extra)", argv[optind + 1]);
-	const char *trace_path = argv[optind];
+	if (nops == 0)
+		return cli_usage(&cmd, "no trace given");
+	if (nops > 1)
+		return cli_usage(&cmd, "one trace only ('%s' is extra)", argv[2]);
+	const char *trace_path = argv[1];
 
 	struct alloc_params par;
 	alloc_params_init(&par);
 	par.sim.cpus = 0; /* required */
 	if (config)
 		load_config(config, &par);
-	apply_options(val, &par);
+#define GIVEN(name) (cli_find(&cmd, name)->given)
+	if (GIVEN("cpus"))
+		par.sim.cpus = cpus;
+	if (GIVEN("policy")) {
+		par.sim.policy = simp.policy;
+		par.sim.quantum = simp.quantum;
+	}
+	if (GIVEN("model"))
+		par.sim.model = model;
+	if (algorithm)
+		snprintf(par.algorithm, sizeof par.algorithm, "%s", algorithm);
+	if (GIVEN("seed"))
+		par.seed = seed;
+	if (GIVEN("max-tests"))
+		par.max_tests = max_tests;
+	if (GIVEN("stop-after"))
+		par.stop_after = stop_after;
+	if (GIVEN("restarts"))
+		par.restarts = restarts;
+	if (GIVEN("time-limit"))
+		par.time_limit = time_limit;
 	if (par.sim.cpus == 0)
-		die_usage("--cpus is required (or [machine] cpus in --config)");
+		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
 
-	char hex[65];
-	struct trace *tr = read_trace(trace_path, hex);
+	/* Read the trace once: hash the bytes parsed. */
+	char hex[65], why[600];
+	char *bytes = NULL;
+	size_t nbytes = 0;
+	int rc = cli_slurp(trace_path, &bytes, &nbytes, why, sizeof why);
+	if (rc != CLI_OK)
+		return cli_errorf(rc, "%s", why);
+	struct alloc_sha256 sh;
+	alloc_sha256_init(&sh);
+	alloc_sha256_update(&sh, bytes, nbytes);
+	alloc_sha256_final(&sh, hex);
+	struct trace *tr = NULL;
+	struct trace_error terr;
+	rc = trace_read_mem(cli_input_name(trace_path), bytes, nbytes, &tr, &terr);
+	free(bytes);
+	if (rc)
+		return cli_errorf(CLI_EINPUT, "%s", terr.msg);
+	if (cli_time_get(&latency, tr, par.sim.latency, &par.sim.latency, why, sizeof why) ||
+	    cli_time_get(&ccost, tr, par.sim.create_cost, &par.sim.create_cost, why, sizeof why) ||
+	    cli_time_get(&scost, tr, par.sim.switch_cost, &par.sim.switch_cost, why, sizeof why)) {
+		trace_free(tr);
+		return cli_usage(&cmd, "%s", why);
+	}
 	struct sim_program *sp = sim_program_new(tr);
 	if (!sp)
 		die_input("%s: out of memory", trace_path);
@@ -468,8 +438,10 @@ int main(int argc, char **argv)
 		b.bound = br.bound_str;
 		b.lower = (char *)lower_for(&br, res.model, lower_buf, sizeof lower_buf);
 	}
-	size_t len = 0;
-	char *text = binding_text(tr, &b, &len);
+	size_t rawlen = 0, len = 0;
+	char *raw = binding_text(tr, &b, &rawlen);
+	char *text = raw ? annotate(raw, rawlen, &len) : NULL;
+	free(raw);
 	if (!text)
 		die_input("%s: cannot format the binding", trace_path);
 	if (out_path) {
