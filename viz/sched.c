@@ -198,6 +198,15 @@ static double vgrp_V(const struct viz_vgrp *g, uint64_t t)
 	return g->v[j] + (double)(t - g->t[j]) * g->rate[j];
 }
 
+static double vgrp_Vd(const struct viz_vgrp *g, double t)
+{
+	uint64_t ti = t <= 0 ? 0 : (uint64_t)t;
+	size_t j = vgrp_at(g, ti);
+	if (t < (double)g->t[j])
+		return g->v[j];
+	return g->v[j] + (t - (double)g->t[j]) * g->rate[j];
+}
+
 /* The service group of an interval (NULL: rate 1). */
 static const struct viz_vgrp *grp_of(const struct viz_sched *s, const struct viz_iv *iv)
 {
@@ -217,6 +226,14 @@ static double progress(const struct viz_sched *s, const struct viz_iv *iv, uint6
 	if (!g)
 		return (double)(b - a);
 	return vgrp_V(g, b) - vgrp_V(g, a);
+}
+
+double viz_progress(const struct viz_sched *s, const struct viz_iv *iv, double a, double b)
+{
+	const struct viz_vgrp *g = grp_of(s, iv);
+	if (!g)
+		return b - a;
+	return vgrp_Vd(g, b) - vgrp_Vd(g, a);
 }
 
 /* When, from a inside iv, the thread has done w more work (<= to). */
@@ -338,11 +355,11 @@ static int stops(const struct viz_sched *s, uint32_t r, uint64_t op)
  * when does a run of zero-work records that follows happen without an
  * interval (the schedule omits zero-length ones)?  UINT64_MAX: they wait
  * for the next interval. */
-static uint64_t zero_run(const struct viz_sched *s, uint32_t u, uint32_t r, uint64_t at)
+static uint64_t zero_run(const struct viz_sched *s, uint32_t u, uint32_t q0, uint64_t rd,
+                         uint64_t at)
 {
 	const struct trace_thread *th = &s->tr->threads[u];
-	uint64_t rd = s->rt[r].ready;
-	for (uint32_t q = r + 1; q < th->first + th->nrec; q++) {
+	for (uint32_t q = q0; q < th->first + th->nrec; q++) {
 		const struct trace_rec *x = &s->tr->rec[q];
 		const struct viz_rec_times *t = &s->rt[q];
 		if (x->op == TRACE_EXIT)
@@ -375,6 +392,8 @@ static void derive_thread(struct viz_sched *s, uint32_t u)
 	uint64_t zl = UINT64_MAX; /* time of a zero-length run while off      */
 	int32_t lastproc = n ? ivs[0].proc : INT32_MIN;
 	uint32_t prev = TRACE_NONE;
+	if (th->nrec && (!n || ivs[0].from > pos))
+		zl = zero_run(s, u, th->first, pos, n ? ivs[0].from : UINT64_MAX);
 	for (uint32_t k = 0; k < th->nrec; k++) {
 		uint32_t r = th->first + k;
 		struct viz_rec_times *t = &s->rt[r];
@@ -408,7 +427,7 @@ static void derive_thread(struct viz_sched *s, uint32_t u)
 				went_off(s, u, r, at, lastproc);
 				if (at == UINT64_MAX)
 					t->resume = t->ready;
-				zl = zero_run(s, u, r, t->resume);
+				zl = zero_run(s, u, r + 1, t->ready, t->resume);
 				pos = t->resume;
 			} else {
 				zl = t->op;
@@ -475,7 +494,7 @@ static void derive_thread(struct viz_sched *s, uint32_t u)
 			if (at == UINT64_MAX)
 				t->resume = t->ready;
 			off = 1;
-			zl = zero_run(s, u, r, t->resume);
+			zl = zero_run(s, u, r + 1, t->ready, t->resume);
 			pos = t->resume;
 		}
 		prev = r;

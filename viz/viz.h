@@ -209,4 +209,19 @@ int viz_whatif_run(const struct trace *tr, const struct sim_params *par,
                    const int32_t *binding, const struct viz_whatif *w,
                    uint64_t *saved, sim_time *out);
 
+/* ------------------------------------------------------------------ */
+/* For commands. */
+
+/*
+ * viz_save_run - write `simulate --timeline FILE` and/or `--svg FILE`
+ * (either may be NULL) for run `res` (SIM_STATS | SIM_SCHEDULE), each
+ * through a temporary in the same directory renamed into place (no
+ * partial file).  The SVG shows the critical path.  Returns VIZ_OK, or
+ * VIZ_EIO / VIZ_ENOMEM / VIZ_EINVAL with a one-line message in `why`
+ * ("out.svg: cannot write: Permission denied").
+ */
+int viz_save_run(const struct sim_program *p, const struct sim_params *par,
+                 const int32_t *binding, const struct sim_result *res,
+                 const char *timeline, const char *svg, char *why, size_t len);
+
 #endif

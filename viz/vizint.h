@@ -43,6 +43,9 @@ struct viz_sched {
 	struct viz_vgrp *vg;        /* NULL unless ps                       */
 };
 
+/* Work the thread of iv does in [a, b] (inside iv): b - a, or under ps
+ * its share of the processor; units: trace unit. */
+double viz_progress(const struct viz_sched *s, const struct viz_iv *iv, double a, double b);
 /* Work the record needs, create cost included; units: trace unit. */
 uint64_t viz_rec_work(const struct viz_sched *s, uint32_t r);
 /* The object an acquisition record waits on (kind, dense index), given
