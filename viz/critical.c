@@ -97,10 +97,8 @@ static uint32_t rec_at(const struct viz_sched *s, uint32_t v, uint64_t t)
 /* The processor u ran on when it resumed at t. */
 static int32_t proc_resumed(const struct viz_sched *s, uint32_t u, uint64_t t)
 {
-	for (size_t i = s->iv_first[u]; i < s->iv_first[u + 1]; i++)
-		if (s->iv[i].from >= t)
-			return s->iv[i].proc;
-	return s->proc[u];
+	size_t i = viz_iv_from(s, u, t);
+	return i < s->iv_first[u + 1] ? s->iv[i].proc : s->proc[u];
 }
 
 int viz_critical(const struct viz_sched *s, struct viz_path **out)

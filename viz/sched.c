@@ -296,13 +296,24 @@ void viz_sched_free(struct viz_sched *s)
 	free(s);
 }
 
+size_t viz_iv_from(const struct viz_sched *s, uint32_t u, uint64_t t)
+{
+	size_t lo = s->iv_first[u], hi = s->iv_first[u + 1];
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (s->iv[m].from < t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
 /* The processor v ran on at time t (unbound fifo/rr), or INT32_MIN. */
 static int32_t proc_at(const struct viz_sched *s, uint32_t v, uint64_t t)
 {
-	int32_t p = INT32_MIN;
-	for (size_t i = s->iv_first[v]; i < s->iv_first[v + 1] && s->iv[i].from <= t; i++)
-		p = s->iv[i].proc;
-	return p;
+	size_t i = viz_iv_from(s, v, t + 1); /* first with from > t */
+	return i > s->iv_first[v] ? s->iv[i - 1].proc : INT32_MIN;
 }
 
 static int lat_applies(const struct viz_sched *s, uint32_t v, uint32_t u, uint64_t g,

@@ -166,7 +166,7 @@ int viz_svg_write(const struct viz_sched *s, const struct viz_path *cp,
 	if (rh < 3)
 		rh = 3;
 	double pw = cols, flow_h = rh * rows;
-	double top = 70, flow_y = top, par_y = flow_y + flow_h + 40;
+	double top = 80, flow_y = top, par_y = flow_y + flow_h + 40;
 	double W = LEFT + pw + RIGHT, H = par_y + PAR_H + 60;
 	cairo_surface_t *sf = cairo_svg_surface_create_for_stream(write_fn, f, W, H);
 	cairo_svg_surface_set_document_unit(sf, CAIRO_SVG_UNIT_PX);
@@ -314,24 +314,63 @@ int viz_svg_write(const struct viz_sched *s, const struct viz_path *cp,
 		}
 	}
 	if (cp) {
-		cairo_set_source_rgba(cr, 0, 0, 0, 0.85);
-		cairo_set_line_width(cr, rh >= 6 ? 2.5 : 1.5);
+		/* the path's segments, merged per pixel column and row */
+		unsigned char *on = calloc((size_t)rows * cols, 1);
+		size_t jumps = 0;
+		if (!on) {
+			cairo_destroy(cr);
+			cairo_surface_destroy(sf);
+			free(g.acc);
+			return VIZ_ENOMEM;
+		}
 		for (size_t i = 0; i < cp->n; i++) {
 			const struct viz_item *it = &cp->items[i];
 			if (it->kind == VIZ_RELEASE) {
-				if (it->other >= 0 && (uint32_t)it->other / per != it->thread / per) {
-					cairo_set_line_width(cr, 1.2);
-					arrow(cr, X(it->from), ROWY((uint32_t)it->other), X(it->from), ROWY(it->thread));
-					cairo_set_line_width(cr, rh >= 6 ? 2.5 : 1.5);
-				}
+				if (it->other >= 0 && (uint32_t)it->other / per != it->thread / per)
+					jumps++;
 				continue;
 			}
 			if (it->to <= it->from)
 				continue;
-			cairo_move_to(cr, X(it->from), ROWY(it->thread));
-			cairo_line_to(cr, X(it->to), ROWY(it->thread));
-			cairo_stroke(cr);
+			long c0 = (long)floor((double)it->from * sx), c1 = (long)ceil((double)it->to * sx);
+			if (c1 > (long)cols)
+				c1 = cols;
+			for (long c = c0; c < c1; c++)
+				on[(size_t)(it->thread / per) * cols + c] = 1;
 		}
+		cairo_set_source_rgba(cr, 0, 0, 0, 0.85);
+		cairo_set_line_width(cr, rh >= 6 ? 2.5 : 1.5);
+		for (unsigned row = 0; row < rows; row++) {
+			for (unsigned c = 0; c < cols;) {
+				if (!on[(size_t)row * cols + c]) {
+					c++;
+					continue;
+				}
+				unsigned e = c;
+				while (e < cols && on[(size_t)row * cols + e])
+					e++;
+				double y = flow_y + row * rh + rh / 2;
+				cairo_move_to(cr, LEFT + c, y);
+				cairo_line_to(cr, LEFT + e, y);
+				c = e;
+			}
+		}
+		cairo_stroke(cr);
+		free(on);
+		if (jumps <= SYNC_MAX) {
+			cairo_set_line_width(cr, 1.2);
+			for (size_t i = 0; i < cp->n; i++) {
+				const struct viz_item *it = &cp->items[i];
+				if (it->kind == VIZ_RELEASE && it->other >= 0 &&
+				    (uint32_t)it->other / per != it->thread / per)
+					arrow(cr, X(it->from), ROWY((uint32_t)it->other), X(it->from), ROWY(it->thread));
+			}
+		} else {
+			snprintf(buf, sizeof buf, "the critical path changes threads %zu times: not drawn", jumps);
+			cairo_set_source_rgb(cr, 0, 0, 0);
+			text(cr, LEFT + pw, 72, 11, 2, buf);
+		}
+		cairo_set_line_width(cr, 1);
 	}
 	if (per == 1 && nsync > SYNC_MAX) {
 		snprintf(buf, sizeof buf, "%zu synchronizations: only the critical path's drawn", nsync);

@@ -184,6 +184,7 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 				const char *nm = trace_thread_name(tr, u);
 				snprintf(lab, sizeof lab, "T%u%s%s", tr->threads[u].id, nm ? " " : "", nm ? nm : "");
 				meta(&j, "thread_name", pid, tid_of(s, pid, u), 1, lab, 0);
+				meta(&j, "thread_sort_index", pid, tid_of(s, pid, u), 1, NULL, u);
 			}
 			a = b;
 		}
@@ -242,11 +243,9 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 		viz_obj_name(tr, ok, obj, on, sizeof on);
 		/* acquirer's track: the interval it resumes on */
 		const struct viz_iv *dst = NULL;
-		for (size_t q = s->iv_first[u]; q < s->iv_first[u + 1]; q++)
-			if (s->iv[q].from >= t->resume) {
-				dst = &s->iv[q];
-				break;
-			}
+		size_t q = viz_iv_from(s, u, t->resume);
+		if (q < s->iv_first[u + 1])
+			dst = &s->iv[q];
 		if (!dst && s->iv_first[u + 1] > s->iv_first[u])
 			dst = &s->iv[s->iv_first[u + 1] - 1];
 		if (!dst)
@@ -263,7 +262,6 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 		ts_key(&j, "ts", unit, t->grant);
 		vj_key(&j, "args"); vj_obj(&j);
 		vj_key(&j, "object"); vj_str(&j, on);
-		vj_key(&j, "acquirer"); vj_str(&j, viz_rec_label(tr, r, b2, sizeof b2));
 		vj_key(&j, "line"); vj_u64(&j, tr->rec[r].line);
 		vj_key(&j, "releaser");
 		if (t->rel_rec != TRACE_NONE) {
@@ -276,7 +274,6 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 		vj_key(&j, "blocked"); vj_u64(&j, t->grant > t->op ? t->grant - t->op : 0);
 		vj_key(&j, "latency"); vj_u64(&j, t->ready > t->grant ? t->ready - t->grant : 0);
 		vj_key(&j, "ready_wait"); vj_u64(&j, t->resume - t->ready);
-		vj_key(&j, "unit"); vj_str(&j, trace_unit_name(unit));
 		vj_end_obj(&j);
 		vj_end_obj(&j);
 		/* flow: source slice = the releaser's record (or an earlier

@@ -43,6 +43,9 @@ struct viz_sched {
 	struct viz_vgrp *vg;        /* NULL unless ps                       */
 };
 
+/* Index in s->iv of u's first interval with from >= t (iv_first[u+1]
+ * if none). */
+size_t viz_iv_from(const struct viz_sched *s, uint32_t u, uint64_t t);
 /* Work the thread of iv does in [a, b] (inside iv): b - a, or under ps
  * its share of the processor; units: trace unit. */
 double viz_progress(const struct viz_sched *s, const struct viz_iv *iv, double a, double b);
