@@ -409,7 +409,7 @@ static void derive_thread(struct viz_sched *s, uint32_t u)
 		uint32_t r = th->first + k;
 		struct viz_rec_times *t = &s->rt[r];
 		const struct trace_rec *x = &tr->rec[r];
-		uint64_t w = viz_rec_work(s, r);
+		uint64_t w = viz_rec_work(s, r), w0 = w;
 		int has_g = t->grant != UINT64_MAX, by_other = has_g && t->releaser >= 0;
 		if (x->op == TRACE_EXIT) {
 			uint64_t b = off ? (zl != UINT64_MAX ? zl : i < n ? ivs[i].from : pos) : pos;
@@ -492,6 +492,17 @@ static void derive_thread(struct viz_sched *s, uint32_t u)
 			pos = ivs[i].to;
 		} else if (has_g && t->grant < pos) {
 			pos = t->grant > t->begin ? t->grant : t->begin;
+		}
+		if (w0 == 0 && pos > t->begin) {
+			/* a zero-work record acted later than the thread could
+			 * go on: it was not running meanwhile unless inside an
+			 * interval */
+			size_t q = viz_iv_from(s, u, pos + 1);
+			if (q == s->iv_first[u] || s->iv[q - 1].to < pos || s->iv[q - 1].from >= pos) {
+				t->begin = pos;
+				if (prev != TRACE_NONE && s->rt[prev].resume < pos)
+					s->rt[prev].resume = pos;
+			}
 		}
 		t->op = t->ready = t->resume = pos;
 		if (i < n)
