@@ -172,8 +172,11 @@ static void test_paths(void **state)
 	}
 }
 
-/* Shares of the three-thread path: T2 10 + 100 + 30 = 140, T3 50; the
- * objects: thread 2 (join) 185, mutex 1 90, semaphore 1 50. */
+/* Shares of the three-thread path: T2 10 + 100 + 30 = 140, T3 50.  The
+ * objects: mutex 1: T3 waited [20, 110], the path was in T2 since 0:
+ * 110 - 20 = 90; semaphore 1: T2 waited [110, 160], the path came to T3
+ * at 110: 50; thread 2 (T1's join): waited [5, 190], the path came to T2
+ * at 160: 30. */
 static void test_shares(void **state)
 {
 	(void)state;
@@ -198,7 +201,7 @@ static void test_shares(void **state)
 		uint8_t kind;
 		uint32_t id;
 		uint64_t time;
-	} want[] = {{TRACE_K_THREAD, 2, 185}, {TRACE_K_MUTEX, 1, 90}, {TRACE_K_SEM, 1, 50}};
+	} want[] = {{TRACE_K_MUTEX, 1, 90}, {TRACE_K_SEM, 1, 50}, {TRACE_K_THREAD, 2, 30}};
 	assert_int_equal(no, 3);
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(ob[i].kind, want[i].kind);
@@ -217,7 +220,7 @@ static void test_shares(void **state)
 	assert_int_equal(viz_explain_print(s, p, 3, f), VIZ_OK);
 	fclose(f);
 	assert_non_null(strstr(buf, "@b.c:21"));
-	assert_non_null(strstr(buf, "waiting on thread 2: 185"));
+	assert_non_null(strstr(buf, "waiting on mutex 1: 47.4% of the makespan (1 waits)"));
 	free(buf);
 	viz_path_free(p);
 	viz_sched_free(s);

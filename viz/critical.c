@@ -284,6 +284,7 @@ int viz_path_shares(const struct viz_sched *s, const struct viz_path *p,
 		return VIZ_ENOMEM;
 	}
 	size_t no = 0;
+	uint64_t last_jump = 0; /* time of the previous release on the path */
 	for (size_t i = 0; i < p->n; i++) {
 		const struct viz_item *it = &p->items[i];
 		uint64_t len = it->to - it->from;
@@ -292,15 +293,21 @@ int viz_path_shares(const struct viz_sched *s, const struct viz_path *p,
 			th[it->thread].count++;
 		}
 		uint64_t add = 0;
-		if (it->kind == VIZ_LATENCY)
+		if (it->kind == VIZ_LATENCY) {
 			add = len;
-		else if (it->kind == VIZ_RELEASE)
-			add = it->waited;
-		else
+		} else if (it->kind == VIZ_RELEASE) {
+			/* the part of the path spent in the releaser's chain
+			 * while this thread waited: disjoint from the others */
+			uint64_t since = it->from >= it->waited ? it->from - it->waited : 0;
+			if (since < last_jump)
+				since = last_jump;
+			add = it->from - since;
+			last_jump = it->from;
+			if (it->waited == 0)
+				continue; /* a create, or no wait */
+		} else {
 			continue;
-		if (it->kind == VIZ_RELEASE && it->obj_kind == TRACE_K_THREAD && it->waited == 0 &&
-		    tr->rec[it->rec].op != TRACE_JOIN)
-			continue; /* a create: no wait */
+		}
 		size_t k;
 		for (k = 0; k < no; k++)
 			if (ob[k].kind == it->obj_kind && ob[k].id == it->obj)

@@ -176,31 +176,39 @@ int viz_path_json(const struct viz_sched *s, const struct viz_path *p, FILE *f)
 int viz_explain_print(const struct viz_sched *s, const struct viz_path *p, unsigned top, FILE *f)
 {
 	const struct trace *tr = s->tr;
+	const char *unit = trace_unit_name(tr->unit);
 	char a[128], d[96];
 	struct viz_share *th, *ob;
 	size_t nt, no;
 	if (viz_path_shares(s, p, &th, &nt, &ob, &no))
 		return VIZ_ENOMEM;
-	uint64_t work = 0;
+	uint64_t wall = 0, work = 0;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->items[i].kind == VIZ_WORK)
-			work += p->items[i].to - p->items[i].from;
-	fprintf(f, "explain: the critical path is %.1f%% work", pct(work, p->makespan));
+		if (p->items[i].kind == VIZ_WORK) {
+			wall += p->items[i].to - p->items[i].from;
+			work += viz_rec_work(s, p->items[i].rec);
+		}
+	fprintf(f, "explain: critical path of the makespan %" PRIu64 " %s: through %zu threads", p->makespan,
+	        unit, nt);
 	if (nt)
-		fprintf(f, ", %.1f%% in %s", pct(th[0].time, p->makespan), thread_label(tr, th[0].id, a, sizeof a));
-	fprintf(f, " (bin/critical shows it)\n");
+		fprintf(f, ", most in %s (%.1f%%)", thread_label(tr, th[0].id, a, sizeof a),
+		        pct(th[0].time, p->makespan));
+	fprintf(f, "; bin/critical lists it\n");
+	if (s->par.policy == SIM_PS && wall > work)
+		fprintf(f, "explain: its threads shared their processors: %.1f%% of the makespan "
+		        "went to other threads on them\n", pct(wall - work, p->makespan));
 	if (no == 0)
-		fprintf(f, "explain: no thread on the critical path waits; only faster work shortens it\n");
+		fprintf(f, "explain: no thread on it waits; only less work on it shortens it\n");
 	for (size_t i = 0; i < no && i < top; i++) {
-		fprintf(f, "explain: waiting on %s: %" PRIu64 " %s (%.1f%% of the makespan, %u waits)",
-		        viz_obj_name(tr, ob[i].kind, ob[i].id, d, sizeof d), ob[i].time,
-		        trace_unit_name(tr->unit), pct(ob[i].time, p->makespan), ob[i].count);
+		fprintf(f, "explain: waiting on %s: %.1f%% of the makespan (%u waits)",
+		        viz_obj_name(tr, ob[i].kind, ob[i].id, d, sizeof d), pct(ob[i].time, p->makespan),
+		        ob[i].count);
 		if (ob[i].kind == TRACE_NKINDS)
 			fprintf(f, ": move a thread off it");
 		else if (ob[i].kind == TRACE_K_MUTEX || ob[i].kind == TRACE_K_RWLOCK)
 			fprintf(f, ": shorten what it protects, or split it");
 		else if (ob[i].kind == TRACE_K_THREAD)
-			fprintf(f, ": the joined thread ends late");
+			fprintf(f, ": that thread ends late");
 		fputc('\n', f);
 	}
 	if (s->nprocs && s->makespan) {
@@ -208,8 +216,9 @@ int viz_explain_print(const struct viz_sched *s, const struct viz_path *p, unsig
 		for (uint32_t k = 1; k < s->nprocs; k++)
 			if (s->busy[k] > s->busy[best])
 				best = k;
-		fprintf(f, "explain: busiest processor %u: busy %.0f %s, %.1f%% of the makespan\n", best,
-		        s->busy[best], trace_unit_name(tr->unit), 100.0 * s->busy[best] / (double)s->makespan);
+		fprintf(f, "explain: busiest processor %u: busy %.1f%% of the makespan%s\n", best,
+		        100.0 * s->busy[best] / (double)s->makespan,
+		        s->busy[best] >= 0.95 * (double)s->makespan ? " (its load bounds the makespan)" : "");
 	}
 	free(th);
 	free(ob);

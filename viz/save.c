@@ -95,3 +95,28 @@ int viz_save_run(const struct sim_program *p, const struct sim_params *par,
 	viz_sched_free(s);
 	return rc;
 }
+
+int viz_explain_binding(const struct sim_program *p, const struct sim_params *par,
+                        const int32_t *binding, enum sim_model model, unsigned top, FILE *f)
+{
+	struct sim_params pp = *par;
+	pp.model = model;
+	struct sim_work *w = sim_work_new(p);
+	if (!w)
+		return VIZ_ENOMEM;
+	struct sim_result res;
+	int st = sim_run(p, w, &pp, binding, SIM_STATS | SIM_SCHEDULE, &res);
+	int rc = st == SIM_OK ? VIZ_OK : st == SIM_ENOMEM ? VIZ_ENOMEM : VIZ_ESIM;
+	struct viz_sched *s = NULL;
+	struct viz_path *cp = NULL;
+	if (rc == VIZ_OK)
+		rc = viz_sched_new(p, &pp, binding, &res, &s);
+	if (rc == VIZ_OK)
+		rc = viz_critical(s, &cp);
+	if (rc == VIZ_OK)
+		rc = viz_explain_print(s, cp, top, f);
+	viz_path_free(cp);
+	viz_sched_free(s);
+	sim_work_free(w);
+	return rc;
+}

@@ -156,8 +156,11 @@ int viz_critical(const struct viz_sched *s, struct viz_path **out);
 void viz_path_free(struct viz_path *p); /* accepts NULL */
 
 /* Summaries of a path: per thread (work + ready + sleep on the path) and
- * per synchronization object (latency on the path plus the time the path
- * spent elsewhere while a thread on it was blocked on the object). */
+ * per synchronization object, or processor (kind TRACE_NKINDS, id the
+ * processor or UINT32_MAX): the latency on the path, plus for each
+ * release the part of the path between the previous release and this one
+ * during which the released thread waited (disjoint spans: the object
+ * times add up to at most the makespan). */
 struct viz_share {
 	uint8_t kind;       /* per object: enum trace_kind; per thread: 0  */
 	uint32_t id;        /* dense thread or object                      */
@@ -223,5 +226,14 @@ int viz_whatif_run(const struct trace *tr, const struct sim_params *par,
 int viz_save_run(const struct sim_program *p, const struct sim_params *par,
                  const int32_t *binding, const struct sim_result *res,
                  const char *timeline, const char *svg, char *why, size_t len);
+
+/*
+ * viz_explain_binding - simulate `binding` (model `model`, never
+ * SIM_AUTO) and print viz_explain_print's lines (`top` causes) to f:
+ * for `allocate --explain`.  Returns VIZ_OK, VIZ_ENOMEM, VIZ_ESIM (the
+ * run failed), VIZ_EIO.
+ */
+int viz_explain_binding(const struct sim_program *p, const struct sim_params *par,
+                        const int32_t *binding, enum sim_model model, unsigned top, FILE *f);
 
 #endif
