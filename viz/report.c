@@ -100,74 +100,73 @@ int viz_path_print(const struct viz_sched *s, const struct viz_path *p, unsigned
 int viz_path_json(const struct viz_sched *s, const struct viz_path *p, FILE *f)
 {
 	const struct trace *tr = s->tr;
-	struct viz_json j;
+	struct cli_json j;
 	char buf[128];
-	vj_init(&j, f);
-	vj_obj(&j);
-	vj_key(&j, "makespan"); vj_u64(&j, p->makespan);
-	vj_key(&j, "unit"); vj_str(&j, trace_unit_name(tr->unit));
-	vj_key(&j, "items");
-	vj_arr(&j);
+	cli_json_init(&j, f);
+	cli_json_object(&j);
+	cli_json_key(&j, "makespan"); cli_json_u64(&j, p->makespan);
+	cli_json_key(&j, "unit"); cli_json_str(&j, trace_unit_name(tr->unit));
+	cli_json_key(&j, "items");
+	cli_json_array(&j);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct viz_item *it = &p->items[i];
-		vj_obj(&j);
-		vj_key(&j, "kind"); vj_str(&j, kind_name[it->kind]);
-		vj_key(&j, "from"); vj_u64(&j, it->from);
-		vj_key(&j, "to"); vj_u64(&j, it->to);
-		vj_key(&j, "length"); vj_u64(&j, it->to - it->from);
-		vj_key(&j, "share"); vj_dbl(&j, p->makespan ? (double)(it->to - it->from) / (double)p->makespan : 0);
-		vj_key(&j, "thread"); vj_u64(&j, tr->threads[it->thread].id);
-		vj_key(&j, "line"); vj_u64(&j, tr->rec[it->rec].line);
-		vj_key(&j, "op"); vj_str(&j, trace_op_name(tr->rec[it->rec].op));
+		cli_json_object(&j);
+		cli_json_key(&j, "kind"); cli_json_str(&j, kind_name[it->kind]);
+		cli_json_key(&j, "from"); cli_json_u64(&j, it->from);
+		cli_json_key(&j, "to"); cli_json_u64(&j, it->to);
+		cli_json_key(&j, "length"); cli_json_u64(&j, it->to - it->from);
+		cli_json_key(&j, "share"); cli_json_double(&j, p->makespan ? (double)(it->to - it->from) / (double)p->makespan : 0);
+		cli_json_key(&j, "thread"); cli_json_u64(&j, tr->threads[it->thread].id);
+		cli_json_key(&j, "line"); cli_json_u64(&j, tr->rec[it->rec].line);
+		cli_json_key(&j, "op"); cli_json_str(&j, trace_op_name(tr->rec[it->rec].op));
 		const char *loc = trace_rec_loc(tr, it->rec);
-		vj_key(&j, "location");
+		cli_json_key(&j, "location");
 		if (loc)
-			vj_str(&j, loc);
+			cli_json_str(&j, loc);
 		else
-			vj_null(&j);
+			cli_json_null(&j);
 		if (it->kind == VIZ_LATENCY || it->kind == VIZ_RELEASE) {
-			vj_key(&j, "object");
-			vj_str(&j, viz_obj_name(tr, it->obj_kind, it->obj, buf, sizeof buf));
+			cli_json_key(&j, "object");
+			cli_json_str(&j, viz_obj_name(tr, it->obj_kind, it->obj, buf, sizeof buf));
 		}
 		if (it->kind == VIZ_RELEASE) {
-			vj_key(&j, "by_thread"); vj_u64(&j, tr->threads[it->other].id);
-			vj_key(&j, "by_line");
+			cli_json_key(&j, "by_thread"); cli_json_u64(&j, tr->threads[it->other].id);
+			cli_json_key(&j, "by_line");
 			if (it->other_rec != TRACE_NONE)
-				vj_u64(&j, tr->rec[it->other_rec].line);
+				cli_json_u64(&j, tr->rec[it->other_rec].line);
 			else
-				vj_null(&j);
-			vj_key(&j, "waited"); vj_u64(&j, it->waited);
+				cli_json_null(&j);
+			cli_json_key(&j, "waited"); cli_json_u64(&j, it->waited);
 		}
-		vj_end_obj(&j);
+		cli_json_end(&j);
 	}
-	vj_end_arr(&j);
+	cli_json_end(&j);
 	struct viz_share *th, *ob;
 	size_t nt, no;
 	if (viz_path_shares(s, p, &th, &nt, &ob, &no))
 		return VIZ_ENOMEM;
-	vj_key(&j, "threads");
-	vj_arr(&j);
+	cli_json_key(&j, "threads");
+	cli_json_array(&j);
 	for (size_t i = 0; i < nt; i++) {
-		vj_obj(&j);
-		vj_key(&j, "thread"); vj_u64(&j, tr->threads[th[i].id].id);
-		vj_key(&j, "time"); vj_u64(&j, th[i].time);
-		vj_key(&j, "share"); vj_dbl(&j, p->makespan ? (double)th[i].time / (double)p->makespan : 0);
-		vj_end_obj(&j);
+		cli_json_object(&j);
+		cli_json_key(&j, "thread"); cli_json_u64(&j, tr->threads[th[i].id].id);
+		cli_json_key(&j, "time"); cli_json_u64(&j, th[i].time);
+		cli_json_key(&j, "share"); cli_json_double(&j, p->makespan ? (double)th[i].time / (double)p->makespan : 0);
+		cli_json_end(&j);
 	}
-	vj_end_arr(&j);
-	vj_key(&j, "objects");
-	vj_arr(&j);
+	cli_json_end(&j);
+	cli_json_key(&j, "objects");
+	cli_json_array(&j);
 	for (size_t i = 0; i < no; i++) {
-		vj_obj(&j);
-		vj_key(&j, "object"); vj_str(&j, viz_obj_name(tr, ob[i].kind, ob[i].id, buf, sizeof buf));
-		vj_key(&j, "time"); vj_u64(&j, ob[i].time);
-		vj_key(&j, "waits"); vj_u64(&j, ob[i].count);
-		vj_key(&j, "share"); vj_dbl(&j, p->makespan ? (double)ob[i].time / (double)p->makespan : 0);
-		vj_end_obj(&j);
+		cli_json_object(&j);
+		cli_json_key(&j, "object"); cli_json_str(&j, viz_obj_name(tr, ob[i].kind, ob[i].id, buf, sizeof buf));
+		cli_json_key(&j, "time"); cli_json_u64(&j, ob[i].time);
+		cli_json_key(&j, "waits"); cli_json_u64(&j, ob[i].count);
+		cli_json_key(&j, "share"); cli_json_double(&j, p->makespan ? (double)ob[i].time / (double)p->makespan : 0);
+		cli_json_end(&j);
 	}
-	vj_end_arr(&j);
-	vj_end_obj(&j);
-	fputc('\n', f);
+	cli_json_end(&j);
+	cli_json_end(&j);
 	free(th);
 	free(ob);
 	return ferror(f) ? VIZ_EIO : VIZ_OK;

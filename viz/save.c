@@ -1,13 +1,12 @@
 /*
- * save.c - the files of `simulate --timeline/--svg`: written to a
- * temporary in the same directory and renamed, never left partial.
+ * save.c - the files of `simulate --timeline/--svg` (through cli/out.h:
+ * a temporary renamed into place, never a partial file), and `allocate
+ * --explain`.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "cli/out.h"
 #include "viz/vizint.h"
 
 typedef int (*writer)(const struct viz_sched *s, const struct viz_path *cp, FILE *f);
@@ -26,52 +25,22 @@ static int w_svg(const struct viz_sched *s, const struct viz_path *cp, FILE *f)
 static int save(const char *path, writer fn, const struct viz_sched *s, const struct viz_path *cp,
                 char *why, size_t len)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	if (!tmp) {
-		snprintf(why, len, "%s: out of memory", path);
-		return VIZ_ENOMEM;
-	}
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp.XXXXXX", 12);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(why, len, "%s: cannot write: %s", path, strerror(errno));
-		free(tmp);
+	struct cli_out out;
+	if (cli_out_open(&out, path, why, len) != 0)
 		return VIZ_EIO;
-	}
-	mode_t um = umask(0);
-	umask(um);
-	if (fchmod(fd, 0666 & ~um) != 0) {
-		/* keep the private mode */
-	}
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		snprintf(why, len, "%s: cannot write: %s", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return VIZ_EIO;
-	}
-	int rc = fn(s, cp, f);
-	int e = errno;
-	if (fclose(f) != 0 && rc == VIZ_OK) {
-		rc = VIZ_EIO;
-		e = errno;
-	}
-	if (rc == VIZ_OK && rename(tmp, path) != 0) {
-		rc = VIZ_EIO;
-		e = errno;
-	}
+	int rc = fn(s, cp, out.f);
 	if (rc != VIZ_OK) {
-		unlink(tmp);
+		int e = errno;
+		cli_out_abort(&out);
 		if (rc == VIZ_ENOMEM)
 			snprintf(why, len, "%s: out of memory", path);
 		else
-			snprintf(why, len, "%s: cannot write: %s", path, strerror(e));
+			snprintf(why, len, "%s: cannot write: %s", path, strerror(e ? e : EIO));
+		return rc;
 	}
-	free(tmp);
-	return rc;
+	if (cli_out_commit(&out, why, len) != 0)
+		return VIZ_EIO;
+	return VIZ_OK;
 }
 
 int viz_save_run(const struct sim_program *p, const struct sim_params *par,

@@ -30,15 +30,15 @@ static uint64_t tid_of(const struct viz_sched *s, uint64_t pid, uint32_t u)
 	return pid * ((uint64_t)s->tr->nthreads + 1) + u + 1;
 }
 
-static void ts_key(struct viz_json *j, const char *key, enum trace_unit unit, uint64_t t)
+static void ts_key(struct cli_json *j, const char *key, enum trace_unit unit, uint64_t t)
 {
 	char b[48];
-	vj_key(j, key);
-	vj_raw(j, viz_us(unit, t, b, sizeof b));
+	cli_json_key(j, key);
+	cli_json_number(j, viz_us(unit, t, b, sizeof b));
 }
 
 /* A time strictly inside [a, b] (a < b) as microseconds: the midpoint. */
-static void mid_key(struct viz_json *j, enum trace_unit unit, uint64_t a, uint64_t b)
+static void mid_key(struct cli_json *j, enum trace_unit unit, uint64_t a, uint64_t b)
 {
 	char buf[64];
 	uint64_t m2 = a + b; /* twice the midpoint */
@@ -48,8 +48,8 @@ static void mid_key(struct viz_json *j, enum trace_unit unit, uint64_t a, uint64
 		double scale = unit == TRACE_NS ? 0.001 : unit == TRACE_MS ? 1000 : unit == TRACE_S ? 1e6 : 1;
 		snprintf(buf, sizeof buf, "%.4f", ((double)m2 / 2) * scale);
 	}
-	vj_key(j, "ts");
-	vj_raw(j, buf);
+	cli_json_key(j, "ts");
+	cli_json_number(j, buf);
 }
 
 /* The piece of record r's work on the interval containing its end
@@ -93,50 +93,50 @@ static int cmp_cev(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static void meta(struct viz_json *j, const char *what, uint64_t pid, uint64_t tid, int with_tid,
+static void meta(struct cli_json *j, const char *what, uint64_t pid, uint64_t tid, int with_tid,
                  const char *name, int64_t sort)
 {
-	vj_obj(j);
-	vj_key(j, "ph"); vj_str(j, "M");
-	vj_key(j, "name"); vj_str(j, what);
-	vj_key(j, "pid"); vj_u64(j, pid);
+	cli_json_object(j);
+	cli_json_key(j, "ph"); cli_json_str(j, "M");
+	cli_json_key(j, "name"); cli_json_str(j, what);
+	cli_json_key(j, "pid"); cli_json_u64(j, pid);
 	if (with_tid) {
-		vj_key(j, "tid"); vj_u64(j, tid);
+		cli_json_key(j, "tid"); cli_json_u64(j, tid);
 	}
-	vj_key(j, "args"); vj_obj(j);
+	cli_json_key(j, "args"); cli_json_object(j);
 	if (name) {
-		vj_key(j, "name"); vj_str(j, name);
+		cli_json_key(j, "name"); cli_json_str(j, name);
 	} else {
-		vj_key(j, "sort_index"); vj_i64(j, sort);
+		cli_json_key(j, "sort_index"); cli_json_i64(j, sort);
 	}
-	vj_end_obj(j);
-	vj_end_obj(j);
+	cli_json_end(j);
+	cli_json_end(j);
 }
 
 int viz_timeline_write(const struct viz_sched *s, FILE *f)
 {
 	const struct trace *tr = s->tr;
 	enum trace_unit unit = tr->unit;
-	struct viz_json j;
+	struct cli_json j;
 	char lab[256], b2[128];
 	uint32_t n = tr->nthreads;
-	vj_init(&j, f);
-	vj_obj(&j);
-	vj_key(&j, "displayTimeUnit");
-	vj_str(&j, unit == TRACE_NS ? "ns" : "ms");
-	vj_key(&j, "otherData");
-	vj_obj(&j);
-	vj_key(&j, "tool"); vj_str(&j, "shadowbind simulate --timeline");
-	vj_key(&j, "trace_unit"); vj_str(&j, trace_unit_name(unit));
-	vj_key(&j, "makespan"); vj_u64(&j, s->makespan);
-	vj_key(&j, "cpus"); vj_u64(&j, s->par.cpus);
-	vj_key(&j, "mode"); vj_str(&j, s->par.mode == SIM_UNBOUND ? "unbound" : s->nprocs ? "bound" : "critical-path");
+	cli_json_init(&j, f);
+	cli_json_object(&j);
+	cli_json_key(&j, "displayTimeUnit");
+	cli_json_str(&j, unit == TRACE_NS ? "ns" : "ms");
+	cli_json_key(&j, "otherData");
+	cli_json_object(&j);
+	cli_json_key(&j, "tool"); cli_json_str(&j, "shadowbind simulate --timeline");
+	cli_json_key(&j, "trace_unit"); cli_json_str(&j, trace_unit_name(unit));
+	cli_json_key(&j, "makespan"); cli_json_u64(&j, s->makespan);
+	cli_json_key(&j, "cpus"); cli_json_u64(&j, s->par.cpus);
+	cli_json_key(&j, "mode"); cli_json_str(&j, s->par.mode == SIM_UNBOUND ? "unbound" : s->nprocs ? "bound" : "critical-path");
 	sim_policy_format(&s->par, b2, sizeof b2);
-	vj_key(&j, "policy"); vj_str(&j, b2);
-	vj_key(&j, "latency"); vj_u64(&j, s->par.latency);
-	vj_end_obj(&j);
-	vj_key(&j, "traceEvents");
-	vj_arr(&j);
+	cli_json_key(&j, "policy"); cli_json_str(&j, b2);
+	cli_json_key(&j, "latency"); cli_json_u64(&j, s->par.latency);
+	cli_json_end(&j);
+	cli_json_key(&j, "traceEvents");
+	cli_json_array(&j);
 
 	/* Names: processes, then each (processor, thread) track once. */
 	meta(&j, "process_name", 0, 0, 0, "threads (counters)", 0);
@@ -210,20 +210,20 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 				if (b <= a)
 					continue;
 				uint64_t pid = pid_of(s, x->proc, u);
-				vj_obj(&j);
-				vj_key(&j, "ph"); vj_str(&j, "X");
-				vj_key(&j, "cat"); vj_str(&j, "run");
-				vj_key(&j, "name"); vj_str(&j, lab);
-				vj_key(&j, "pid"); vj_u64(&j, pid);
-				vj_key(&j, "tid"); vj_u64(&j, tid_of(s, pid, u));
+				cli_json_object(&j);
+				cli_json_key(&j, "ph"); cli_json_str(&j, "X");
+				cli_json_key(&j, "cat"); cli_json_str(&j, "run");
+				cli_json_key(&j, "name"); cli_json_str(&j, lab);
+				cli_json_key(&j, "pid"); cli_json_u64(&j, pid);
+				cli_json_key(&j, "tid"); cli_json_u64(&j, tid_of(s, pid, u));
 				ts_key(&j, "ts", unit, a);
 				ts_key(&j, "dur", unit, b - a);
-				vj_key(&j, "args"); vj_obj(&j);
-				vj_key(&j, "line"); vj_u64(&j, tr->rec[r].line);
-				vj_key(&j, "op"); vj_str(&j, trace_op_name(tr->rec[r].op));
-				vj_key(&j, "work"); vj_u64(&j, viz_rec_work(s, r));
-				vj_end_obj(&j);
-				vj_end_obj(&j);
+				cli_json_key(&j, "args"); cli_json_object(&j);
+				cli_json_key(&j, "line"); cli_json_u64(&j, tr->rec[r].line);
+				cli_json_key(&j, "op"); cli_json_str(&j, trace_op_name(tr->rec[r].op));
+				cli_json_key(&j, "work"); cli_json_u64(&j, viz_rec_work(s, r));
+				cli_json_end(&j);
+				cli_json_end(&j);
 			}
 		}
 	}
@@ -252,30 +252,30 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 			continue;
 		uint64_t dpid = pid_of(s, dst->proc, u);
 		snprintf(lab, sizeof lab, "%s %s <- T%u", trace_op_name(tr->rec[r].op), on, tr->threads[v].id);
-		vj_obj(&j);
-		vj_key(&j, "ph"); vj_str(&j, "i");
-		vj_key(&j, "s"); vj_str(&j, "t");
-		vj_key(&j, "cat"); vj_str(&j, "sync");
-		vj_key(&j, "name"); vj_str(&j, lab);
-		vj_key(&j, "pid"); vj_u64(&j, dpid);
-		vj_key(&j, "tid"); vj_u64(&j, tid_of(s, dpid, u));
+		cli_json_object(&j);
+		cli_json_key(&j, "ph"); cli_json_str(&j, "i");
+		cli_json_key(&j, "s"); cli_json_str(&j, "t");
+		cli_json_key(&j, "cat"); cli_json_str(&j, "sync");
+		cli_json_key(&j, "name"); cli_json_str(&j, lab);
+		cli_json_key(&j, "pid"); cli_json_u64(&j, dpid);
+		cli_json_key(&j, "tid"); cli_json_u64(&j, tid_of(s, dpid, u));
 		ts_key(&j, "ts", unit, t->grant);
-		vj_key(&j, "args"); vj_obj(&j);
-		vj_key(&j, "object"); vj_str(&j, on);
-		vj_key(&j, "line"); vj_u64(&j, tr->rec[r].line);
-		vj_key(&j, "releaser");
+		cli_json_key(&j, "args"); cli_json_object(&j);
+		cli_json_key(&j, "object"); cli_json_str(&j, on);
+		cli_json_key(&j, "line"); cli_json_u64(&j, tr->rec[r].line);
+		cli_json_key(&j, "releaser");
 		if (t->rel_rec != TRACE_NONE) {
-			vj_str(&j, viz_rec_label(tr, t->rel_rec, b2, sizeof b2));
-			vj_key(&j, "release_line"); vj_u64(&j, tr->rec[t->rel_rec].line);
+			cli_json_str(&j, viz_rec_label(tr, t->rel_rec, b2, sizeof b2));
+			cli_json_key(&j, "release_line"); cli_json_u64(&j, tr->rec[t->rel_rec].line);
 		} else {
 			snprintf(b2, sizeof b2, "T%u", tr->threads[v].id);
-			vj_str(&j, b2);
+			cli_json_str(&j, b2);
 		}
-		vj_key(&j, "blocked"); vj_u64(&j, t->grant > t->op ? t->grant - t->op : 0);
-		vj_key(&j, "latency"); vj_u64(&j, t->ready > t->grant ? t->ready - t->grant : 0);
-		vj_key(&j, "ready_wait"); vj_u64(&j, t->resume - t->ready);
-		vj_end_obj(&j);
-		vj_end_obj(&j);
+		cli_json_key(&j, "blocked"); cli_json_u64(&j, t->grant > t->op ? t->grant - t->op : 0);
+		cli_json_key(&j, "latency"); cli_json_u64(&j, t->ready > t->grant ? t->ready - t->grant : 0);
+		cli_json_key(&j, "ready_wait"); cli_json_u64(&j, t->resume - t->ready);
+		cli_json_end(&j);
+		cli_json_end(&j);
 		/* flow: source slice = the releaser's record (or an earlier
 		 * one of it) that ran up to the release */
 		const struct viz_iv *siv = NULL, *div = NULL;
@@ -307,25 +307,25 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 			continue;
 		flow++;
 		uint64_t spid = pid_of(s, siv->proc, v), fpid = pid_of(s, div->proc, u);
-		vj_obj(&j);
-		vj_key(&j, "ph"); vj_str(&j, "s");
-		vj_key(&j, "cat"); vj_str(&j, "sync");
-		vj_key(&j, "name"); vj_str(&j, "release");
-		vj_key(&j, "id"); vj_u64(&j, flow);
-		vj_key(&j, "pid"); vj_u64(&j, spid);
-		vj_key(&j, "tid"); vj_u64(&j, tid_of(s, spid, v));
+		cli_json_object(&j);
+		cli_json_key(&j, "ph"); cli_json_str(&j, "s");
+		cli_json_key(&j, "cat"); cli_json_str(&j, "sync");
+		cli_json_key(&j, "name"); cli_json_str(&j, "release");
+		cli_json_key(&j, "id"); cli_json_u64(&j, flow);
+		cli_json_key(&j, "pid"); cli_json_u64(&j, spid);
+		cli_json_key(&j, "tid"); cli_json_u64(&j, tid_of(s, spid, v));
 		mid_key(&j, unit, sa, sb);
-		vj_end_obj(&j);
-		vj_obj(&j);
-		vj_key(&j, "ph"); vj_str(&j, "f");
-		vj_key(&j, "bp"); vj_str(&j, "e");
-		vj_key(&j, "cat"); vj_str(&j, "sync");
-		vj_key(&j, "name"); vj_str(&j, "release");
-		vj_key(&j, "id"); vj_u64(&j, flow);
-		vj_key(&j, "pid"); vj_u64(&j, fpid);
-		vj_key(&j, "tid"); vj_u64(&j, tid_of(s, fpid, u));
+		cli_json_end(&j);
+		cli_json_object(&j);
+		cli_json_key(&j, "ph"); cli_json_str(&j, "f");
+		cli_json_key(&j, "bp"); cli_json_str(&j, "e");
+		cli_json_key(&j, "cat"); cli_json_str(&j, "sync");
+		cli_json_key(&j, "name"); cli_json_str(&j, "release");
+		cli_json_key(&j, "id"); cli_json_u64(&j, flow);
+		cli_json_key(&j, "pid"); cli_json_u64(&j, fpid);
+		cli_json_key(&j, "tid"); cli_json_u64(&j, tid_of(s, fpid, u));
 		mid_key(&j, unit, da, db);
-		vj_end_obj(&j);
+		cli_json_end(&j);
 	}
 
 	/* Counters: running and ready threads. */
@@ -361,23 +361,22 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 			ready += ev[i].ready;
 			i++;
 		}
-		vj_obj(&j);
-		vj_key(&j, "ph"); vj_str(&j, "C");
-		vj_key(&j, "name"); vj_str(&j, "threads");
-		vj_key(&j, "pid"); vj_u64(&j, 0);
-		vj_key(&j, "tid"); vj_u64(&j, 0);
+		cli_json_object(&j);
+		cli_json_key(&j, "ph"); cli_json_str(&j, "C");
+		cli_json_key(&j, "name"); cli_json_str(&j, "threads");
+		cli_json_key(&j, "pid"); cli_json_u64(&j, 0);
+		cli_json_key(&j, "tid"); cli_json_u64(&j, 0);
 		ts_key(&j, "ts", unit, t);
-		vj_key(&j, "args"); vj_obj(&j);
-		vj_key(&j, "running"); vj_i64(&j, run);
-		vj_key(&j, "ready"); vj_i64(&j, ready);
-		vj_end_obj(&j);
-		vj_end_obj(&j);
+		cli_json_key(&j, "args"); cli_json_object(&j);
+		cli_json_key(&j, "running"); cli_json_i64(&j, run);
+		cli_json_key(&j, "ready"); cli_json_i64(&j, ready);
+		cli_json_end(&j);
+		cli_json_end(&j);
 	}
 	free(ev);
-	vj_end_arr(&j);
-	vj_end_obj(&j);
-	fputc('\n', f);
-	if (fflush(f) != 0 || ferror(f))
+	cli_json_end(&j);
+	cli_json_end(&j);
+	if (fflush(f) != 0 || ferror(f) || cli_json_error(&j))
 		return VIZ_EIO;
 	return VIZ_OK;
 }

@@ -4,6 +4,7 @@
 #ifndef SHADOWBIND_VIZINT_H
 #define SHADOWBIND_VIZINT_H
 
+#include "cli/json.h"
 #include "viz/viz.h"
 
 /* One run interval (sim_interval with integer times). */
@@ -63,27 +64,5 @@ char *viz_us(enum trace_unit u, uint64_t t, char *buf, size_t len);
  * processor (obj = index, TRACE_SHADOW as UINT32_MAX). */
 char *viz_obj_name(const struct trace *tr, uint8_t kind, uint32_t obj,
                    char *buf, size_t len);
-
-/* A small streaming JSON writer (until cli/'s lands): values separated
- * automatically.  Strings: UTF-8 passes, control bytes and invalid bytes
- * are written as \u00XX of the byte. */
-struct viz_json {
-	FILE *f;
-	int depth;
-	unsigned char first[64]; /* per depth: no value yet                 */
-	int key;                 /* a key was just written                  */
-};
-void vj_init(struct viz_json *j, FILE *f);
-void vj_obj(struct viz_json *j);
-void vj_end_obj(struct viz_json *j);
-void vj_arr(struct viz_json *j);
-void vj_end_arr(struct viz_json *j);
-void vj_key(struct viz_json *j, const char *k);
-void vj_str(struct viz_json *j, const char *s);
-void vj_u64(struct viz_json *j, uint64_t v);
-void vj_i64(struct viz_json *j, int64_t v);
-void vj_dbl(struct viz_json *j, double v);
-void vj_raw(struct viz_json *j, const char *text); /* a number as text */
-void vj_null(struct viz_json *j);
 
 #endif
