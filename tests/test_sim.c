@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <malloc.h>
 
 #include "sim/sim.h"
 #include "tests/testutil.h"
@@ -1003,6 +1004,69 @@ static void test_cutoff(void **state)
 	tu_sim_close(&c);
 }
 
+/* Bytes the allocator has handed out and not taken back. */
+static size_t heap_in_use(void)
+{
+	return mallinfo2().uordblks;
+}
+
+/*
+ * sim.h: after sim_work_reserve, sim_run and sim_makespan allocate
+ * nothing on the makespan path (any model, at most the reserved k); the
+ * first run with a larger k does allocate.  Checked with the allocator's
+ * counters, when they are visible (not under a sanitizer's allocator).
+ */
+static void test_no_allocation(void **state)
+{
+	(void)state;
+	size_t before = heap_in_use();
+	char *volatile probe = malloc(1 << 16); /* volatile: not elided */
+	int visible = probe && heap_in_use() >= before + (1 << 16);
+	free(probe);
+	if (!visible) {
+		print_message("skipped: this allocator's counters do not show allocations\n");
+		skip();
+	}
+	struct tu_sim c;
+	tu_sim_open(&c, cv_barrier);
+	struct sim_params par;
+	sim_params_init(&par);
+	par.cpus = 40;
+	par.model = SIM_STRICT;
+	assert_int_equal(sim_work_reserve(c.w, &par), SIM_OK);
+	static const char *const pols[] = {"ps", "fifo", "rr:3"};
+	static const enum sim_model models[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO};
+	int32_t b[3] = {0, 1, 1};
+	before = heap_in_use();
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t m = 0; m < 4; m++) {
+			for (uint32_t k = 2; k <= 40; k += 19) {
+				struct sim_params q;
+				sim_params_init(&q);
+				assert_int_equal(sim_policy_parse(pols[i], &q), 0);
+				q.cpus = k;
+				q.model = models[m];
+				q.mode = k == 21 ? SIM_UNBOUND : SIM_BOUND;
+				sim_time ms;
+				assert_int_equal(sim_makespan(c.p, c.w, &q, b, &ms), SIM_OK);
+				assert_int_equal(sim_makespan_cutoff(c.p, c.w, &q, b, 10, &ms), SIM_CUTOFF);
+				struct sim_result res;
+				assert_int_equal(sim_run(c.p, c.w, &q, b, SIM_STATS, &res), SIM_OK);
+			}
+		}
+	}
+	assert_int_equal(heap_in_use(), before);
+	/* a larger k than reserved grows the workspace */
+	par.cpus = 100000;
+	par.model = SIM_DIRECT;
+	sim_time ms;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, b, &ms), SIM_OK);
+	assert_true(heap_in_use() > before);
+	par.cpus = 0;
+	assert_int_equal(sim_work_reserve(c.w, &par), SIM_EINVAL);
+	tu_sim_close(&c);
+}
+
 /* The workspace may be reused across programs of different k. */
 static void test_reuse_and_params(void **state)
 {
@@ -1044,6 +1108,7 @@ int main(void)
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_reuse_and_params),
 		cmocka_unit_test(test_cutoff),
+		cmocka_unit_test(test_no_allocation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
