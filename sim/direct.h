@@ -65,7 +65,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 				nb_after(w, u, mx->rel, mx->rel_proc);
 			return acquired_now(w, u, T);
 		}
-		q_push(w, &mx->qh, &mx->qt, u);
+		mq_push(w, mx, u);
 		block(w, u, T, BK_LOCK, r->a);
 		return STOPPED;
 	}

@@ -135,6 +135,8 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 	w->p = p;
 	w->th = xcalloc(p->n, sizeof *w->th);
 	w->held = xcalloc(p->held_total, sizeof *w->held);
+	w->hlink = xcalloc(p->held_total, sizeof *w->hlink);
+	w->hthr = xcalloc(p->held_total, sizeof *w->hthr);
 	w->mx = xcalloc(tr->nobj[TRACE_K_MUTEX], sizeof *w->mx);
 	w->sem = xcalloc(tr->nobj[TRACE_K_SEM], sizeof *w->sem);
 	w->tok = xcalloc(p->tok_total, sizeof *w->tok);
@@ -146,12 +148,16 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 	w->stats = xcalloc(p->n, sizeof *w->stats);
 	w->ist = xcalloc(p->n, sizeof *w->ist);
 	w->blocked = xcalloc(p->n, sizeof *w->blocked);
-	if (!w->th || !w->held || !w->mx || !w->sem || !w->tok || !w->cv ||
+	if (!w->th || !w->held || !w->hlink || !w->hthr || !w->mx || !w->sem || !w->tok || !w->cv ||
 	    !w->bar || !w->rw || !w->pheap || !w->ppos || !w->stats || !w->ist || !w->blocked ||
 	    sim_work_reserve_k(w, 8) != 0) {
 		sim_work_free(w);
 		return NULL;
 	}
+	/* held slots by thread, as setup lays them out (sth.hbase) */
+	for (uint32_t i = 0, hb = 0; i < p->n; i++)
+		for (uint32_t j = 0; j < p->maxheld[i]; j++)
+			w->hthr[hb++] = i;
 	return w;
 }
 
@@ -162,6 +168,8 @@ void sim_work_free(struct sim_work *w)
 	work_free_groups(w);
 	free(w->th);
 	free(w->held);
+	free(w->hlink);
+	free(w->hthr);
 	free(w->mx);
 	free(w->sem);
 	free(w->tok);

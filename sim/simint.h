@@ -318,7 +318,11 @@ struct sim_work {
 	const struct sim_program *p;
 	uint32_t kmax;       /* capacity of group/slot arrays            */
 	struct sth *th;
-	uint32_t *held;
+	uint32_t *held;      /* [held_total] mutexes each thread holds, in
+	                        the order it took them (sth.hbase)          */
+	uint32_t *hlink;     /* [held_total] a blocked signaller's links in
+	                        mutex queues, per held slot (sync.h)        */
+	uint32_t *hthr;      /* [held_total] the thread of each held slot   */
 	struct smutex *mx;
 	struct ssem *sem;
 	struct stok *tok;

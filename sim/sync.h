@@ -48,32 +48,80 @@ static void held_remove(struct sim_work *w, uint32_t u, uint32_t m)
 	}
 }
 
-static void sig_reacquire(struct sim_work *w, uint32_t s, stime T);
+/*
+ * A mutex's queue holds waiter ids: a thread u < n (lock, a woken cwait),
+ * linked through th[u].qnext; or n + i for slot i of the held array, a
+ * blocked signaller asking again for the mutex it had taken i-th, linked
+ * through hlink[i] (a signaller queues on several mutexes at once).
+ */
+static inline void mq_push(struct sim_work *w, struct smutex *mx, uint32_t id)
+{
+	uint32_t n = w->p->n;
+	uint32_t *link = id < n ? &w->th[id].qnext : &w->hlink[id - n];
+	*link = NIL;
+	if (mx->qh == NIL)
+		mx->qh = id;
+	else if (mx->qt < n)
+		w->th[mx->qt].qnext = id;
+	else
+		w->hlink[mx->qt - n] = id;
+	mx->qt = id;
+}
 
-/* v was handed mutex m at T (it was queued). */
+static inline uint32_t mq_pop(struct sim_work *w, struct smutex *mx)
+{
+	uint32_t id = mx->qh, n = w->p->n;
+	if (id != NIL) {
+		mx->qh = id < n ? w->th[id].qnext : w->hlink[id - n];
+		if (mx->qh == NIL)
+			mx->qt = NIL;
+	}
+	return id;
+}
+
+/* v was handed mutex m at T (it was queued: lock, a woken cwait). */
 static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, stime T)
 {
 	struct sth *t = &w->th[v];
 	if (w->flags & SIM_SCHEDULE)
 		sim_sy_add(w, v, t->cur, T, w->cur_releaser);
-	if (t->bk == BK_SIG_REACQ) {
-		t->reacq++;
-		sig_reacquire(w, v, T);
-		return;
-	}
 	held_push(w, v, m);
 	proceed(w, v, T);
+}
+
+/* Signaller s, asking again for its mutexes, got one at T: it goes on
+ * when it holds all of them. */
+static void sig_granted(struct sim_work *w, uint32_t s, stime T)
+{
+	struct sth *t = &w->th[s];
+	if (w->flags & SIM_SCHEDULE)
+		sim_sy_add(w, s, t->cur, T, w->cur_releaser);
+	if (--t->reacq) {
+		/* report one it still waits for */
+		for (uint32_t i = 0; i < t->nheld; i++)
+			if (w->mx[w->held[t->hbase + i]].owner != (int32_t)s)
+				t->wobj = w->held[t->hbase + i];
+		return;
+	}
+	proceed(w, s, T);
 }
 
 /* Release mutex m at T by a thread on processor x. */
 static void mutex_release(struct sim_work *w, uint32_t m, stime T, int32_t x)
 {
 	struct smutex *mx = &w->mx[m];
-	uint32_t v = q_pop(w, &mx->qh, &mx->qt);
+	uint32_t v = mq_pop(w, mx);
 	if (v == NIL) {
 		mx->owner = -1;
 		mx->rel = T;
 		mx->rel_proc = x;
+		return;
+	}
+	if (v >= w->p->n) { /* a signaller's held slot */
+		uint32_t s = w->hthr[v - w->p->n];
+		mx->owner = (int32_t)s;
+		nb_after(w, s, T, x);
+		sig_granted(w, s, T);
 		return;
 	}
 	mx->owner = (int32_t)v;
@@ -81,9 +129,10 @@ static void mutex_release(struct sim_work *w, uint32_t m, stime T, int32_t x)
 	mutex_granted(w, v, m, T);
 }
 
-/* u asks for m at T while off its processor (woken waiter, signaller).
- * Returns 1 if it got it now. */
-static int mutex_request(struct sim_work *w, uint32_t u, uint32_t m, stime T)
+/* u asks for m at T while off its processor (woken waiter, signaller),
+ * queueing as waiter id `id` (u, or a signaller's held slot).  Returns 1
+ * if it got it now. */
+static int mutex_request(struct sim_work *w, uint32_t u, uint32_t id, uint32_t m, stime T)
 {
 	struct smutex *mx = &w->mx[m];
 	if (mx->owner < 0 && mx->qh == NIL) {
@@ -92,22 +141,27 @@ static int mutex_request(struct sim_work *w, uint32_t u, uint32_t m, stime T)
 			nb_after(w, u, mx->rel, mx->rel_proc);
 		return 1;
 	}
-	q_push(w, &mx->qh, &mx->qt, u);
+	mq_push(w, mx, id);
 	return 0;
 }
 
-/* Signaller s re-acquires its released mutexes, in order, from s.reacq. */
-static void sig_reacquire(struct sim_work *w, uint32_t s, stime T)
+/* Signaller s asks again, at T, for all the mutexes it released, in the
+ * order it had taken them: it takes the free ones and queues on the
+ * others at once.  Returns how many it still waits for (th.reacq). */
+static uint32_t sig_reacquire(struct sim_work *w, uint32_t s, stime T)
 {
 	struct sth *t = &w->th[s];
-	while (t->reacq < t->nheld) {
-		uint32_t m = w->held[t->hbase + t->reacq];
-		t->wobj = m;
-		if (!mutex_request(w, s, m, T))
-			return;
-		t->reacq++;
+	uint32_t missing = 0;
+	for (uint32_t i = 0; i < t->nheld; i++) {
+		uint32_t m = w->held[t->hbase + i];
+		if (!mutex_request(w, s, w->p->n + t->hbase + i, m, T)) {
+			if (!missing)
+				t->wobj = m;
+			missing++;
+		}
 	}
-	proceed(w, s, T);
+	t->reacq = missing;
+	return missing;
 }
 
 /* ------------------------------------------------------------------ */
@@ -120,7 +174,7 @@ static void cwait_reacquire(struct sim_work *w, uint32_t v, stime T)
 	uint32_t m = t->wobj;
 	t->state = ST_BLOCK;
 	t->bk = BK_CWAIT_REACQ;
-	if (mutex_request(w, v, m, T)) {
+	if (mutex_request(w, v, v, m, T)) {
 		held_push(w, v, m);
 		proceed(w, v, T);
 	}
@@ -174,11 +228,15 @@ static void cond_serve(struct sim_work *w, uint32_t c, stime T, int32_t x)
 		if (w->flags & SIM_SCHEDULE)
 			sim_sy_add(w, s, t->cur, T, w->cur_releaser);
 		t->bk = BK_SIG_REACQ;
-		t->reacq = 0;
-		int32_t saved = w->cur_releaser;
+		/* it asks for its mutexes, then wakes the waiters from the
+		 * processor it blocked on (their requests queue behind its
+		 * own), then goes on if it holds them all */
+		int32_t saved = w->cur_releaser, xs = t->lproc;
 		w->cur_releaser = (int32_t)s;
-		sig_reacquire(w, s, T);
-		cond_wake(w, c, need, T, t->lproc);
+		uint32_t missing = sig_reacquire(w, s, T);
+		cond_wake(w, c, need, T, xs);
+		if (!missing)
+			proceed(w, s, T);
 		w->cur_releaser = saved;
 	}
 }

@@ -105,7 +105,7 @@ struct hand_case {
 	const char *policy;
 	uint32_t k;
 	uint64_t latency;
-	int32_t by_id[8];  /* processor per thread id; used when bound */
+	int32_t by_id[12]; /* processor per thread id; used when bound */
 	int bound;         /* 0: every thread shadow (critical path) */
 	int status;
 	uint64_t num, den; /* makespan */
@@ -474,6 +474,63 @@ static const char cwait_leaves_first[] =
 	"3 0 exit\n"
 	"2 0 exit\n";
 
+/* A blocked signaller asks again for all its mutexes at once (ref's
+ * differential test, seed 8269's family).  ps, t = 0, T2 on processor 0,
+ * the others shadow.  At 0: T2 takes M2 and cwaits; T3 broadcasts (wakes
+ * T2, which takes M2, unlocks and exits), locks M1 and M2, broadcasts
+ * with no waiter: blocks releasing M1, M2.  T8 creates T10 and locks M1;
+ * T10 queues for M1.  At 1 T8 takes M2, hands M1 to T10, cwaits
+ * (releasing M2, registering): T3 queues on M1 (T10's) and takes M2 at
+ * once, then wakes T8, which queues on M2 behind it.  T10 unlocks M1 at
+ * 1: T3 holds both, unlocks M2 (to T8) and exits; all exit at 1.  (One
+ * mutex after the other, T8 would take M2 and exit holding it: deadlock.) */
+static const char sig_all_at_once[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"3 0 create 8\n"
+	"8 0 create 10\n"
+	"2 0 trylock 2 ok\n"
+	"8 0 lock 1\n"
+	"8 1 trylock 2 ok\n"
+	"3 0 broadcast 2 1\n"
+	"8 0 unlock 1\n"
+	"10 0 trylock 1 ok\n"
+	"2 0 cwait 2 2\n"
+	"2 0 unlock 2\n"
+	"10 0 unlock 1\n"
+	"3 0 lock 1\n"
+	"3 0 lock 2\n"
+	"1 0 exit\n"
+	"3 0 broadcast 2 1\n"
+	"10 0 exit\n"
+	"3 0 unlock 2\n"
+	"8 0 cwait 2 2\n"
+	"2 0 exit\n"
+	"3 0 exit\n"
+	"8 0 exit\n";
+
+/* A blocked signaller wakes its waiters from the processor it blocked on
+ * (ref's differential test).  Unbound rr:1, 2 processors, t = 4.  At 0:
+ * T1 on 0 creates T2 (takes 1) and T5, exits (T5 takes 0).  T2
+ * broadcasts with no waiter on 1 and blocks; T5 creates T9 (takes 1) and
+ * exits; T9 locks M2 and cwaits on 1: T2 goes on (the registration came
+ * from its own processor 1) and wakes T9 from processor 1, where T9 ran:
+ * no latency, all exit at 0.  (Waking from processor 0, which T2 is
+ * about to run on, T9 would wait until 4.) */
+static const char sig_wakes_from[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 5\n"
+	"5 0 create 9\n"
+	"1 0 exit\n"
+	"5 0 exit\n"
+	"9 0 lock 2\n"
+	"2 0 broadcast 2 1\n"
+	"9 0 cwait 2 2\n"
+	"2 0 exit\n"
+	"9 0 exit\n";
+
 /* sleep 0 is a yield: one processor, fifo.  T2 runs 0..5, yields to the
  * back of the queue: T3 runs 5..15, T2 15..20. */
 static const char yield0[] =
@@ -515,6 +572,8 @@ static const struct hand_case hand[] = {
 	{"ps pool rate <= 1", ps_pool_rate, "ps", 4, 0, {0}, 0, SIM_OK, 4, 1, 3, 4, 1, 1, 0},
 	{"issue 9.5 cwait leaves first", cwait_leaves_first, "fifo", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
 	{"issue 9.5 cwait leaves first rr", cwait_leaves_first, "rr:100", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
+	{"signaller asks for all mutexes at once", sig_all_at_once, "ps", 1, 0, {0, S, 0, S, 0, 0, 0, 0, S, 0, S}, 1, SIM_OK, 1, 1, 3, 1, 1, 0, 0},
+	{"signaller wakes from where it blocked", sig_wakes_from, "rr:1", 2, 4, {0}, 0, SIM_OK, 0, 1, 9, 0, 1, 1, 0},
 	{"sleep 0 yields", yield0, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 20, 1, 3, 15, 1, 0, 0},
 	{"rr expiry ties", rr_ties, "rr:5", 2, 0, {0, S, 0, 1, 0, 1}, 1, SIM_OK, 23, 1, 5, 8, 1, 0, 0},
 	{"trywait busy", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 2, 15, 1, 0, 0},
@@ -566,11 +625,11 @@ static void test_hand_cases(void **state)
 			par.switch_cost = h->switch_cost;
 			par.mode = h->unbound ? SIM_UNBOUND : SIM_BOUND;
 			assert_int_equal(sim_policy_parse(h->policy, &par), 0);
-			int32_t *b = h->bound ? bind_by_id(c.tr, h->by_id, 8) : NULL;
+			int32_t *b = h->bound ? bind_by_id(c.tr, h->by_id, 12) : NULL;
 			rc = sim_run(c.p, c.w, &par, b, SIM_STATS | SIM_SCHEDULE, &res);
 			free(b);
 		} else {
-			rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 8,
+			rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 12,
 			                SIM_STATS | SIM_SCHEDULE, &res);
 		}
 		if (rc != h->status)
