@@ -14,7 +14,6 @@ libcairo2-dev
 libcmocka-dev
 libglpk-dev
 libgmp-dev
-libiniparser-dev
 libjansson-dev
 make
 "
