@@ -10,10 +10,11 @@ need=""
 PACKAGES="
 gcc
 libc6-dev
+libcairo2-dev
 libcmocka-dev
 libglpk-dev
 libgmp-dev
-libiniparser-dev
+libjansson-dev
 make
 "
 for p in $PACKAGES; do
