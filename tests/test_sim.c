@@ -1142,10 +1142,12 @@ static void test_rr_skip(void **state)
 	}
 }
 
-/* Bytes the allocator has handed out and not taken back. */
+/* Bytes the allocator has handed out and not taken back (from its
+ * arenas and as mmapped blocks). */
 static size_t heap_in_use(void)
 {
-	return mallinfo2().uordblks;
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
 }
 
 /*
