@@ -11,10 +11,11 @@ PACKAGES="
 gcc
 gnuplot-nox
 libc6-dev
+libcairo2-dev
 libcmocka-dev
 libglpk-dev
 libgmp-dev
-libiniparser-dev
+libjansson-dev
 make
 "
 for p in $PACKAGES; do

@@ -28,7 +28,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <iniparser/dictionary.h>
 
 #include "sim/sim.h"
 
@@ -78,13 +77,21 @@ typedef int (*alloc_progress_fn)(void *arg, const struct alloc_progress *p);
  * Observer: called once per simulation of the search (not for the
  * one-processor reference), from the calling thread, in a deterministic
  * order, with the binding simulated (dense threads, TRACE_SHADOW allowed),
- * the simulator's status and the makespan.  For tests and tracing.
+ * the simulator's status and the makespan.  For tests and tracing.  A
+ * simulation stopped at a cutoff (alloc_params.no_cutoff) reports
+ * SIM_CUTOFF and makespan 0: its makespan was above what the search
+ * could use; such a binding may be simulated again later with a higher
+ * cutoff.  An evaluation answered by the load bound without simulating
+ * (alloc_result.pruned) is reported the same way.
  */
 typedef void (*alloc_observe_fn)(void *arg, const int32_t *binding,
                                  uint32_t nthreads, int status,
                                  sim_time makespan);
 
 #define ALLOC_NAME_MAX 32
+/* Default memory cap of the history: 256 MiB (about 2.5 million tests of
+ * a 64-thread program). */
+#define ALLOC_HISTORY_BYTES ((size_t)256 << 20)
 
 struct alloc_params {
 	struct sim_params sim;  /* the machine: cpus, policy, latency, costs
@@ -109,6 +116,19 @@ struct alloc_params {
 	double progress_interval; /* units: s (default 0.1)                 */
 	alloc_observe_fn observe;
 	void *observe_arg;
+	size_t history_bytes;   /* memory cap of the history of tested
+	                           allocations; units: bytes; default
+	                           ALLOC_HISTORY_BYTES; 0: none.  When full,
+	                           new allocations are still tested but no
+	                           longer remembered (result.history_full) */
+	int no_cutoff;          /* 1: never stop a simulation early (for
+	                           measurements: results are identical
+	                           either way, only slower).  Default 0:
+	                           greedy, dsg, anneal (with a test budget)
+	                           and exhaustive stop a test's simulation
+	                           once it provably cannot change the search
+	                           (sim_makespan_cutoff); the observer then
+	                           sees SIM_CUTOFF                           */
 	uint32_t width;         /* allocations greedy, dsg and anneal draw
 	                           speculatively at once (their results do
 	                           not depend on it); 0: the OpenMP threads
@@ -118,7 +138,7 @@ struct alloc_params {
 
 /* alloc_params_init - defaults: sim_params_init, algorithm "auto", seed 1,
  * stop_after 100, no budget, no time limit, no restart limit, no lower
- * bound, no callbacks. */
+ * bound, no callbacks, history capped at ALLOC_HISTORY_BYTES. */
 void alloc_params_init(struct alloc_params *p);
 
 struct alloc_result {
@@ -143,6 +163,17 @@ struct alloc_result {
 	enum sim_model model;  /* the model every test used: par->sim.model,
 	                          or under SIM_AUTO the model the scheme
 	                          chose for binpacking's allocation          */
+	int history_full;      /* 1 if the history reached its memory cap
+	                          (params.history_bytes): allocations
+	                          first tested after that were not
+	                          remembered, and may have been tested (and
+	                          counted) again                            */
+	size_t history_bytes;  /* memory the history held at the end; bytes */
+	uint64_t cutoffs;      /* evaluations stopped early at a cutoff
+	                          (params.no_cutoff)                        */
+	uint64_t pruned;       /* ... of which answered without simulation:
+	                          the busiest processor's work alone passed
+	                          the cutoff (not counted in sims)          */
 	int enumerated;        /* 1 if exhaustive enumeration ran (as the
 	                          algorithm or as auto's choice)           */
 	int complete;          /* 1 if that enumeration tested every
@@ -243,21 +274,24 @@ void alloc_canonical(const int32_t *b, uint32_t n, int32_t *out);
 uint64_t alloc_partitions(uint32_t n, uint32_t k);
 
 /* ---------------------------------------------------------------------
- * Configuration (INI, iniparser): [machine] cpus, latency, policy,
+ * Configuration (INI, cli/ini.h): [machine] cpus, latency, policy,
  * create_cost, switch_cost, model; [search] algorithm, stop_after,
  * max_tests, time_limit, seed, restarts.  See examples/allocate.ini.
  */
+struct cli_ini;
 
 /*
- * alloc_config_apply - set the values that dictionary `d` (from
- * iniparser_load of file `fname`) gives to *par; keys absent keep their
+ * alloc_config_apply - set the values that the parsed INI file `ini`
+ * (cli_ini_parse / cli_ini_read) gives to *par; keys absent keep their
  * value.  Unknown keys in [machine] and [search] are errors; other
  * sections are ignored (other tools' settings).  Returns 0, or -1 with a
- * one-line message in err (e.g. "allocate.ini: [search] max_tests: 'abc'
- * is not a non-negative integer"); *par may then be partly updated.
+ * one-line message in err naming the file and line, every byte of the
+ * file's text quoted (e.g. "allocate.ini:12: [search] max_tests: 'abc'
+ * is not an integer in 0..18446744073709551615"); *par may then be partly
+ * updated.
  */
-int alloc_config_apply(const dictionary *d, const char *fname,
-                       struct alloc_params *par, char *err, size_t errlen);
+int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
+                       char *err, size_t errlen);
 
 /* Value parsers shared by the config file and the command line.  Each
  * returns 0, or -1 leaving *out unaltered. */

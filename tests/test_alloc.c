@@ -16,9 +16,9 @@
 #include <cmocka.h>
 #include <omp.h>
 
-#include <iniparser/iniparser.h>
 
 #include "alloc/alloc.h"
+#include "cli/ini.h"
 #include "gen/gen.h"
 #include "sim/sim.h"
 #include "tests/testutil.h"
@@ -240,6 +240,10 @@ static void test_worst_sga(void **state)
 	struct obs o = {0};
 	p.observe = observe;
 	p.observe_arg = &o;
+	/* Every simulation in full and in candidate order (with cutoffs the
+	 * least-loaded candidate of a step goes first and the others may
+	 * stop early: the same result, checked at the end). */
+	p.no_cutoff = 1;
 	struct alloc_result r;
 	run(sp, &p, &r);
 	/* Section 4 under ps, latency 0.  T1 is placed on A without a test.
@@ -279,6 +283,13 @@ static void test_worst_sga(void **state)
 	assert_int_equal(r.binpack.num, 4060);
 	alloc_result_release(&r);
 	obs_free(&o);
+	p.no_cutoff = 0;
+	p.observe = NULL;
+	run(sp, &p, &r);
+	assert_memory_equal(r.binding, want, sizeof want);
+	assert_int_equal(r.makespan.num, 2050);
+	assert_int_equal(r.tests, 9);
+	alloc_result_release(&r);
 
 	/* csga: the same tests (the floor is binpack's), the same
 	 * allocation. */
@@ -436,7 +447,8 @@ static int cmp_rows(const void *a, const void *b, void *n)
 	return memcmp(a, b, sizeof(int32_t) * *(uint32_t *)n);
 }
 
-/* No canonical allocation simulated twice (nor speculatively). */
+/* No canonical allocation simulated twice (nor speculatively), except
+ * again after a run stopped at a lower cutoff. */
 static void test_greedy_no_repeat(void **state)
 {
 	(void)state;
@@ -457,18 +469,35 @@ static void test_greedy_no_repeat(void **state)
 			p.observe_arg = &o;
 			struct alloc_result r;
 			run(sp, &p, &r);
-			uint32_t n = tr->nthreads;
-			for (size_t i = 0; i < o.n; i++)
-				alloc_canonical(o.b + i * n, n, o.b + i * n);
-			qsort_r(o.b, o.n, sizeof *o.b * n, cmp_rows, &n);
-			for (size_t i = 1; i < o.n; i++)
-				assert_true(memcmp(o.b + (i - 1) * n, o.b + i * n,
-				                   sizeof *o.b * n) != 0);
+			/* Rows: the canonical binding, then 1 if that
+			 * simulation stopped at a cutoff.  A binding is
+			 * simulated again only after a cut run (a later
+			 * comparison needed a higher cutoff): in a group of g
+			 * equal bindings, at least g - 1 were cut. */
+			uint32_t n = tr->nthreads, n1 = n + 1;
+			int32_t *rows = malloc(sizeof *rows * n1 * (o.n + 1));
+			for (size_t i = 0; i < o.n; i++) {
+				alloc_canonical(o.b + i * n, n, rows + i * n1);
+				rows[i * n1 + n] = o.st[i] == SIM_CUTOFF;
+			}
+			qsort_r(rows, o.n, sizeof *rows * n1, cmp_rows, &n);
+			size_t resims = 0;
+			for (size_t i = 0; i < o.n;) {
+				size_t g = 1, cuts = (size_t)rows[i * n1 + n];
+				while (i + g < o.n &&
+				       memcmp(rows + i * n1, rows + (i + g) * n1,
+				              sizeof *rows * n) == 0)
+					cuts += (size_t)rows[(i + g++) * n1 + n];
+				assert_true(cuts + 1 >= g);
+				resims += g - 1;
+				i += g;
+			}
+			free(rows);
 			/* Every test is a simulation; with width 4 some
 			 * simulations are speculative and do not count. */
-			assert_true(r.tests <= o.n);
+			assert_true(r.tests + resims <= o.n);
 			if (th == 1)
-				assert_int_equal(r.tests, o.n);
+				assert_int_equal(r.tests + resims, o.n);
 			assert_true(r.tests <= 400);
 			obs_free(&o);
 			alloc_result_release(&r);
@@ -680,12 +709,42 @@ static void test_baselines(void **state)
 	trace_free(tr);
 }
 
+/* The history's memory cap (issue 14: annealing's history grew to 1 GB):
+ * with a 64 KiB cap a long anneal keeps going within it, says so, and is
+ * never worse than binpacking; the default cap leaves short runs alone. */
+static void test_history_cap(void **state)
+{
+	(void)state;
+	struct trace *tr = transactions(16, 1);
+	struct sim_program *sp = sim_program_new(tr);
+	struct alloc_params p;
+	struct alloc_result r, d;
+	params(&p, "anneal", 4);
+	p.max_tests = 3000;
+	p.lower = sim_time_int(0); /* no early stop */
+	run(sp, &p, &d);
+	assert_int_equal(d.history_full, 0);
+	assert_int_equal(p.history_bytes, ALLOC_HISTORY_BYTES);
+	p.history_bytes = 64 << 10;
+	run(sp, &p, &r);
+	assert_int_equal(r.history_full, 1);
+	assert_true(r.history_bytes <= 64 << 10);
+	assert_true(d.history_bytes > 64 << 10);
+	assert_int_equal(r.tests, 3000);
+	assert_true(sim_time_cmp(r.makespan, r.binpack) <= 0);
+	alloc_result_release(&r);
+	alloc_result_release(&d);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
 /* The same result for 1, 2 and 3 OpenMP threads. */
 static void test_determinism(void **state)
 {
 	(void)state;
 	const char *algs[] = {"sga", "csga", "greedy", "dsg", "tabu", "anneal",
 	                      "exhaustive", "auto"};
+	uint64_t cut = 0;
 	for (uint64_t seed = 1; seed <= 4; seed++) {
 		struct trace *tr = transactions(10 + 4 * (uint32_t)seed, seed);
 		struct sim_program *sp = sim_program_new(tr);
@@ -699,6 +758,25 @@ static void test_determinism(void **state)
 				p.max_tests = 300;
 				p.sim.latency = seed % 2 ? 0 : 50;
 				run(sp, &p, &r[th - 1]);
+			}
+			/* Without cutoffs (alloc_params.no_cutoff): the same
+			 * binding, makespan and tests, only slower. */
+			{
+				struct alloc_params p;
+				params(&p, algs[a], 3 + (uint32_t)(seed % 2));
+				p.seed = seed;
+				p.max_tests = 300;
+				p.sim.latency = seed % 2 ? 0 : 50;
+				p.no_cutoff = 1;
+				struct alloc_result rn;
+				run(sp, &p, &rn);
+				assert_memory_equal(r[0].binding, rn.binding,
+				                    sizeof *rn.binding * tr->nthreads);
+				assert_int_equal(sim_time_cmp(r[0].makespan,
+				                              rn.makespan), 0);
+				assert_int_equal(r[0].tests, rn.tests);
+				assert_int_equal(rn.cutoffs, 0);
+				alloc_result_release(&rn);
 			}
 			/* Speculation widths 1..7 (greedy, dsg, anneal). */
 			for (uint32_t w = 1; w <= 7; w += 3) {
@@ -722,6 +800,7 @@ static void test_determinism(void **state)
 				                              r[th].makespan), 0);
 				assert_int_equal(r[0].tests, r[th].tests);
 			}
+			cut += r[0].cutoffs;
 			for (int th = 0; th < 3; th++)
 				alloc_result_release(&r[th]);
 		}
@@ -729,6 +808,10 @@ static void test_determinism(void **state)
 		trace_free(tr);
 	}
 	omp_set_num_threads(2);
+	/* The comparison above means something only if runs were cut. */
+	print_message("determinism: %llu simulations stopped at a cutoff\n",
+	              (unsigned long long)cut);
+	assert_true(cut > 0);
 }
 
 /* Budgets, exhaustive enumeration, cancel, lower bound. */
@@ -953,14 +1036,13 @@ static void test_sha256(void **state)
 static int config_err(const char *sec, const char *key, const char *val,
                       char *err, size_t len, struct alloc_params *p)
 {
-	dictionary *d = dictionary_new(0);
-	char full[128];
-	iniparser_set(d, sec, NULL);
-	snprintf(full, sizeof full, "%s:%s", sec, key);
-	iniparser_set(d, full, val);
+	char text[256];
+	struct cli_ini ini;
+	snprintf(text, sizeof text, "[%s]\n%s = %s\n", sec, key, val);
+	assert_int_equal(cli_ini_parse("allocate.ini", text, strlen(text), &ini, err, len), 0);
 	alloc_params_init(p);
-	int r = alloc_config_apply(d, "allocate.ini", p, err, len);
-	iniparser_freedict(d);
+	int r = alloc_config_apply(&ini, p, err, len);
+	cli_ini_release(&ini);
 	return r;
 }
 
@@ -970,22 +1052,22 @@ static void test_config(void **state)
 	struct {
 		const char *sec, *key, *val, *msg;
 	} bad[] = {
-		{"search", "max_tests", "abc", "allocate.ini: [search] max_tests: 'abc' is not a non-negative integer"},
-		{"search", "max_tests", "-5", "allocate.ini: [search] max_tests: '-5' is not a non-negative integer"},
-		{"search", "seed", "1x", "allocate.ini: [search] seed: '1x' is not a non-negative integer"},
-		{"search", "stop_after", "", "allocate.ini: [search] stop_after: '' is not a non-negative integer"},
-		{"search", "restarts", "99999999999", "allocate.ini: [search] restarts: '99999999999' is out of range (0..4294967295)"},
-		{"search", "time_limit", "soon", "allocate.ini: [search] time_limit: 'soon' is not a non-negative number of seconds"},
-		{"search", "time_limit", "-1", "allocate.ini: [search] time_limit: '-1' is not a non-negative number of seconds"},
-		{"search", "algorithm", "magic", "allocate.ini: [search] algorithm: 'magic' is not an algorithm (see --list-algorithms)"},
-		{"search", "budget", "10", "allocate.ini: [search] budget: unknown key"},
-		{"machine", "cpus", "0", "allocate.ini: [machine] cpus: '0' is out of range (1..65536)"},
-		{"machine", "cpus", "four", "allocate.ini: [machine] cpus: 'four' is not a non-negative integer"},
-		{"machine", "latency", "1.5", "allocate.ini: [machine] latency: '1.5' is not a non-negative integer"},
-		{"machine", "policy", "lifo", "allocate.ini: [machine] policy: 'lifo' is not a policy (ps, fifo, rr:Q)"},
-		{"machine", "switch_cost", "x", "allocate.ini: [machine] switch_cost: 'x' is not a non-negative integer"},
-		{"machine", "cores", "4", "allocate.ini: [machine] cores: unknown key"},
-		{"machine", "model", "fast", "allocate.ini: [machine] model: 'fast' is not a model (direct, client-server, strict, auto)"},
+		{"search", "max_tests", "abc", "allocate.ini:2: [search] max_tests: 'abc' is not an integer in 0..18446744073709551615"},
+		{"search", "max_tests", "-5", "allocate.ini:2: [search] max_tests: '-5' is not an integer in 0..18446744073709551615"},
+		{"search", "seed", "1x", "allocate.ini:2: [search] seed: '1x' is not an integer in 0..18446744073709551615"},
+		{"search", "stop_after", "", "allocate.ini:2: [search] stop_after: '' is not an integer in 0..18446744073709551615"},
+		{"search", "restarts", "99999999999", "allocate.ini:2: [search] restarts: '99999999999' is not an integer in 0..4294967295"},
+		{"search", "time_limit", "soon", "allocate.ini:2: [search] time_limit: 'soon' is not a non-negative number of seconds"},
+		{"search", "time_limit", "-1", "allocate.ini:2: [search] time_limit: '-1' is not a non-negative number of seconds"},
+		{"search", "algorithm", "magic", "allocate.ini:2: [search] algorithm: 'magic' is not an algorithm (see --list-algorithms)"},
+		{"search", "budget", "10", "allocate.ini:2: [search] budget: unknown key"},
+		{"machine", "cpus", "0", "allocate.ini:2: [machine] cpus: '0' is not an integer in 1..65536"},
+		{"machine", "cpus", "four", "allocate.ini:2: [machine] cpus: 'four' is not an integer in 1..65536"},
+		{"machine", "latency", "1.5", "allocate.ini:2: [machine] latency: '1.5' is not an integer in 0..4611686018427387903"},
+		{"machine", "policy", "lifo", "allocate.ini:2: [machine] policy: 'lifo' is not a policy (ps, fifo, rr:Q with Q >= 1)"},
+		{"machine", "switch_cost", "x", "allocate.ini:2: [machine] switch_cost: 'x' is not an integer in 0..4611686018427387903"},
+		{"machine", "cores", "4", "allocate.ini:2: [machine] cores: unknown key"},
+		{"machine", "model", "fast", "allocate.ini:2: [machine] model: 'fast' is not a model (direct, client-server, strict, auto)"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char err[512] = "";
@@ -995,28 +1077,19 @@ static void test_config(void **state)
 		assert_string_equal(err, bad[i].msg);
 	}
 	/* Good values, and other sections are ignored. */
-	dictionary *d = dictionary_new(0);
-	iniparser_set(d, "machine", NULL);
-	iniparser_set(d, "machine:cpus", "8");
-	iniparser_set(d, "machine:latency", "25");
-	iniparser_set(d, "machine:policy", "rr:50");
-	iniparser_set(d, "machine:create_cost", "3");
-	iniparser_set(d, "machine:switch_cost", "4");
-	iniparser_set(d, "machine:model", "strict");
-	iniparser_set(d, "search", NULL);
-	iniparser_set(d, "search:algorithm", "dsg");
-	iniparser_set(d, "search:stop_after", "50");
-	iniparser_set(d, "search:max_tests", "1234");
-	iniparser_set(d, "search:time_limit", "2.5");
-	iniparser_set(d, "search:seed", "99");
-	iniparser_set(d, "search:restarts", "7");
-	iniparser_set(d, "bound", NULL);
-	iniparser_set(d, "bound:whatever", "1");
+	static const char good[] =
+		"[machine]\ncpus = 8\nlatency = 25\npolicy = rr:50\ncreate_cost = 3\n"
+		"switch_cost = 4\nmodel = strict\n"
+		"[search]\nalgorithm = dsg\nstop_after = 50\nmax_tests = 1234\n"
+		"time_limit = 2.5\nseed = 99\nrestarts = 7\n"
+		"[bound]\nwhatever = 1\n";
+	struct cli_ini ini;
 	struct alloc_params p;
 	alloc_params_init(&p);
 	char err[512] = "";
-	assert_int_equal(alloc_config_apply(d, "a.ini", &p, err, sizeof err), 0);
-	iniparser_freedict(d);
+	assert_int_equal(cli_ini_parse("a.ini", good, strlen(good), &ini, err, sizeof err), 0);
+	assert_int_equal(alloc_config_apply(&ini, &p, err, sizeof err), 0);
+	cli_ini_release(&ini);
 	assert_int_equal(p.sim.cpus, 8);
 	assert_int_equal(p.sim.latency, 25);
 	assert_int_equal(p.sim.policy, SIM_RR);
@@ -1067,6 +1140,7 @@ int main(void)
 		cmocka_unit_test(test_budget_and_stops),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_baselines),
+		cmocka_unit_test(test_history_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
