@@ -5,7 +5,7 @@
  * about twice the first), and worker 0 does a serial part between phases
  * (a second barrier holds the others until it is done).
  *
- *   forkjoin [PHASES [WORK [W]]]   PHASES = 30, WORK = 2500 us, W = 4
+ *   forkjoin [PHASES [WORK [W]]]   PHASES = 30, WORK = 5000 us, W = 4
  */
 #include <pthread.h>
 
@@ -33,7 +33,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	g_phases = arg_long(argc, argv, 1, 30);
-	g_work = arg_long(argc, argv, 2, 2500);
+	g_work = arg_long(argc, argv, 2, 5000);
 	g_w = arg_long(argc, argv, 3, 4);
 	pthread_t *t = malloc((size_t)g_w * sizeof *t);
 	pthread_barrier_init(&g_bar, NULL, (unsigned)g_w);

@@ -4,7 +4,7 @@
  * take them; `not empty` and `not full` condition variables, one mutex; at
  * the end the main thread broadcasts `done`.
  *
- *   workqueue [N [WORK [W]]]   N = 400 tasks, WORK = 1500 us on average,
+ *   workqueue [N [WORK [W]]]   N = 400 tasks, WORK = 2500 us on average,
  *                              W = 3 workers
  */
 #include <pthread.h>
@@ -63,7 +63,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	long n = arg_long(argc, argv, 1, 400);
-	g_work = arg_long(argc, argv, 2, 1500);
+	g_work = arg_long(argc, argv, 2, 2500);
 	long w = arg_long(argc, argv, 3, 3);
 	pthread_t *t = malloc((size_t)w * sizeof *t);
 	count(C_THREADS);

@@ -64,6 +64,12 @@ struct rp_thread {
 	const void *cw_cond, *cw_mutex;
 	struct rp_rec *cw_rec;   /* its reserved `unlock M` (dead unless the
 	                            wait ends without a wake-up)             */
+	uint64_t cw_ticket;      /* its registration number on the condvar   */
+	int cw_claimed;          /* a signal/broadcast counted it as woken   */
+	uint64_t cw_limit;       /* the condvar's registration number when it
+	                            was claimed: waiters registered up to it
+	                            could have been woken instead            */
+	struct rp_thread *cw_next; /* next waiter of the condvar             */
 };
 
 /* Object table entry (address -> current id and recorder state). */
@@ -76,8 +82,9 @@ struct rp_obj {
 	uint32_t init;           /* sem: value at sem_init; barrier: count   */
 	int has_init;
 	int64_t count;           /* sem: tokens in the replay                */
-	int64_t waiters;         /* cond: registered, not yet claimed        */
-	int64_t tokens;          /* cond: claimed, not yet returned          */
+	struct rp_thread *wq;    /* cond: waiting threads, in registration
+	                            order (claimed or not)                   */
+	uint64_t reg;            /* cond: registrations so far               */
 };
 
 /* rp_state.c */
@@ -166,6 +173,15 @@ uint64_t rp_ts_ns(const struct timespec *ts);
 /* Semaphore bookkeeping under G (initial tokens from what the replay
  * needs when sem_init was not seen). */
 void rp_sem_take(struct rp_obj *o);
+
+/* Condition variables (under G): register t as a waiter; claim waiters
+ * for a signal (at most 1) or broadcast (all), returning how many; take t
+ * out of the queue, returning whether it ends as woken (claimed, possibly
+ * by taking over the claim of a waiter that is still blocked and
+ * registered later, see rp_state.c). */
+void rp_cv_register(struct rp_obj *c, struct rp_thread *t);
+uint32_t rp_cv_claim(struct rp_obj *c, int all);
+int rp_cv_leave(struct rp_obj *c, struct rp_thread *t, int returned);
 
 /* Barrier of the id: count its lines. */
 void rp_barrier_line(uint32_t id);

@@ -249,6 +249,65 @@ void rp_barrier_line(uint32_t id)
 		g_bar_lines[id]++;
 }
 
+/* ---- condition variables ----
+ *
+ * The trace says, for each signal/broadcast, how many waiters it woke,
+ * and each woken waiter's `cwait` must follow it; a waiter counts as
+ * registered from its previous record on.  glibc does not say whom a
+ * signal woke, so the recorder decides: a signal claims the oldest
+ * unclaimed waiter, a broadcast all of them.  A waiter that returns
+ * without a claim (the kernel woke another one than we chose, or a
+ * timeout) takes over the claim of a still-blocked waiter if that claim
+ * was made when it was already registered (so the same signal could have
+ * woken it); else it is recorded as not woken (docs/record.md).
+ */
+
+void rp_cv_register(struct rp_obj *c, struct rp_thread *t)
+{
+	t->cw_ticket = ++c->reg;
+	t->cw_claimed = 0;
+	t->cw_next = NULL;
+	struct rp_thread **p = &c->wq;
+	while (*p)
+		p = &(*p)->cw_next;
+	*p = t;
+}
+
+uint32_t rp_cv_claim(struct rp_obj *c, int all)
+{
+	uint32_t n = 0;
+	for (struct rp_thread *w = c->wq; w; w = w->cw_next) {
+		if (w->cw_claimed)
+			continue;
+		w->cw_claimed = 1;
+		w->cw_limit = c->reg;
+		n++;
+		if (!all)
+			break;
+	}
+	return n;
+}
+
+int rp_cv_leave(struct rp_obj *c, struct rp_thread *t, int returned)
+{
+	if (!t->cw_claimed && returned) {
+		for (struct rp_thread *w = c->wq; w; w = w->cw_next)
+			if (w != t && w->cw_claimed && w->cw_limit >= t->cw_ticket) {
+				w->cw_claimed = 0;
+				t->cw_claimed = 1;
+				t->cw_limit = w->cw_limit;
+				break;
+			}
+	}
+	for (struct rp_thread **p = &c->wq; *p; p = &(*p)->cw_next)
+		if (*p == t) {
+			*p = t->cw_next;
+			break;
+		}
+	t->cw_next = NULL;
+	return t->cw_claimed;
+}
+
 /* ---- records and threads ---- */
 
 struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
@@ -474,15 +533,12 @@ static void finalize_records(void)
 		if (t->cw_active) {
 			struct rp_obj *c = rp_obj(t->cw_cond, TRACE_K_COND);
 			struct rp_obj *m = rp_obj(t->cw_mutex, TRACE_K_MUTEX);
-			if (c && m && c->tokens > 0) {
+			if (c && m && rp_cv_leave(c, t, 0)) {
 				/* woken, not yet returned: its cwait */
-				c->tokens--;
 				rp_emit(t, t->cw_rec ? t->cw_rec->work : 0, TRACE_CWAIT,
 				        rp_obj_id(c), rp_obj_id(m));
 			} else if (t->cw_rec) {
 				t->cw_rec->dead = 0; /* it released M and waits */
-				if (c)
-					c->waiters--;
 			}
 			t->cw_active = 0;
 		}

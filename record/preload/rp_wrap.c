@@ -301,7 +301,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, int how, clockid
 		return cond_real(c, m, how, clk, abs);
 	}
 	uint32_t cid = rp_obj_id(co), mid = rp_obj_id(mo);
-	co->waiters++;
+	rp_cv_register(co, t);
 	mo->owner = 0;
 	/* reserve the place of an `unlock M` where it began waiting: used
 	 * only if the wait ends without a wake-up (timeout, spurious) */
@@ -325,16 +325,13 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, int how, clockid
 	if (co && mo && (r == 0 || r == ETIMEDOUT)) {
 		mo->owner = t->id;
 		mo->depth = 0;
-		int woken = co->tokens > 0 && (r == 0 || co->waiters == 0);
-		if (woken) {
+		if (rp_cv_leave(co, t, r == 0)) {
 			/* a signal or broadcast claimed it */
-			co->tokens--;
 			rp_emit(t, w, TRACE_CWAIT, cid, mid);
 		} else {
 			/* timed out, or woken by no signal the recorder saw:
 			 * unlock where it began, [sleep until the deadline],
 			 * lock again here */
-			co->waiters--;
 			if (t->cw_rec)
 				t->cw_rec->dead = 0;
 			if (r == ETIMEDOUT)
@@ -343,7 +340,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, int how, clockid
 		}
 	} else if (co && mo) {
 		/* failed (EINVAL, EPERM): nothing happened */
-		co->waiters--;
+		rp_cv_leave(co, t, 0);
 		mo->owner = t->id;
 	}
 	t->cw_rec = NULL;
@@ -382,11 +379,7 @@ static int cond_wake(pthread_cond_t *c, int all)
 		r = all ? rp_real.cond_broadcast(c) : rp_real.cond_signal(c);
 		struct rp_obj *o = rp_obj(c, TRACE_K_COND);
 		if (r == 0 && o) {
-			int64_t n = o->waiters;
-			if (!all && n > 1)
-				n = 1;
-			o->waiters -= n;
-			o->tokens += n;
+			uint32_t n = rp_cv_claim(o, all);
 			rp_emit(t, w, all ? TRACE_BROADCAST : TRACE_SIGNAL, rp_obj_id(o), (uint64_t)n);
 			rec = 1;
 		}
