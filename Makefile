@@ -28,6 +28,9 @@ LDFLAGS_ALL = $(OPT) -fopenmp $(LDFLAGS)
 # Link order: a module may use the modules to its right.  A module is a
 # directory of this list that holds .c files; one not yet written is skipped.
 LAYERS  := exp viz alloc bound gen record sim cli trace
+# Exceptions to that order, from:to (make check-layers, docs/HACKING.md):
+# the simulator and the recorder stand on trace alone.
+LAYERS_DENY := sim:cli record:sim record:cli
 MODULES ?= $(foreach m,$(LAYERS),$(if $(wildcard $(m)/*.c),$(m)))
 LIBS     = $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
 SYSLIBS  = -lglpk -liniparser -lgmp -lm
@@ -44,7 +47,7 @@ TEST_BINS = $(patsubst %,$(BUILD)/tests/%,$(TESTS))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all deps check sanitize bench fuzz clean
+.PHONY: all deps check check-layers sanitize bench fuzz clean
 .SECONDARY:
 
 all: $(CMDS)
@@ -77,8 +80,8 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBS)
 
 # Tests find the commands, the repo and shared/ through the environment.
 # LeakSanitizer is on under SAN=1, so leaks fail the tests.
-check: $(CMDS) $(TEST_BINS)
-	@fail=0; pass=0; bad=0; log=$$(mktemp); \
+check: check-layers $(CMDS) $(TEST_BINS)
+	@fail=0; pass=0; skipped=0; bad=0; log=$$(mktemp); \
 	for t in $(TEST_BINS); do \
 	  echo "== $$t"; \
 	  if SB_BIN=$(abspath $(BIN)) SB_ROOT=$(CURDIR) SB_SHARED=$(abspath ../shared) \
@@ -86,11 +89,18 @@ check: $(CMDS) $(TEST_BINS)
 	  cat $$log; \
 	  p=$$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' $$log); \
 	  f=$$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' $$log); \
-	  pass=$$((pass+$${p:-0})); fail=$$((fail+$${f:-0})); \
+	  k=$$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' $$log); \
+	  pass=$$((pass+$${p:-0})); fail=$$((fail+$${f:-0})); skipped=$$((skipped+$${k:-0})); \
 	  if [ $$st -ne 0 ] && [ -z "$$f" ]; then fail=$$((fail+1)); fi; \
 	done; rm -f $$log; \
-	echo "tests: $$pass passed, $$fail failed"; \
+	echo "tests: $$pass passed, $$fail failed, $$skipped skipped"; \
 	test $$fail -eq 0 && test $$bad -eq 0
+
+# Every #include keeps to LAYERS and LAYERS_DENY (tests/check-layers.sh);
+# the script first shows on a temporary tree that it reports violations.
+check-layers:
+	@sh tests/check-layers.sh --self-test "$(LAYERS)" "$(LAYERS_DENY)"
+	@sh tests/check-layers.sh "$(LAYERS)" "$(LAYERS_DENY)"
 
 sanitize:
 	$(MAKE) SAN=1 check

@@ -15,6 +15,7 @@ libcmocka-dev
 libglpk-dev
 libgmp-dev
 libiniparser-dev
+libjansson-dev
 make
 "
 for p in $PACKAGES; do

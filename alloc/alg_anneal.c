@@ -150,4 +150,5 @@ const struct alloc_algorithm alloc_alg_anneal = {
 	"ours: csga, then simulated annealing on swaps/moves",
 	run,
 	1,
+	0,
 };

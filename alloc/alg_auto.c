@@ -1,9 +1,13 @@
 /* alg_auto.c - the default: the best combination measured (docs/alloc.md).
  *
- * If the budget covers every canonical allocation, enumerate them (the
- * optimum).  Else csga (when its worst-case test count fits in half the
- * budget, else binpack), then tabu search from its result with the rest of
- * the budget. */
+ * alloc_run has tested binpacking's allocation already (the floor).  The
+ * plan uses the tests the rest of the search can afford: the test budget,
+ * and with a time limit the time left divided by the wall time per test
+ * so far (alloc_room_planned).  If that covers every canonical allocation
+ * (twice over for a time estimate, which is only an estimate), enumerate
+ * them (the optimum).  Else csga (when its worst-case test count fits in
+ * half of it, else nothing more: binpacking's allocation), then tabu
+ * search from the best so far until the budget or the time is spent. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,14 +15,17 @@
 
 static int run(struct alloc_ctx *c)
 {
-	uint64_t room = alloc_room(c);
-	if (alloc_partitions(c->n, c->k) <= room)
+	uint64_t room = alloc_room_planned(c);
+	uint64_t need = alloc_partitions(c->n, c->k);
+	/* The floor's allocation is one of them and tested already. */
+	need = need ? need - 1 : 0;
+	if (c->deadline > 0)
+		need = need > UINT64_MAX / 2 ? UINT64_MAX : 2 * need;
+	if (need != UINT64_MAX && need <= room)
 		return alloc_run_phase(c, &alloc_alg_exhaustive);
-	int r;
-	if (room == UINT64_MAX || alloc_sga_tests(c->n, c->k) + 1 <= room / 2)
+	int r = 0;
+	if (alloc_sga_tests(c->n, c->k) + 1 <= room / 2)
 		r = alloc_run_phase(c, &alloc_alg_csga);
-	else
-		r = alloc_run_phase(c, &alloc_alg_binpack);
 	if (r || alloc_check(c))
 		return r;
 	int32_t *b = malloc(sizeof *b * c->n);
@@ -35,7 +42,8 @@ static int run(struct alloc_ctx *c)
 
 const struct alloc_algorithm alloc_alg_auto = {
 	"auto",
-	"default: exhaustive when small, else csga then tabu search (ours)",
+	"default: exhaustive when it can finish, else csga then tabu search (ours)",
 	run,
 	1,
+	0,
 };

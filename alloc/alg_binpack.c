@@ -22,4 +22,5 @@ const struct alloc_algorithm alloc_alg_binpack = {
 	"longest thread first onto the least loaded processor (Paper IV, 1 test)",
 	run,
 	0,
+	0,
 };

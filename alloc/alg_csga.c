@@ -15,7 +15,8 @@ static int run(struct alloc_ctx *c)
 
 const struct alloc_algorithm alloc_alg_csga = {
 	"csga",
-	"better of sga and binpack (Paper IV; sga's tests + 1)",
+	"better of sga and binpack (Paper IV; as many tests as sga)",
 	run,
+	0,
 	0,
 };

@@ -45,4 +45,5 @@ const struct alloc_algorithm alloc_alg_dsg = {
 	"greedy restarted from random allocations at its stop criterion (Paper V)",
 	run,
 	1,
+	0,
 };

@@ -24,6 +24,7 @@ static int run(struct alloc_ctx *c)
 		r = ALLOC_ENOMEM;
 		goto out;
 	}
+	c->enumerated = 1;
 	while (more && !alloc_check(c)) {
 		uint64_t room = alloc_room(c);
 		size_t m = 0, lim = room < BATCH ? (size_t)room : BATCH;
@@ -49,8 +50,14 @@ static int run(struct alloc_ctx *c)
 		if ((r = alloc_evaluate(c, cand, m, 1, st, ms)) != 0)
 			break;
 	}
-	if (!more && c->stop == ALLOC_STOP_DONE)
-		c->stop = ALLOC_STOP_EXHAUSTED;
+	if (!more && !r) {
+		/* Every string was generated and evaluated (the last batch
+		 * too): the enumeration is complete even if the budget ran
+		 * out on its last test. */
+		c->complete = 1;
+		if (c->stop == ALLOC_STOP_DONE)
+			c->stop = ALLOC_STOP_EXHAUSTED;
+	}
 out:
 	free(a);
 	free(mx);
@@ -65,4 +72,5 @@ const struct alloc_algorithm alloc_alg_exhaustive = {
 	"every canonical allocation once (exact when the budget allows)",
 	run,
 	1,
+	0,
 };

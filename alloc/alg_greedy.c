@@ -204,4 +204,5 @@ const struct alloc_algorithm alloc_alg_greedy = {
 	"random swap/move from binpack, keep if better (Paper V Fig. 1)",
 	run,
 	1,
+	0,
 };

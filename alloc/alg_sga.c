@@ -93,7 +93,8 @@ static int run(struct alloc_ctx *c)
 
 const struct alloc_algorithm alloc_alg_sga = {
 	"sga",
-	"simple greedy with shadow processors (Paper IV; Figure 3's tests)",
+	"simple greedy with shadow processors (Paper IV; Figure 3's tests + the floor)",
 	run,
+	0,
 	0,
 };

@@ -243,4 +243,5 @@ const struct alloc_algorithm alloc_alg_tabu = {
 	"ours: csga, then tabu search on load-guided and random moves/swaps",
 	run,
 	1,
+	0,
 };

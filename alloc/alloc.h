@@ -4,8 +4,9 @@
  * simulator (sim.h) as the evaluation oracle.
  *
  * The algorithms are pluggable entries of one table (name, summary, run
- * function; alloc/alg_NAME.c each): binpack, sga, csga (Paper IV), greedy,
- * dsg (Paper V), our own, and auto (the default).
+ * function; alloc/alg_NAME.c each): the baselines block and roundrobin
+ * (Paper VII), binpack, sga, csga (Paper IV), greedy, dsg (Paper V), our
+ * own, and auto (the default).
  *
  * Vocabulary.  A *test* is the evaluation of one allocation by the
  * simulator on behalf of the search, as in the papers: the numbers of
@@ -84,6 +85,9 @@ typedef void (*alloc_observe_fn)(void *arg, const int32_t *binding,
                                  sim_time makespan);
 
 #define ALLOC_NAME_MAX 32
+/* Default memory cap of the history: 256 MiB (about 2.5 million tests of
+ * a 64-thread program). */
+#define ALLOC_HISTORY_BYTES ((size_t)256 << 20)
 
 struct alloc_params {
 	struct sim_params sim;  /* the machine: cpus, policy, latency, costs
@@ -108,6 +112,11 @@ struct alloc_params {
 	double progress_interval; /* units: s (default 0.1)                 */
 	alloc_observe_fn observe;
 	void *observe_arg;
+	size_t history_bytes;   /* memory cap of the history of tested
+	                           allocations; units: bytes; default
+	                           ALLOC_HISTORY_BYTES; 0: none.  When full,
+	                           new allocations are still tested but no
+	                           longer remembered (result.history_full) */
 	uint32_t width;         /* allocations greedy, dsg and anneal draw
 	                           speculatively at once (their results do
 	                           not depend on it); 0: the OpenMP threads
@@ -117,7 +126,7 @@ struct alloc_params {
 
 /* alloc_params_init - defaults: sim_params_init, algorithm "auto", seed 1,
  * stop_after 100, no budget, no time limit, no restart limit, no lower
- * bound, no callbacks. */
+ * bound, no callbacks, history capped at ALLOC_HISTORY_BYTES. */
 void alloc_params_init(struct alloc_params *p);
 
 struct alloc_result {
@@ -142,11 +151,31 @@ struct alloc_result {
 	enum sim_model model;  /* the model every test used: par->sim.model,
 	                          or under SIM_AUTO the model the scheme
 	                          chose for binpacking's allocation          */
+	int history_full;      /* 1 if the history reached its memory cap
+	                          (params.history_bytes): allocations
+	                          first tested after that were not
+	                          remembered, and may have been tested (and
+	                          counted) again                            */
+	size_t history_bytes;  /* memory the history held at the end; bytes */
+	int enumerated;        /* 1 if exhaustive enumeration ran (as the
+	                          algorithm or as auto's choice)           */
+	int complete;          /* 1 if that enumeration tested every
+	                          canonical binding (the result is the
+	                          optimum under this model); 0 if a budget,
+	                          the time limit, the lower bound or a
+	                          cancel stopped it early, or if nothing
+	                          was enumerated                           */
 };
 
 /*
  * alloc_run - search a binding of program `p`'s threads to par->sim.cpus
  * processors with the algorithm par->algorithm.
+ *
+ * The floor: every algorithm but the baselines (alloc_algorithm_baseline:
+ * block, roundrobin) first tests binpacking's allocation (one test, within
+ * max_tests), so whatever stops the search (test budget, time limit, the
+ * progress callback cancelling) the result is at least as good as
+ * binpacking's.
  *
  * Returns ALLOC_OK and fills *res (release with alloc_result_release);
  * ALLOC_DEADLOCK when every complete binding tested deadlocked (*res is
@@ -176,6 +205,9 @@ size_t alloc_algorithm_count(void);
  * NULL. */
 const char *alloc_algorithm_name(size_t i);
 const char *alloc_algorithm_summary(size_t i);
+/* 1 if entry i is a baseline: it returns its own binding, without the
+ * binpacking floor of alloc_run (a user asking for it wants it). */
+int alloc_algorithm_baseline(size_t i);
 /* Index of the algorithm called `name`, or -1. */
 int alloc_algorithm_find(const char *name);
 
@@ -190,6 +222,17 @@ int alloc_algorithm_find(const char *name);
  * out[nthreads] receives a processor per dense thread.
  */
 void alloc_binpack(const struct trace *tr, uint32_t cpus, int32_t *out);
+
+/*
+ * alloc_block - Paper VII's simple allocation: the n threads in dense
+ * (id) order cut into k contiguous blocks, the first n mod k of
+ * ceil(n/k) threads, the others of floor(n/k) (n < k: one thread on each
+ * of the first n processors).  out[n].
+ */
+void alloc_block(uint32_t n, uint32_t k, int32_t *out);
+
+/* alloc_roundrobin - dense thread i on processor i mod k.  out[n]. */
+void alloc_roundrobin(uint32_t n, uint32_t k, int32_t *out);
 
 /*
  * alloc_sga_tests - the number of tests of the simple greedy algorithm in

@@ -39,9 +39,15 @@ struct alloc_hist {
 	uint8_t *keys;        /* [count * keylen]                        */
 	uint32_t k;           /* processors                              */
 	int32_t *map;         /* [k] scratch of alloc_hist_key, all -1   */
+	size_t max_bytes;     /* memory cap (alloc_params.history_bytes);
+	                         0: none                                  */
+	int full;             /* an insertion was refused by the cap     */
 };
 
-int alloc_hist_init(struct alloc_hist *h, uint32_t n, uint32_t k);
+int alloc_hist_init(struct alloc_hist *h, uint32_t n, uint32_t k,
+                    size_t max_bytes);
+/* Bytes the history holds now (tables and arenas). */
+size_t alloc_hist_bytes(const struct alloc_hist *h);
 void alloc_hist_release(struct alloc_hist *h);
 /* Key of binding b (complete) into key[keylen]; returns its hash (!= 0). */
 uint64_t alloc_hist_key(struct alloc_hist *h, const int32_t *b,
@@ -50,7 +56,8 @@ uint64_t alloc_hist_key(struct alloc_hist *h, const int32_t *b,
 int64_t alloc_hist_find(const struct alloc_hist *h, const uint8_t *key,
                         uint64_t hash);
 /* Insert a key known to be absent, state PENDING; returns the entry index,
- * or -1 on allocation failure. */
+ * -1 on allocation failure, or -2 when growing would pass max_bytes (the
+ * key is not stored; h->full is set). */
 int64_t alloc_hist_add(struct alloc_hist *h, const uint8_t *key,
                        uint64_t hash);
 
@@ -117,6 +124,8 @@ struct alloc_ctx {
 	double last_progress;
 	const char *phase;      /* the running algorithm, for progress      */
 	enum alloc_stop stop;   /* set once the search must stop            */
+	int enumerated;         /* exhaustive enumeration ran               */
+	int complete;           /* ... and covered every canonical binding  */
 	int error;              /* first hard error (ALLOC_E*), or 0        */
 
 	/* Scratch of alloc_evaluate. */
@@ -139,6 +148,8 @@ struct alloc_algorithm {
 	const char *summary;
 	int (*run)(struct alloc_ctx *c);
 	int search;
+	int baseline;   /* 1: no binpacking floor (alloc_run); the binding
+	                   asked for is the answer                        */
 };
 
 /*
@@ -148,6 +159,8 @@ struct alloc_algorithm {
  * and one line here.
  */
 #define ALLOC_TABLE(X) \
+	X(block)       \
+	X(roundrobin)  \
 	X(binpack)     \
 	X(sga)         \
 	X(csga)        \
@@ -216,6 +229,12 @@ int alloc_check(struct alloc_ctx *c);
 
 /* Tests left in the budget (UINT64_MAX: unlimited). */
 uint64_t alloc_room(const struct alloc_ctx *c);
+
+/* Tests the rest of the search can afford: alloc_room, and with a time
+ * limit also the time left divided by the wall time per test so far
+ * (a conservative estimate: it includes the set-up).  For planning only
+ * (auto); 0 once the deadline has passed. */
+uint64_t alloc_room_planned(const struct alloc_ctx *c);
 
 /* Seconds since alloc_run began. */
 double alloc_elapsed(const struct alloc_ctx *c);

@@ -4,6 +4,11 @@
  * for each policy and for k = 2, 8, 64.  Prints a table.  Not a test.
  *
  *   build/bench/sim-speed [--max-records N] [--repeat R]
+ *   build/bench/sim-speed --one RECORDS THREADS POLICY K [MODEL]
+ *
+ * --one generates one trace and simulates it once (POLICY fifo, rr:Q or
+ * ps; MODEL direct, client-server or strict): for instruction counts,
+ * e.g. valgrind --tool=callgrind --toggle-collect=sim_run.
  *
  * Goals on one core: parsing >= 150 MB/s; simulation >= 15 M events/s
  * (fifo) and >= 5 M events/s (ps); a 10^7-record trace under 2 GB.
@@ -103,10 +108,60 @@ static long peak_rss_mb(void)
 	return ru.ru_maxrss / 1024;
 }
 
+/* --one: one trace, one run. */
+static int run_one(uint64_t records, uint32_t nthreads, const char *pol, uint32_t k,
+                   const char *model)
+{
+	struct buf b = {0};
+	gen(&b, nthreads, records);
+	struct trace *tr = NULL;
+	struct trace_error err;
+	if (trace_read_mem("bench.trace", b.p, b.len, &tr, &err) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 2;
+	}
+	struct sim_params par;
+	sim_params_init(&par);
+	if (sim_policy_parse(pol, &par) != 0 || k == 0) {
+		fprintf(stderr, "sim-speed: bad policy or k\n");
+		return 1;
+	}
+	par.cpus = k;
+	if (model)
+		par.model = strcmp(model, "strict") == 0 ? SIM_STRICT :
+		            strcmp(model, "client-server") == 0 ? SIM_CLIENT_SERVER : SIM_DIRECT;
+	struct sim_program *p = sim_program_new(tr);
+	struct sim_work *w = p ? sim_work_new(p) : NULL;
+	int32_t *bind = malloc(tr->nthreads * sizeof *bind);
+	if (!p || !w || !bind) {
+		fprintf(stderr, "sim-speed: out of memory\n");
+		return 1;
+	}
+	for (uint32_t i = 0; i < tr->nthreads; i++)
+		bind[i] = (int32_t)(i % k);
+	struct sim_result res;
+	double t0 = now();
+	int rc = sim_run(p, w, &par, bind, 0, &res);
+	double t = now() - t0;
+	char ms[64];
+	printf("records %zu threads %u policy %s k %u model %s: status %d makespan %s steps %" PRIu64
+	       " sim %.4f s\n", tr->nrec, tr->nthreads, pol, k, sim_model_name(par.model), rc,
+	       sim_time_format(res.makespan, ms, sizeof ms), res.steps, t);
+	free(bind);
+	sim_work_free(w);
+	sim_program_free(p);
+	trace_free(tr);
+	free(b.p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t max_records = 10000000;
 	int repeat = 1;
+	if (argc >= 6 && strcmp(argv[1], "--one") == 0)
+		return run_one(strtoull(argv[2], NULL, 10), (uint32_t)strtoul(argv[3], NULL, 10), argv[4],
+		               (uint32_t)strtoul(argv[5], NULL, 10), argc > 6 ? argv[6] : NULL);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--max-records") == 0 && i + 1 < argc)
 			max_records = strtoull(argv[++i], NULL, 10);

@@ -29,7 +29,9 @@
  *     where not-before collects latencies (time of the release + t when
  *     the releaser's processor differs); waiting out a latency uses no CPU
  *     and counts as blocked time;
- *   - a woken cwait waiter asks for its mutex at the wake-up; a blocked
+ *   - a woken cwait waiter asks for its mutex when its wake-up arrives
+ *     (after the latency, BK_CWAIT_WAKE); a thread that blocks or exits
+ *     leaves its processor before its step's releases; a blocked
  *     signaller, when enough waiters have arrived, re-requests the mutexes
  *     it released (in the order it had taken them) before its wake-ups ask
  *     for theirs; it proceeds no earlier than t after the last waiter's
@@ -71,6 +73,8 @@ enum {
 	BK_BARRIER,
 	BK_CWAIT,       /* registered on a condition variable               */
 	BK_CWAIT_REACQ, /* woken, re-acquiring its mutex                    */
+	BK_CWAIT_WAKE,  /* woken, its wake-up still on the way (a timer):
+	                   asks for its mutex when it arrives               */
 	BK_SIGWAIT,     /* signaller waiting for enough waiters             */
 	BK_SIG_REACQ,   /* signaller re-acquiring its mutexes               */
 	BK_RDLOCK,
@@ -81,7 +85,7 @@ enum {
 
 static const char *const bk_why[] = {
 	"?", "lock", "wait on", "join", "pass", "be signalled on",
-	"re-acquire after cwait", "see enough waiters on",
+	"re-acquire after cwait", "re-acquire after cwait", "see enough waiters on",
 	"re-acquire after signal", "rdlock", "wrlock", "?", "?"};
 
 /* A thread's state.  The fields every step touches come first, in one
@@ -142,8 +146,9 @@ struct srw {
 	int32_t writer;
 	uint32_t readers;
 	uint32_t qh, qt;
-	int32_t rel_proc;
-	stime rel;
+	int32_t rel_proc;    /* last release of any kind (for writers)     */
+	int32_t wrel_proc;   /* last writer's release (for readers)         */
+	stime rel, wrel;
 };
 
 struct sgrp {
@@ -152,7 +157,12 @@ struct sgrp {
 	uint32_t m;          /* ps: ready threads                          */
 	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
 	stime V, tlast;   /* ps: virtual time at tlast                  */
-	stime busy;       /* ps: integral of min(m, c) dt               */
+	stime tnext;      /* ps: the next completion (end of a cycle)   */
+	stime tshort;     /* ps pool, m > c: start of the last cycle
+	                     before tnext, which may be short; else
+	                     UINT64_MAX                                  */
+	uint64_t slast;   /* ps pool: units the threads get in that cycle */
+	stime busy;       /* ps: units of work done; units: trace unit  */
 };
 
 struct sslot {
@@ -240,6 +250,8 @@ struct sim_work {
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
 	stime makespan;
+	stime cutoff;        /* stop when an event lies later (SIM_CUTOFF) */
+	int cut;             /* the run stopped at the cutoff              */
 	uint32_t live;
 	/* strict and client-server (allocated on their first run) */
 	int pm_ok;
@@ -581,10 +593,19 @@ static void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
  * so m ticks, 1 unit each).  V counts the units each thread has received
  * since the group last fell empty; a thread's finish tag is V + its work.
  * Threads finish, and arrivals join, only at cycle boundaries: a thread
- * that becomes ready inside a cycle joins at the next boundary.  All times
- * stay integers; the processor never idles while one of its threads is
- * ready; a lone thread runs at full speed.  This differs from the fluid
- * limit by less than one cycle per event (docs/sim.md).
+ * that becomes ready inside a cycle joins at the next boundary.
+ *
+ * No capacity is lost (the unbound pool, c >= 2, m > c): in the cycle in
+ * which some threads need fewer than c units, each thread gets only what
+ * it needs (g_i <= c), and the cycle lasts max(max g_i, ceil(S / c))
+ * ticks, S = sum g_i (a thread runs at rate <= 1; otherwise only the
+ * rounding of the division idles).  The threads whose
+ * work ends at that boundary act in increasing id: their tags, which may
+ * lie below the new V, are raised to V (ps_clamp).
+ *
+ * All times stay integers; the processor never idles while one of its
+ * threads is ready; a lone thread runs at full speed.  This differs from
+ * the fluid limit by less than one cycle per event (docs/sim.md).
  */
 static inline uint64_t ps_len(const struct sgrp *g)
 {
@@ -596,16 +617,42 @@ static inline uint64_t ps_units(const struct sgrp *g)
 	return g->m <= g->nslots ? 1 : g->nslots;
 }
 
+/* Pool: raise the tags below V to V (threads whose work ended at this
+ * boundary), so that they act in increasing id. */
+static void ps_clamp(struct sim_work *w, struct sgrp *g)
+{
+	struct pent *h = w->pheap + g->hbase;
+	while (g->hn && h[0].tag < g->V) {
+		h[0].tag = g->V;
+		pheap_down(w, g, 0);
+	}
+}
+
 /* Advance a ps group to T, a boundary of its current cycle (or any time
  * when the group is empty). */
 static void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
 {
 	uint64_t dt = T - g->tlast;
 	if (dt && g->m) {
-		uint64_t cycles = dt / ps_len(g);
-		g->V += cycles * ps_units(g);
-		if (w->flags & SIM_STATS)
-			g->busy += dt * (g->m < g->nslots ? g->m : g->nslots);
+		if (g->m <= g->nslots) {
+			g->V += dt;
+			if (w->flags & SIM_STATS)
+				g->busy += dt * g->m;
+		} else if (g->nslots == 1) {
+			g->V += dt / g->m;
+			if (w->flags & SIM_STATS)
+				g->busy += dt;
+		} else { /* the pool: full cycles, maybe a short last one */
+			uint64_t c = g->nslots;
+			g->V += (dt + g->m - 1) / g->m * c;
+			if (w->flags & SIM_STATS) {
+				if (T > g->tshort)
+					g->busy += (g->tshort - g->tlast) * c + g->slast;
+				else
+					g->busy += dt * c;
+			}
+			ps_clamp(w, g);
+		}
 	}
 	g->tlast = T;
 }
@@ -615,8 +662,37 @@ static inline uint64_t ps_boundary(const struct sgrp *g, uint64_t T)
 {
 	if (g->m == 0)
 		return T;
+	if (T > g->tshort) /* inside the pool's last, short cycle */
+		return g->tnext;
 	uint64_t len = ps_len(g), dt = T - g->tlast;
 	return g->tlast + (dt + len - 1) / len * len;
+}
+
+/* The threads that finish in a pool's last cycle. */
+struct ps_fin {
+	uint64_t lost;  /* sum of c - need over them; units: work units  */
+	uint64_t maxg;  /* the largest need among them                   */
+	uint32_t n;     /* how many                                      */
+	uint32_t id;    /* the smallest id                               */
+};
+
+/* Pool: the threads whose tags are at most X = V0 + c, in the subtree of
+ * heap position i (each needs tag - V0 units of that cycle). */
+static void ps_finishing(const struct sim_work *w, const struct sgrp *g, uint32_t i,
+                         uint64_t X, struct ps_fin *f)
+{
+	const struct pent *h = w->pheap + g->hbase;
+	while (i < g->hn && h[i].tag <= X) {
+		uint64_t c_minus_need = X - h[i].tag;
+		f->lost += c_minus_need;
+		if (g->nslots - c_minus_need > f->maxg)
+			f->maxg = g->nslots - c_minus_need;
+		f->n++;
+		if (h[i].u < f->id)
+			f->id = h[i].u;
+		ps_finishing(w, g, 2 * i + 1, X, f);
+		i = 2 * i + 2;
+	}
 }
 
 /* Put a ps group's next completion into the event heap. */
@@ -625,13 +701,34 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 	struct sgrp *g = &w->g[gi];
 	uint32_t id = w->p->n + gi;
 	if (g->hn == 0) {
+		g->tshort = g->tnext = UINT64_MAX;
 		heap_del(w, id);
 		return;
 	}
 	uint32_t u = w->pheap[g->hbase].u;
 	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
 	uint64_t units = ps_units(g), cycles = (left + units - 1) / units;
-	heap_set(w, id, (g->tlast + cycles * ps_len(g)), 0, u);
+	uint64_t len = ps_len(g), t = g->tlast + cycles * len;
+	g->tshort = UINT64_MAX;
+	if (units > 1 && cycles) {
+		/* the pool, m > c: the last cycle gives each thread what it
+		 * needs, at most c units; the threads that finish in it act by
+		 * id from the smallest */
+		uint64_t V0 = g->V + (cycles - 1) * units;
+		struct ps_fin f = {0, 0, 0, u};
+		ps_finishing(w, g, 0, V0 + units, &f);
+		uint64_t S = g->m * units - f.lost, L = (S + units - 1) / units;
+		if (f.n < g->m)
+			f.maxg = units; /* the others get c units */
+		if (L < f.maxg)
+			L = f.maxg; /* no thread runs faster than rate 1 */
+		u = f.id;
+		g->tshort = g->tlast + (cycles - 1) * len;
+		g->slast = S;
+		t = g->tshort + L;
+	}
+	g->tnext = t;
+	heap_set(w, id, t, 0, u);
 }
 
 /* ------------------------------------------------------------------ */
@@ -992,6 +1089,19 @@ static void sig_reacquire(struct sim_work *w, uint32_t s, stime T)
 /* ------------------------------------------------------------------ */
 /* Condition variables */
 
+/* v, woken from cwait, asks for its mutex (wobj) at T. */
+static void cwait_reacquire(struct sim_work *w, uint32_t v, stime T)
+{
+	struct sth *t = &w->th[v];
+	uint32_t m = t->wobj;
+	t->state = ST_BLOCK;
+	t->bk = BK_CWAIT_REACQ;
+	if (mutex_request(w, v, m, T)) {
+		held_push(w, v, m);
+		proceed(w, v, T);
+	}
+}
+
 /* Wake the first n registered waiters of c at T, released from x. */
 static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
                       int32_t x)
@@ -1005,13 +1115,23 @@ static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
 		if (w->flags & SIM_SCHEDULE)
 			sy_add(w, v, t->cur, T, w->cur_releaser);
 		uint32_t m = cur_rec(w, v)->b;
-		t->bk = BK_CWAIT_REACQ;
 		t->wobj = m;
-		if (mutex_request(w, v, m, T)) {
-			held_push(w, v, m);
-			proceed(w, v, T);
+		if (t->nb > T) { /* the wake-up arrives at nb: ask then */
+			t->bk = BK_CWAIT_WAKE;
+			t->state = ST_TIMER;
+			heap_set(w, v, t->nb, 0, v);
+			continue;
 		}
+		cwait_reacquire(w, v, T);
 	}
+}
+
+/* The wake-up of v (woken from a cwait) arrived at T (the timer of
+ * BK_CWAIT_WAKE fired): v asks for its mutex now. */
+static void cwait_arrive(struct sim_work *w, uint32_t v, stime T)
+{
+	w->th[v].nb = 0;
+	cwait_reacquire(w, v, T);
 }
 
 /* Serve blocked signallers of c that now have enough waiters; the last
@@ -1042,6 +1162,11 @@ static void cond_serve(struct sim_work *w, uint32_t c, stime T, int32_t x)
 /* ------------------------------------------------------------------ */
 /* Read-write locks */
 
+static inline int before_latency_end(struct sim_work *w, stime T, stime rel)
+{
+	return w->par->latency && T < rel + w->t_lat;
+}
+
 static void rw_grant_queue(struct sim_work *w, uint32_t r, stime T, int32_t x)
 {
 	struct srw *rw = &w->rw[r];
@@ -1051,11 +1176,15 @@ static void rw_grant_queue(struct sim_work *w, uint32_t r, stime T, int32_t x)
 		if (wr && rw->readers)
 			return;
 		q_pop(w, &rw->qh, &rw->qt);
-		if (wr)
+		if (wr) {
 			rw->writer = (int32_t)v;
-		else
+			nb_after(w, v, T, x);
+		} else {
 			rw->readers++;
-		nb_after(w, v, T, x);
+			/* a reader waits only for the last writer's release */
+			if (before_latency_end(w, T, rw->wrel))
+				nb_after(w, v, rw->wrel, rw->wrel_proc);
+		}
 		if (w->flags & SIM_SCHEDULE)
 			sy_add(w, v, w->th[v].cur, T, w->cur_releaser);
 		proceed(w, v, T);
@@ -1080,11 +1209,6 @@ static int acquired_now(struct sim_work *w, uint32_t u, stime T)
 		return STOPPED;
 	}
 	return GO_ON;
-}
-
-static inline int before_latency_end(struct sim_work *w, stime T, stime rel)
-{
-	return w->par->latency && T < rel + w->t_lat;
 }
 
 /* What every step of every model does first: count it, name the releaser
@@ -1202,9 +1326,11 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 	}
 	case TRACE_CWAIT: {
 		struct scond *cv = &w->cv[r->a];
+		/* leave the processor first, then release (as exit and a
+		 * blocking signal do) */
+		block(w, u, T, BK_CWAIT, r->a);
 		held_remove(w, u, r->b);
 		mutex_release(w, r->b, T, x);
-		block(w, u, T, BK_CWAIT, r->a);
 		q_push(w, &cv->wh, &cv->wt, u);
 		cv->nw++;
 		cond_serve(w, r->a, T, x);
@@ -1248,12 +1374,16 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		struct srw *rw = &w->rw[r->a];
 		int wr = r->op == TRACE_WRLOCK;
 		if (rw->qh == NIL && rw->writer < 0 && (!wr || rw->readers == 0)) {
-			if (wr)
+			if (wr) {
 				rw->writer = (int32_t)u;
-			else
+				if (before_latency_end(w, T, rw->rel))
+					nb_after(w, u, rw->rel, rw->rel_proc);
+			} else {
 				rw->readers++;
-			if (before_latency_end(w, T, rw->rel))
-				nb_after(w, u, rw->rel, rw->rel_proc);
+				/* only the last writer's release excluded readers */
+				if (before_latency_end(w, T, rw->wrel))
+					nb_after(w, u, rw->wrel, rw->wrel_proc);
+			}
 			return acquired_now(w, u, T);
 		}
 		q_push(w, &rw->qh, &rw->qt, u);
@@ -1262,10 +1392,13 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 	}
 	case TRACE_RWUNLOCK: {
 		struct srw *rw = &w->rw[r->a];
-		if (rw->writer == (int32_t)u)
+		if (rw->writer == (int32_t)u) {
 			rw->writer = -1;
-		else if (rw->readers)
+			rw->wrel = T;
+			rw->wrel_proc = x;
+		} else if (rw->readers) {
 			rw->readers--;
+		}
 		rw->rel = T;
 		rw->rel_proc = x;
 		rw_grant_queue(w, r->a, T, x);
@@ -1833,6 +1966,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	for (uint32_t gi = 0; gi < ngrp; gi++) {
 		w->g[gi].rqh = w->g[gi].rqt = NIL;
 		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = 0;
+		w->g[gi].tnext = w->g[gi].tshort = UINT64_MAX;
 	}
 	for (uint32_t s = 0; s < w->nslot; s++) {
 		w->sl[s].run = w->sl[s].last = -1;
@@ -1911,8 +2045,8 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->rw[r].writer = -1;
 		w->rw[r].readers = 0;
 		w->rw[r].qh = w->rw[r].qt = NIL;
-		w->rw[r].rel = 0;
-		w->rw[r].rel_proc = NOPROC;
+		w->rw[r].rel = w->rw[r].wrel = 0;
+		w->rw[r].rel_proc = w->rw[r].wrel_proc = NOPROC;
 	}
 	return SIM_OK;
 }
@@ -2091,14 +2225,22 @@ static inline __attribute__((always_inline)) void run_events(struct sim_work *w,
                                                             const int pm)
 {
 	const uint32_t n = w->p->n, ngrp = w->ngrp, nng = n + ngrp;
+	const stime cutoff = w->cutoff;
 	while (w->hn && !w->nomem) {
 		uint32_t id = w->heap[0].id;
 		stime T = (stime)(w->heap[0].key >> 64);
+		if (__builtin_expect(T > cutoff, 0)) {
+			w->cut = 1; /* threads remain, and nothing happens <= cutoff */
+			return;
+		}
 		if (id < n) {
 			struct sth *t = &w->th[id];
 			if (t->state == ST_TIMER) {
 				heap_del(w, id);
-				make_ready(w, id, T);
+				if (__builtin_expect(t->bk == BK_CWAIT_WAKE, 0))
+					cwait_arrive(w, id, T);
+				else
+					make_ready(w, id, T);
 				continue;
 			}
 			/* fifo/rr: the running thread finished its work; its event
@@ -2135,12 +2277,14 @@ static stime stuck_time(const struct sim_work *w)
 /* One run of one model (not SIM_AUTO). */
 static int run_model(const struct sim_program *p, struct sim_work *w,
                      const struct sim_params *par, const int32_t *binding,
-                     unsigned flags, struct sim_result *res)
+                     unsigned flags, stime cutoff, struct sim_result *res)
 {
 	memset(res, 0, sizeof *res);
 	res->makespan = ST(0);
 	res->model = par->model;
 	w->flags = flags;
+	w->cutoff = cutoff;
+	w->cut = 0;
 	int rc = setup(w, par, binding);
 	if (rc != SIM_OK) {
 		res->status = rc;
@@ -2158,6 +2302,10 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 	if (w->nomem) {
 		res->status = SIM_ENOMEM;
 		return SIM_ENOMEM;
+	}
+	if (w->cut) {
+		res->status = SIM_CUTOFF;
+		return SIM_CUTOFF;
 	}
 	res->steps = w->steps;
 	res->nprocs = par->cpus;
@@ -2206,9 +2354,9 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 	return SIM_OK;
 }
 
-int sim_run(const struct sim_program *p, struct sim_work *w,
-            const struct sim_params *par, const int32_t *binding,
-            unsigned flags, struct sim_result *res)
+static int run_scheme(const struct sim_program *p, struct sim_work *w,
+                      const struct sim_params *par, const int32_t *binding,
+                      unsigned flags, stime cutoff, struct sim_result *res)
 {
 	if (w->p != p || par->model > SIM_AUTO) {
 		memset(res, 0, sizeof *res);
@@ -2218,7 +2366,7 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 		return SIM_EINVAL;
 	}
 	if (par->model != SIM_AUTO)
-		return run_model(p, w, par, binding, flags, res);
+		return run_model(p, w, par, binding, flags, cutoff, res);
 	/* Paper VIII, Figure 14: Direct; on deadlock client-server; on
 	 * deadlock strict sequence. */
 	static const enum sim_model scheme[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT};
@@ -2226,11 +2374,18 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 	int rc = SIM_EINVAL;
 	for (size_t i = 0; i < sizeof scheme / sizeof scheme[0]; i++) {
 		q.model = scheme[i];
-		rc = run_model(p, w, &q, binding, flags, res);
+		rc = run_model(p, w, &q, binding, flags, cutoff, res);
 		if (rc != SIM_DEADLOCK)
 			break;
 	}
 	return rc;
+}
+
+int sim_run(const struct sim_program *p, struct sim_work *w,
+            const struct sim_params *par, const int32_t *binding,
+            unsigned flags, struct sim_result *res)
+{
+	return run_scheme(p, w, par, binding, flags, UINT64_MAX, res);
 }
 
 int sim_makespan(const struct sim_program *p, struct sim_work *w,
@@ -2239,6 +2394,16 @@ int sim_makespan(const struct sim_program *p, struct sim_work *w,
 {
 	struct sim_result res;
 	int rc = sim_run(p, w, par, binding, 0, &res);
+	*out = rc == SIM_OK ? res.makespan : ST(0);
+	return rc;
+}
+
+int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
+                        const struct sim_params *par, const int32_t *binding,
+                        uint64_t cutoff, sim_time *out)
+{
+	struct sim_result res;
+	int rc = run_scheme(p, w, par, binding, 0, cutoff, &res);
 	*out = rc == SIM_OK ? res.makespan : ST(0);
 	return rc;
 }

@@ -107,6 +107,8 @@ enum sim_model sim_model_fallback(enum sim_model m);
 enum {
 	SIM_OK = 0,
 	SIM_DEADLOCK = 1,    /* the replay deadlocked: see result.blocked   */
+	SIM_CUTOFF = 2,      /* sim_makespan_cutoff: the simulated time
+	                        passed the cutoff                          */
 	SIM_EINVAL = -1,     /* bad parameters or binding                   */
 	SIM_EOVERFLOW = -2,  /* a time exceeded 64-bit exact arithmetic     */
 	SIM_ENOMEM = -3      /* only on the SIM_SCHEDULE path               */
@@ -231,6 +233,23 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 int sim_makespan(const struct sim_program *p, struct sim_work *w,
                  const struct sim_params *par, const int32_t *binding,
                  sim_time *out);
+
+/*
+ * sim_makespan_cutoff - like sim_makespan, but stops as soon as the
+ * simulated time passes `cutoff` (trace units): for a search, which only
+ * needs to know whether a binding beats the best so far.  Returns
+ * SIM_CUTOFF with *out = 0 when an event lies later than `cutoff` while
+ * threads remain: the makespan is then > cutoff, or the run would have
+ * deadlocked after `cutoff` (a deadlock is only reported as SIM_DEADLOCK
+ * when the replay got stuck at or before `cutoff`; under SIM_AUTO the
+ * scheme stops at the first model that passes the cutoff).  Otherwise
+ * (the run ended at or before `cutoff`) exactly sim_makespan's result.
+ * cutoff = UINT64_MAX is sim_makespan.  Allocates nothing, as
+ * sim_makespan; the work saved is the events after `cutoff`.
+ */
+int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
+                        const struct sim_params *par, const int32_t *binding,
+                        uint64_t cutoff, sim_time *out);
 
 /*
  * sim_deadlock_print - one line per blocked thread of a deadlocked result,

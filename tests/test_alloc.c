@@ -258,23 +258,30 @@ static void test_worst_sga(void **state)
 		{0, 0, 1, 1, 0}, {1, 0, 1, 1, 0},
 	};
 	const uint64_t ms[8] = {2050, 2050, 3060, 2050, 3050, 2050, 2050, 2050};
-	assert_int_equal(o.n, 8);
+	/* First the floor: binpacking's allocation (test_worst_binpack),
+	 * 4060; then SGA's eight steps (none of them is that allocation). */
+	const int32_t floor_b[5] = {0, 0, 0, 1, 1};
+	assert_int_equal(o.n, 9);
+	assert_memory_equal(o.b, floor_b, sizeof floor_b);
+	assert_int_equal(o.ms[0].num, 4060);
 	for (int i = 0; i < 8; i++) {
-		assert_memory_equal(o.b + 5 * i, steps[i], sizeof steps[i]);
-		assert_int_equal(o.st[i], SIM_OK);
-		assert_int_equal(o.ms[i].num, ms[i]);
-		assert_int_equal(o.ms[i].den, 1);
+		assert_memory_equal(o.b + 5 * (i + 1), steps[i], sizeof steps[i]);
+		assert_int_equal(o.st[i + 1], SIM_OK);
+		assert_int_equal(o.ms[i + 1].num, ms[i]);
+		assert_int_equal(o.ms[i + 1].den, 1);
 	}
 	const int32_t want[5] = {0, 0, 1, 1, 0};
 	assert_memory_equal(r.binding, want, sizeof want);
 	assert_int_equal(r.makespan.num, 2050);
-	/* Figure 3 with T = 5, P = 2: 2(3)/2 - 1 + 2(5 - 2) = 8. */
-	assert_int_equal(r.tests, 8);
+	/* Figure 3 with T = 5, P = 2: 2(3)/2 - 1 + 2(5 - 2) = 8, and the
+	 * floor. */
+	assert_int_equal(r.tests, 9);
 	assert_int_equal(r.binpack.num, 4060);
 	alloc_result_release(&r);
 	obs_free(&o);
 
-	/* csga: one test more, the same allocation. */
+	/* csga: the same tests (the floor is binpack's), the same
+	 * allocation. */
 	params(&p, "csga", 2);
 	run(sp, &p, &r);
 	assert_memory_equal(r.binding, want, sizeof want);
@@ -348,15 +355,22 @@ static void test_sga_figure3(void **state)
 		p.observe_arg = &o;
 		struct alloc_result r;
 		run(sp, &p, &r);
-		assert_int_equal(r.tests, figure3(T, P));
-		alloc_result_release(&r);
-		/* csga: one test more, unless SGA already tested binpacking's
-		 * allocation (the history answers it). */
+		/* Figure 3's tests and the floor (binpacking's allocation,
+		 * tested first), unless SGA's last step tries that allocation
+		 * again (the history answers it: no test).  Every test is
+		 * simulated once. */
+		assert_true(r.tests == figure3(T, P) ||
+		            r.tests == figure3(T, P) + 1);
+		assert_int_equal(r.tests, o.n);
 		int32_t *b = malloc(sizeof *b * tr->nthreads);
 		binpack_ref(tr, P, b);
+		assert_true(obs_has(&o, b));
+		uint64_t sga_tests = r.tests;
+		alloc_result_release(&r);
+		/* csga: the same, binpack's test being the floor's. */
 		params(&p, "csga", P);
 		run(sp, &p, &r);
-		assert_int_equal(r.tests, figure3(T, P) + !obs_has(&o, b));
+		assert_int_equal(r.tests, sga_tests);
 		free(b);
 		obs_free(&o);
 		alloc_result_release(&r);
@@ -400,9 +414,11 @@ static void test_csga_never_worse(void **state)
 		assert_true(sim_time_cmp(rc.makespan, bp) <= 0);
 		sim_time m = sim_time_cmp(rs.makespan, bp) <= 0 ? rs.makespan : bp;
 		assert_int_equal(sim_time_cmp(rc.makespan, m), 0);
-		assert_int_equal(rc.tests, rs.tests + !obs_has(&o, b));
+		/* Both test binpacking's allocation first (the floor). */
+		assert_int_equal(rc.tests, rs.tests);
+		assert_true(obs_has(&o, b));
 		obs_free(&o);
-		assert_true(rs.tests <= alloc_sga_tests(tr->nthreads, k));
+		assert_true(rs.tests <= alloc_sga_tests(tr->nthreads, k) + 1);
 		better += sim_time_cmp(rc.makespan, bp) < 0;
 		programs++;
 		free(b);
@@ -502,6 +518,195 @@ static void test_bruteforce(void **state)
 	              "budget %d, greedy %d\n", cases, exact, heur, greedy);
 	assert_int_equal(exact, cases); /* the budget covers the space */
 	assert_true(heur * 10 >= cases * 8);
+}
+
+/* ------------------------------------------------------------------
+ * The floor (issue 11): whatever stops a search -- a tiny test budget, a
+ * tiny time limit, the progress callback cancelling after N tests -- its
+ * result is at least as good as binpacking's.  The programs are those on
+ * which the old code lost to binpacking: the 16-thread transactions
+ * program at k = 4 (exhaustive enumeration starts from "all on one
+ * processor"; auto with a time limit chose it) and the 79-thread sieve at
+ * k = 8 (the old auto returned the serial allocation).  Binpacking's
+ * makespan is simulated here from binpack_ref, not taken from the result.
+ */
+static struct trace *pipeline(const char *limit)
+{
+	struct gen_opts o;
+	gen_opts_init(&o);
+	gen_opts_set(&o, "limit", limit);
+	gen_opts_set(&o, "header", "0");
+	struct trace *tr = NULL;
+	char err[256];
+	if (gen_trace("pipeline", &o, &tr, NULL, err, sizeof err) != GEN_OK)
+		fail_msg("gen: %s", err);
+	return tr;
+}
+
+static int cancel_after(void *arg, const struct alloc_progress *pr)
+{
+	return pr->tests >= *(uint64_t *)arg;
+}
+
+static void test_floor(void **state)
+{
+	(void)state;
+	struct {
+		struct trace *tr;
+		uint32_t k;
+	} progs[2] = {{transactions(16, 1), 4}, {pipeline("397"), 8}};
+	const char *algs[] = {"binpack", "sga", "csga", "greedy", "dsg",
+	                      "tabu", "anneal", "exhaustive", "auto"};
+	int runs = 0;
+	for (int g = 0; g < 2; g++) {
+		struct trace *tr = progs[g].tr;
+		uint32_t k = progs[g].k, n = tr->nthreads;
+		struct sim_program *sp = sim_program_new(tr);
+		int32_t *b = malloc(sizeof *b * n);
+		binpack_ref(tr, k, b);
+		struct alloc_params p;
+		params(&p, "binpack", k);
+		int st;
+		sim_time bp = simulate(sp, &p.sim, b, &st);
+		assert_int_equal(st, SIM_OK);
+		free(b);
+		for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+			/* mode 0..3: test budgets 1, 2, 7, 40; 4: time limit
+			 * 1 ms; 5..7: cancel after 1, 3, 25 tests. */
+			for (int mode = 0; mode < 8; mode++) {
+				static const uint64_t mt[4] = {1, 2, 7, 40};
+				static const uint64_t cn[3] = {1, 3, 25};
+				uint64_t after = 0;
+				params(&p, algs[a], k);
+				if (mode < 4) {
+					p.max_tests = mt[mode];
+				} else if (mode == 4) {
+					p.time_limit = 0.001;
+				} else {
+					after = cn[mode - 5];
+					p.progress = cancel_after;
+					p.progress_arg = &after;
+					p.progress_interval = 0;
+					p.max_tests = 100000;
+				}
+				struct alloc_result r;
+				run(sp, &p, &r);
+				assert_int_equal(r.status, SIM_OK);
+				if (sim_time_cmp(r.makespan, bp) > 0)
+					fail_msg("%s, program %d, mode %d: %g > "
+					         "binpack %g", algs[a], g, mode,
+					         sim_time_to_double(r.makespan),
+					         sim_time_to_double(bp));
+				if (strcmp(algs[a], "exhaustive") == 0 && mode != 4) {
+					/* Neither space is covered by these. */
+					assert_int_equal(r.enumerated, 1);
+					assert_int_equal(r.complete, 0);
+				}
+				if (mode >= 5 && r.stop == ALLOC_STOP_CANCELLED)
+					assert_true(r.tests >= after);
+				runs++;
+				alloc_result_release(&r);
+			}
+		}
+		sim_program_free(sp);
+		trace_free(tr);
+	}
+	print_message("floor: %d runs, none worse than binpacking\n", runs);
+}
+
+/* The baselines (Paper VII Section 7.2): block and roundrobin, by hand. */
+static void test_baselines(void **state)
+{
+	(void)state;
+	/* Block: n = 7, k = 3: 7 mod 3 = 1 block of 3, then 2 of 2.
+	 * n = 2, k = 3: one thread on each of the first two.  n = 6, k = 3:
+	 * three blocks of 2. */
+	const struct {
+		uint32_t n, k;
+		int32_t block[8], rr[8];
+	} cases[] = {
+		{7, 3, {0, 0, 0, 1, 1, 2, 2}, {0, 1, 2, 0, 1, 2, 0}},
+		{2, 3, {0, 1}, {0, 1}},
+		{6, 3, {0, 0, 1, 1, 2, 2}, {0, 1, 2, 0, 1, 2}},
+		{8, 1, {0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0}},
+		{5, 2, {0, 0, 0, 1, 1}, {0, 1, 0, 1, 0}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int32_t b[8];
+		alloc_block(cases[i].n, cases[i].k, b);
+		assert_memory_equal(b, cases[i].block, sizeof *b * cases[i].n);
+		alloc_roundrobin(cases[i].n, cases[i].k, b);
+		assert_memory_equal(b, cases[i].rr, sizeof *b * cases[i].n);
+	}
+	/* Through alloc_run, k = 2: main (work 0) creates T2, T3, T4 of work
+	 * 100, 200, 300 and joins them.  block {main, T2} / {T3, T4}: T3 and
+	 * T4 share a processor, 500.  roundrobin {main, T3} / {T2, T4}: 400.
+	 * binpacking ({main, T4} / {T2, T3}: T4 300, then T3 first, main last on the tie) gives 300, better than both:
+	 * the baselines return their own binding all the same (no floor),
+	 * after one test. */
+	struct trace *tr = tu_trace("shadowbind-trace 1\n"
+	                            "1 0 create 2\n1 0 create 3\n1 0 create 4\n"
+	                            "2 100 exit\n3 200 exit\n4 300 exit\n"
+	                            "1 0 join 2\n1 0 join 3\n1 0 join 4\n"
+	                            "1 0 exit\n");
+	struct sim_program *sp = sim_program_new(tr);
+	const struct {
+		const char *alg;
+		int32_t want[4];
+		uint64_t ms;
+	} runs[] = {
+		{"block", {0, 0, 1, 1}, 500},
+		{"roundrobin", {0, 1, 0, 1}, 400},
+		{"binpack", {0, 1, 1, 0}, 300},
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+		struct alloc_params p;
+		params(&p, runs[i].alg, 2);
+		struct alloc_result r;
+		run(sp, &p, &r);
+		assert_memory_equal(r.binding, runs[i].want, sizeof runs[i].want);
+		assert_int_equal(r.makespan.num, runs[i].ms);
+		assert_int_equal(r.makespan.den, 1);
+		assert_int_equal(r.binpack.num, 300);
+		assert_int_equal(r.tests, 1);
+		alloc_result_release(&r);
+	}
+	int bi = alloc_algorithm_find("block"), ri = alloc_algorithm_find("roundrobin");
+	assert_true(bi >= 0 && ri >= 0);
+	assert_int_equal(alloc_algorithm_baseline((size_t)bi), 1);
+	assert_int_equal(alloc_algorithm_baseline((size_t)ri), 1);
+	assert_int_equal(alloc_algorithm_baseline((size_t)alloc_algorithm_find("auto")), 0);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
+/* The history's memory cap (issue 14: annealing's history grew to 1 GB):
+ * with a 64 KiB cap a long anneal keeps going within it, says so, and is
+ * never worse than binpacking; the default cap leaves short runs alone. */
+static void test_history_cap(void **state)
+{
+	(void)state;
+	struct trace *tr = transactions(16, 1);
+	struct sim_program *sp = sim_program_new(tr);
+	struct alloc_params p;
+	struct alloc_result r, d;
+	params(&p, "anneal", 4);
+	p.max_tests = 3000;
+	p.lower = sim_time_int(0); /* no early stop */
+	run(sp, &p, &d);
+	assert_int_equal(d.history_full, 0);
+	assert_int_equal(p.history_bytes, ALLOC_HISTORY_BYTES);
+	p.history_bytes = 64 << 10;
+	run(sp, &p, &r);
+	assert_int_equal(r.history_full, 1);
+	assert_true(r.history_bytes <= 64 << 10);
+	assert_true(d.history_bytes > 64 << 10);
+	assert_int_equal(r.tests, 3000);
+	assert_true(sim_time_cmp(r.makespan, r.binpack) <= 0);
+	alloc_result_release(&r);
+	alloc_result_release(&d);
+	sim_program_free(sp);
+	trace_free(tr);
 }
 
 /* The same result for 1, 2 and 3 OpenMP threads. */
@@ -889,6 +1094,9 @@ int main(void)
 		cmocka_unit_test(test_bruteforce),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_budget_and_stops),
+		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_baselines),
+		cmocka_unit_test(test_history_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -356,8 +356,8 @@ static void test_bad_arguments(void **state)
 	static const struct bad cases[] = {
 		{"", 1, "no --family"},
 		{"--family nope", 1, "unknown family 'nope'"},
-		{"--family transactions --threads x", 1, "--threads 'x'"},
-		{"--family transactions --threads 0", 1, "--threads '0'"},
+		{"--family transactions --threads x", 1, "--threads: 'x'"},
+		{"--family transactions --threads 0", 1, "--threads: '0' is not an integer in 1..1048576"},
 		{"--family transactions --seed -1", 1, "--seed"},
 		{"--family transactions --seed 18446744073709551616", 1,
 		 "--seed"},

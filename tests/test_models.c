@@ -1383,7 +1383,7 @@ static void test_cli_model(void **state)
 		{"--model strict", 0, "\nmodel strict\n", NULL},
 		{"--json", 0, "\"model\": \"client-server\"", NULL},
 		{"--model direct", 3, NULL, "with 3 threads blocked (model direct):\n"},
-		{"--model fast", 1, NULL, "simulate: --model 'fast' is not a model (direct, client-server, strict, auto)\n"},
+		{"--model fast", 1, NULL, "simulate: --model: 'fast' is not a model (direct, client-server, strict, auto); see 'simulate --help'\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *out, *err;

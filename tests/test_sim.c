@@ -110,6 +110,8 @@ struct hand_case {
 	uint64_t num, den; /* makespan */
 	int32_t end_id;    /* a thread whose end time is checked, or -1 */
 	uint64_t end_num, end_den;
+	int unbound;       /* unbound mode on k processors (by_id unused) */
+	uint64_t switch_cost;
 };
 
 /* Condition variable, signal before wait in the simulation (T1 reaches
@@ -337,37 +339,213 @@ static const char trywait[] =
 	"3 20 trywait 1 ok\n"
 	"3 1 exit\n";
 
+/* Issue 9.1: a woken cwait thread asks for its mutex when its wake-up
+ * arrives.  T1 on processor 0, T2 on 1, T3 on 2, fifo, t = 10.  T2 locks
+ * M at 0 (never released before: no latency), cwaits at 0 (releases M
+ * from processor 1, registers).  T3 locks M at 21 (21 >= 0 + 10: no
+ * wait), unlocks at 26 from processor 2.  T1 signals at 20 from
+ * processor 0: T2's wake-up arrives at 30, when M is free; its last
+ * release (26, processor 2) lets T2 go on at 36: unlock, exit at 36.
+ * (Asking at the signal, 20, T2 would take M before T3 and T3 would end
+ * at 45.) */
+static const char cwait_arrival[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 0 lock 1\n"
+	"1 20 signal 1 1\n"
+	"3 21 lock 1\n"
+	"3 5 unlock 1\n"
+	"2 0 cwait 1 1\n"
+	"2 0 unlock 1\n"
+	"2 0 exit\n"
+	"3 0 exit\n"
+	"1 0 exit\n";
+
+/* Issue 9.2: a read lock waits only for the last writer's release.  T4
+ * on processor 0, T1-T3 on processor 1, fifo, t = 10.  At 0 T1 creates
+ * 4, 3, 2 and exits; T3 (processor 1) write-locks and unlocks at 0; T4
+ * (processor 0) read-locks at 0: the writer released on processor 1 at
+ * 0, so T4 waits until 10, read-unlocks at 10 (processor 0), arrives at
+ * the barrier at 10.  T3 arrives at 5; T2 runs 5..11 and read-locks at
+ * 11: the last writer's release (0, processor 1, T2's own) costs nothing
+ * (T4's read-unlock at 10 on processor 0 does not count); T2 arrives at
+ * 11, third: releases T3 (same processor) and T4 (processor 0: at 21).
+ * T4 exits at 21.  (Waiting for T4's unlock, T2 would read-lock at 20,
+ * and T4 exit at 30.) */
+static const char rdlock_writer[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 4\n"
+	"1 0 create 3\n"
+	"3 0 wrlock 7\n"
+	"3 0 rwunlock 7\n"
+	"4 0 rdlock 7\n"
+	"1 0 create 2\n"
+	"4 0 rwunlock 7\n"
+	"2 6 rdlock 7\n"
+	"3 5 barrier 8 3\n"
+	"2 0 barrier 8 3\n"
+	"4 0 barrier 8 3\n"
+	"4 0 exit\n"
+	"2 0 exit\n"
+	"3 0 exit\n"
+	"1 0 exit\n";
+
+/* Issue 9.3: unbound ps, 2 processors.  T1 creates T2-T4 and exits at 0;
+ * each needs 1 unit: 3 threads on 2 processors, one cycle in which each
+ * gets the 1 unit it needs (S = 3 units, ceil(3/2) = 2 ticks).  At 2 the
+ * three act in increasing id: T2 trylocks 8 (ok) and locks 20 (0 work:
+ * it acts again before T3); T3 asks for 20 and blocks; T4 exits.  (Had
+ * the pool's cycle overshoot ordered them, T3 would have won 20.)  T2
+ * alone runs 2..12, unlocks 20 (T3 ready at
+ * 12, joins: 2 threads on 2 processors, each at full speed), unlocks 8,
+ * exits at 12.  T3 unlocks at 13 and exits at 33. */
+static const char ps_pool_order[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 create 4\n"
+	"1 0 exit\n"
+	"2 1 trylock 8 ok\n"
+	"2 0 lock 20\n"
+	"2 10 unlock 20\n"
+	"2 0 unlock 8\n"
+	"2 0 exit\n"
+	"3 1 lock 20\n"
+	"3 1 unlock 20\n"
+	"3 20 exit\n"
+	"4 1 exit\n";
+
+/* Issue 9.4: the unbound ps pool loses no capacity.  2 processors, T2-T4
+ * need 3 units each.  Cycle 1 (0..3): 3 ticks, 2 units each (1 left
+ * each).  The last cycle gives each the 1 unit it needs: S = 3 units on
+ * 2 processors, ceil(3/2) = 2 ticks: all end at 5 (a full cycle, giving
+ * 2 units each, would end at 6; the fluid limit 9/2). */
+static const char ps_pool_capacity[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 create 4\n"
+	"1 0 exit\n"
+	"2 3 exit\n"
+	"3 3 exit\n"
+	"4 3 exit\n";
+
+/* The pool's last cycle lasts at least the largest need in it (rate <=
+ * 1): 4 processors, T2 needs 4 units, T3-T6 1 each: S = 8 units,
+ * ceil(8/4) = 2 ticks, but T2 needs 4 ticks: all end at 4. */
+static const char ps_pool_rate[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 create 4\n"
+	"1 0 create 5\n"
+	"1 0 create 6\n"
+	"1 0 exit\n"
+	"2 4 exit\n"
+	"3 1 exit\n"
+	"4 1 exit\n"
+	"5 1 exit\n"
+	"6 1 exit\n";
+
+/* Issue 9.5: cwait leaves its processor before it hands off its mutex.
+ * Unbound fifo, 2 processors, switch cost 3.  At 0 T1 runs on processor
+ * 0, creates T2 (takes idle processor 1, first thread there: free start)
+ * and T3 (queued), exits; T3 starts on 0 after a switch, at 3.  T3 locks
+ * M at 3; T2 asks at 5 and blocks (processor 1 idle).  T3 cwaits at 8:
+ * it leaves processor 0 first, then hands M to T2, which takes the lowest
+ * idle processor, 0 (last ran T3: a switch), starts at 11, signals at 21
+ * (T3 asks for M: held by T2, queues), unlocks at 21 (M to T3, which
+ * takes idle processor 1 after a switch, at 24) and exits at 21; T3
+ * unlocks and exits at 24.  (Handing M off first, T2 would take
+ * processor 1 with no switch and the run would end at 18.) */
+static const char cwait_leaves_first[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 exit\n"
+	"3 0 lock 1\n"
+	"2 5 lock 1\n"
+	"2 10 signal 1 1\n"
+	"2 0 unlock 1\n"
+	"3 5 cwait 1 1\n"
+	"3 0 unlock 1\n"
+	"3 0 exit\n"
+	"2 0 exit\n";
+
+/* sleep 0 is a yield: one processor, fifo.  T2 runs 0..5, yields to the
+ * back of the queue: T3 runs 5..15, T2 15..20. */
+static const char yield0[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 exit\n"
+	"2 5 sleep 0\n"
+	"2 5 exit\n"
+	"3 10 exit\n";
+
+/* Tie order of rr expiries, rr:5: T1 shadow; T2, T4 on processor 0; T5,
+ * T3 on processor 1 (created in the order 5, 3, 2, 4).  At 0 T5 waits on
+ * the empty semaphore and blocks; T3 runs on 1, T2 on 0.  At 5 both
+ * quanta expire: T2's first (smaller id): T4 starts on 0 and, with no
+ * work, posts before T3's expiry applies: T5 joins processor 1's queue,
+ * then T3's expiry puts T3 behind it: T5 runs 5..8.  (Both expiries
+ * first: T3 would keep processor 1 until 10, and T5 end at 13.) */
+static const char rr_ties[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 5\n"
+	"1 0 create 3\n"
+	"1 0 create 2\n"
+	"1 0 create 4\n"
+	"1 0 exit\n"
+	"3 20 exit\n"
+	"2 10 exit\n"
+	"4 0 post 1\n"
+	"4 0 exit\n"
+	"5 0 wait 1\n"
+	"5 3 exit\n";
+
 static const struct hand_case hand[] = {
-	{"trywait busy", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 2, 15, 1},
-	{"trywait ok", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 3, 21, 1},
-	{"trywait ok latency", trywait, "fifo", 2, 50, {0, 0, 0, 1}, 1, SIM_OK, 56, 1, 3, 56, 1},
-	{"cv early signal t=0", cv_early_signal, "ps", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1},
-	{"cv early signal t=50", cv_early_signal, "ps", 1, 50, {0}, 0, SIM_OK, 266, 1, 2, 215, 1},
-	{"cv early signal fifo", cv_early_signal, "fifo", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1},
-	{"barrier via mutex+cond", cv_barrier, "ps", 1, 0, {0}, 0, SIM_OK, 40, 1, 3, 36, 1},
-	{"barrier via mutex+cond rr", cv_barrier, "rr:3", 1, 0, {0}, 0, SIM_OK, 40, 1, 3, 36, 1},
-	{"rwlock fifo", rwlock_fifo, "ps", 1, 0, {0}, 0, SIM_OK, 215, 1, 4, 115, 1},
-	{"sleep fifo", sleep_one_cpu, "fifo", 1, 0, {0, 0, 0}, 1, SIM_OK, 215, 1, 1, 215, 1},
-	{"sleep ps", sleep_one_cpu, "ps", 1, 0, {0, 0, 0}, 1, SIM_OK, 215, 1, 1, 130, 1},
-	{"trylock busy", trylock_busy, "ps", 1, 0, {0}, 0, SIM_OK, 100, 1, 1, 15, 1},
-	{"trylock ok", trylock_ok, "ps", 1, 0, {0}, 0, SIM_OK, 105, 1, 1, 105, 1},
-	{"fifo one cpu", two_workers, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 150, 1},
-	{"ps one cpu", two_workers, "ps", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 100, 1},
-	{"rr:30 one cpu", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 110, 1},
-	{"rr:30 one cpu T2", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 2, 150, 1},
-	{"ps cycles T2", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 2, 5, 1},
-	{"ps cycles T4", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 4, 9, 1},
-	{"fifo fraction T4", ps_fraction, "fifo", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 3, 6, 1},
-	{"latency blocked", lat_blocked, "ps", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1},
-	{"latency blocked t=0", lat_blocked, "ps", 2, 0, {0, 0, 1}, 1, SIM_OK, 15, 1, 2, 15, 1},
-	{"latency late arrival", lat_late, "fifo", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1},
-	{"latency late arrival, small t", lat_late, "fifo", 2, 5, {0, 0, 1}, 1, SIM_OK, 30, 1, 2, 25, 1},
-	{"latency same processor", lat_late, "fifo", 2, 50, {0, 0, 0}, 1, SIM_OK, 35, 1, 2, 35, 1},
-	{"barrier", barrier3, "ps", 1, 0, {0}, 0, SIM_OK, 35, 1, 2, 35, 1},
-	{"sem initial token", sem_init, "ps", 1, 0, {0}, 0, SIM_OK, 51, 1, 2, 10, 1},
-	{"mutex contention shadow", mutex2, "ps", 1, 0, {0}, 0, SIM_OK, 205, 1, 2, 205, 1},
-	{"mutex contention 1 cpu fifo", mutex2, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 215, 1, 2, 110, 1},
-	{"deadlock", tu_lock_inversion, "ps", 1, 0, {0}, 0, SIM_DEADLOCK, 0, 1, -1, 0, 1},
+	{"issue 9.1 cwait asks at arrival", cwait_arrival, "fifo", 3, 10, {0, 0, 1, 2}, 1, SIM_OK, 36, 1, 2, 36, 1, 0, 0},
+	{"issue 9.1 cwait, t = 0", cwait_arrival, "fifo", 3, 0, {0, 0, 1, 2}, 1, SIM_OK, 26, 1, 2, 20, 1, 0, 0},
+	{"issue 9.2 rdlock after writer", rdlock_writer, "fifo", 2, 10, {0, 1, 1, 1, 0}, 1, SIM_OK, 21, 1, 4, 21, 1, 0, 0},
+	{"issue 9.3 ps pool id order", ps_pool_order, "ps", 2, 0, {0}, 0, SIM_OK, 33, 1, 2, 12, 1, 1, 0},
+	{"issue 9.4 ps pool capacity", ps_pool_capacity, "ps", 2, 0, {0}, 0, SIM_OK, 5, 1, 3, 5, 1, 1, 0},
+	{"ps pool rate <= 1", ps_pool_rate, "ps", 4, 0, {0}, 0, SIM_OK, 4, 1, 3, 4, 1, 1, 0},
+	{"issue 9.5 cwait leaves first", cwait_leaves_first, "fifo", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
+	{"issue 9.5 cwait leaves first rr", cwait_leaves_first, "rr:100", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
+	{"sleep 0 yields", yield0, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 20, 1, 3, 15, 1, 0, 0},
+	{"rr expiry ties", rr_ties, "rr:5", 2, 0, {0, S, 0, 1, 0, 1}, 1, SIM_OK, 23, 1, 5, 8, 1, 0, 0},
+	{"trywait busy", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 2, 15, 1, 0, 0},
+	{"trywait ok", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 3, 21, 1, 0, 0},
+	{"trywait ok latency", trywait, "fifo", 2, 50, {0, 0, 0, 1}, 1, SIM_OK, 56, 1, 3, 56, 1, 0, 0},
+	{"cv early signal t=0", cv_early_signal, "ps", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1, 0, 0},
+	{"cv early signal t=50", cv_early_signal, "ps", 1, 50, {0}, 0, SIM_OK, 266, 1, 2, 215, 1, 0, 0},
+	{"cv early signal fifo", cv_early_signal, "fifo", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1, 0, 0},
+	{"barrier via mutex+cond", cv_barrier, "ps", 1, 0, {0}, 0, SIM_OK, 40, 1, 3, 36, 1, 0, 0},
+	{"barrier via mutex+cond rr", cv_barrier, "rr:3", 1, 0, {0}, 0, SIM_OK, 40, 1, 3, 36, 1, 0, 0},
+	{"rwlock fifo", rwlock_fifo, "ps", 1, 0, {0}, 0, SIM_OK, 215, 1, 4, 115, 1, 0, 0},
+	{"sleep fifo", sleep_one_cpu, "fifo", 1, 0, {0, 0, 0}, 1, SIM_OK, 215, 1, 1, 215, 1, 0, 0},
+	{"sleep ps", sleep_one_cpu, "ps", 1, 0, {0, 0, 0}, 1, SIM_OK, 215, 1, 1, 130, 1, 0, 0},
+	{"trylock busy", trylock_busy, "ps", 1, 0, {0}, 0, SIM_OK, 100, 1, 1, 15, 1, 0, 0},
+	{"trylock ok", trylock_ok, "ps", 1, 0, {0}, 0, SIM_OK, 105, 1, 1, 105, 1, 0, 0},
+	{"fifo one cpu", two_workers, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 150, 1, 0, 0},
+	{"ps one cpu", two_workers, "ps", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 100, 1, 0, 0},
+	{"rr:30 one cpu", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 110, 1, 0, 0},
+	{"rr:30 one cpu T2", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 2, 150, 1, 0, 0},
+	{"ps cycles T2", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 2, 5, 1, 0, 0},
+	{"ps cycles T4", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 4, 9, 1, 0, 0},
+	{"fifo fraction T4", ps_fraction, "fifo", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 3, 6, 1, 0, 0},
+	{"latency blocked", lat_blocked, "ps", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1, 0, 0},
+	{"latency blocked t=0", lat_blocked, "ps", 2, 0, {0, 0, 1}, 1, SIM_OK, 15, 1, 2, 15, 1, 0, 0},
+	{"latency late arrival", lat_late, "fifo", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1, 0, 0},
+	{"latency late arrival, small t", lat_late, "fifo", 2, 5, {0, 0, 1}, 1, SIM_OK, 30, 1, 2, 25, 1, 0, 0},
+	{"latency same processor", lat_late, "fifo", 2, 50, {0, 0, 0}, 1, SIM_OK, 35, 1, 2, 35, 1, 0, 0},
+	{"barrier", barrier3, "ps", 1, 0, {0}, 0, SIM_OK, 35, 1, 2, 35, 1, 0, 0},
+	{"sem initial token", sem_init, "ps", 1, 0, {0}, 0, SIM_OK, 51, 1, 2, 10, 1, 0, 0},
+	{"mutex contention shadow", mutex2, "ps", 1, 0, {0}, 0, SIM_OK, 205, 1, 2, 205, 1, 0, 0},
+	{"mutex contention 1 cpu fifo", mutex2, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 215, 1, 2, 110, 1, 0, 0},
+	{"deadlock", tu_lock_inversion, "ps", 1, 0, {0}, 0, SIM_DEADLOCK, 0, 1, -1, 0, 1, 0, 0},
 };
 
 static void test_hand_cases(void **state)
@@ -378,8 +556,22 @@ static void test_hand_cases(void **state)
 		struct tu_sim c;
 		tu_sim_open(&c, h->trace);
 		struct sim_result res;
-		int rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 8,
-		                    SIM_STATS | SIM_SCHEDULE, &res);
+		int rc;
+		if (h->unbound || h->switch_cost) {
+			struct sim_params par;
+			sim_params_init(&par);
+			par.cpus = h->k;
+			par.latency = h->latency;
+			par.switch_cost = h->switch_cost;
+			par.mode = h->unbound ? SIM_UNBOUND : SIM_BOUND;
+			assert_int_equal(sim_policy_parse(h->policy, &par), 0);
+			int32_t *b = h->bound ? bind_by_id(c.tr, h->by_id, 8) : NULL;
+			rc = sim_run(c.p, c.w, &par, b, SIM_STATS | SIM_SCHEDULE, &res);
+			free(b);
+		} else {
+			rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 8,
+			                SIM_STATS | SIM_SCHEDULE, &res);
+		}
 		if (rc != h->status)
 			fail_msg("%s: status %d, expected %d", h->name, rc, h->status);
 		if (rc == SIM_OK) {
@@ -733,6 +925,84 @@ static void test_invariants(void **state)
 	assert_true(checked > 500);
 }
 
+/*
+ * sim_makespan_cutoff against sim_makespan (the independent method: the
+ * full run) on random programs, bindings, policies, latencies and models:
+ * for cutoffs around the makespan, SIM_CUTOFF exactly when the makespan
+ * exceeds the cutoff, else the same status and makespan; a run that
+ * deadlocks gets SIM_DEADLOCK when the cutoff is at least the time it got
+ * stuck, SIM_CUTOFF below it.
+ */
+static void test_cutoff(void **state)
+{
+	(void)state;
+	uint64_t seed = 777;
+	static const enum sim_model models[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO};
+	int checked = 0, cut = 0, dl = 0;
+	for (int iter = 0; iter < 120; iter++) {
+		int n = 2 + (int)(tu_rand(&seed) % 8);
+		char *text = random_trace(&seed, n, 10, iter % 2, iter % 3 == 0);
+		struct tu_sim c;
+		tu_sim_open(&c, text);
+		uint32_t nt = c.tr->nthreads;
+		int32_t *b = calloc(nt, sizeof *b);
+		for (int rep = 0; rep < 6; rep++) {
+			struct sim_params par;
+			sim_params_init(&par);
+			assert_int_equal(sim_policy_parse(policies[tu_rand(&seed) % NPOL], &par), 0);
+			par.cpus = 1 + (uint32_t)(tu_rand(&seed) % 4);
+			par.latency = tu_rand(&seed) % 3 == 0 ? tu_rand(&seed) % 20 : 0;
+			par.model = models[tu_rand(&seed) % 4];
+			par.mode = rep == 5 ? SIM_UNBOUND : SIM_BOUND;
+			for (uint32_t i = 0; i < nt; i++)
+				b[i] = (int32_t)(tu_rand(&seed) % par.cpus);
+			struct sim_result full;
+			int rc = sim_run(c.p, c.w, &par, b, 0, &full);
+			assert_true(rc == SIM_OK || rc == SIM_DEADLOCK);
+			uint64_t ms = full.makespan.num; /* on deadlock: when it got stuck */
+			const uint64_t cuts[] = {0, ms / 2, ms ? ms - 1 : 0, ms, ms + 1, UINT64_MAX};
+			for (size_t j = 0; j < sizeof cuts / sizeof cuts[0]; j++) {
+				sim_time got;
+				int rc2 = sim_makespan_cutoff(c.p, c.w, &par, b, cuts[j], &got);
+				if (ms > cuts[j]) {
+					if (rc2 != SIM_CUTOFF)
+						fail_msg("iter %d: makespan %llu, cutoff %llu: status %d", iter,
+						         (unsigned long long)ms, (unsigned long long)cuts[j], rc2);
+					assert_int_equal(got.num, 0);
+					cut++;
+				} else {
+					assert_int_equal(rc2, rc);
+					if (rc == SIM_OK)
+						assert_true(sim_time_cmp(got, full.makespan) == 0);
+					else
+						dl++;
+				}
+				checked++;
+			}
+		}
+		free(b);
+		tu_sim_close(&c);
+		free(text);
+	}
+	print_message("cutoff checked on %d runs (%d cut, %d deadlocks kept)\n", checked, cut, dl);
+	assert_true(cut > 500);
+
+	/* tu_lock_inversion deadlocks (Direct, every thread shadow) at 10:
+	 * T2 and T3 each hold one mutex and ask for the other at 10. */
+	struct tu_sim c;
+	tu_sim_open(&c, tu_lock_inversion);
+	struct sim_params par;
+	sim_params_init(&par);
+	struct sim_result res;
+	assert_int_equal(sim_run(c.p, c.w, &par, NULL, 0, &res), SIM_DEADLOCK);
+	assert_time(res.makespan, 10, 1);
+	sim_time got;
+	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, NULL, 9, &got), SIM_CUTOFF);
+	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, NULL, 10, &got), SIM_DEADLOCK);
+	assert_int_equal(got.num, 0);
+	tu_sim_close(&c);
+}
+
 /* The workspace may be reused across programs of different k. */
 static void test_reuse_and_params(void **state)
 {
@@ -773,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_unbound),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_reuse_and_params),
+		cmocka_unit_test(test_cutoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/crafted.h"
 #include "tests/testutil.h"
 #include "tests/truncation.h"
 #include "trace/trace.h"
@@ -1250,6 +1251,63 @@ static void test_op_table(void **state)
 	assert_string_equal(trace_kinds[TRACE_K_COND].id, "condition variable id");
 }
 
+/* Issue 14: ids and locations crafted to collide under the former unkeyed
+ * hashes (tests/crafted.h).  With a random keyed hash (any key: two fixed
+ * ones here, so that the test is repeatable), linear probing at load <= 1/2
+ * examines on average about 1.5 to 2.5 slots per insert (Knuth's
+ * (1 + 1/(1-a)^2)/2 at a <= 1/2); the former hashes needed thousands
+ * (these 32,768 thread ids: 16,374 per insert; 2,048 locations: 640, by
+ * a replica of the former maps).
+ * So at most 4 per insert, and the same trace whatever the key. */
+static void test_crafted_ids(void **state)
+{
+	(void)state;
+	static const uint64_t seeds[] = { 1, 0x5eed5eed5eedull };
+	size_t tlen = 0, llen = 0;
+	char *threads = crafted_threads(32768, 11, &tlen);
+	char *locs = crafted_locations(2048, 11, &llen);
+	assert_non_null(threads);
+	assert_non_null(locs);
+	char *out[2][2] = { { NULL, NULL }, { NULL, NULL } };
+	for (int si = 0; si < 2; si++) {
+		struct trace_limits lim;
+		struct tr_probes pr;
+		struct trace *tr = NULL;
+		struct trace_error e;
+		trace_limits_default(&lim);
+		lim.seed = seeds[si];
+		lim.probes = &pr;
+		assert_int_equal(trace_read_mem_lim("t", threads, tlen, &lim, &tr, &e), 0);
+		assert_int_equal(tr->nthreads, 32769);
+		assert_int_equal(pr.obj_inserts, 32769);
+		print_message("crafted thread ids, key %d: %.2f slots per insert\n", si,
+		              (double)pr.obj_probes / (double)pr.obj_inserts);
+		assert_true(pr.obj_probes <= 4 * pr.obj_inserts);
+		size_t n;
+		FILE *f = open_memstream(&out[si][0], &n);
+		assert_int_equal(trace_write(tr, f), 0);
+		fclose(f);
+		trace_free(tr);
+
+		assert_int_equal(trace_read_mem_lim("t", locs, llen, &lim, &tr, &e), 0);
+		assert_int_equal(pr.loc_inserts, 2048);
+		print_message("crafted locations, key %d: %.2f slots per insert\n", si,
+		              (double)pr.loc_probes / (double)pr.loc_inserts);
+		assert_true(pr.loc_probes <= 4 * pr.loc_inserts);
+		f = open_memstream(&out[si][1], &n);
+		assert_int_equal(trace_write(tr, f), 0);
+		fclose(f);
+		trace_free(tr);
+	}
+	/* nothing depends on the key */
+	assert_string_equal(out[0][0], out[1][0]);
+	assert_string_equal(out[0][1], out[1][1]);
+	for (int i = 0; i < 4; i++)
+		free(out[i / 2][i % 2]);
+	free(threads);
+	free(locs);
+}
+
 /* ---------------------------------------------------------------------
  * Binding files
  */
@@ -1331,7 +1389,18 @@ static const struct {
 	{ "shadowbind-binding 1\n", "binding.txt: no 'cpus' line" },
 	{ "", "binding.txt: not a shadowbind binding (no 'shadowbind-binding 1' line)" },
 	{ "shadowbind-binding 1\ncpus 0\n",
-	  "binding.txt:2: cpus '0' is not a positive integer below 2^31" },
+	  "binding.txt:2: cpus '0' is not an integer in 1..65536" },
+	/* issue 14: k is capped as --cpus is (TRACE_CPUS_MAX = 65536) */
+	{ "shadowbind-binding 1\ncpus 65537\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '65537' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 100000000\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '100000000' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 1000000000\n1 0\n2 0\n5 0\n",
+	  "binding.txt:2: cpus '1000000000' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus 99999999999999999999999\n",
+	  "binding.txt:2: cpus '99999999999999999999999' is not an integer in 1..65536" },
+	{ "shadowbind-binding 1\ncpus -2\n",
+	  "binding.txt:2: cpus '-2' is not an integer in 1..65536" },
 	{ "shadowbind-binding 1\ncpus 2\ncpus 2\n",
 	  "binding.txt:3: duplicate 'cpus' (first at line 2)" },
 	{ "shadowbind-binding 1\ncpus 2\nunit us\n",
@@ -1361,6 +1430,17 @@ static void test_binding_bad(void **state)
 {
 	(void)state;
 	struct trace *tr = tu_trace(fixed_text);
+	/* the largest k is accepted */
+	{
+		static const char t[] = "shadowbind-binding 1\ncpus 65536\n1 65535\n2 0\n5 shadow\n";
+		struct trace_binding b;
+		struct trace_error e;
+		assert_int_equal(TRACE_CPUS_MAX, 65536);
+		assert_int_equal(trace_binding_read_mem("b", t, strlen(t), tr, &b, &e), 0);
+		assert_int_equal(b.cpus, 65536);
+		assert_int_equal(b.proc[0], 65535);
+		trace_binding_release(&b);
+	}
 	for (size_t i = 0; i < sizeof bad_bindings / sizeof *bad_bindings; i++) {
 		struct trace_binding b;
 		struct trace_error e;
@@ -1510,6 +1590,7 @@ int main(void)
 		cmocka_unit_test(test_odd_bytes),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_op_table),
+		cmocka_unit_test(test_crafted_ids),
 		cmocka_unit_test(test_binding_read),
 		cmocka_unit_test(test_binding_bad),
 		cmocka_unit_test(test_binding_write),

@@ -18,9 +18,85 @@ static const char *path_in(const char *var, const char *dflt, const char *rel,
 	return buf;
 }
 
+/* Is `dir` a shared/ directory (it has spec/simulation.md)? */
+static int is_shared(const char *dir)
+{
+	char p[4096];
+	if ((size_t)snprintf(p, sizeof p, "%s/spec/simulation.md", dir) >= sizeof p)
+		return 0;
+	return access(p, R_OK) == 0;
+}
+
+/* From a git worktree (.git is a file "gitdir: MAIN/.git/worktrees/NAME"),
+ * the main working tree MAIN into buf; 0, or -1. */
+static int main_worktree(const char *root, char *buf, size_t len)
+{
+	char p[4096], line[4096];
+	if ((size_t)snprintf(p, sizeof p, "%s/.git", root) >= sizeof p)
+		return -1;
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return -1; /* not a worktree (or a directory: fopen fails) */
+	int ok = fgets(line, sizeof line, f) != NULL;
+	fclose(f);
+	char *w = ok ? strstr(line, "/.git/worktrees/") : NULL;
+	if (strncmp(line, "gitdir: ", 8) != 0 || !w)
+		return -1;
+	*w = 0;
+	return (size_t)snprintf(buf, len, "%s", line + 8) < len ? 0 : -1;
+}
+
+const char *tu_shared_dir(void)
+{
+	static char found[4096];
+	static int done;
+	if (done)
+		return found[0] ? found : NULL;
+	done = 1;
+	const char *env = getenv("SB_SHARED"), *root = getenv("SB_ROOT");
+	char cand[4][4096] = {{0}}, top[2048];
+	if (!root || !*root)
+		root = ".";
+	if (env && *env && (size_t)snprintf(cand[0], sizeof cand[0], "%s", env) >= sizeof cand[0])
+		cand[0][0] = 0;
+	if ((size_t)snprintf(cand[1], sizeof cand[1], "%s/../shared", root) >= sizeof cand[1])
+		cand[1][0] = 0;
+	if (main_worktree(root, top, sizeof top) == 0 &&
+	    (size_t)snprintf(cand[2], sizeof cand[2], "%s/../shared", top) >= sizeof cand[2])
+		cand[2][0] = 0;
+	snprintf(cand[3], sizeof cand[3], "../shared");
+	for (int i = 0; i < 4; i++)
+		if (cand[i][0] && is_shared(cand[i])) {
+			memcpy(found, cand[i], sizeof found);
+			return found;
+		}
+	print_message("shared/ not found (tried SB_SHARED=%s, %s, %s, %s): set SB_SHARED to "
+	              "the directory with spec/ and examples/\n",
+	              cand[0][0] ? cand[0] : "(unset)", cand[1], cand[2][0] ? cand[2] : "(not a git worktree)",
+	              cand[3]);
+	return NULL;
+}
+
 const char *tu_shared(const char *rel, char *buf, size_t len)
 {
-	return path_in("SB_SHARED", "../shared", rel, buf, len);
+	const char *d = tu_shared_dir();
+	if (d) {
+		if ((size_t)snprintf(buf, len, "%s/%s", d, rel) >= len)
+			fail_msg("path too long: %s/%s", d, rel);
+		return buf;
+	}
+	if (strncmp(rel, "examples/", 9) == 0) {
+		/* the repo keeps copies of the shared examples (test_docs checks
+		 * them against shared/ when it is there) */
+		tu_root(rel, buf, len);
+		if (access(buf, R_OK) == 0) {
+			print_message("using the repo's copy %s (shared/ not found)\n", buf);
+			return buf;
+		}
+	}
+	print_message("SKIPPED: needs %s from shared/, which was not found\n", rel);
+	skip();
+	return buf;
 }
 
 const char *tu_root(const char *rel, char *buf, size_t len)

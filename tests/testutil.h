@@ -15,8 +15,17 @@
 #include "sim/sim.h"
 #include "trace/trace.h"
 
-/* Path of a file under $SB_SHARED, $SB_ROOT or $SB_BIN, in a static buffer
- * of the caller's (buf, len).  Falls back to ../shared, ., bin. */
+/* Path of a file under shared/, $SB_ROOT or $SB_BIN, in a buffer of the
+ * caller's (buf, len).  SB_ROOT falls back to ., SB_BIN to bin.
+ *
+ * shared/ is the first of: $SB_SHARED, $SB_ROOT/../shared, the main
+ * working tree's ../shared when $SB_ROOT is a git worktree, ../shared,
+ * that has spec/simulation.md (tu_shared_dir; NULL, with a message naming
+ * the places tried, when none has).  Without shared/, tu_shared gives the
+ * repo's own copy for "examples/..." (kept equal by test_docs), and for
+ * anything else prints why and skips the calling test (cmocka skip(): call
+ * it inside a test, not in a group setup). */
+const char *tu_shared_dir(void);
 const char *tu_shared(const char *rel, char *buf, size_t len);
 const char *tu_root(const char *rel, char *buf, size_t len);
 const char *tu_bin(const char *cmd, char *buf, size_t len);

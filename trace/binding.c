@@ -252,9 +252,9 @@ static int parse(struct br *B, const char *p, const char *end,
 		if (is_cpus) {
 			const char *ve = tok_end(v);
 			uint64_t c = dec(v, ve);
-			if (c == 0 || c >= TRACE_ID_LIMIT)
-				BFAIL("cpus %s is not a positive integer below 2^31",
-				      tr_quote(&q, v, (size_t)(ve - v)));
+			if (c == 0 || c > TRACE_CPUS_MAX)
+				BFAIL("cpus %s is not an integer in 1..%u",
+				      tr_quote(&q, v, (size_t)(ve - v)), TRACE_CPUS_MAX);
 			const char *x = skip_ws(ve);
 			if (!at_end(x)) {
 				unexpected(B, x);

@@ -24,6 +24,8 @@ void trace_limits_default(struct trace_limits *lim)
 	lim->chunk = (size_t)1 << 20;
 	lim->buf_init = (size_t)1 << 20;
 	lim->buf_max = (size_t)64 << 20;
+	lim->seed = 0;
+	lim->probes = NULL;
 }
 
 /* ---------------------------------------------------------------------
@@ -247,12 +249,12 @@ static int obj_init(struct tr_obj *o)
 	return 0;
 }
 
-static inline size_t hpos(uint32_t key, int shift)
+static inline size_t hpos(const struct tr_hash *h, uint32_t key, int shift)
 {
-	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> shift);
+	return (size_t)(tr_hash32(h, key) >> shift);
 }
 
-static int obj_rehash(struct tr_obj *o)
+static int obj_rehash(const struct tr_hash *h, struct tr_obj *o)
 {
 	size_t slots = ((size_t)o->mask + 1) * 2;
 	if (slots > ((size_t)1 << 32))
@@ -267,7 +269,7 @@ static int obj_rehash(struct tr_obj *o)
 		uint64_t v = o->slot[i];
 		if (v == EMPTY)
 			continue;
-		size_t k = hpos((uint32_t)(v >> 32), shift);
+		size_t k = hpos(h, (uint32_t)(v >> 32), shift);
 		while (ns[k] != EMPTY)
 			k = (k + 1) & mask;
 		ns[k] = v;
@@ -293,7 +295,7 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 	struct tr_obj *o = &P->obj[kind];
 	if (o->n >= UINT32_MAX - 1)
 		return -1;
-	if (((size_t)o->n + 1) * 2 > (size_t)o->mask + 1 && obj_rehash(o))
+	if (((size_t)o->n + 1) * 2 > (size_t)o->mask + 1 && obj_rehash(&P->hash, o))
 		return -1;
 	if (o->n == o->cap) {
 		uint32_t cap = o->cap ? (o->cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : o->cap * 2) : 16;
@@ -321,9 +323,13 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 		P->sem_line[d] = 0;
 		P->sem_first_use[d] = 0;
 	}
-	size_t k = hpos(key, o->shift);
-	while (o->slot[k] != EMPTY)
+	size_t k = hpos(&P->hash, key, o->shift);
+	P->probes.obj_inserts++;
+	P->probes.obj_probes++;
+	while (o->slot[k] != EMPTY) {
 		k = (k + 1) & o->mask;
+		P->probes.obj_probes++;
+	}
 	o->slot[k] = (uint64_t)key << 32 | d;
 	*idx = d;
 	return 0;
@@ -332,7 +338,7 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
-	size_t k = hpos(key, o->shift);
+	size_t k = hpos(&P->hash, key, o->shift);
 	for (;;) {
 		uint64_t v = o->slot[k];
 		if ((uint32_t)(v >> 32) == key) {
@@ -370,14 +376,6 @@ static int str_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 	return 0;
 }
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
-}
-
 /* A location (without '@'), shared by all records that name it. */
 static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 {
@@ -395,7 +393,7 @@ static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 				if (o == TRACE_NONE)
 					continue;
 				const char *t = P->str + o;
-				size_t k = hash_bytes(t, strlen(t)) & (slots - 1);
+				size_t k = tr_hash_bytes(&P->hash, t, strlen(t)) & (slots - 1);
 				while (ns[k] != TRACE_NONE)
 					k = (k + 1) & (slots - 1);
 				ns[k] = o;
@@ -405,11 +403,13 @@ static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 		P->locset = ns;
 		P->locmask = (uint32_t)(slots - 1);
 	}
-	size_t k = hash_bytes(s, n) & P->locmask;
+	size_t k = tr_hash_bytes(&P->hash, s, n) & P->locmask;
+	uint64_t probes = 1;
 	for (;;) {
 		uint32_t o = P->locset[k];
 		if (o == TRACE_NONE)
 			break;
+		probes++;
 		if (memcmp(P->str + o, s, n) == 0 && P->str[o + n] == 0) {
 			*off = o;
 			return 0;
@@ -421,6 +421,8 @@ static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 		return rc;
 	P->locset[k] = *off;
 	P->nlocs++;
+	P->probes.loc_inserts++;
+	P->probes.loc_probes += probes;
 	return 0;
 }
 
@@ -1028,6 +1030,7 @@ static int read_src(const char *name, struct src *S,
 		P.lim.buf_max = P.lim.buf_init;
 	int rc = 0;
 	tr_opmap_init(&P.opmap);
+	tr_hash_init(&P.hash, P.lim.seed);
 	for (int k = 0; k < TRACE_NKINDS; k++)
 		if (obj_init(&P.obj[k]))
 			rc = -1;
@@ -1050,6 +1053,8 @@ static int read_src(const char *name, struct src *S,
 			tr_finish(&P, 1, NULL);
 		}
 	}
+	if (P.lim.probes)
+		*P.lim.probes = P.probes;
 	tr_p1_release(&P);
 	return rc;
 }

@@ -256,6 +256,12 @@ int64_t trace_thread_index(const struct trace *tr, uint32_t id);
 
 #define TRACE_SHADOW (-1) /* processor value of a shadow thread */
 
+/* Most processors (k) anything accepts: a binding file's `cpus` and every
+ * command's --cpus are in 1..TRACE_CPUS_MAX.  Memory and output grow with
+ * k (one schedule and one report line per processor), so an unbounded k
+ * would let one header line ask for gigabytes. */
+#define TRACE_CPUS_MAX 65536u
+
 struct trace_binding {
 	uint32_t cpus;     /* k                                               */
 	uint32_t n;        /* threads (equals the trace's nthreads)           */
@@ -270,8 +276,8 @@ struct trace_binding {
 
 /*
  * trace_binding_read - read the binding file at `path` for trace `tr`:
- * every thread of the trace exactly once, processors in 0..cpus-1 or
- * `shadow`.  Unknown header keys are ignored.  Returns 0 and fills *out
+ * `cpus` in 1..TRACE_CPUS_MAX, every thread of the trace exactly once,
+ * processors in 0..cpus-1 or `shadow`.  Unknown header keys are ignored.  Returns 0 and fills *out
  * (release with trace_binding_release); on error returns -1, zeroes *out
  * and fills *err ("file:line: reason").
  */

@@ -30,6 +30,21 @@ struct trace_limits {
 	                        A line longer than this, after dropping its
 	                        comment and squeezing runs of blanks, is an
 	                        error.                                       */
+	uint64_t seed;       /* key of the hash maps (struct tr_hash); 0 (the
+	                        default): a fresh random key for each read.
+	                        No result depends on it.                    */
+	struct tr_probes *probes; /* NULL, or filled with the maps' work
+	                        counts at the end of the read (tests)       */
+};
+
+/* Work of the hash maps during one read: inserts of new keys, and slots
+ * examined by those inserts (the probe walk to the empty slot, >= 1 per
+ * insert).  obj: object ids (all kinds); loc: locations; rd: read holds
+ * of the validator. */
+struct tr_probes {
+	uint64_t obj_inserts, obj_probes;
+	uint64_t loc_inserts, loc_probes;
+	uint64_t rd_inserts, rd_probes;
 };
 
 /* trace_limits_default - fill *lim with the defaults above. */
@@ -74,6 +89,42 @@ int tr_lookup(const char *const *names, int count, const char *s, size_t n,
               int *suggest);
 
 /* ---------------------------------------------------------------------
+ * Keyed hashing (hash.c), so that reading stays linear on any ids:
+ * simple tabulation (Patrascu and Thorup, "The power of simple tabulation
+ * hashing", 2011: linear probing takes expected constant time per
+ * operation whatever the keys) with tables drawn from a random key per
+ * read.  Strings are first reduced to 61 bits by a polynomial with a
+ * random base modulo 2^61 - 1 (two different strings of n bytes collide
+ * with probability below (n/4 + 2) / 2^61).  The key is secret to the
+ * input, so no input can be crafted to collide.  Nothing depends on the
+ * key: dense indices and string offsets follow first appearance, never
+ * the order of the slots.
+ */
+struct tr_hash {
+	uint64_t t[8][256];  /* tabulation tables, one per key byte         */
+	uint64_t base;       /* string polynomial base, in [1, 2^61 - 1)    */
+};
+
+/* tr_hash_init - draw the tables from `seed` (0: from getrandom, else
+ * from the clock and addresses when that fails). */
+void tr_hash_init(struct tr_hash *h, uint64_t seed);
+
+static inline uint64_t tr_hash32(const struct tr_hash *h, uint32_t k)
+{
+	return h->t[0][k & 255] ^ h->t[1][(k >> 8) & 255] ^
+	       h->t[2][(k >> 16) & 255] ^ h->t[3][k >> 24];
+}
+
+static inline uint64_t tr_hash64(const struct tr_hash *h, uint64_t k)
+{
+	return tr_hash32(h, (uint32_t)k) ^ h->t[4][(k >> 32) & 255] ^
+	       h->t[5][(k >> 40) & 255] ^ h->t[6][(k >> 48) & 255] ^
+	       h->t[7][k >> 56];
+}
+
+uint64_t tr_hash_bytes(const struct tr_hash *h, const char *s, size_t n);
+
+/* ---------------------------------------------------------------------
  * Pass 1 (read.c) -> pass 2 (validate.c).
  */
 
@@ -107,6 +158,8 @@ struct tr_p1 {
 	                              column in its messages), or 0        */
 	const char *line_start;
 	struct tr_opmap opmap;
+	struct tr_hash hash;       /* keys of obj[] and locset            */
+	struct tr_probes probes;
 	int fatal;                 /* out of memory or I/O error: no replay */
 	int magic;                 /* 1 after the magic line               */
 	uint32_t magic_line;

@@ -155,15 +155,17 @@ static uint64_t heap_pop(struct vheap *h)
 	return top;
 }
 
-static inline size_t rd_hash(uint64_t k, size_t mask)
+static inline size_t rd_hash(const struct tr_hash *h, uint64_t k, size_t mask)
 {
-	return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+	return (size_t)tr_hash64(h, k) & mask;
 }
 
 /* The read-hold count of (t, r); inserted as 0 with `insert`, else NULL
  * when absent.  NULL with `insert`: out of memory. */
-static uint32_t *rd_get(struct vrd *m, uint32_t t, uint32_t r, int insert)
+static uint32_t *rd_get(struct tr_p1 *P, struct vrd *m, uint32_t t, uint32_t r,
+                        int insert)
 {
+	const struct tr_hash *h = &P->hash;
 	uint64_t key = (uint64_t)t << 32 | r;
 	if (insert && (m->n + 1) * 2 > (m->key ? m->mask + 1 : 0)) {
 		size_t slots = m->key ? (m->mask + 1) * 2 : 64;
@@ -179,7 +181,7 @@ static uint32_t *rd_get(struct vrd *m, uint32_t t, uint32_t r, int insert)
 			for (size_t i = 0; i <= m->mask; i++) {
 				if (m->key[i] == UINT64_MAX)
 					continue;
-				size_t k = rd_hash(m->key[i], slots - 1);
+				size_t k = rd_hash(h, m->key[i], slots - 1);
 				while (nk[k] != UINT64_MAX)
 					k = (k + 1) & (slots - 1);
 				nk[k] = m->key[i];
@@ -194,14 +196,18 @@ static uint32_t *rd_get(struct vrd *m, uint32_t t, uint32_t r, int insert)
 	}
 	if (!m->key)
 		return NULL;
-	size_t k = rd_hash(key, m->mask);
+	size_t k = rd_hash(h, key, m->mask);
+	uint64_t probes = 1;
 	while (m->key[k] != UINT64_MAX) {
 		if (m->key[k] == key)
 			return &m->cnt[k];
 		k = (k + 1) & m->mask;
+		probes++;
 	}
 	if (!insert)
 		return NULL;
+	P->probes.rd_inserts++;
+	P->probes.rd_probes += probes;
 	m->key[k] = key;
 	m->cnt[k] = 0;
 	m->n++;
@@ -453,7 +459,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 				return verr(V, line, "rdlock of rwlock %u, which thread %u holds for writing (since line %u)",
 				            xid(V, TRACE_K_RWLOCK, r->a), thid[w->writer],
 				            w->since);
-			uint32_t *c = rd_get(&V->rd, t, r->a, 1);
+			uint32_t *c = rd_get(V->P, &V->rd, t, r->a, 1);
 			if (!c)
 				return voom(V);
 			(*c)++;
@@ -480,7 +486,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 			if (w->writer == t) {
 				w->writer = NONE;
 			} else {
-				uint32_t *c = rd_get(&V->rd, t, r->a, 0);
+				uint32_t *c = rd_get(V->P, &V->rd, t, r->a, 0);
 				if (!c || !*c)
 					return verr(V, line, "rwunlock of rwlock %u, which thread %u does not hold",
 					            xid(V, TRACE_K_RWLOCK, r->a), thid[t]);

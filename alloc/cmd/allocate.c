@@ -9,7 +9,7 @@
  * program deadlocks under every binding tried.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -22,64 +22,13 @@
 
 #include "alloc/alloc.h"
 #include "bound/bound.h"
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 
 static const char *prog = "allocate";
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-	"usage: allocate --cpus K [options] TRACE\n"
-	"Find the binding of TRACE's threads to K processors with the shortest\n"
-	"simulated completion time; write it as a binding file.\n"
-	"\n"
-	"machine:\n"
-	"  -k, --cpus K          processors (required here or in --config)\n"
-	"      --latency T       synchronization latency between processors,\n"
-	"                        trace units (default 0)\n"
-	"      --policy P        local scheduling: ps (default), fifo, rr:Q\n"
-	"      --create-cost C   CPU time of a thread creation (default 0)\n"
-	"      --switch-cost C   context switch time, fifo and rr (default 0)\n"
-	"      --model M         simulation model: auto (default), direct,\n"
-	"                        client-server, strict.  auto applies Paper\n"
-	"                        VIII's scheme (direct, on deadlock client-server,\n"
-	"                        then strict) once, to binpacking's allocation,\n"
-	"                        and the whole search uses the model it chose\n"
-	"search:\n"
-	"  -a, --algorithm NAME  see --list-algorithms (default auto)\n"
-	"      --seed S          random seed (default 1)\n"
-	"      --max-tests N     test budget (default: depends on the trace)\n"
-	"      --stop-after N    greedy/dsg: stop after N tests without\n"
-	"                        improvement (default 100; 0 never)\n"
-	"      --restarts N      dsg: at most N restarts (default 0: unlimited)\n"
-	"      --time-limit SEC  stop searching after SEC seconds (the result\n"
-	"                        then depends on the machine's speed)\n"
-	"      --config FILE     INI file: [machine] and [search] keys, as in\n"
-	"                        examples/allocate.ini; options override it\n"
-	"output:\n"
-	"  -o, --output FILE     write the binding to FILE (atomically)\n"
-	"  -q, --quiet           no progress line, no summary\n"
-	"      --no-bound        leave out the bound and lower header lines\n"
-	"                        (Paper VII's bound and the lower bound; their\n"
-	"                        computation may take up to about a second)\n"
-	"      --list-algorithms the algorithms, one per line\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 usage, 2 bad input, 3 the program deadlocks under\n"
-	"every binding tried.\n");
-}
-
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "; see '%s --help'\n", prog);
-	exit(1);
-}
 
 static void die_input(const char *fmt, ...)
 {
@@ -134,151 +83,81 @@ static void load_config(const char *path, struct alloc_params *par)
 		die_input("%s", err);
 }
 
-/* Command-line values, kept as strings until the config file is read, so
- * that they override it. */
-enum {
-	O_CPUS = 'k', O_ALG = 'a', O_OUT = 'o', O_QUIET = 'q', O_HELP = 'h',
-	O_LATENCY = 256, O_POLICY, O_CCOST, O_SCOST, O_SEED, O_MAXT, O_STOP,
-	O_RESTARTS, O_TIME, O_CONFIG, O_LIST, O_MODEL, O_NOBOUND, O_NOPTS
+/* Why the search stopped, one word each, for the `stopped` header line
+ * and --json (a signal turns ALLOC_STOP_CANCELLED into "interrupted"). */
+static const char *const stop_words[] = {
+	[ALLOC_STOP_DONE] = "done",
+	[ALLOC_STOP_CRITERION] = "criterion",
+	[ALLOC_STOP_TESTS] = "max-tests",
+	[ALLOC_STOP_TIME] = "time-limit",
+	[ALLOC_STOP_LOWER] = "lower-bound",
+	[ALLOC_STOP_EXHAUSTED] = "exhausted",
+	[ALLOC_STOP_CANCELLED] = "interrupted",
 };
 
-static const struct option longopts[] = {
-	{"cpus", required_argument, NULL, O_CPUS},
-	{"latency", required_argument, NULL, O_LATENCY},
-	{"policy", required_argument, NULL, O_POLICY},
-	{"create-cost", required_argument, NULL, O_CCOST},
-	{"switch-cost", required_argument, NULL, O_SCOST},
-	{"model", required_argument, NULL, O_MODEL},
-	{"algorithm", required_argument, NULL, O_ALG},
-	{"seed", required_argument, NULL, O_SEED},
-	{"max-tests", required_argument, NULL, O_MAXT},
-	{"stop-after", required_argument, NULL, O_STOP},
-	{"restarts", required_argument, NULL, O_RESTARTS},
-	{"time-limit", required_argument, NULL, O_TIME},
-	{"config", required_argument, NULL, O_CONFIG},
-	{"output", required_argument, NULL, O_OUT},
-	{"quiet", no_argument, NULL, O_QUIET},
-	{"no-bound", no_argument, NULL, O_NOBOUND},
-	{"list-algorithms", no_argument, NULL, O_LIST},
-	{"help", no_argument, NULL, O_HELP},
-	{NULL, 0, NULL, 0},
-};
-
-static uint64_t opt_u64(const char *opt, const char *v, uint64_t min,
-                        uint64_t max)
+static const char *stop_word(enum alloc_stop s)
 {
-	uint64_t x;
-	if (trace_parse_u64(v, UINT64_MAX, &x) != 0)
-		die_usage("--%s: '%s' is not a non-negative integer", opt, v);
-	if (x < min || x > max)
-		die_usage("--%s: '%s' is out of range (%" PRIu64 "..%" PRIu64 ")",
-		          opt, v, min, max);
-	return x;
-}
-
-static void apply_options(const char **val, struct alloc_params *par)
-{
-	const uint64_t W = (1ull << 62) - 1;
-	if (val[O_CPUS])
-		par->sim.cpus = (uint32_t)opt_u64("cpus", val[O_CPUS], 1, 65536);
-	if (val[O_LATENCY])
-		par->sim.latency = opt_u64("latency", val[O_LATENCY], 0, W);
-	if (val[O_CCOST])
-		par->sim.create_cost = opt_u64("create-cost", val[O_CCOST], 0, W);
-	if (val[O_SCOST])
-		par->sim.switch_cost = opt_u64("switch-cost", val[O_SCOST], 0, W);
-	if (val[O_POLICY] && sim_policy_parse(val[O_POLICY], &par->sim))
-		die_usage("--policy: '%s' is not a policy (ps, fifo, rr:Q)",
-		          val[O_POLICY]);
-	if (val[O_MODEL] && alloc_parse_model(val[O_MODEL], &par->sim.model))
-		die_usage("--model: '%s' is not a model (direct, client-server, "
-		          "strict, auto)", val[O_MODEL]);
-	if (val[O_ALG]) {
-		if (alloc_algorithm_find(val[O_ALG]) < 0)
-			die_usage("--algorithm: '%s' is not an algorithm (see "
-			          "--list-algorithms)", val[O_ALG]);
-		snprintf(par->algorithm, sizeof par->algorithm, "%s", val[O_ALG]);
-	}
-	if (val[O_SEED])
-		par->seed = opt_u64("seed", val[O_SEED], 0, UINT64_MAX);
-	if (val[O_MAXT])
-		par->max_tests = opt_u64("max-tests", val[O_MAXT], 0, UINT64_MAX);
-	if (val[O_STOP])
-		par->stop_after = opt_u64("stop-after", val[O_STOP], 0,
-		                          UINT64_MAX);
-	if (val[O_RESTARTS])
-		par->restarts = (uint32_t)opt_u64("restarts", val[O_RESTARTS], 0,
-		                                  UINT32_MAX);
-	if (val[O_TIME] && alloc_parse_seconds(val[O_TIME], &par->time_limit))
-		die_usage("--time-limit: '%s' is not a non-negative number of "
-		          "seconds", val[O_TIME]);
-}
-
-/* Read the trace; hash its bytes for the `trace` header. */
-static struct trace *read_trace(const char *path, char hex[65])
-{
-	struct trace *tr = NULL;
-	struct trace_error err;
-	struct alloc_sha256 sh;
-	alloc_sha256_init(&sh);
-	if (strcmp(path, "-") == 0) {
-		size_t cap = 1 << 16, len = 0;
-		char *buf = malloc(cap);
-		for (;;) {
-			if (!buf)
-				die_input("<stdin>: out of memory");
-			size_t got = fread(buf + len, 1, cap - len, stdin);
-			len += got;
-			if (got == 0)
-				break;
-			if (len == cap) {
-				char *nb = realloc(buf, cap *= 2);
-				if (!nb)
-					free(buf);
-				buf = nb;
-			}
-		}
-		if (ferror(stdin))
-			die_input("<stdin>: read error: %s", strerror(errno));
-		alloc_sha256_update(&sh, buf, len);
-		int r = trace_read_mem("<stdin>", buf, len, &tr, &err);
-		free(buf);
-		if (r)
-			die_input("%s", err.msg);
-	} else {
-		FILE *f = fopen(path, "rb");
-		if (!f)
-			die_input("%s: cannot open: %s", path, strerror(errno));
-		char buf[1 << 16];
-		size_t got;
-		while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-			alloc_sha256_update(&sh, buf, got);
-		int bad = ferror(f);
-		fclose(f);
-		if (bad)
-			die_input("%s: read error", path);
-		if (trace_read_file(path, &tr, &err))
-			die_input("%s", err.msg);
-	}
-	alloc_sha256_final(&sh, hex);
-	return tr;
+	return (size_t)s < sizeof stop_words / sizeof *stop_words && stop_words[s]
+	       ? stop_words[s] : "unknown";
 }
 
 struct prog_state {
+	int show;        /* a progress line on the terminal              */
 	int shown;
+	double last;     /* elapsed at the last line shown; units: s     */
+	int fd;          /* --progress-fd, or -1                         */
 };
 
+/* Called every 50 ms of the search: stops it on SIGINT/SIGTERM, shows the
+ * progress line (5 times a second) and writes --progress-fd's line. */
 static int on_progress(void *arg, const struct alloc_progress *p)
 {
 	struct prog_state *ps = arg;
 	char b[64] = "-";
 	if (p->have_best)
 		sim_time_format_dec(p->best, b, sizeof b);
-	fprintf(stderr, "\r%s: %s: %" PRIu64 " tests, best %s, %.1f s\033[K",
-	        prog, p->algorithm, p->tests, b, p->elapsed);
-	fflush(stderr);
-	ps->shown = 1;
-	return 0;
+	if (ps->fd >= 0) {
+		char line[160];
+		int n = snprintf(line, sizeof line, "progress %" PRIu64 " %s %.3f\n",
+		                 p->tests, b, p->elapsed);
+		if (n > 0 && write(ps->fd, line, (size_t)n) < 0)
+			ps->fd = -1;
+	}
+	if (ps->show && (!ps->shown || p->elapsed - ps->last >= 0.2)) {
+		fprintf(stderr, "\r%s: %s: %" PRIu64 " tests, best %s, %.1f s\033[K",
+		        prog, p->algorithm, p->tests, b, p->elapsed);
+		fflush(stderr);
+		ps->shown = 1;
+		ps->last = p->elapsed;
+	}
+	return cli_interrupted() != 0;
+}
+
+/* --trajectory: one CSV row per test, the best complete makespan so far. */
+struct trajectory {
+	FILE *f;
+	uint64_t tests;
+	int have;
+	sim_time best;
+};
+
+static void on_test(void *arg, const int32_t *binding, uint32_t n, int status,
+                    sim_time makespan)
+{
+	struct trajectory *t = arg;
+	t->tests++;
+	int complete = 1;
+	for (uint32_t i = 0; i < n && complete; i++)
+		complete = binding[i] != TRACE_SHADOW;
+	if (complete && status == SIM_OK &&
+	    (!t->have || sim_time_cmp(makespan, t->best) < 0)) {
+		t->best = makespan;
+		t->have = 1;
+	}
+	char b[64] = "";
+	if (t->have)
+		sim_time_format(t->best, b, sizeof b);
+	fprintf(t->f, "%" PRIu64 ",%s\n", t->tests, b);
 }
 
 /*
@@ -319,94 +198,300 @@ static char *binding_text(const struct trace *tr, const struct trace_binding *b,
 	return raw;
 }
 
-/* Write text to path through a temporary in the same directory. */
-static int write_atomic(const char *path, const char *text, size_t len)
+/* --json: the result as one object (the same writer as simulate's and
+ * bound's --json). */
+static void write_json(FILE *f, const struct trace *tr, const struct alloc_result *res,
+                       const struct trace_binding *b, const struct bound_result *br,
+                       const char *stopped)
 {
-	size_t pl = strlen(path);
-	char *tmp = malloc(pl + 16);
-	if (!tmp)
-		return -1;
-	snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(tmp);
+	struct cli_json j;
+	char t[64];
+	cli_json_init(&j, f);
+	cli_json_object(&j);
+	cli_json_key(&j, "algorithm");
+	cli_json_str(&j, res->algorithm);
+	cli_json_key(&j, "cpus");
+	cli_json_u64(&j, res->cpus);
+	cli_json_key(&j, "unit");
+	cli_json_str(&j, trace_unit_name(tr->unit));
+	cli_json_key(&j, "makespan");
+	cli_json_number(&j, sim_time_format(res->makespan, t, sizeof t));
+	cli_json_key(&j, "binpack");
+	if (res->binpack_status == SIM_OK)
+		cli_json_number(&j, sim_time_format(res->binpack, t, sizeof t));
+	else
+		cli_json_null(&j);
+	cli_json_key(&j, "serial");
+	if (res->serial_status == SIM_OK)
+		cli_json_number(&j, sim_time_format(res->serial, t, sizeof t));
+	else
+		cli_json_null(&j);
+	cli_json_key(&j, "bound");
+	cli_json_number(&j, br ? b->bound : NULL);
+	cli_json_key(&j, "lower");
+	cli_json_number(&j, br ? b->lower : NULL);
+	cli_json_key(&j, "tests");
+	cli_json_u64(&j, res->tests);
+	cli_json_key(&j, "simulations");
+	cli_json_u64(&j, res->sims);
+	cli_json_key(&j, "seconds");
+	cli_json_double(&j, res->seconds);
+	cli_json_key(&j, "model");
+	cli_json_str(&j, sim_model_name(res->model));
+	cli_json_key(&j, "stopped");
+	cli_json_str(&j, stopped);
+	if (res->enumerated) {
+		cli_json_key(&j, "complete");
+		cli_json_bool(&j, res->complete);
+	}
+	cli_json_key(&j, "trace");
+	cli_json_str(&j, b->trace);
+	cli_json_key(&j, "binding");
+	cli_json_array(&j);
+	for (uint32_t i = 0; i < res->nthreads; i++) {
+		cli_json_object(&j);
+		cli_json_key(&j, "thread");
+		cli_json_u64(&j, tr->threads[i].id);
+		cli_json_key(&j, "name");
+		cli_json_str(&j, trace_thread_name(tr, i));
+		cli_json_key(&j, "cpu");
+		cli_json_i64(&j, res->binding[i]);
+		cli_json_end(&j);
+	}
+	cli_json_end(&j);
+	cli_json_end(&j);
+}
+
+static int policy_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (sim_policy_parse(v, dst)) {
+		snprintf(why, len, "is not a policy (ps, fifo, rr:Q with Q >= 1)");
 		return -1;
 	}
-	FILE *f = fdopen(fd, "w");
-	int bad = !f;
-	if (f) {
-		bad = fwrite(text, 1, len, f) != len;
-		bad |= fflush(f) != 0;
-		bad |= fsync(fd) != 0;
-		bad |= fclose(f) != 0;
-	} else {
-		close(fd);
+	return 0;
+}
+
+static int model_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (alloc_parse_model(v, dst)) {
+		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
+		return -1;
 	}
-	if (!bad)
-		bad = rename(tmp, path) != 0;
-	int e = errno;
-	if (bad)
-		unlink(tmp);
-	free(tmp);
-	errno = e;
-	return bad ? -1 : 0;
+	return 0;
+}
+
+static int algorithm_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (alloc_algorithm_find(v) < 0) {
+		snprintf(why, len, "is not an algorithm (see --list-algorithms)");
+		return -1;
+	}
+	*(const char **)dst = v;
+	return 0;
+}
+
+/* The header lines of the binding file say what they are (comments). */
+static const struct {
+	const char *key, *comment;
+} header_notes[] = {
+	{"makespan", "predicted completion time of this binding, trace units"},
+	{"bound", "upper bound on the best binding's makespan (Paper VII)"},
+	{"lower", "proven lower bound: no binding's makespan is below it"},
+	{"tests", "allocations simulated by the search"},
+	{"model", "the simulation model every test used"},
+	{"stopped", "why the search stopped"},
+	{"complete", "exhaustive enumeration stopped before the end"},
+};
+
+/* text with the notes appended to its header lines; malloc'd (NULL: out
+ * of memory).  Stops at the first blank line (the end of the header). */
+static char *annotate(const char *text, size_t len, size_t *outlen)
+{
+	size_t cap = len + 1024;
+	char *o = malloc(cap);
+	if (!o)
+		return NULL;
+	size_t n = 0;
+	int header = 1;
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+		memcpy(o + n, p, l);
+		n += l;
+		if (l == 0)
+			header = 0;
+		for (size_t i = 0; header && i < sizeof header_notes / sizeof *header_notes; i++) {
+			size_t kl = strlen(header_notes[i].key);
+			if (l > kl && memcmp(p, header_notes[i].key, kl) == 0 && p[kl] == ' ') {
+				int w = snprintf(o + n, cap - n, "%*s# %s",
+				                 l < 20 ? (int)(20 - l) : 2, "",
+				                 header_notes[i].comment);
+				n += (size_t)w;
+			}
+		}
+		if (nl)
+			o[n++] = '\n';
+		p += l + (nl ? 1 : 0);
+	}
+	*outlen = n;
+	return o;
 }
 
 int main(int argc, char **argv)
 {
-	const char *val[O_NOPTS] = {0};
-	const char *out_path = NULL, *config = NULL;
-	int quiet = 0, no_bound = 0, opt;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":k:a:o:qh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case O_HELP:
-			usage(stdout);
-			return 0;
-		case O_LIST:
-			for (size_t i = 0; i < alloc_algorithm_count(); i++)
-				printf("%-11s %s\n", alloc_algorithm_name(i),
-				       alloc_algorithm_summary(i));
-			return 0;
-		case O_QUIET:
-			quiet = 1;
-			break;
-		case O_NOBOUND:
-			no_bound = 1;
-			break;
-		case O_OUT:
-			out_path = optarg;
-			break;
-		case O_CONFIG:
-			config = optarg;
-			break;
-		case ':':
-			die_usage("%s needs a value", argv[optind - 1]);
-			break;
-		case '?':
-			die_usage("unknown option '%s'", argv[optind - 1]);
-			break;
-		default:
-			val[opt] = optarg;
-		}
+	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
+	const char *traj_path = NULL;
+	int quiet = 0, no_bound = 0, list = 0, json = 0;
+	uint32_t progress_fd = 0;
+	uint32_t cpus = 0, restarts = 0;
+	uint64_t seed = 0, max_tests = 0, stop_after = 0;
+	double time_limit = 0;
+	struct cli_time latency = {0}, ccost = {0}, scost = {0};
+	struct sim_params simp;
+	sim_params_init(&simp);
+	enum sim_model model = SIM_AUTO;
+	struct cli_opt opts[] = {
+		{CLI_GROUP, .help = "Machine"},
+		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
+		 .help = "processors (required here or in --config)"},
+		{CLI_TIME, "latency", .dst = &latency,
+		 .help = "synchronization latency between processors\n"
+		         "(default 0): trace units, or with a unit (4us)"},
+		{CLI_FUNC, "policy", .metavar = "P", .dst = &simp, .fn = policy_opt,
+		 .help = "local scheduling: ps (default), fifo, rr:Q"},
+		{CLI_TIME, "create-cost", .metavar = "C", .dst = &ccost,
+		 .help = "CPU time of a thread creation (default 0)"},
+		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &scost,
+		 .help = "context switch time, fifo and rr (default 0)"},
+		{CLI_FUNC, "model", .metavar = "M", .dst = &model, .fn = model_opt,
+		 .help = "simulation model: auto (default), direct,\n"
+		         "client-server, strict.  auto applies Paper\n"
+		         "VIII's scheme (direct, on deadlock client-server,\n"
+		         "then strict) once, to binpacking's allocation,\n"
+		         "and the whole search uses the model it chose"},
+		{CLI_GROUP, .help = "Search"},
+		{CLI_FUNC, "algorithm", 'a', .metavar = "NAME", .dst = &algorithm,
+		 .fn = algorithm_opt, .help = "see --list-algorithms (default auto)"},
+		{CLI_U64, "seed", .metavar = "S", .dst = &seed,
+		 .help = "random seed (default 1)"},
+		{CLI_U64, "max-tests", .dst = &max_tests,
+		 .help = "test budget (default: depends on the trace)"},
+		{CLI_U64, "stop-after", .dst = &stop_after,
+		 .help = "greedy/dsg: stop after N tests without\n"
+		         "improvement (default 100; 0 never)"},
+		{CLI_U32, "restarts", .dst = &restarts,
+		 .help = "dsg: at most N restarts (default 0: unlimited)"},
+		{CLI_SECONDS, "time-limit", .dst = &time_limit,
+		 .help = "stop searching after SEC seconds (the result\n"
+		         "then depends on the machine's speed)"},
+		{CLI_STR, "config", .dst = &config,
+		 .help = "INI file: [machine] and [search] keys, as in\n"
+		         "examples/allocate.ini; options override it"},
+		{CLI_GROUP, .help = "Output"},
+		{CLI_STR, "output", 'o', .dst = &out_path,
+		 .help = "write the binding to FILE (atomically)"},
+		{CLI_FLAG, "quiet", 'q', .dst = &quiet,
+		 .help = "no progress line, no summary"},
+		{CLI_FLAG, "no-bound", .dst = &no_bound,
+		 .help = "leave out the bound and lower header lines\n"
+		         "(Paper VII's bound and the lower bound; their\n"
+		         "computation may take up to about a second)"},
+		{CLI_FLAG, "json", .dst = &json,
+		 .help = "write one JSON object instead of the binding file:\n"
+		         "the binding, makespan, binpacking's makespan, bound,\n"
+		         "lower bound, tests, time, model, why it stopped"},
+		{CLI_STR, "trajectory", .dst = &traj_path,
+		 .help = "write the best makespan after each test as CSV\n"
+		         "(test,best_makespan; empty before the first complete\n"
+		         "binding) to FILE: gain-vs-tests curves from one run"},
+		{CLI_U32, "progress-fd", .metavar = "FD", .dst = &progress_fd, .min = 0,
+		 .max = 1024,
+		 .help = "write `progress TESTS BEST SECONDS` lines to file\n"
+		         "descriptor FD as the search goes (for scripts)"},
+		{CLI_FLAG, "list-algorithms", .dst = &list,
+		 .help = "the algorithms, one per line"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		.name = "allocate",
+		.usage = "--cpus K [options] TRACE",
+		.about = "Find the binding of TRACE's threads to K processors with the shortest\n"
+		         "simulated completion time; write it as a binding file\n"
+		         "(docs/binding-format.md).  TRACE may be - (standard input) or a pipe.",
+		.opts = opts,
+		.exit3 = "the program deadlocks under every binding tried",
+		.epilog = "SIGINT or SIGTERM stops the search: the best binding found so far is\n"
+		          "written (header `stopped interrupted`) and the exit status is 130\n"
+		          "(SIGINT) or 143 (SIGTERM); a second signal exits at once, writing\n"
+		          "nothing and removing temporaries.",
+	};
+	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	if (list) {
+		for (size_t i = 0; i < alloc_algorithm_count(); i++)
+			printf("%-11s %s\n", alloc_algorithm_name(i),
+			       alloc_algorithm_summary(i));
+		return 0;
 	}
-	if (optind >= argc)
-		die_usage("no trace given");
-	if (optind + 1 < argc)
-		die_usage("one trace only ('%s' is extra)", argv[optind + 1]);
-	const char *trace_path = argv[optind];
+	if (nops == 0)
+		return cli_usage(&cmd, "no trace given");
+	if (nops > 1)
+		return cli_usage(&cmd, "one trace only ('%s' is extra)", argv[2]);
+	const char *trace_path = argv[1];
 
 	struct alloc_params par;
 	alloc_params_init(&par);
 	par.sim.cpus = 0; /* required */
 	if (config)
 		load_config(config, &par);
-	apply_options(val, &par);
+#define GIVEN(name) (cli_find(&cmd, name)->given)
+	if (GIVEN("cpus"))
+		par.sim.cpus = cpus;
+	if (GIVEN("policy")) {
+		par.sim.policy = simp.policy;
+		par.sim.quantum = simp.quantum;
+	}
+	if (GIVEN("model"))
+		par.sim.model = model;
+	if (algorithm)
+		snprintf(par.algorithm, sizeof par.algorithm, "%s", algorithm);
+	if (GIVEN("seed"))
+		par.seed = seed;
+	if (GIVEN("max-tests"))
+		par.max_tests = max_tests;
+	if (GIVEN("stop-after"))
+		par.stop_after = stop_after;
+	if (GIVEN("restarts"))
+		par.restarts = restarts;
+	if (GIVEN("time-limit"))
+		par.time_limit = time_limit;
 	if (par.sim.cpus == 0)
-		die_usage("--cpus is required (or [machine] cpus in --config)");
+		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
 
-	char hex[65];
-	struct trace *tr = read_trace(trace_path, hex);
+	cli_signals_install(CLI_SIG_FLAG);
+	/* Read the trace once: hash the bytes parsed. */
+	char hex[65], why[600];
+	char *bytes = NULL;
+	size_t nbytes = 0;
+	int rc = cli_slurp(trace_path, &bytes, &nbytes, why, sizeof why);
+	if (rc != CLI_OK)
+		return cli_errorf(rc, "%s", why);
+	struct alloc_sha256 sh;
+	alloc_sha256_init(&sh);
+	alloc_sha256_update(&sh, bytes, nbytes);
+	alloc_sha256_final(&sh, hex);
+	struct trace *tr = NULL;
+	struct trace_error terr;
+	rc = trace_read_mem(cli_input_name(trace_path), bytes, nbytes, &tr, &terr);
+	free(bytes);
+	if (rc)
+		return cli_errorf(CLI_EINPUT, "%s", terr.msg);
+	if (cli_time_get(&latency, tr, par.sim.latency, &par.sim.latency, why, sizeof why) ||
+	    cli_time_get(&ccost, tr, par.sim.create_cost, &par.sim.create_cost, why, sizeof why) ||
+	    cli_time_get(&scost, tr, par.sim.switch_cost, &par.sim.switch_cost, why, sizeof why)) {
+		trace_free(tr);
+		return cli_usage(&cmd, "%s", why);
+	}
 	struct sim_program *sp = sim_program_new(tr);
 	if (!sp)
 		die_input("%s: out of memory", trace_path);
@@ -416,16 +501,33 @@ int main(int argc, char **argv)
 	if (judged == 0 && par.lower.num == 0)
 		par.lower = sim_time_int(br.lower_any); /* valid for every model */
 
-	struct prog_state ps = {0};
-	if (!quiet && isatty(2)) {
-		par.progress = on_progress;
-		par.progress_arg = &ps;
-		par.progress_interval = 0.2;
+	struct prog_state ps = {.show = !quiet && isatty(2), .fd = -1};
+	if (cli_find(&cmd, "progress-fd")->given)
+		ps.fd = (int)progress_fd;
+	par.progress = on_progress;
+	par.progress_arg = &ps;
+	par.progress_interval = 0.05;
+	struct trajectory traj = {0};
+	struct cli_out tout = {0};
+	if (traj_path) {
+		if (cli_out_open(&tout, traj_path, why, sizeof why) != 0)
+			die_input("%s", why);
+		traj.f = tout.f;
+		fputs("test,best_makespan\n", traj.f);
+		par.observe = on_test;
+		par.observe_arg = &traj;
 	}
 	struct alloc_result res;
 	int r = alloc_run(sp, &par, &res);
 	if (ps.shown)
 		fprintf(stderr, "\r\033[K");
+	int sig = cli_interrupted();
+	if (traj_path && (r == ALLOC_OK || r == ALLOC_DEADLOCK)) {
+		if (cli_out_commit(&tout, why, sizeof why) != 0)
+			die_input("%s", why);
+	} else if (traj_path) {
+		cli_out_abort(&tout);
+	}
 	if (r == ALLOC_DEADLOCK) {
 		fprintf(stderr, "%s: the program deadlocks under every binding "
 		        "tried (%" PRIu64 " tests)\n", trace_path, res.tests);
@@ -460,25 +562,36 @@ int main(int argc, char **argv)
 		.algorithm = (char *)res.algorithm,
 		.trace = tline,
 	};
-	char extra[128], lower_buf[48];
-	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s", res.tests,
-	         sim_model_name(res.model));
+	const char *stopped = res.stop == ALLOC_STOP_CANCELLED && !sig ? "cancelled"
+	                      : stop_word(res.stop);
+	char extra[256], lower_buf[48];
+	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s\nstopped %s%s",
+	         res.tests, sim_model_name(res.model), stopped,
+	         res.enumerated && !res.complete ? "\ncomplete no" : "");
 	b.extra = extra;
 	if (judged == 0) {
 		b.bound = br.bound_str;
 		b.lower = (char *)lower_for(&br, res.model, lower_buf, sizeof lower_buf);
 	}
-	size_t len = 0;
-	char *text = binding_text(tr, &b, &len);
-	if (!text)
-		die_input("%s: cannot format the binding", trace_path);
-	if (out_path) {
-		if (write_atomic(out_path, text, len) != 0)
-			die_input("%s: cannot write: %s", out_path, strerror(errno));
-	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-		die_input("<stdout>: write error: %s", strerror(errno));
+	struct cli_out out;
+	if (cli_out_open(&out, out_path, why, sizeof why) != 0)
+		die_input("%s", why);
+	if (json) {
+		write_json(out.f, tr, &res, &b, judged == 0 ? &br : NULL, stopped);
+	} else {
+		size_t rawlen = 0, len = 0;
+		char *raw = binding_text(tr, &b, &rawlen);
+		char *text = raw ? annotate(raw, rawlen, &len) : NULL;
+		free(raw);
+		if (!text) {
+			cli_out_abort(&out);
+			die_input("%s: cannot format the binding", trace_path);
+		}
+		fwrite(text, 1, len, out.f);
+		free(text);
 	}
-	free(text);
+	if (cli_out_commit(&out, why, sizeof why) != 0)
+		die_input("%s", why);
 
 	if (!quiet) {
 		char bp[64] = "deadlock", one[64] = "?", mk[64];
@@ -499,7 +612,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s on %u cpus: makespan %s, binpack %s%s%s; "
 		        "%" PRIu64 " tests, %.2f s, %s\n", prog, res.algorithm,
 		        res.cpus, mk, bp, gain, speed, res.tests, res.seconds,
-		        alloc_stop_name(res.stop));
+		        sig && res.stop == ALLOC_STOP_CANCELLED
+		        ? (sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
+		        : alloc_stop_name(res.stop));
 		if (judged == 0) {
 			double lo = strtod(b.lower, NULL);
 			char pct[64] = "at the lower bound (optimal)";
@@ -514,5 +629,5 @@ int main(int argc, char **argv)
 	alloc_result_release(&res);
 	sim_program_free(sp);
 	trace_free(tr);
-	return 0;
+	return sig ? cli_signal_status(sig) : 0;
 }

@@ -7,7 +7,6 @@
  * memory, simulator overflow).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,59 +15,11 @@
 #include <gmp.h>
 
 #include "bound/bound.h"
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
-
-static const char usage[] =
-"usage: bound --cpus K [options] TRACE\n"
-"       bound --threads N --profile V1,...,VN --granularity Z --cpus K [options]\n"
-"       bound --sweep K [--latency T1,T2,...] (TRACE | parameters)\n"
-"\n"
-"Paper VII's bound p(n,k,t,z,V): some binding of the program to K processors\n"
-"completes within p * T(P,n,0), and no better bound holds for every program\n"
-"with the same n, V, z; and a proven lower bound that no binding beats.\n"
-"\n"
-"Machine:\n"
-"  --cpus K            processors (K >= 1)\n"
-"  --latency T         synchronization latency t (default 0): a non-negative\n"
-"                      number, decimal (0.5) or fraction (1/3).  With a trace:\n"
-"                      trace units, or with a suffix ns, us, ms or s converted\n"
-"                      to the trace's unit (the trace must declare one).  With\n"
-"                      parameters: the time unit of Z.  A comma-separated list\n"
-"                      with --sweep.\n"
-"  --sweep K           CSV of p for k = 1..K and every latency (Paper VII,\n"
-"                      Figure 22)\n"
-"\n"
-"Program parameters (instead of a trace):\n"
-"  --threads N         n, the number of threads\n"
-"  --profile V1,..,VN  the parallel profile: Vi = fraction of T(P,n,0) with\n"
-"                      exactly i threads running.  If they sum to less than 1\n"
-"                      the rest is time with none running (V0); if to more,\n"
-"                      they are divided by their sum (raw times work).\n"
-"  --granularity Z     synchronization signals per unit of total work\n"
-"\n"
-"Method:\n"
-"  --method M          s(A,V) by poly (counting polynomials, default), paper\n"
-"                      (f and pi of Section 4.4) or brute (n <= 24)\n"
-"  --no-lazy           branch-and-bound without lazy evaluation\n"
-"  --exhaustive        evaluate every allocation instead\n"
-"  --ilp-ms MS         time limit of the lower bound's integer program,\n"
-"                      milliseconds (default 1000)\n"
-"  --no-lower          do not compute the lower bound\n"
-"\n"
-"Output:\n"
-"  --exact             also print exact fractions (keys ending in _exact)\n"
-"  --json              the same as one JSON object (--sweep: {\"sweep\": [...]})\n"
-"  -h, --help          this text\n"
-"\n"
-"Output is one `key value` per line: n, z, V, T, p, bound (= p*T), lower,\n"
-"allocation (threads per processor of an allocation attaining p), then the\n"
-"evaluation counts and details (docs/bound.md).  p and bound are rounded up\n"
-"(6 and 3 decimals), lower down (3 decimals), so the printed interval\n"
-"[lower, bound] is still proven.\n"
-"\n"
-"Exit status: 0 ok, 1 usage error, 2 bad input, 3 the trace deadlocks with one\n"
-"processor per thread, 4 internal limit.\n";
 
 #define MAXLAT 64
 
@@ -84,15 +35,6 @@ struct opts {
 /* ---------------------------------------------------------------------
  * Parsing
  */
-
-static int parse_u32(const char *s, uint32_t max, uint32_t *out)
-{
-	uint64_t v;
-	if (trace_parse_u64(s, max, &v))
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
 
 /* A non-negative decimal "12", "0.25", ".5" of length len into q. */
 static int parse_dec(const char *s, size_t len, mpq_t q)
@@ -238,44 +180,43 @@ static int prof_item(const char *s, size_t len, void *arg, int i)
 
 struct out {
 	FILE *f;
-	int json, first;
+	int json;
+	struct cli_json j;
 };
 
 static void o_begin(struct out *o)
 {
-	o->first = 1;
-	if (o->json)
-		fputc('{', o->f);
+	if (o->json) {
+		cli_json_init(&o->j, o->f);
+		cli_json_object(&o->j);
+	}
 }
 
 static void o_end(struct out *o)
 {
 	if (o->json)
-		fputs("}\n", o->f);
+		cli_json_end(&o->j);
 }
 
-/* key with a raw value: JSON number/array/string as given */
-static void o_raw(struct out *o, const char *key, const char *text_val,
-                  const char *json_val)
-{
-	if (o->json) {
-		fprintf(o->f, "%s\"%s\": %s", o->first ? "" : ", ", key, json_val);
-	} else {
-		fprintf(o->f, "%s %s\n", key, text_val);
-	}
-	o->first = 0;
-}
-
+/* key with a number (decimal text) */
 static void o_num(struct out *o, const char *key, const char *v)
 {
-	o_raw(o, key, v, v);
+	if (o->json) {
+		cli_json_key(&o->j, key);
+		cli_json_number(&o->j, v);
+	} else {
+		fprintf(o->f, "%s %s\n", key, v);
+	}
 }
 
 static void o_str(struct out *o, const char *key, const char *v)
 {
-	char j[512];
-	snprintf(j, sizeof j, "\"%s\"", v);
-	o_raw(o, key, v, j);
+	if (o->json) {
+		cli_json_key(&o->j, key);
+		cli_json_str(&o->j, v);
+	} else {
+		fprintf(o->f, "%s %s\n", key, v);
+	}
 }
 
 static void o_u64(struct out *o, const char *key, uint64_t v)
@@ -299,36 +240,30 @@ static void o_q(struct out *o, const char *key, const mpq_t q, int digits, int d
 	}
 }
 
-/* comma-separated list, JSON array */
-static void o_list(struct out *o, const char *key, char **items, size_t n)
+/* comma-separated list; JSON: an array of numbers (strings: of strings) */
+static void o_list(struct out *o, const char *key, char **items, size_t n,
+                   int strings)
 {
-	size_t len = 16;
-	for (size_t i = 0; i < n; i++)
-		len += strlen(items[i]) + 1;
-	char *t = malloc(len), *j = malloc(len + 2);
-	if (!t || !j) {
-		free(t);
-		free(j);
+	if (o->json) {
+		cli_json_key(&o->j, key);
+		cli_json_array(&o->j);
+		for (size_t i = 0; i < n; i++) {
+			if (strings)
+				cli_json_str(&o->j, items[i]);
+			else
+				cli_json_number(&o->j, items[i]);
+		}
+		cli_json_end(&o->j);
 		return;
 	}
-	t[0] = 0;
-	strcpy(j, "[");
-	for (size_t i = 0; i < n; i++) {
-		if (i) {
-			strcat(t, ",");
-			strcat(j, ",");
-		}
-		strcat(t, items[i]);
-		strcat(j, items[i]);
-	}
-	strcat(j, "]");
-	o_raw(o, key, t, j);
-	free(t);
-	free(j);
+	fprintf(o->f, "%s ", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(o->f, "%s%s", i ? "," : "", items[i]);
+	fputc('\n', o->f);
 }
 
 static void o_qlist(struct out *o, const char *key, const mpq_t *v, size_t n,
-                    int digits, int dir, int quote)
+                    int digits, int dir, int strings)
 {
 	char **it = calloc(n ? n : 1, sizeof *it);
 	if (!it)
@@ -339,14 +274,10 @@ static void o_qlist(struct out *o, const char *key, const mpq_t *v, size_t n,
 			bound_qfmt(v[i], digits, dir, b, sizeof b);
 			it[i] = strdup(b);
 		} else {
-			char *s = mpq_get_str(NULL, 10, v[i]);
-			it[i] = malloc(strlen(s) + 3);
-			if (it[i])
-				sprintf(it[i], quote ? "\"%s\"" : "%s", s);
-			free(s);
+			it[i] = mpq_get_str(NULL, 10, v[i]);
 		}
 	}
-	o_list(o, key, it, n);
+	o_list(o, key, it, n, strings);
 	for (size_t i = 0; i < n; i++)
 		free(it[i]);
 	free(it);
@@ -378,11 +309,6 @@ static const char *part_status(const struct bound_lower *lo)
  * main
  */
 
-static int die_usage(const char *msg)
-{
-	fprintf(stderr, "bound: %s; see 'bound --help'\n", msg);
-	return 1;
-}
 
 /* Everything for one (k, t) point. */
 struct point {
@@ -391,123 +317,102 @@ struct point {
 	struct bound_lower lo;
 };
 
+static const char *const method_names[] = {"poly", "paper", "brute", NULL};
+static const enum bound_method method_values[] = {BOUND_POLY, BOUND_PAPER, BOUND_BRUTE};
+
 int main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{"cpus", required_argument, 0, 'k'},
-		{"latency", required_argument, 0, 't'},
-		{"sweep", required_argument, 0, 'S'},
-		{"threads", required_argument, 0, 'n'},
-		{"profile", required_argument, 0, 'V'},
-		{"granularity", required_argument, 0, 'z'},
-		{"method", required_argument, 0, 'm'},
-		{"no-lazy", no_argument, 0, 'L'},
-		{"exhaustive", no_argument, 0, 'X'},
-		{"ilp-ms", required_argument, 0, 'i'},
-		{"no-lower", no_argument, 0, 'N'},
-		{"exact", no_argument, 0, 'e'},
-		{"json", no_argument, 0, 'j'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
 	struct opts O;
 	memset(&O, 0, sizeof O);
 	bound_opts_init(&O.bo);
-	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'k':
-			if (parse_u32(optarg, 1u << 20, &O.k) || O.k == 0) {
-				fprintf(stderr, "bound: --cpus '%s' is not an integer in 1..1048576\n", optarg);
-				return 1;
-			}
-			O.have_k = 1;
-			break;
-		case 'S':
-			if (parse_u32(optarg, 4096, &O.sweep) || O.sweep == 0) {
-				fprintf(stderr, "bound: --sweep '%s' is not an integer in 1..4096\n", optarg);
-				return 1;
-			}
-			break;
-		case 't':
-			O.latency = optarg;
-			break;
-		case 'n':
-			if (parse_u32(optarg, BOUND_MAX_THREADS, &O.threads) || O.threads == 0) {
-				fprintf(stderr, "bound: --threads '%s' is not an integer in 1..%u\n",
-				        optarg, BOUND_MAX_THREADS);
-				return 1;
-			}
-			O.have_threads = 1;
-			break;
-		case 'V':
-			O.profile = optarg;
-			O.have_profile = 1;
-			break;
-		case 'z':
-			O.z = optarg;
-			O.have_z = 1;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "poly"))
-				O.bo.method = BOUND_POLY;
-			else if (!strcmp(optarg, "paper"))
-				O.bo.method = BOUND_PAPER;
-			else if (!strcmp(optarg, "brute"))
-				O.bo.method = BOUND_BRUTE;
-			else {
-				fprintf(stderr, "bound: --method '%s' is not poly, paper or brute\n", optarg);
-				return 1;
-			}
-			break;
-		case 'L':
-			O.bo.lazy = 0;
-			break;
-		case 'X':
-			O.bo.exhaustive = 1;
-			break;
-		case 'i':
-			if (parse_u32(optarg, 86400000u, &O.ilp_ms) || O.ilp_ms == 0) {
-				fprintf(stderr, "bound: --ilp-ms '%s' is not an integer in 1..86400000\n", optarg);
-				return 1;
-			}
-			break;
-		case 'N':
-			O.no_lower = 1;
-			break;
-		case 'e':
-			O.exact = 1;
-			break;
-		case 'j':
-			O.json = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			if (optopt)
-				fprintf(stderr, "bound: option '-%c' unknown or missing its value; see 'bound --help'\n", optopt);
-			else
-				fprintf(stderr, "bound: option '%s' unknown or missing its value; see 'bound --help'\n",
-				        argv[optind - 1]);
-			return 1;
-		}
-	}
+	O.ilp_ms = 1000; /* ms */
+	int method = 0, no_lazy = 0, exhaustive = 0;
+	struct cli_opt opts[] = {
+		{CLI_GROUP, .help = "Machine"},
+		{CLI_CPUS, "cpus", 'k', .dst = &O.k, .help = "processors"},
+		{CLI_STR, "latency", .metavar = "T", .dst = &O.latency,
+		 .help = "synchronization latency t (default 0): a non-negative\n"
+		         "number, decimal (0.5) or fraction (1/3).  With a trace:\n"
+		         "trace units, or with a unit suffix ns, us, ms or s\n"
+		         "converted to the trace's unit (4us; the trace must\n"
+		         "declare one).  With parameters: the time unit of Z.\n"
+		         "A comma-separated list with --sweep."},
+		{CLI_U32, "sweep", .metavar = "K", .dst = &O.sweep, .min = 1, .max = 4096,
+		 .help = "CSV of p for k = 1..K and every latency (Paper VII,\n"
+		         "Figure 22)"},
+		{CLI_GROUP, .help = "Program parameters (instead of a trace)"},
+		{CLI_U32, "threads", .dst = &O.threads, .min = 1, .max = BOUND_MAX_THREADS,
+		 .help = "n, the number of threads"},
+		{CLI_STR, "profile", .metavar = "V1,..,VN", .dst = &O.profile,
+		 .help = "the parallel profile: Vi = fraction of T(P,n,0) with\n"
+		         "exactly i threads running.  If they sum to less than 1\n"
+		         "the rest is time with none running (V0); if to more,\n"
+		         "they are divided by their sum (raw times work)."},
+		{CLI_STR, "granularity", .metavar = "Z", .dst = &O.z,
+		 .help = "synchronization signals per unit of total work"},
+		{CLI_GROUP, .help = "Method"},
+		{CLI_CHOICE, "method", .metavar = "M", .dst = &method, .choices = method_names,
+		 .help = "s(A,V) by poly (counting polynomials, default), paper\n"
+		         "(f and pi of Section 4.4) or brute (n <= 24)"},
+		{CLI_FLAG, "no-lazy", .dst = &no_lazy,
+		 .help = "branch-and-bound without lazy evaluation"},
+		{CLI_FLAG, "exhaustive", .dst = &exhaustive,
+		 .help = "evaluate every allocation instead"},
+		{CLI_U32, "ilp-ms", .metavar = "MS", .dst = &O.ilp_ms, .min = 1, .max = 86400000,
+		 .help = "time limit of the lower bound's integer program,\n"
+		         "milliseconds (default 1000)"},
+		{CLI_FLAG, "no-lower", .dst = &O.no_lower,
+		 .help = "do not compute the lower bound"},
+		{CLI_GROUP, .help = "Output"},
+		{CLI_FLAG, "exact", .dst = &O.exact,
+		 .help = "also print exact fractions (keys ending in _exact)"},
+		{CLI_FLAG, "json", .dst = &O.json,
+		 .help = "the same as one JSON object (--sweep: {\"sweep\": [...]})"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		.name = "bound",
+		.usage = "--cpus K [options] TRACE\n"
+		         "--threads N --profile V1,...,VN --granularity Z --cpus K [options]\n"
+		         "--sweep K [--latency T1,T2,...] (TRACE | parameters)",
+		.about = "Paper VII's bound p(n,k,t,z,V): some binding of the program to K processors\n"
+		         "completes within p * T(P,n,0), and no better bound holds for every program\n"
+		         "with the same n, V, z; and a proven lower bound that no binding beats.",
+		.opts = opts,
+		.epilog = "Output is one `key value` per line: n, z, V, T, p, bound (= p*T), lower,\n"
+		          "allocation (threads per processor of an allocation attaining p), then the\n"
+		          "evaluation counts and details (docs/bound.md).  p and bound are rounded up\n"
+		          "(6 and 3 decimals), lower down (3 decimals), so the printed interval\n"
+		          "[lower, bound] is still proven.",
+		.exit3 = "the trace deadlocks with one processor per thread",
+	};
+	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	cli_signals_install(CLI_SIG_EXIT); /* 130/143 */
+	O.have_k = cli_find(&cmd, "cpus")->given;
+	O.have_threads = cli_find(&cmd, "threads")->given;
+	O.have_profile = cli_find(&cmd, "profile")->given;
+	O.have_z = cli_find(&cmd, "granularity")->given;
+	O.bo.method = method_values[method];
+	if (no_lazy)
+		O.bo.lazy = 0;
+	if (exhaustive)
+		O.bo.exhaustive = 1;
 	int param_mode = O.have_threads || O.have_profile || O.have_z;
 	if (param_mode) {
 		if (!O.have_threads || !O.have_profile || !O.have_z)
-			return die_usage("parameter mode needs all of --threads, --profile and --granularity");
-		if (optind != argc)
-			return die_usage("a trace and --threads/--profile/--granularity exclude each other");
-	} else if (optind != argc - 1) {
-		return die_usage(optind >= argc ? "no trace given" : "more than one trace given");
+			return cli_usage(&cmd, "parameter mode needs all of --threads, --profile and --granularity");
+		if (nops != 0)
+			return cli_usage(&cmd, "a trace and --threads/--profile/--granularity exclude each other");
+	} else if (nops != 1) {
+		return cli_usage(&cmd, nops == 0 ? "no trace given" : "more than one trace given");
 	}
 	if (!O.sweep && !O.have_k)
-		return die_usage("--cpus K is required (or --sweep K)");
+		return cli_usage(&cmd, "--cpus K is required (or --sweep K)");
 	if (O.sweep && O.have_k)
-		return die_usage("--cpus and --sweep exclude each other");
+		return cli_usage(&cmd, "--cpus and --sweep exclude each other");
 	if (O.bo.exhaustive && !O.bo.lazy)
-		return die_usage("--exhaustive and --no-lazy exclude each other");
+		return cli_usage(&cmd, "--exhaustive and --no-lazy exclude each other");
 
 	int rc = 4;
 	struct trace *tr = NULL;
@@ -519,7 +424,7 @@ int main(int argc, char **argv)
 		mpq_init(L.t[i]);
 	mpq_t tmp, sum;
 	mpq_inits(tmp, sum, NULL);
-	const char *path = param_mode ? NULL : argv[optind];
+	const char *path = param_mode ? NULL : argv[1];
 
 	/* program parameters */
 	if (param_mode) {
@@ -529,23 +434,20 @@ int main(int argc, char **argv)
 		struct prof P = {.bp = &bp};
 		int cnt = split_list(O.profile, prof_item, &P);
 		if (cnt == -4 || (cnt >= 0 && (uint32_t)cnt != O.threads)) {
-			fprintf(stderr, "bound: --profile has %s entries than --threads %u\n",
-			        cnt == -4 || (cnt >= 0 && (uint32_t)cnt > O.threads) ? "more" : "fewer",
-			        O.threads);
-			rc = 1;
+			rc = cli_usage(&cmd, "--profile: %s entries than --threads %u",
+			               cnt == -4 || (cnt >= 0 && (uint32_t)cnt > O.threads) ? "more" : "fewer",
+			               O.threads);
 			goto out;
 		}
 		if (cnt < 0) {
-			fprintf(stderr, "bound: --profile '%s' is not a list of non-negative numbers (decimal or a/b)\n",
-			        O.profile);
-			rc = 1;
+			rc = cli_usage(&cmd, "--profile: '%s' is not a list of non-negative numbers (decimal or a/b)",
+			               O.profile);
 			goto out;
 		}
 		for (uint32_t i = 1; i <= O.threads; i++)
 			mpq_add(sum, sum, bp.v[i]);
 		if (mpq_sgn(sum) == 0) {
-			fprintf(stderr, "bound: --profile is all zero\n");
-			rc = 2;
+			rc = cli_error(&cmd, CLI_EINPUT, "--profile: all zero");
 			goto out;
 		}
 		if (mpq_cmp_ui(sum, 1, 1) > 0) {
@@ -556,15 +458,13 @@ int main(int argc, char **argv)
 			mpq_sub(bp.v[0], bp.v[0], sum);
 		}
 		if (parse_rat(O.z, strlen(O.z), bp.z)) {
-			fprintf(stderr, "bound: --granularity '%s' is not a non-negative number (decimal or a/b)\n", O.z);
-			rc = 1;
+			rc = cli_usage(&cmd, "--granularity: '%s' is not a non-negative number (decimal or a/b)", O.z);
 			goto out;
 		}
 	} else {
-		struct trace_error err;
-		if (trace_read_file(path, &tr, &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			rc = 2;
+		char why[600];
+		if (cli_trace_load(path, &tr, why, sizeof why) != CLI_OK) {
+			rc = cli_errorf(CLI_EINPUT, "%s", why);
 			goto out;
 		}
 		/* suffixes need a declared time unit (not tick) */
@@ -595,25 +495,21 @@ int main(int argc, char **argv)
 	if (O.latency) {
 		int cnt = split_list(O.latency, lat_item, &L);
 		if (cnt == -2) {
-			fprintf(stderr, "bound: --latency '%s': a unit suffix needs a trace that declares its unit (ns, us, ms, s)\n",
-			        O.latency);
-			rc = 1;
+			rc = cli_usage(&cmd, "--latency: '%s': a unit suffix needs a trace that declares its unit (ns, us, ms or s)",
+			               O.latency);
 			goto out;
 		}
 		if (cnt == -3) {
-			fprintf(stderr, "bound: --latency: at most %d values\n", MAXLAT);
-			rc = 1;
+			rc = cli_usage(&cmd, "--latency: at most %d values", MAXLAT);
 			goto out;
 		}
 		if (cnt < 0) {
-			fprintf(stderr, "bound: --latency '%s' is not a non-negative number (decimal, a/b, optional unit suffix)\n",
-			        O.latency);
-			rc = 1;
+			rc = cli_usage(&cmd, "--latency: '%s' is not a time (a non-negative number, decimal or a/b, "
+			               "with an optional unit: 4us, 0.5ms, 10ns, 1s)", O.latency);
 			goto out;
 		}
 		if (cnt > 1 && !O.sweep) {
-			fprintf(stderr, "bound: several latencies need --sweep\n");
-			rc = 1;
+			rc = cli_usage(&cmd, "--latency: several latencies need --sweep");
 			goto out;
 		}
 	} else {
@@ -656,7 +552,7 @@ int main(int argc, char **argv)
 		}
 		o_qlist(&o, "V", (const mpq_t *)bp.v + 1, n, 6, 0, 0);
 		if (O.exact)
-			o_qlist(&o, "V_exact", (const mpq_t *)bp.v + 1, n, -1, 0, O.json);
+			o_qlist(&o, "V_exact", (const mpq_t *)bp.v + 1, n, -1, 0, 1);
 		if (mpq_sgn(bp.v[0]))
 			o_q(&o, "V0", bp.v[0], 6, 0, O.exact);
 		if (tr)
@@ -675,9 +571,11 @@ int main(int argc, char **argv)
 		char al[4096];
 		alloc_text(pt.pr.alloc, pt.pr.k, al, sizeof al, ",");
 		if (O.json) {
-			char j[4100];
-			snprintf(j, sizeof j, "[%s]", al);
-			o_raw(&o, "allocation", al, j);
+			cli_json_key(&o.j, "allocation");
+			cli_json_array(&o.j);
+			for (uint32_t i = 0; i < pt.pr.k && pt.pr.alloc[i]; i++)
+				cli_json_u64(&o.j, pt.pr.alloc[i]);
+			cli_json_end(&o.j);
 		} else {
 			o_num(&o, "allocation", al);
 		}
@@ -733,9 +631,12 @@ int main(int argc, char **argv)
 		bound_pres_release(&pt.pr);
 	} else {
 		/* CSV (or JSON) of p over k = 1..K and the latencies */
-		if (O.json)
-			fputs("{\"sweep\": [", stdout);
-		else
+		if (O.json) {
+			cli_json_init(&o.j, stdout);
+			cli_json_object(&o.j);
+			cli_json_key(&o.j, "sweep");
+			cli_json_array(&o.j);
+		} else
 			printf("k,latency,p,speedup,bound,lower,allocation,classes,thick_evaluations\n");
 		mpq_t mw;
 		mpq_init(mw);
@@ -744,7 +645,6 @@ int main(int argc, char **argv)
 			mpq_mul(tmp, tmp, bp.v[q]);
 			mpq_add(mw, mw, tmp);
 		}
-		int firstrow = 1;
 		for (uint32_t k = 1; k <= O.sweep; k++) {
 			struct bound_lower lo;
 			int have_lower = 0;
@@ -783,27 +683,46 @@ int main(int argc, char **argv)
 					bound_qfmt(tmp, 3, -1, lb, sizeof lb);
 				}
 				if (O.json) {
-					alloc_text(pr.alloc, pr.k, al, sizeof al, ",");
-					printf("%s\n {\"k\": %u, \"latency\": \"%s\", \"p\": %s, \"speedup\": %s",
-					       firstrow ? "" : ",", k, L.text[li], pb, sb);
-					if (tr)
-						printf(", \"bound\": %s", bb);
-					if (have_lower)
-						printf(", \"lower\": %s", lb);
-					printf(", \"allocation\": [%s], \"classes\": %" PRIu64
-					       ", \"thick_evaluations\": %" PRIu64 "}",
-					       al, pr.classes, pr.thick);
+					struct cli_json *j = &o.j;
+					cli_json_object(j);
+					cli_json_key(j, "k");
+					cli_json_u64(j, k);
+					cli_json_key(j, "latency");
+					cli_json_str(j, L.text[li]);
+					cli_json_key(j, "p");
+					cli_json_number(j, pb);
+					cli_json_key(j, "speedup");
+					cli_json_number(j, sb);
+					if (tr) {
+						cli_json_key(j, "bound");
+						cli_json_number(j, bb);
+					}
+					if (have_lower) {
+						cli_json_key(j, "lower");
+						cli_json_number(j, lb);
+					}
+					cli_json_key(j, "allocation");
+					cli_json_array(j);
+					for (uint32_t i = 0; i < pr.k && pr.alloc[i]; i++)
+						cli_json_u64(j, pr.alloc[i]);
+					cli_json_end(j);
+					cli_json_key(j, "classes");
+					cli_json_u64(j, pr.classes);
+					cli_json_key(j, "thick_evaluations");
+					cli_json_u64(j, pr.thick);
+					cli_json_end(j);
 				} else {
 					alloc_text(pr.alloc, pr.k, al, sizeof al, ",");
 					printf("%u,%s,%s,%s,%s,%s,\"%s\",%" PRIu64 ",%" PRIu64 "\n",
 					       k, L.text[li], pb, sb, bb, lb, al, pr.classes, pr.thick);
 				}
-				firstrow = 0;
 				bound_pres_release(&pr);
 			}
 		}
-		if (O.json)
-			fputs("\n]}\n", stdout);
+		if (O.json) {
+			cli_json_end(&o.j);
+			cli_json_end(&o.j);
+		}
 		mpq_clear(mw);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {

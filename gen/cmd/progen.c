@@ -12,104 +12,38 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/out.h"
 #include "gen/gen.h"
 
 #define COUNT_MAX 10000000u
 
-static void usage(FILE *f)
+/*
+ * Write len bytes to path ("-": standard output) with cli_out (a temporary
+ * renamed over a regular file; a FIFO or device written directly), in
+ * chunks of 1 MB; stops (removing the temporary) on SIGINT/SIGTERM.
+ * Returns 0, -1 with err filled, or -2 when interrupted.
+ */
+static int write_out(const char *path, const char *text, size_t len,
+                     char *err, size_t errlen)
 {
-	fprintf(f,
-	        "usage: progen --family NAME [--threads N] [--seed S] "
-	        "[--count M] [-o FILE]\n"
-	        "              [--OPTION VALUE]...\n"
-	        "       progen --stats TRACE...\n"
-	        "       progen --list\n"
-	        "       progen --help [FAMILY]\n"
-	        "\n"
-	        "Writes a synthetic multithreaded program of family NAME as a "
-	        "trace\n"
-	        "(docs/trace-format.md) to FILE (written to a temporary and "
-	        "renamed) or\n"
-	        "standard output.  The same arguments give the same bytes on "
-	        "every machine.\n"
-	        "\n"
-	        "  --family NAME  transactions, pipeline, forkjoin, prodcons, "
-	        "worstcase, dag\n"
-	        "  --threads N    total threads, thread 1 included (default: "
-	        "the family's)\n"
-	        "  --seed S       64-bit seed (default 1)\n"
-	        "  --count M      write M programs FILE-0001.trace, ... (FILE "
-	        "defaults to the\n"
-	        "                 family name), in parallel (OpenMP); program "
-	        "i uses the seed\n"
-	        "                 derived from (S, i) that its header "
-	        "records\n"
-	        "  -o FILE        output file (with --count: the prefix)\n"
-	        "  --stats        print threads, records, work, critical path "
-	        "(one processor\n"
-	        "                 per thread, latency 0), parallelism (work / "
-	        "critical path)\n"
-	        "                 and the count of each operation of each "
-	        "TRACE\n"
-	        "  --list         list the families\n"
-	        "  --OPTION VALUE a family option (or --OPTION=VALUE); see "
-	        "below\n"
-	        "\n");
-}
-
-/* A usage error: one line, exit status 1. */
-static int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int die(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "progen: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return 1;
-}
-
-/* Write len bytes to path through a temporary in the same directory. */
-static int write_atomic(const char *path, const char *text, size_t len,
-                        char *err, size_t errlen)
-{
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	if (!tmp) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	struct cli_out o;
+	if (cli_out_open(&o, path, err, errlen) != 0)
 		return -1;
+	for (size_t done = 0; done < len;) {
+		if (cli_interrupted()) {
+			cli_out_abort(&o);
+			return -2;
+		}
+		size_t n = len - done < (1u << 20) ? len - done : 1u << 20;
+		if (fwrite(text + done, 1, n, o.f) != n) {
+			snprintf(err, errlen, "%s: cannot write: %s", o.path, strerror(errno));
+			cli_out_abort(&o);
+			return -1;
+		}
+		done += n;
 	}
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp.XXXXXX", 12);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	size_t done = 0;
-	while (done < len) {
-		ssize_t w = write(fd, text + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
-	}
-	int e = done == len ? 0 : errno ? errno : EIO;
-	if (close(fd) != 0 && !e)
-		e = errno;
-	if (!e && rename(tmp, path) != 0)
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	return cli_out_commit(&o, err, errlen);
 }
 
 static int exit_for(int rc)
@@ -122,11 +56,9 @@ static int do_stats(char **files, int n)
 	int status = 0;
 	for (int i = 0; i < n; i++) {
 		struct trace *tr = NULL;
-		struct trace_error err;
-		if (trace_read_file(files[i], &tr, &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			return 2;
-		}
+		char why[600];
+		if (cli_trace_load(files[i], &tr, why, sizeof why) != CLI_OK)
+			return cli_errorf(CLI_EINPUT, "%s", why);
 		struct gen_stats st;
 		int rc = gen_stats_compute(tr, &st);
 		trace_free(tr);
@@ -158,6 +90,13 @@ static int do_stats(char **files, int n)
 	return status;
 }
 
+static _Atomic int batch_stop; /* a program failed: start no more */
+
+/*
+ * A batch is all or nothing: programs are written in parallel; if one
+ * fails, or SIGINT/SIGTERM arrives, no new one starts and every program
+ * already written by this batch is removed again.
+ */
 static int do_batch(const char *family, const struct gen_opts *o,
                     const char *prefix, uint64_t count)
 {
@@ -167,8 +106,16 @@ static int do_batch(const char *family, const struct gen_opts *o,
 	long long bad = -1;  /* lowest failing program, or -1 */
 	int bad_rc = GEN_OK;
 	char bad_msg[512] = "";
+	unsigned char *done = calloc(count + 1, 1);
+	if (!done) {
+		fprintf(stderr, "progen: out of memory\n");
+		return CLI_ESYSTEM;
+	}
+	cli_signals_install(CLI_SIG_FLAG);
 #pragma omp parallel for schedule(dynamic, 1)
 	for (long long i = 1; i <= (long long)count; i++) {
+		if (batch_stop || cli_interrupted())
+			continue;
 		struct gen_opts oi = *o;
 		oi.seed = gen_seed_derive(o->seed, (uint64_t)i);
 		char err[512], path[4096];
@@ -179,11 +126,15 @@ static int do_batch(const char *family, const struct gen_opts *o,
 		if (rc == GEN_OK) {
 			snprintf(path, sizeof path, "%s-%0*lld.trace", prefix,
 			         width, i);
-			if (write_atomic(path, text, len, err, sizeof err))
+			int w = write_out(path, text, len, err, sizeof err);
+			if (w == 0)
+				done[i] = 1;
+			else if (w == -1)
 				rc = GEN_EIO;
 		}
 		free(text);
 		if (rc != GEN_OK) {
+			batch_stop = 1;
 #pragma omp critical(progen_batch_error)
 			{
 				if (bad < 0 || i < bad) {
@@ -195,9 +146,39 @@ static int do_batch(const char *family, const struct gen_opts *o,
 			}
 		}
 	}
+	int sig = cli_interrupted();
+	if (bad < 0 && !sig) {
+		free(done);
+		return 0;
+	}
+	uint64_t removed = 0;
+	for (uint64_t i = 1; i <= count; i++) {
+		if (!done[i])
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s-%0*llu.trace", prefix, width,
+		         (unsigned long long)i);
+		if (unlink(path) == 0)
+			removed++;
+	}
+	free(done);
 	if (bad >= 0) {
-		fprintf(stderr, "progen: program %lld: %s\n", bad, bad_msg);
+		fprintf(stderr, "progen: program %lld: %s; no partial batch: removed "
+		        "the %llu programs written\n", bad, bad_msg,
+		        (unsigned long long)removed);
 		return exit_for(bad_rc);
+	}
+	fprintf(stderr, "progen: interrupted; no partial batch: removed the %llu "
+	        "programs written\n", (unsigned long long)removed);
+	return cli_signal_status(sig);
+}
+
+static int family_opt(void *arg, const char *name, const char *value,
+                      char *why, size_t len)
+{
+	if (gen_opts_set(arg, name, value) != 0) {
+		snprintf(why, len, "too many options or value too long");
+		return -1;
 	}
 	return 0;
 }
@@ -208,137 +189,101 @@ int main(int argc, char **argv)
 	gen_opts_init(&o);
 	const char *family = NULL, *out = NULL;
 	uint64_t count = 0;
-	int stats = 0, nfiles = 0;
-	char **files = calloc((size_t)argc + 1, sizeof *files);
-	if (!files)
-		return 2;
-	int status = 0;
-
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			const struct gen_family *fam = NULL;
-			if (i + 1 < argc) {
-				fam = gen_family_find(argv[i + 1]);
-				if (!fam) {
-					free(files);
-					return die("unknown family '%s' (see "
-					           "progen --list)",
-					           argv[i + 1]);
-				}
-			}
-			if (!fam)
-				usage(stdout);
-			gen_help_print(fam, stdout);
-			free(files);
-			return 0;
-		}
-		if (!strcmp(arg, "--list")) {
-			for (size_t k = 0; k < gen_family_count(); k++) {
-				const struct gen_family *f = gen_family_at(k);
-				printf("%-13s %s\n", f->name, f->summary);
-			}
-			free(files);
-			return 0;
-		}
-		if (!strcmp(arg, "--stats")) {
-			stats = 1;
+	int stats = 0, list = 0;
+	uint32_t threads = 0;
+	/* progen --help FAMILY: that family's options. */
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "--help") && strcmp(argv[i], "-h"))
 			continue;
+		if (argv[i + 1][0] == '-')
+			break;
+		const struct gen_family *fam = gen_family_find(argv[i + 1]);
+		if (!fam) {
+			fprintf(stderr, "progen: unknown family '%s'; see 'progen --list'\n",
+			        argv[i + 1]);
+			return CLI_EUSAGE;
 		}
-		if (arg[0] != '-' || !strcmp(arg, "-")) {
-			files[nfiles++] = argv[i];
-			continue;
-		}
-		/* --name value, --name=value, -o value */
-		char name[64];
-		const char *val = NULL;
-		if (!strcmp(arg, "-o")) {
-			snprintf(name, sizeof name, "output");
-		} else if (arg[1] == '-' && arg[2]) {
-			const char *eq = strchr(arg + 2, '=');
-			size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-			if (n >= sizeof name) {
-				free(files);
-				return die("unknown option '%s'", arg);
-			}
-			memcpy(name, arg + 2, n);
-			name[n] = 0;
-			if (eq)
-				val = eq + 1;
-		} else {
-			free(files);
-			return die("unknown option '%s' (see progen "
-			           "--help)",
-			           arg);
-		}
-		if (!val) {
-			if (i + 1 >= argc) {
-				free(files);
-				return die("option %s needs a value", arg);
-			}
-			val = argv[++i];
-		}
-		if (!strcmp(name, "family")) {
-			family = val;
-		} else if (!strcmp(name, "output")) {
-			out = val;
-		} else if (!strcmp(name, "threads")) {
-			uint64_t v;
-			if (trace_parse_u64(val, UINT64_MAX, &v) || v < 1 || v > (1u << 20)) {
-				free(files);
-				return die("--threads '%s' is not an integer in "
-				           "[1, 1048576]",
-				           val);
-			}
-			o.threads = (uint32_t)v;
-		} else if (!strcmp(name, "seed")) {
-			if (trace_parse_u64(val, UINT64_MAX, &o.seed)) {
-				free(files);
-				return die("--seed '%s' is not an unsigned 64-bit "
-				           "integer",
-				           val);
-			}
-		} else if (!strcmp(name, "count")) {
-			if (trace_parse_u64(val, UINT64_MAX, &count) || count < 1 ||
-			    count > COUNT_MAX) {
-				free(files);
-				return die("--count '%s' is not an integer in "
-				           "[1, 10000000]",
-				           val);
-			}
-		} else if (gen_opts_set(&o, name, val) != 0) {
-			free(files);
-			return die("option --%s: too many options or value too "
-			           "long",
-			           name);
-		}
+		gen_help_print(fam, stdout);
+		return CLI_OK;
 	}
-
+	char *families = NULL;
+	size_t flen = 0;
+	FILE *m = open_memstream(&families, &flen);
+	if (m) {
+		gen_help_print(NULL, m);
+		fclose(m);
+	}
+	struct cli_opt opts[] = {
+		{CLI_STR, "family", .metavar = "NAME", .dst = &family,
+		 .help = "transactions, pipeline, forkjoin, prodcons, worstcase, dag"},
+		{CLI_U32, "threads", .dst = &threads, .min = 1, .max = 1u << 20,
+		 .help = "total threads, thread 1 included (default: the family's)"},
+		{CLI_U64, "seed", .metavar = "S", .dst = &o.seed,
+		 .help = "64-bit seed (default 1)"},
+		{CLI_U64, "count", .metavar = "M", .dst = &count, .min = 1, .max = COUNT_MAX,
+		 .help = "write M programs FILE-0001.trace, ... (FILE defaults to\n"
+		         "the family name), in parallel (OpenMP); program i uses\n"
+		         "the seed derived from (S, i) that its header records"},
+		{CLI_STR, "output", 'o', .dst = &out,
+		 .help = "output file (with --count: the prefix); written to a\n"
+		         "temporary and renamed"},
+		{CLI_FLAG, "stats", .dst = &stats,
+		 .help = "print threads, records, work, critical path (one\n"
+		         "processor per thread, latency 0), parallelism (work /\n"
+		         "critical path) and the count of each operation of each\n"
+		         "TRACE"},
+		{CLI_FLAG, "list", .dst = &list, .help = "list the families"},
+		{CLI_TEXT, .help = "--OPTION VALUE: a family option (or --OPTION=VALUE);\n"
+		                   "see below, or progen --help FAMILY"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		.name = "progen",
+		.usage = "--family NAME [--threads N] [--seed S] [--count M] [-o FILE] [--OPTION VALUE]...\n"
+		         "--stats TRACE...\n"
+		         "--list\n"
+		         "--help [FAMILY]",
+		.about = "Writes a synthetic multithreaded program of family NAME as a trace\n"
+		         "(docs/trace-format.md) to FILE or standard output.  The same arguments\n"
+		         "give the same bytes on every machine.",
+		.opts = opts,
+		.epilog = families,
+		.exit3 = "--stats: a trace's critical-path simulation deadlocked",
+		.other = family_opt,
+		.other_arg = &o,
+	};
+	int nfiles, prc = cli_parse(&cmd, argc, argv, &nfiles);
+	free(families);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	char **files = argv + 1;
+	if (cli_find(&cmd, "threads")->given)
+		o.threads = threads;
+	if (list) {
+		for (size_t k = 0; k < gen_family_count(); k++) {
+			const struct gen_family *f = gen_family_at(k);
+			printf("%-13s %s\n", f->name, f->summary);
+		}
+		return 0;
+	}
 	if (stats) {
-		if (family || count || out || o.nkv) {
-			free(files);
-			return die("--stats takes only trace files");
-		}
-		if (nfiles == 0) {
-			free(files);
-			return die("--stats needs a trace file");
-		}
-		status = do_stats(files, nfiles);
-		free(files);
-		return status;
+		if (family || count || out || o.nkv)
+			return cli_usage(&cmd, "--stats takes only trace files");
+		if (nfiles == 0)
+			return cli_usage(&cmd, "--stats needs a trace file");
+		return do_stats(files, nfiles);
 	}
-	if (nfiles > 0) {
-		status = die("unexpected argument '%s' (trace files go with "
-		             "--stats)",
-		             files[0]);
-		free(files);
-		return status;
-	}
-	free(files);
+	if (nfiles > 0)
+		return cli_usage(&cmd, "unexpected argument '%s' (trace files go with --stats)",
+		                 files[0]);
 	if (!family)
-		return die("no --family given (see progen --help)");
+		return cli_usage(&cmd, "no --family given");
 
 	char err[512];
+	int status = 0;
+	/* One program: a signal removes the temporary and exits at once
+	 * (generation itself does not look at a flag). */
+	if (!count)
+		cli_signals_install(CLI_SIG_EXIT);
 	if (count) {
 		/* Check the options once, serially, so that a usage error is
 		 * reported before any file is written. */
@@ -360,15 +305,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "progen: %s\n", err);
 		return exit_for(rc);
 	}
-	if (out && strcmp(out, "-") != 0) {
-		if (write_atomic(out, text, len, err, sizeof err)) {
-			fprintf(stderr, "progen: %s\n", err);
-			status = 2;
-		}
-	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
-		fprintf(stderr, "progen: standard output: %s\n",
-		        strerror(errno));
-		status = 2;
+	int w = write_out(out ? out : "-", text, len, err, sizeof err);
+	if (w == -1) {
+		fprintf(stderr, "progen: %s\n", err);
+		status = CLI_EINPUT;
+	} else if (w == -2) {
+		status = cli_signal_status(cli_interrupted());
 	}
 	free(text);
 	return status;

@@ -5,77 +5,26 @@
  * 4 internal limit (exact time overflow, out of memory).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 
-static const char usage[] =
-"usage: simulate [options] TRACE\n"
-"\n"
-"Predict the run of a recorded program (a shadowbind trace) on K processors\n"
-"by trace-driven discrete-event simulation (docs/simulation.md).\n"
-"\n"
-"Machine and binding:\n"
-"  --cpus K            processors 0..K-1 (default: the binding file's cpus)\n"
-"  --binding FILE      bind threads as FILE says (docs/binding-format.md)\n"
-"  --unbound           no binding: K processors serve one ready queue\n"
-"                      (the operating system's dynamic scheduling)\n"
-"                      With neither, every thread gets a processor of its\n"
-"                      own: the program's critical path.\n"
-"  --latency T         synchronization latency between processors, trace units\n"
-"                      (default 0)\n"
-"  --policy P          local scheduling: ps (processor sharing in exact\n"
-"                      integer cycles, default; docs/sim.md),\n"
-"                      fifo (run to block), rr:Q (round robin, quantum Q)\n"
-"  --create-cost C     CPU time a create costs its creator (default 0)\n"
-"  --switch-cost C     context-switch time, fifo and rr only (default 0)\n"
-"  --model M           simulation model (Paper VIII; docs/models.md):\n"
-"                      direct (an acquisition takes the first release),\n"
-"                      client-server (the recorded releases; threads cut\n"
-"                      into lists that may run out of order), strict (the\n"
-"                      recorded releases in recorded order; never\n"
-"                      deadlocks), or auto (default: direct, on deadlock\n"
-"                      client-server, on deadlock strict)\n"
-"\n"
-"Output:\n"
-"  --json              the same result as one JSON object\n"
-"  -h, --help          this text\n"
-"\n"
-"The first line is `makespan <value>` in trace units (an exact integer).\n"
-"Then the machine, `model NAME` (the model that produced\n"
-"the result), a per-thread table (start, end, cpu,\n"
-"ready = waiting for a processor, blocked = waiting on synchronization,\n"
-"sleeping or a latency) and a per-processor table (busy time, utilization).\n"
-"\n"
-"Exit status: 0 ok, 1 usage error, 2 bad input, 3 the simulated run\n"
-"deadlocked (the blocked threads are listed on stderr), 4 internal limit.\n";
-
-static void json_str(FILE *f, const char *s)
+/* A simulated time as "key": "exact" and "key_value": number. */
+static void json_time(struct cli_json *j, const char *key, sim_time t)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_time(FILE *f, const char *key, sim_time t, int comma)
-{
-	char b[64];
-	fprintf(f, "\"%s\": ", key);
-	json_str(f, sim_time_format(t, b, sizeof b));
-	fprintf(f, ", \"%s_value\": %.17g%s", key, sim_time_to_double(t), comma ? ", " : "");
+	char b[64], k[64];
+	cli_json_key(j, key);
+	cli_json_str(j, sim_time_format(t, b, sizeof b));
+	snprintf(k, sizeof k, "%s_value", key);
+	cli_json_key(j, k);
+	cli_json_double(j, sim_time_to_double(t));
 }
 
 static const char *proc_name(int32_t p, char *b, size_t len)
@@ -89,111 +38,114 @@ static const char *proc_name(int32_t p, char *b, size_t len)
 	return b;
 }
 
+static int policy_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (sim_policy_parse(v, dst)) {
+		snprintf(why, len, "is not a policy (ps, fifo, rr:Q with Q >= 1)");
+		return -1;
+	}
+	return 0;
+}
+
+static int model_opt(void *dst, const char *v, char *why, size_t len)
+{
+	static const enum sim_model all[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO};
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		if (strcmp(v, sim_model_name(all[i])) == 0) {
+			*(enum sim_model *)dst = all[i];
+			return 0;
+		}
+	snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"cpus", required_argument, 0, 'k'},
-		{"binding", required_argument, 0, 'b'},
-		{"unbound", no_argument, 0, 'u'},
-		{"latency", required_argument, 0, 't'},
-		{"policy", required_argument, 0, 'p'},
-		{"create-cost", required_argument, 0, 'c'},
-		{"switch-cost", required_argument, 0, 's'},
-		{"model", required_argument, 0, 'm'},
-		{"json", no_argument, 0, 'j'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
 	struct sim_params par;
 	sim_params_init(&par);
 	par.model = SIM_AUTO;
 	const char *binding_path = NULL;
-	int unbound = 0, json = 0, have_cpus = 0;
-	uint64_t v;
-	int c;
-	opterr = 0; /* our own one-line message below */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'k':
-			if (trace_parse_u64(optarg, 1u << 20, &v) || v == 0) {
-				fprintf(stderr, "simulate: --cpus '%s' is not an integer in 1..1048576\n", optarg);
-				return 1;
-			}
-			par.cpus = (uint32_t)v;
-			have_cpus = 1;
-			break;
-		case 'b':
-			binding_path = optarg;
-			break;
-		case 'u':
-			unbound = 1;
-			break;
-		case 't':
-		case 'c':
-		case 's':
-			if (trace_parse_u64(optarg, TRACE_WORK_LIMIT - 1, &v)) {
-				fprintf(stderr, "simulate: --%s '%s' is not a non-negative integer below 2^62\n",
-				        c == 't' ? "latency" : c == 'c' ? "create-cost" : "switch-cost", optarg);
-				return 1;
-			}
-			if (c == 't')
-				par.latency = v;
-			else if (c == 'c')
-				par.create_cost = v;
-			else
-				par.switch_cost = v;
-			break;
-		case 'p':
-			if (sim_policy_parse(optarg, &par)) {
-				fprintf(stderr, "simulate: --policy '%s' is not ps, fifo or rr:Q (Q >= 1)\n", optarg);
-				return 1;
-			}
-			break;
-		case 'm':
-			if (strcmp(optarg, "direct") == 0)
-				par.model = SIM_DIRECT;
-			else if (strcmp(optarg, "client-server") == 0)
-				par.model = SIM_CLIENT_SERVER;
-			else if (strcmp(optarg, "strict") == 0)
-				par.model = SIM_STRICT;
-			else if (strcmp(optarg, "auto") == 0)
-				par.model = SIM_AUTO;
-			else {
-				fprintf(stderr, "simulate: --model '%s' is not a model (direct, client-server, strict, auto)\n", optarg);
-				return 1;
-			}
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			fprintf(stderr, "simulate: option '%s' is unknown or lacks its value; see 'simulate --help'\n",
-			        argv[optind - 1 < argc ? optind - 1 : argc - 1]);
-			return 1;
-		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "simulate: %s; see 'simulate --help'\n",
-		        optind >= argc ? "no trace given" : "more than one trace given");
-		return 1;
-	}
-	if (binding_path && unbound) {
-		fputs("simulate: --binding and --unbound exclude each other\n", stderr);
-		return 1;
-	}
-	if (unbound && !have_cpus) {
-		fputs("simulate: --unbound needs --cpus K\n", stderr);
-		return 1;
-	}
-	const char *path = argv[optind];
+	int unbound = 0, json = 0;
+	uint32_t cpus = 0;
+	struct cli_time latency = {0}, ccost = {0}, scost = {0};
+	struct cli_opt opts[] = {
+		{CLI_GROUP, .help = "Machine and binding"},
+		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
+		 .help = "processors 0..K-1 (default: the binding file's cpus);\n"
+		         "needs --binding or --unbound"},
+		{CLI_STR, "binding", 'b', .dst = &binding_path,
+		 .help = "bind threads as FILE says (docs/binding-format.md)"},
+		{CLI_FLAG, "unbound", .dst = &unbound,
+		 .help = "no binding: K processors serve one ready queue\n"
+		         "(the operating system's dynamic scheduling)\n"
+		         "With neither, every thread gets a processor of its\n"
+		         "own: the program's critical path."},
+		{CLI_TIME, "latency", .dst = &latency,
+		 .help = "synchronization latency between processors\n"
+		         "(default 0): trace units, or with a unit (4us)"},
+		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = policy_opt,
+		 .help = "local scheduling: ps (processor sharing in exact\n"
+		         "integer cycles, default; docs/sim.md),\n"
+		         "fifo (run to block), rr:Q (round robin, quantum Q)"},
+		{CLI_TIME, "create-cost", .metavar = "C", .dst = &ccost,
+		 .help = "CPU time a create costs its creator (default 0)"},
+		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &scost,
+		 .help = "context-switch time, fifo and rr only (default 0)"},
+		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = model_opt,
+		 .help = "simulation model (Paper VIII; docs/models.md):\n"
+		         "direct (an acquisition takes the first release),\n"
+		         "client-server (the recorded releases; threads cut\n"
+		         "into lists that may run out of order), strict (the\n"
+		         "recorded releases in recorded order; never\n"
+		         "deadlocks), or auto (default: direct, on deadlock\n"
+		         "client-server, on deadlock strict)"},
+		{CLI_GROUP, .help = "Output"},
+		{CLI_FLAG, "json", .dst = &json, .help = "the same result as one JSON object"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		.name = "simulate",
+		.usage = "--binding FILE [options] TRACE\n"
+		         "--unbound --cpus K [options] TRACE\n"
+		         "[options] TRACE    (the critical path)",
+		.about = "Predict the run of a recorded program (a shadowbind trace) on K processors\n"
+		         "by trace-driven discrete-event simulation (docs/simulation.md).",
+		.opts = opts,
+		.epilog = "The first line is `makespan <value>` in trace units (an exact integer).\n"
+		          "Then the machine, `model NAME` (the model that produced\n"
+		          "the result), a per-thread table (start, end, cpu,\n"
+		          "ready = waiting for a processor, blocked = waiting on synchronization,\n"
+		          "sleeping or a latency) and a per-processor table (busy time, utilization).",
+		.exit3 = "the simulated run deadlocked (the blocked threads are\nlisted on stderr)",
+	};
+	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	cli_signals_install(CLI_SIG_EXIT); /* 130/143 */
+	int have_cpus = cli_find(&cmd, "cpus")->given;
+	if (have_cpus)
+		par.cpus = cpus;
+	if (nops != 1)
+		return cli_usage(&cmd, nops == 0 ? "no trace given" : "more than one trace given");
+	if (binding_path && unbound)
+		return cli_usage(&cmd, "--binding and --unbound exclude each other");
+	if (unbound && !have_cpus)
+		return cli_usage(&cmd, "--unbound needs --cpus K");
+	if (have_cpus && !binding_path && !unbound)
+		return cli_usage(&cmd, "--cpus needs --binding FILE or --unbound (without "
+		                 "either, simulate computes the critical path, one "
+		                 "processor per thread)");
+	const char *path = argv[1];
 
 	struct trace *tr = NULL;
 	struct trace_error err;
-	if (trace_read_file(path, &tr, &err) != 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return 2;
+	char why[600];
+	if (cli_trace_load(path, &tr, why, sizeof why) != CLI_OK)
+		return cli_errorf(CLI_EINPUT, "%s", why);
+	if (cli_time_get(&latency, tr, 0, &par.latency, why, sizeof why) ||
+	    cli_time_get(&ccost, tr, 0, &par.create_cost, why, sizeof why) ||
+	    cli_time_get(&scost, tr, 0, &par.switch_cost, why, sizeof why)) {
+		trace_free(tr);
+		return cli_usage(&cmd, "%s", why);
 	}
 	struct trace_binding bind;
 	memset(&bind, 0, sizeof bind);
@@ -258,42 +210,62 @@ int main(int argc, char **argv)
 	sim_policy_format(&par, pb, sizeof pb);
 	uint64_t total = trace_total_work(tr);
 	if (json) {
-		printf("{");
-		json_time(stdout, "makespan", res.makespan, 1);
-		printf("\"unit\": \"%s\", \"mode\": \"%s\", \"cpus\": %u, \"policy\": \"%s\", "
-		       "\"latency\": %" PRIu64 ", \"create_cost\": %" PRIu64 ", \"switch_cost\": %" PRIu64
-		       ", \"model\": \"%s\", \"steps\": %" PRIu64 ", \"total_work\": %" PRIu64 ",\n \"threads\": [",
-		       unit, mode, par.cpus, pb, par.latency, par.create_cost, par.switch_cost,
-		       sim_model_name(res.model), res.steps, total);
+		struct cli_json j;
+		cli_json_init(&j, stdout);
+		cli_json_object(&j);
+		json_time(&j, "makespan", res.makespan);
+		cli_json_key(&j, "unit");
+		cli_json_str(&j, unit);
+		cli_json_key(&j, "mode");
+		cli_json_str(&j, mode);
+		cli_json_key(&j, "cpus");
+		cli_json_u64(&j, par.cpus);
+		cli_json_key(&j, "policy");
+		cli_json_str(&j, pb);
+		cli_json_key(&j, "latency");
+		cli_json_u64(&j, par.latency);
+		cli_json_key(&j, "create_cost");
+		cli_json_u64(&j, par.create_cost);
+		cli_json_key(&j, "switch_cost");
+		cli_json_u64(&j, par.switch_cost);
+		cli_json_key(&j, "model");
+		cli_json_str(&j, sim_model_name(res.model));
+		cli_json_key(&j, "steps");
+		cli_json_u64(&j, res.steps);
+		cli_json_key(&j, "total_work");
+		cli_json_u64(&j, total);
+		cli_json_key(&j, "threads");
+		cli_json_array(&j);
 		for (uint32_t i = 0; i < tr->nthreads; i++) {
 			const struct sim_thread_stats *s = &res.threads[i];
-			printf("%s\n  {\"id\": %u, \"name\": ", i ? "," : "", tr->threads[i].id);
-			const char *nm = trace_thread_name(tr, i);
-			if (nm)
-				json_str(stdout, nm);
-			else
-				printf("null");
-			printf(", \"proc\": ");
-			json_str(stdout, proc_name(s->proc, b1, sizeof b1));
-			printf(", ");
-			json_time(stdout, "start", s->start, 1);
-			json_time(stdout, "end", s->end, 1);
-			json_time(stdout, "cpu", s->cpu, 1);
-			json_time(stdout, "ready", s->ready, 1);
-			json_time(stdout, "blocked", s->blocked, 0);
-			printf("}");
+			cli_json_object(&j);
+			cli_json_key(&j, "id");
+			cli_json_u64(&j, tr->threads[i].id);
+			cli_json_key(&j, "name");
+			cli_json_str(&j, trace_thread_name(tr, i));
+			cli_json_key(&j, "proc");
+			cli_json_str(&j, proc_name(s->proc, b1, sizeof b1));
+			json_time(&j, "start", s->start);
+			json_time(&j, "end", s->end);
+			json_time(&j, "cpu", s->cpu);
+			json_time(&j, "ready", s->ready);
+			json_time(&j, "blocked", s->blocked);
+			cli_json_end(&j);
 		}
-		printf("],\n \"processors\": [");
-		if (par.mode == SIM_BOUND && !binding_path) {
-			printf("]}\n");
-		} else {
+		cli_json_end(&j);
+		cli_json_key(&j, "processors");
+		cli_json_array(&j);
+		if (!(par.mode == SIM_BOUND && !binding_path)) {
 			for (uint32_t p = 0; p < par.cpus; p++) {
-				printf("%s\n  {\"proc\": %u, ", p ? "," : "", p);
-				json_time(stdout, "busy", res.busy[p], 0);
-				printf("}");
+				cli_json_object(&j);
+				cli_json_key(&j, "proc");
+				cli_json_u64(&j, p);
+				json_time(&j, "busy", res.busy[p]);
+				cli_json_end(&j);
 			}
-			printf("]}\n");
 		}
+		cli_json_end(&j);
+		cli_json_end(&j);
 	} else {
 		printf("makespan %s\n", sim_time_format_dec(res.makespan, b1, sizeof b1));
 		printf("unit %s\n", unit);

@@ -1,0 +1,209 @@
+/*
+ * cli.h - the command-line language every shadowbind command speaks.
+ *
+ * One table of options per command (as git's parse-options): the parser,
+ * the limits, the error messages and --help all come from it, so the same
+ * option means the same thing, accepts the same forms and fails with the
+ * same one-line message in every command.
+ *
+ *   static uint32_t cpus;
+ *   static struct cli_time latency;
+ *   static int json;
+ *   static struct cli_opt opts[] = {
+ *       {CLI_GROUP, .help = "Machine"},
+ *       {CLI_CPUS, "cpus", 'k', .dst = &cpus, .help = "processors"},
+ *       {CLI_TIME, "latency", .dst = &latency,
+ *        .help = "synchronization latency between processors"},
+ *       {CLI_FLAG, "json", .dst = &json, .help = "one JSON object"},
+ *       {CLI_END}};
+ *   static const struct cli_cmd cmd = {"simulate", "[options] TRACE",
+ *       "Predict the run ...", opts};
+ *   int nops, rc = cli_parse(&cmd, argc, argv, &nops);
+ *   if (rc != CLI_CONTINUE)
+ *       return rc;               (--help printed: 0; usage error: 1)
+ *   operands are argv[1..nops]
+ *
+ * Forms accepted for every option: `--name VALUE`, `--name=VALUE`, `-x
+ * VALUE`, `-xVALUE`, flags `--name`/`-x`; options and operands in any
+ * order; `--` ends the options; `-` alone is an operand (standard input).
+ * The last occurrence of an option wins; opt->given counts occurrences.
+ * `-h`/`--help` (print the help generated from the table, return 0) and
+ * `--version` are always there.
+ *
+ * Error texts (stderr, one line, exit status 1):
+ *   NAME: unknown option '--foo'; see 'NAME --help'
+ *   NAME: option '--cpus' needs a value; see 'NAME --help'
+ *   NAME: --cpus: '0' is not an integer in 1..65536; see 'NAME --help'
+ *
+ * The commands keep one fact per table: cli_opt entries are static data
+ * of the command; the parser writes only into dst and `given`.
+ *
+ * Global state: none, except the signal flag of out.h (a signal handler
+ * needs one).  Nothing here allocates that the caller must free, except
+ * where said.
+ */
+#ifndef SHADOWBIND_CLI_H
+#define SHADOWBIND_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/trace.h"
+
+#define CLI_VERSION "1.0"
+
+/* Largest --cpus (and binding `cpus`) of every command. */
+#ifdef TRACE_CPUS_MAX
+#define CLI_CPUS_MAX TRACE_CPUS_MAX
+#else
+#define CLI_CPUS_MAX 65536u
+#endif
+
+/* Exit status of every command (README, "Exit status"). */
+enum cli_exit {
+	CLI_OK = 0,        /* done                                          */
+	CLI_EUSAGE = 1,    /* bad options or arguments                      */
+	CLI_EINPUT = 2,    /* bad input file (trace, binding, config), or
+	                      an output file that cannot be written         */
+	CLI_EDEADLOCK = 3, /* the simulated run deadlocked                  */
+	CLI_ESYSTEM = 4,   /* out of memory, internal limit, system error   */
+	CLI_EINT = 130,    /* stopped by SIGINT (128 + 2)                   */
+	CLI_ETERM = 143,   /* stopped by SIGTERM (128 + 15)                 */
+	CLI_CONTINUE = -1  /* cli_parse: go on (not an exit status)         */
+};
+
+enum cli_kind {
+	CLI_END = 0,  /* ends the table                                    */
+	CLI_GROUP,    /* a heading in --help (help = the heading)          */
+	CLI_TEXT,     /* a paragraph in --help under the options (help)    */
+	CLI_FLAG,     /* no value; *(int *)dst = 1                         */
+	CLI_STR,      /* *(const char **)dst = the value (argv's)          */
+	CLI_U64,      /* *(uint64_t *)dst: decimal integer in min..max     */
+	CLI_U32,      /* *(uint32_t *)dst: decimal integer in min..max     */
+	CLI_CPUS,     /* *(uint32_t *)dst: processors, 1..CLI_CPUS_MAX     */
+	CLI_TIME,     /* *(struct cli_time *)dst: a simulated time, trace
+	                 units or a number with a unit suffix (see below)  */
+	CLI_SECONDS,  /* *(double *)dst: finite, >= 0; units: s            */
+	CLI_CHOICE,   /* *(int *)dst = index of the value in choices[]     */
+	CLI_FUNC      /* fn(dst, value, why, len): 0, or -1 and a reason
+	                 ("is not a policy (ps, fifo, rr:Q)")              */
+};
+
+struct cli_opt {
+	enum cli_kind kind;
+	const char *name;      /* long name without "--", or NULL            */
+	char short_name;       /* 'k' for -k, or 0                           */
+	const char *metavar;   /* value's name in --help; NULL: a default    */
+	void *dst;
+	uint64_t min, max;     /* CLI_U64, CLI_U32 (max 0: type's maximum)   */
+	const char *const *choices; /* CLI_CHOICE, NULL-terminated           */
+	int (*fn)(void *dst, const char *value, char *why, size_t len);
+	const char *help;      /* one or more lines (LF separates)           */
+	int given;             /* set by cli_parse: occurrences              */
+};
+
+struct cli_cmd {
+	const char *name;      /* "simulate"                                 */
+	const char *usage;     /* after "usage: NAME "; LF: another form     */
+	const char *about;     /* paragraph after the usage lines            */
+	struct cli_opt *opts;  /* ends with {CLI_END}                        */
+	const char *epilog;    /* text after the options, or NULL            */
+	const char *exit3;     /* what exit status 3 means here, or NULL     */
+	/* Options not in the table (progen's family options), or NULL:
+	 * `--name VALUE`/`--name=VALUE` is passed here; return 0, or -1 with
+	 * a reason (a usage error). */
+	int (*other)(void *arg, const char *name, const char *value, char *why,
+	             size_t len);
+	void *other_arg;
+};
+
+/*
+ * cli_parse - parse argv by cmd's table.  Moves the operands (non-option
+ * arguments) to argv[1..*noperands] in their order.  Returns CLI_CONTINUE;
+ * or CLI_OK after printing --help / --version on stdout; or CLI_EUSAGE
+ * after printing the one-line error on stderr.
+ */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, int *noperands);
+
+/* cli_help - the help text generated from the table. */
+void cli_help(const struct cli_cmd *cmd, FILE *f);
+
+/* cli_find - the table entry of long option `name`, or NULL. */
+struct cli_opt *cli_find(const struct cli_cmd *cmd, const char *name);
+
+/*
+ * cli_usage - print "NAME: <message>; see 'NAME --help'" (one line) on
+ * stderr; returns CLI_EUSAGE.  cli_error - print "NAME: <message>";
+ * returns `status`.  cli_errorf - print "<message>" alone (it names its
+ * file, e.g. a trace_error); returns `status`.
+ */
+int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int cli_error(const struct cli_cmd *cmd, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int cli_errorf(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * cli_quote - `s` made safe to print in a one-line message: bytes below
+ * 0x20, 0x7f and bytes that are not UTF-8 are written as \xHH, a
+ * backslash as \\; at most `len`-1 bytes (cut with "..." if longer).
+ * Returns buf.
+ */
+const char *cli_quote(const char *s, size_t n, char *buf, size_t len);
+
+/* ---------------------------------------------------------------------
+ * Simulated times on the command line (--latency, --create-cost, ...)
+ *
+ * `4` is 4 trace units.  `4us`, `0.5ms`, `10ns`, `1s` are converted to the
+ * trace's unit once the trace is read (cli_time_get): the trace must
+ * declare a unit (ns, us, ms or s) and the time must be a whole number of
+ * trace units below 2^62.  The same forms in every command.
+ */
+struct cli_time {
+	const char *text;   /* as given, or NULL (not given)               */
+	const char *name;   /* the option's long name (for messages)       */
+	uint64_t num;       /* the number times 10^frac                     */
+	uint32_t frac;      /* decimals given (0 for an integer)            */
+	int unit;           /* -1: no suffix (trace units); else enum trace_unit */
+};
+
+/* cli_time_parse - parse the syntax of `s` into *t.  0, or -1 (then
+ * *t is unaltered). */
+int cli_time_parse(const char *s, struct cli_time *t);
+
+/*
+ * cli_time_get - the value of t in the unit of trace tr (trace units);
+ * `def` when t was not given.  0, or -1 with a reason in why ("--latency:
+ * '4us': a unit suffix needs a trace that declares its unit (ns, us, ms
+ * or s)"): a usage error.
+ */
+int cli_time_get(const struct cli_time *t, const struct trace *tr,
+                 uint64_t def, uint64_t *out, char *why, size_t len);
+
+/* ---------------------------------------------------------------------
+ * Reading inputs: the same messages in every command.
+ */
+
+/*
+ * cli_trace_load - read and validate the trace at `path` ("-": standard
+ * input), streaming.  Returns CLI_OK and *out, or CLI_EINPUT with the
+ * one-line message in why ("t.trace:12: unknown operation 'lok'",
+ * "dir: cannot read: Is a directory").
+ */
+int cli_trace_load(const char *path, struct trace **out, char *why, size_t len);
+
+/*
+ * cli_slurp - the bytes of `path` ("-": standard input; also a pipe or
+ * /dev/fd/N), read once, into a malloc'd buffer (*buf, *n; NUL-terminated
+ * one past *n).  Returns CLI_OK; CLI_EINPUT ("path: cannot open: ...",
+ * "path: cannot read: Is a directory") or CLI_ESYSTEM (out of memory)
+ * with why filled and *buf NULL.
+ */
+int cli_slurp(const char *path, char **buf, size_t *n, char *why, size_t len);
+
+/* The name errors use for `path`: "<stdin>" for "-". */
+const char *cli_input_name(const char *path);
+
+#endif

@@ -1,0 +1,415 @@
+/* job.c - one job: a program on a machine, every algorithm of the
+ * experiment, the unbound run and the bounds; its CSV rows. */
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bound/bound.h"
+#include "exp/exp.h"
+#include "trace/trace.h"
+
+/* The columns, in order (docs/exp.md, "The CSV"). */
+static const char header[] =
+	"job,family,options,threads,program,seed,cpus,latency,policy,model,"
+	"algorithm,makespan,tests,stop,binpack,serial,bound,lower,gap\n";
+
+const char *exp_csv_header(void)
+{
+	return header;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	int oom;
+};
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	if (t->oom)
+		return;
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->oom = 1;
+			return;
+		}
+		if ((size_t)n < t->cap - t->len) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t nc = (t->cap + (size_t)n + 1) * 2;
+		char *nb = realloc(t->buf, nc);
+		if (!nb) {
+			t->oom = 1;
+			return;
+		}
+		t->buf = nb;
+		t->cap = nc;
+	}
+}
+
+static const char *fmt_ms(int st, sim_time t, char *buf, size_t len)
+{
+	if (st == SIM_DEADLOCK)
+		return "deadlock";
+	if (st != SIM_OK)
+		return "error";
+	return sim_time_format_dec(t, buf, len);
+}
+
+/* Trajectory of a search: the best complete makespan after each test. */
+struct traj {
+	const struct exp_variant *v;
+	uint64_t tests;
+	int have;
+	sim_time best;
+	size_t next;               /* next checkpoint                     */
+	int have_at[EXP_MAX_CHECKS];
+	sim_time at[EXP_MAX_CHECKS];
+	/* raw sga: the complete bindings after the floor's (the last step's
+	 * candidates), their best and one of them */
+	uint64_t complete, after;
+	int have_after;
+	sim_time best_after;
+	int32_t *sample;           /* [n] or NULL                          */
+};
+
+static void observe(void *arg, const int32_t *b, uint32_t n, int st,
+                    sim_time ms)
+{
+	struct traj *t = arg;
+	int complete = 1;
+	for (uint32_t i = 0; i < n; i++)
+		if (b[i] == TRACE_SHADOW)
+			complete = 0;
+	t->tests++;
+	if (complete && t->sample) {
+		if (t->complete++ > 0) {
+			if (t->after++ == 0)
+				memcpy(t->sample, b, sizeof *b * n);
+			if (st == SIM_OK && (!t->have_after ||
+			                     sim_time_cmp(ms, t->best_after) < 0)) {
+				t->have_after = 1;
+				t->best_after = ms;
+			}
+		}
+	}
+	if (complete && st == SIM_OK &&
+	    (!t->have || sim_time_cmp(ms, t->best) < 0)) {
+		t->have = 1;
+		t->best = ms;
+	}
+	while (t->next < t->v->ncheck && t->v->check[t->next] == t->tests) {
+		t->have_at[t->next] = t->have;
+		t->at[t->next] = t->best;
+		t->next++;
+	}
+}
+
+/* The columns a job fixes: "job,family,options," into a and
+ * "program,seed,cpus,latency,policy," into b (threads and model, between
+ * and after them, depend on the program and the run). */
+void exp_row_key(const struct exp_spec *s, const struct exp_jobs *j,
+                 size_t job, char *a, size_t alen, char *b, size_t blen)
+{
+	const struct exp_prog *p = &j->prog[job / j->nconf];
+	const struct exp_conf *c = &j->conf[job % j->nconf];
+	char opts[512];
+	exp_prog_options(s, p, opts, sizeof opts);
+	for (char *q = opts; *q; q++)
+		if (*q == ',' || *q == '"' || *q == '\n' || *q == '\r')
+			*q = '_';
+	snprintf(a, alen, "%zu,%s,%s,", job,
+	         p->path ? "trace" : s->fam[p->fam].name, opts);
+	snprintf(b, blen, "%llu,%llu,%u,%llu,%s,",
+	         (unsigned long long)p->index, (unsigned long long)p->seed,
+	         c->sim.cpus, (unsigned long long)c->sim.latency, c->policy);
+}
+
+/* The common first columns of a row. */
+static void lead(struct text *t, size_t job, const struct exp_spec *s,
+                 const struct exp_jobs *j, uint32_t n, const char *model)
+{
+	char a[640], b[256];
+	exp_row_key(s, j, job, a, sizeof a, b, sizeof b);
+	put(t, "%s%u,%s%s,", a, n, b, model);
+}
+
+struct refs {
+	char binpack[48], serial[48], bound[48], lower[48];
+	int have_lower;
+	double lower_v;
+};
+
+static void tail(struct text *t, const struct refs *r, int st, sim_time ms)
+{
+	char gap[48] = "";
+	if (r->have_lower && st == SIM_OK && r->lower_v > 0)
+		snprintf(gap, sizeof gap, "%.4f",
+		         sim_time_to_double(ms) / r->lower_v - 1.0);
+	put(t, ",%s,%s,%s,%s,%s\n", r->binpack, r->serial, r->bound, r->lower,
+	    gap);
+}
+
+/*
+ * The makespan of SGA's own allocation (Paper IV), which alloc_run hides
+ * under its binpacking floor: the best of SGA's last step, whose
+ * candidates are the only complete bindings it tests (every earlier step
+ * has threads on shadow processors).  One of them may be binpacking's
+ * allocation, already tested as the floor and so not simulated again: it
+ * was a candidate iff fewer candidates were simulated than the step has
+ * (the processors used by the other threads, plus a free one if any).
+ * The last thread is the shortest (ties: the highest index), SGA's order.
+ */
+static int sga_raw(const struct trace *tr, const struct traj *t, uint32_t k,
+                   int bst, sim_time bms, sim_time *out)
+{
+	uint32_t n = tr->nthreads;
+	if (t->after == 0) { /* k = 1 or n = 1: SGA's allocation is binpack's */
+		*out = bms;
+		return bst;
+	}
+	uint32_t last = 0;
+	uint64_t lw = UINT64_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = trace_thread_work(tr, i);
+		if (w <= lw) {
+			lw = w;
+			last = i;
+		}
+	}
+	uint32_t used = 0;
+	char *seen = calloc(k, 1);
+	if (!seen)
+		return SIM_ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		if (i != last && t->sample[i] >= 0 && (uint32_t)t->sample[i] < k &&
+		    !seen[t->sample[i]]) {
+			seen[t->sample[i]] = 1;
+			used++;
+		}
+	free(seen);
+	uint64_t cands = used + (used < k);
+	int st = t->have_after ? SIM_OK : SIM_DEADLOCK;
+	sim_time best = t->best_after;
+	if (t->after < cands && bst == SIM_OK &&
+	    (st != SIM_OK || sim_time_cmp(bms, best) < 0)) {
+		st = SIM_OK;
+		best = bms;
+	}
+	*out = best;
+	return st;
+}
+
+static int fail(char *err, size_t len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
+                size_t job, char **rows, double *secs, char *err,
+                size_t errlen)
+{
+	*rows = NULL;
+	const struct exp_prog *p = &j->prog[job / j->nconf];
+	const struct exp_conf *c = &j->conf[job % j->nconf];
+	struct trace *tr = NULL;
+	struct sim_program *sp = NULL;
+	struct sim_work *w = NULL;
+	int32_t *b = NULL;
+	struct text t = {0};
+	int rc = EXP_OK;
+	char opts[512];
+	exp_prog_options(s, p, opts, sizeof opts);
+	if (p->path) {
+		struct trace_error te;
+		if (trace_read_file(p->path, &tr, &te) != 0)
+			return fail(err, errlen, EXP_ERUN, "%s", te.msg);
+	} else {
+		struct gen_opts o;
+		char gerr[256];
+		if (exp_prog_gen_opts(s, p, &o) ||
+		    gen_trace(s->fam[p->fam].name, &o, &tr, NULL, gerr,
+		              sizeof gerr) != GEN_OK)
+			return fail(err, errlen, EXP_ERUN,
+			            "job %zu: family %s, %s, threads %u, seed "
+			            "%llu: %s", job, s->fam[p->fam].name, opts,
+			            p->threads, (unsigned long long)p->seed, gerr);
+	}
+	uint32_t n = tr->nthreads;
+	sp = sim_program_new(tr);
+	w = sp ? sim_work_new(sp) : NULL;
+	b = malloc(sizeof *b * (n ? n : 1));
+	if (!sp || !w || !b) {
+		rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+		goto out;
+	}
+
+	/* References: binpacking and one processor, on this machine. */
+	struct refs r;
+	memset(&r, 0, sizeof r);
+	sim_time ms, bms;
+	alloc_binpack(tr, c->sim.cpus, b);
+	int st = sim_makespan(sp, w, &c->sim, b, &ms);
+	int bst = st;
+	bms = ms;
+	snprintf(r.binpack, sizeof r.binpack, "%s",
+	         fmt_ms(st, ms, opts, sizeof opts));
+	struct sim_params one = c->sim;
+	one.cpus = 1;
+	memset(b, 0, sizeof *b * n);
+	st = sim_makespan(sp, w, &one, b, &ms);
+	snprintf(r.serial, sizeof r.serial, "%s",
+	         fmt_ms(st, ms, opts, sizeof opts));
+	double tb = now_s();
+	if (s->bound) {
+		struct bound_result br;
+		int brc = bound_for_trace(tr, c->sim.cpus, c->sim.latency, &br);
+		if (brc == BOUND_OK) {
+			snprintf(r.bound, sizeof r.bound, "%s", br.bound_str);
+			if (c->sim.model == SIM_CLIENT_SERVER) {
+				snprintf(r.lower, sizeof r.lower, "%llu",
+				         (unsigned long long)br.lower_any);
+				r.lower_v = (double)br.lower_any;
+			} else {
+				snprintf(r.lower, sizeof r.lower, "%s",
+				         br.lower_str);
+				r.lower_v = br.lower;
+			}
+			r.have_lower = 1;
+		} else {
+			snprintf(r.bound, sizeof r.bound, "%s",
+			         brc == BOUND_ETOOBIG ? "toobig" : "error");
+		}
+	}
+	double tbound = now_s() - tb; /* charged to the first row */
+	size_t row = 0;
+
+	for (size_t v = 0; v < s->nvar; v++) {
+		const struct exp_variant *var = &s->var[v];
+		struct alloc_params ap;
+		alloc_params_init(&ap);
+		ap.sim = c->sim;
+		snprintf(ap.algorithm, sizeof ap.algorithm, "%s", var->algorithm);
+		ap.seed = var->have_seed ? var->seed : p->seed;
+		ap.stop_after = var->stop_after;
+		ap.max_tests = var->max_tests;
+		ap.restarts = var->restarts;
+		struct traj tj;
+		memset(&tj, 0, sizeof tj);
+		tj.v = var;
+		if (var->ncheck || var->raw) {
+			ap.observe = observe;
+			ap.observe_arg = &tj;
+			ap.width = 1; /* one simulation per test */
+		}
+		if (var->raw) {
+			tj.sample = malloc(sizeof *tj.sample * (n ? n : 1));
+			if (!tj.sample) {
+				rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+		struct alloc_result res;
+		double t0 = now_s();
+		int arc = alloc_run(sp, &ap, &res);
+		double dt = now_s() - t0;
+		if (arc < 0) {
+			free(tj.sample);
+			rc = fail(err, errlen, EXP_ERUN,
+			          "job %zu (%s %s, %u cpus): %s failed (%d)", job,
+			          p->path ? "trace" : s->fam[p->fam].name, opts,
+			          c->sim.cpus, var->name, arc);
+			goto out;
+		}
+		if (var->raw && res.status == SIM_OK)
+			res.status = sga_raw(tr, &tj, c->sim.cpus, bst, bms,
+			                     &res.makespan);
+		free(tj.sample);
+		tj.sample = NULL;
+		if (var->raw) {
+			if (res.status == SIM_ENOMEM) {
+				alloc_result_release(&res);
+				rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+		const char *model = sim_model_name(res.model);
+		for (size_t k = 0; k < var->ncheck; k++) {
+			int have = k < tj.next ? tj.have_at[k] : tj.have;
+			sim_time at = k < tj.next ? tj.at[k] : tj.best;
+			uint64_t used = k < tj.next ? var->check[k] : tj.tests;
+			lead(&t, job, s, j, n, model);
+			char m[48];
+			put(&t, "%s@%llu,%s,%llu,", var->name,
+			    (unsigned long long)var->check[k],
+			    have ? sim_time_format_dec(at, m, sizeof m) : "",
+			    (unsigned long long)used);
+			tail(&t, &r, have ? SIM_OK : SIM_DEADLOCK, at);
+			if (secs)
+				secs[row] = 0;
+			row++;
+		}
+		lead(&t, job, s, j, n, model);
+		char m[48];
+		put(&t, "%s,%s,%llu,%s", var->name,
+		    fmt_ms(res.status, res.makespan, m, sizeof m),
+		    (unsigned long long)res.tests, alloc_stop_name(res.stop));
+		tail(&t, &r, res.status, res.makespan);
+		if (secs)
+			secs[row] = dt + (row == 0 ? tbound : 0);
+		row++;
+		alloc_result_release(&res);
+	}
+	if (s->unbound) {
+		struct sim_params u = c->sim;
+		u.mode = SIM_UNBOUND;
+		struct sim_result sr;
+		double t0 = now_s();
+		st = sim_run(sp, w, &u, NULL, 0, &sr);
+		double dt = now_s() - t0;
+		lead(&t, job, s, j, n, sim_model_name(sr.model));
+		char m[48];
+		put(&t, "unbound,%s,0,", fmt_ms(st, sr.makespan, m, sizeof m));
+		tail(&t, &r, st, sr.makespan);
+		if (secs)
+			secs[row] = dt + (row == 0 ? tbound : 0);
+		row++;
+	}
+	if (t.oom) {
+		rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!t.buf) { /* no rows: cannot happen for a valid spec */
+		t.buf = calloc(1, 1);
+		if (!t.buf)
+			rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+	}
+	*rows = t.buf;
+	t.buf = NULL;
+out:
+	free(t.buf);
+	free(b);
+	sim_work_free(w);
+	sim_program_free(sp);
+	trace_free(tr);
+	return rc;
+}

@@ -1,0 +1,46 @@
+/*
+ * refsim.h - a reference simulator for the differential test
+ * (tests/test_differential.c), written only from the contract,
+ * docs/simulation.md (a copy of shared/spec/simulation.md), Direct model.
+ *
+ * It shares no code with sim/: only the trace reader (trace/trace.h).  It
+ * is meant to be slow and obviously right: an event loop over integer
+ * instants that at every instant scans all threads for the one with the
+ * smallest id that has something to do, with every rule of the contract
+ * written out once, in the contract's words where possible (refsim.c).
+ * Where the contract leaves a corner open, refsim.c says which reading it
+ * takes ("reading:" comments) so that a disagreement can be judged.
+ */
+#ifndef SHADOWBIND_REFSIM_H
+#define SHADOWBIND_REFSIM_H
+
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+enum refsim_policy { REFSIM_PS = 0, REFSIM_FIFO, REFSIM_RR };
+
+struct refsim_params {
+	uint32_t cpus;              /* k >= 1                                */
+	int unbound;                /* 1: one global ready queue / pool      */
+	enum refsim_policy policy;
+	uint64_t quantum;           /* rr quantum >= 1; units: trace unit    */
+	uint64_t latency;           /* t; units: trace unit                  */
+	uint64_t create_cost;       /* units: trace unit                     */
+	uint64_t switch_cost;       /* fifo, rr only; units: trace unit      */
+};
+
+enum { REFSIM_OK = 0, REFSIM_DEADLOCK = 1, REFSIM_ERROR = -1 };
+
+/*
+ * refsim_run - simulate `tr` (Direct model) on p->cpus processors with
+ * `binding` (a processor 0..k-1 or TRACE_SHADOW per dense thread; NULL:
+ * every thread shadow; ignored when p->unbound).  Sets *makespan (units:
+ * trace unit; on a deadlock the instant the replay got stuck) and returns
+ * REFSIM_OK, REFSIM_DEADLOCK, or REFSIM_ERROR (bad parameters, out of
+ * memory, or a step limit of 10^7 operations passed), with *makespan 0.
+ */
+int refsim_run(const struct trace *tr, const struct refsim_params *p,
+               const int32_t *binding, uint64_t *makespan);
+
+#endif

@@ -1,0 +1,422 @@
+/*
+ * test_exp.c - the experiment runner (exp/, bin/experiment): the file
+ * reader's errors, CSV rows against hand-computed values, determinism
+ * across OpenMP threads and MPI processes, resumption.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "exp/exp.h"
+#include "tests/testutil.h"
+
+/* ------------------------------------------------------------------ */
+/* The reader: good files and the one-line error of bad ones.          */
+
+static const struct {
+	const char *text;
+	const char *err; /* NULL: parses; else a substring of the error */
+} spec_cases[] = {
+	{"[programs]\nfamily = transactions\n[run]\nalgorithms = binpack\n",
+	 NULL},
+	{"[programs]\nfamily = transactions\nthreads = 4..12/4\n"
+	 "[family.transactions]\ngroups = 1, 2\n[machine]\ncpus = 2..4\n"
+	 "policy = ps, fifo, rr:100\n[run]\nalgorithms = g\n"
+	 "[alg.g]\nalgorithm = greedy\ncheckpoints = 20, 60\n", NULL},
+	{"", "needs family"},
+	{"[programs]\nfamily = nosuch\n[run]\nalgorithms = binpack\n",
+	 "t.ini:2: [programs] family: 'nosuch' is not a family"},
+	{"[programs]\nfamily = transactions\n[run]\nalgorithms = nosuch\n",
+	 "'nosuch' is not an algorithm"},
+	{"[programs]\nfamily = transactions\n[machine]\ncpus = 0\n", "t.ini:4:"},
+	{"[programs]\nfamily = transactions\n[machine]\npolicy = random\n",
+	 "'random' is not a policy"},
+	{"[programs]\nfamily = transactions\n[machine]\nmodel = x\n",
+	 "'x' is not a model"},
+	{"[programs]\nfamily = transactions\n[machin]\ncpus = 2\n",
+	 "t.ini:4: [machin]: unknown section"},
+	{"[programs]\nfamily = transactions\ncont = 3\n",
+	 "t.ini:3: [programs] cont: unknown key"},
+	{"[programs]\nfamily = transactions\n[family.transactions]\n"
+	 "groupz = 3\n", "not an option of family transactions"},
+	{"[programs]\nfamily = transactions\n[family.pipeline]\nlimit = 30\n"
+	 "[run]\nalgorithms = binpack\n", "[family.pipeline] is not in"},
+	{"[programs]\nfamily = transactions\n[run]\nalgorithms = a\n"
+	 "[alg.a]\nalgorithm = greedy\ncheckpoints = 60, 20\n",
+	 "not increasing"},
+	{"this is not ini\n", "t.ini:1: syntax error"},
+	{"[programs\n", "t.ini:1: syntax error"},
+	{"[programs]\nfamily = transactions,\n", "empty value"},
+	{"[programs]\nfamily = transactions\nthreads = 4..x\n", "t.ini:3:"},
+	{"[programs]\nfamily = transactions\n[run]\nalgorithms = binpack\n"
+	 "unbound = 2\n", "'2' is not 0 or 1"},
+};
+
+static void test_spec(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof spec_cases / sizeof *spec_cases; i++) {
+		struct exp_spec *s = calloc(1, sizeof *s);
+		assert_non_null(s);
+		char err[512] = "";
+		int rc = exp_spec_parse(spec_cases[i].text,
+		                        strlen(spec_cases[i].text), "t.ini", s, err,
+		                        sizeof err);
+		if (!spec_cases[i].err) {
+			if (rc)
+				fail_msg("case %zu: %s", i, err);
+		} else {
+			if (rc == EXP_OK || !strstr(err, spec_cases[i].err))
+				fail_msg("case %zu: got %d '%s', want '%s'", i, rc, err,
+				         spec_cases[i].err);
+			assert_null(strchr(err, '\n'));
+		}
+		exp_spec_release(s);
+		free(s);
+	}
+}
+
+/* Ranges, lists and the job count: 3 thread counts x 2 groups x 2
+ * programs = 12 programs; 3 cpus x 3 policies = 9 machines. */
+static void test_jobs(void **state)
+{
+	(void)state;
+	const char *t = "[programs]\nfamily = transactions\nthreads = 4..12/4\n"
+	                "count = 2\n[family.transactions]\ngroups = 1, 2\n"
+	                "[machine]\ncpus = 2..4\npolicy = ps, fifo, rr:100\n"
+	                "[run]\nalgorithms = binpack, g\nunbound = 1\n"
+	                "[alg.g]\nalgorithm = greedy\ncheckpoints = 20, 60\n";
+	struct exp_spec *s = calloc(1, sizeof *s);
+	char err[512];
+	assert_int_equal(exp_spec_parse(t, strlen(t), "t.ini", s, err,
+	                                sizeof err), EXP_OK);
+	assert_string_equal(s->output, "t.csv");
+	assert_string_equal(s->name, "t");
+	struct exp_jobs j;
+	assert_int_equal(exp_jobs_make(s, &j, err, sizeof err), EXP_OK);
+	assert_int_equal(j.nprog, 12);
+	assert_int_equal(j.nconf, 9);
+	assert_int_equal(j.njobs, 108);
+	/* binpack, g@20, g@60, g, unbound */
+	assert_int_equal(j.rows_per_job, 5);
+	char o[128];
+	/* Options outermost, then threads, then the index: program 2
+	 * (0-based) is groups 1, threads 8, index 1; program 6 is groups 2,
+	 * threads 4, index 1. */
+	assert_string_equal(exp_prog_options(s, &j.prog[2], o, sizeof o),
+	                    "groups=1");
+	assert_int_equal(j.prog[2].threads, 8);
+	assert_int_equal(j.prog[2].index, 1);
+	assert_string_equal(exp_prog_options(s, &j.prog[6], o, sizeof o),
+	                    "groups=2");
+	assert_int_equal(j.prog[6].threads, 4);
+	assert_int_equal(j.prog[6].seed, j.prog[0].seed);
+	assert_int_equal(j.conf[8].sim.cpus, 4);
+	assert_int_equal(j.conf[8].sim.policy, SIM_RR);
+	assert_int_equal(j.conf[8].sim.quantum, 100);
+	exp_jobs_release(&j);
+	exp_spec_release(s);
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers.                                                            */
+
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/test_exp.XXXXXX");
+	assert_non_null(d);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void rmtree(const char *d)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Field `col` (0-based) of the CSV row whose `algorithm` column (10) is
+ * alg and whose options column (2) is opt, into buf. */
+static const char *field(const char *csv, const char *opt, const char *alg,
+                         int col, char *buf, size_t len)
+{
+	const char *l = strchr(csv, '\n');
+	buf[0] = 0;
+	while (l && l[1]) {
+		l++;
+		const char *e = strchr(l, '\n');
+		char row[1024];
+		size_t n = (size_t)(e - l) < sizeof row - 1 ? (size_t)(e - l)
+		                                             : sizeof row - 1;
+		memcpy(row, l, n);
+		row[n] = 0;
+		char *f[32];
+		int nf = 0;
+		char *p = row;
+		f[nf++] = p;
+		while ((p = strchr(p, ',')) && nf < 32) {
+			*p++ = 0;
+			f[nf++] = p;
+		}
+		if (nf > col && strcmp(f[2], opt) == 0 && strcmp(f[10], alg) == 0) {
+			snprintf(buf, len, "%s", f[col]);
+			return buf;
+		}
+		l = e;
+	}
+	return buf;
+}
+
+enum { C_THREADS = 3, C_MS = 11, C_TESTS = 12, C_STOP = 13, C_BINPACK = 14,
+       C_SERIAL = 15, C_LOWER = 17, C_GAP = 18 };
+
+/* Two independent threads of work 100 and 50 created by main (0 work). */
+static const char two_text[] =
+	"shadowbind-trace 1\n"
+	"thread 1 main\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"2 100 exit\n"
+	"1 0 join 2\n"
+	"3 50 exit\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";
+
+/*
+ * Hand-computed rows on 2 processors, latency 0, ps, Direct.
+ *
+ * binpack-worst-case.trace (Paper IV Sect. 3, l = 1000, e = 10; the
+ * trace's own comment and docs/alloc.md's worked example):
+ *   binpack {main,T1,T2} / {T3,T4}: T3 and T4 wait for T1 and T2, which
+ *     share a processor: 1030 + 1000, then 1010 + 1020: 4060, 1 test;
+ *   sga: 8 tests (Fig. 3: P(P+1)/2 - 1 + P(T-P) = 2 + 6 = 8 for T = 5,
+ *     P = 2), {main,T1,T4} / {T2,T3}: 2050, after alloc's binpacking floor
+ *     (docs/alloc.md: binpacking's allocation tested first; not among
+ *     sga's, which never tests T3 with T4 alone): 9 tests;
+ *   sga raw (SGA's own allocation, Paper IV): the same 2050;
+ *   csga: the floor is its binpacking test: 9 tests, 2050;
+ *   exhaustive: every partition of 5 threads into at most 2 sets,
+ *     S(5,1) + S(5,2) = 1 + 15 = 16 tests; the best is 2050 (no binding
+ *     can do better: T4 starts after T1's 1030 and runs 1020);
+ *   serial (1 processor): all the work, 1030 + 1000 + 1010 + 1020 = 4060;
+ *   unbound (2 processors shared dynamically): T1 and T2 run at once
+ *     (T2 ends at 1000, T1 at 1030), then T3 and T4 at once: 1030 + 1020
+ *     = 2050;
+ *   lower: the partition bound 4060 / 2 = 2030 ({T1,T2} / {T3,T4} splits
+ *     it exactly); the critical-path part drops the semaphores (each is
+ *     waited on by two threads, docs/bound.md), leaving the longest
+ *     thread 1030; so 2030, and sga's gap 2050 / 2030 - 1 = 0.0099.
+ * two.trace: binpack puts thread 2 (100) on one processor, thread 3 (50)
+ *   and main (0) on the other: 100; serial 150; unbound 100; lower
+ *   max(100, 150 / 2) = 100, gap 0.
+ */
+static void test_hand_rows(void **state)
+{
+	(void)state;
+	char *d = tmpdir();
+	char tdir[512], p[512], ini[600], buf[64];
+	snprintf(tdir, sizeof tdir, "%s/traces", d);
+	assert_int_equal(mkdir(tdir, 0755), 0);
+	size_t len;
+	char *wc = tu_slurp(tu_root("examples/binpack-worst-case.trace", p,
+	                            sizeof p), &len);
+	assert_non_null(wc);
+	put_file(tdir, "worst.trace", wc);
+	free(wc);
+	put_file(tdir, "two.trace", two_text);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[programs]\ntraces = %s\n[machine]\ncpus = 2\n"
+	         "[run]\nalgorithms = binpack, sga, csga, exhaustive, sgaraw\n"
+	         "unbound = 1\nbound = 1\n[alg.exhaustive]\nmax_tests = 100\n"
+	         "[alg.sgaraw]\nalgorithm = sga\nraw = 1\n",
+	         tdir);
+	put_file(d, "hand.ini", text);
+	snprintf(ini, sizeof ini, "%s/hand.ini", d);
+	struct exp_spec *s = calloc(1, sizeof *s);
+	char err[512];
+	assert_int_equal(exp_spec_load(ini, s, err, sizeof err), EXP_OK);
+	struct exp_run_opts o = {0};
+	struct exp_run_stats st;
+	if (exp_run(s, &o, &st, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(st.jobs, 2);
+	assert_int_equal(st.computed, 2);
+	char *csv = tu_slurp(s->output, NULL);
+	assert_non_null(csv);
+	static const struct {
+		const char *prog, *alg;
+		int col;
+		const char *want;
+	} rows[] = {
+		{"worst.trace", "binpack", C_MS, "4060"},
+		{"worst.trace", "binpack", C_TESTS, "1"},
+		{"worst.trace", "sga", C_MS, "2050"},
+		{"worst.trace", "sga", C_TESTS, "9"},
+		{"worst.trace", "sgaraw", C_MS, "2050"},
+		{"two.trace", "sgaraw", C_MS, "100"},
+		{"worst.trace", "csga", C_MS, "2050"},
+		{"worst.trace", "csga", C_TESTS, "9"},
+		{"worst.trace", "exhaustive", C_MS, "2050"},
+		{"worst.trace", "exhaustive", C_TESTS, "16"},
+		{"worst.trace", "unbound", C_MS, "2050"},
+		{"worst.trace", "sga", C_BINPACK, "4060"},
+		{"worst.trace", "sga", C_SERIAL, "4060"},
+		{"worst.trace", "sga", C_THREADS, "5"},
+		{"worst.trace", "sga", C_LOWER, "2030"},
+		{"worst.trace", "sga", C_GAP, "0.0099"},
+		{"worst.trace", "binpack", C_GAP, "1.0000"},
+		{"two.trace", "binpack", C_MS, "100"},
+		{"two.trace", "unbound", C_MS, "100"},
+		{"two.trace", "binpack", C_SERIAL, "150"},
+		{"two.trace", "binpack", C_LOWER, "100"},
+		{"two.trace", "binpack", C_GAP, "0.0000"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		field(csv, rows[i].prog, rows[i].alg, rows[i].col, buf, sizeof buf);
+		if (strcmp(buf, rows[i].want) != 0)
+			fail_msg("%s %s column %d: got '%s', want '%s'",
+			         rows[i].prog, rows[i].alg, rows[i].col, buf,
+			         rows[i].want);
+	}
+	/* 2 programs x 6 rows + header. */
+	assert_int_equal(tu_count_lines(csv), 13);
+	free(csv);
+	exp_spec_release(s);
+	free(s);
+	rmtree(d);
+	free(d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Determinism and resumption, through the command.                   */
+
+static const char small_ini[] =
+	"[programs]\nfamily = transactions, forkjoin\nthreads = 6, 9\n"
+	"count = 3\n[family.forkjoin]\nphases = 3\n"
+	"[machine]\ncpus = 2, 3\nlatency = 0, 20\n"
+	"[run]\nalgorithms = binpack, csga, g, dsg\nunbound = 1\n"
+	"[alg.g]\nalgorithm = greedy\nmax_tests = 60\nstop_after = 0\n"
+	"checkpoints = 20, 40\n[alg.dsg]\nmax_tests = 80\n";
+
+static char *run_cmd(const char *env, const char *ini, const char *csv)
+{
+	char *out = NULL, *er = NULL;
+	char bin[512];
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "%s '%s' -q '%s'", env,
+	         tu_bin("experiment", bin, sizeof bin), ini);
+	int rc = tu_run(cmd, &out, &er);
+	if (rc != 0)
+		fail_msg("%s: exit %d: %s", cmd, rc, er ? er : "");
+	free(out);
+	free(er);
+	char *text = tu_slurp(csv, NULL);
+	assert_non_null(text);
+	return text;
+}
+
+static void test_determinism_resume(void **state)
+{
+	(void)state;
+	char *d = tmpdir();
+	char ini[512], csv[512];
+	put_file(d, "small.ini", small_ini);
+	snprintf(ini, sizeof ini, "%s/small.ini", d);
+	snprintf(csv, sizeof csv, "%s/small.csv", d);
+	char *one = run_cmd("OMP_NUM_THREADS=1", ini, csv);
+	/* 2 families x 2 thread counts x 3 programs x 4 machines = 48 jobs,
+	 * 7 rows each (binpack, csga, g@20, g@40, g, dsg, unbound) + header. */
+	assert_int_equal(tu_count_lines(one), 48 * 7 + 1);
+	unlink(csv);
+	char *two = run_cmd("OMP_NUM_THREADS=2", ini, csv);
+	assert_string_equal(one, two);
+	free(two);
+
+	/* Interrupt-equivalent: cut the file in the middle of a row. */
+	size_t cut = strlen(one) / 2 + 7;
+	FILE *f = fopen(csv, "w");
+	assert_non_null(f);
+	fwrite(one, 1, cut, f);
+	fclose(f);
+	struct exp_spec *s = calloc(1, sizeof *s);
+	char err[512];
+	assert_int_equal(exp_spec_load(ini, s, err, sizeof err), EXP_OK);
+	struct exp_run_opts o = {0};
+	struct exp_run_stats st;
+	if (exp_run(s, &o, &st, err, sizeof err))
+		fail_msg("%s", err);
+	/* The complete jobs before the cut were kept, not recomputed. */
+	assert_true(st.kept >= 20 && st.kept < 48);
+	assert_int_equal(st.kept + st.computed, 48);
+	char *again = tu_slurp(csv, NULL);
+	assert_string_equal(one, again);
+	free(again);
+	/* A finished CSV: nothing to compute. */
+	assert_int_equal(exp_run(s, &o, &st, err, sizeof err), EXP_OK);
+	assert_int_equal(st.computed, 0);
+	assert_int_equal(st.kept, 48);
+	/* A CSV of another experiment is refused, untouched. */
+	f = fopen(csv, "w");
+	fputs(exp_csv_header(), f);
+	fputs("0,pipeline,x,6,1,1,2,0,ps,direct,binpack,1,1,done,1,1,,,\n", f);
+	fclose(f);
+	assert_int_equal(exp_run(s, &o, &st, err, sizeof err), EXP_EINVAL);
+	assert_non_null(strstr(err, ":2: the row does not match"));
+	exp_spec_release(s);
+	free(s);
+
+	/* MPI: 3 processes give the same bytes as one. */
+	char *out = NULL, *er = NULL;
+	int have = exp_mpi_available() &&
+	           tu_run("command -v mpirun >/dev/null", &out, &er) == 0;
+	free(out);
+	free(er);
+	if (!have) {
+		printf("test_exp: MPI not built or mpirun absent: SKIPPED the "
+		       "3-process run\n");
+	} else {
+		unlink(csv);
+		char *m = run_cmd("OMPI_ALLOW_RUN_AS_ROOT=1 "
+		                  "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+		                  "OMPI_MCA_btl=self,vader "
+		                  "ASAN_OPTIONS=detect_leaks=0 OMP_NUM_THREADS=1 "
+		                  "mpirun --oversubscribe -np 3",
+		                  ini, csv);
+		assert_string_equal(one, m);
+		free(m);
+	}
+	free(one);
+	rmtree(d);
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_jobs),
+		cmocka_unit_test(test_hand_rows),
+		cmocka_unit_test(test_determinism_resume),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
