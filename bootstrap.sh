@@ -11,10 +11,10 @@ PACKAGES="
 g++
 gcc
 libc6-dev
+libcairo2-dev
 libcmocka-dev
 libglpk-dev
 libgmp-dev
-libiniparser-dev
 libjansson-dev
 make
 "

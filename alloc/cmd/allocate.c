@@ -18,15 +18,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <iniparser/iniparser.h>
-
 #include "alloc/alloc.h"
 #include "bound/bound.h"
 #include "cli/cli.h"
+#include "cli/ini.h"
 #include "cli/json.h"
 #include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
+#include "viz/viz.h"
 
 static const char *prog = "allocate";
 
@@ -40,45 +40,14 @@ static void die_input(const char *fmt, ...)
 	exit(2);
 }
 
-/* iniparser reports syntax errors through a callback: keep the first. */
-static char ini_msg[1024];
-static int ini_errback(const char *fmt, ...)
-{
-	if (ini_msg[0])
-		return 0;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vsnprintf(ini_msg, sizeof ini_msg, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 static void load_config(const char *path, struct alloc_params *par)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		die_input("%s: cannot open: %s", path, strerror(errno));
-	fclose(f);
-	iniparser_set_error_callback(ini_errback);
-	dictionary *d = iniparser_load(path);
-	if (!d) {
-		/* "iniparser: syntax error in FILE (LINE):\n-> TEXT\n" */
-		const char *p = strrchr(ini_msg, '(');
-		long line = p ? strtol(p + 1, NULL, 10) : 0;
-		const char *text = strstr(ini_msg, "-> ");
-		char t[256] = "";
-		if (text) {
-			snprintf(t, sizeof t, "%s", text + 3);
-			t[strcspn(t, "\n")] = 0;
-		}
-		if (line > 0)
-			die_input("%s:%ld: syntax error: '%s' is not a section, "
-			          "key = value, or comment", path, line, t);
-		die_input("%s: cannot read the configuration", path);
-	}
-	char err[512];
-	int r = alloc_config_apply(d, path, par, err, sizeof err);
-	iniparser_freedict(d);
+	struct cli_ini ini;
+	char err[600];
+	if (cli_ini_read(path, &ini, err, sizeof err) != 0)
+		die_input("%s", err);
+	int r = alloc_config_apply(&ini, par, err, sizeof err);
+	cli_ini_release(&ini);
 	if (r)
 		die_input("%s", err);
 }
@@ -341,7 +310,7 @@ int main(int argc, char **argv)
 {
 	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
 	const char *traj_path = NULL;
-	int quiet = 0, no_bound = 0, list = 0, json = 0;
+	int quiet = 0, no_bound = 0, list = 0, json = 0, explain = 0;
 	uint32_t progress_fd = 0;
 	uint32_t cpus = 0, restarts = 0;
 	uint64_t seed = 0, max_tests = 0, stop_after = 0;
@@ -392,6 +361,10 @@ int main(int argc, char **argv)
 		 .help = "write the binding to FILE (atomically)"},
 		{CLI_FLAG, "quiet", 'q', .dst = &quiet,
 		 .help = "no progress line, no summary"},
+		{CLI_FLAG, "explain", .dst = &explain,
+		 .help = "then, on stderr, the top causes of waiting on the\n"
+		         "critical path under the binding found and the\n"
+		         "busiest processor's share (docs/viz.md)"},
 		{CLI_FLAG, "no-bound", .dst = &no_bound,
 		 .help = "leave out the bound and lower header lines\n"
 		         "(Paper VII's bound and the lower bound; their\n"
@@ -626,6 +599,8 @@ int main(int argc, char **argv)
 			                     : "below the analytic bound");
 		}
 	}
+	if (explain && viz_explain_binding(sp, &par.sim, res.binding, res.model, 3, stderr) != VIZ_OK)
+		fprintf(stderr, "%s: --explain: the binding's run could not be analysed\n", prog);
 	alloc_result_release(&res);
 	sim_program_free(sp);
 	trace_free(tr);
