@@ -768,6 +768,23 @@ static void test_commands(void **state)
 	assert_int_equal(tu_count_lines(err), 1);
 	free(out);
 	free(err);
+	/* allocate --explain: the binding file stays a binding file; the
+	 * explanation on stderr names the semaphore T4 waited on (the
+	 * shipped example: SGA's binding, makespan 2050, the path runs T1's
+	 * 1030 then T4's 1020; T4 waited on semaphore 1 for 1030 = 50.2%) */
+	char ex[512], bf[512];
+	tu_root("examples/binpack-worst-case.trace", ex, sizeof ex);
+	snprintf(bf, sizeof bf, "%s/b.txt", dir);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 -q --explain -o '%s' '%s'", bf, ex), 0);
+	assert_non_null(strstr(err, "explain: waiting on semaphore 1: 50.2% of the makespan"));
+	assert_non_null(strstr(err, "explain: busiest processor"));
+	char *btext = tu_slurp(bf, NULL);
+	assert_non_null(btext);
+	assert_null(strstr(btext, "explain"));
+	free(btext);
+	free(out);
+	free(err);
+	unlink(bf);
 	assert_int_equal(rmdir(dir), 0); /* empty: no temporary left */
 	free(dir);
 	unlink(t);

@@ -2,7 +2,7 @@
  * timeline.c - the schedule as a Chrome/Perfetto trace-event JSON file
  * (the JSON object form: {"traceEvents": [...], "displayTimeUnit": ...}).
  *
- * Layout: one process per processor ("cpu 0", ...; "shadow cpu of T3" for
+ * Layout (pids from 1; Perfetto reserves 0): one process per processor ("cpu 0", ...; "shadow cpu of T3" for
  * a shadow thread; "pool" for the unbound ps pool), one thread track in
  * it per thread that ran there (tid unique per processor and thread, so
  * that Perfetto never merges two).  Under ps several threads share a
@@ -139,8 +139,11 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 	cli_json_array(&j);
 
 	/* Names: processes, then each (processor, thread) track once. */
-	meta(&j, "process_name", 0, 0, 0, "threads (counters)", 0);
-	meta(&j, "process_sort_index", 0, 0, 0, NULL, -1);
+	/* the counters' process: after every processor (pid 0 is the idle
+	 * process in Perfetto) */
+	uint64_t cpid = (uint64_t)s->par.cpus + 2 + n;
+	meta(&j, "process_name", cpid, 0, 0, "threads (counters)", 0);
+	meta(&j, "process_sort_index", cpid, 0, 0, NULL, 0);
 	uint8_t *seen = NULL;
 	size_t nseen = 0;
 	for (size_t i = 0; i < s->niv; i++) {
@@ -364,8 +367,8 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 		cli_json_object(&j);
 		cli_json_key(&j, "ph"); cli_json_str(&j, "C");
 		cli_json_key(&j, "name"); cli_json_str(&j, "threads");
-		cli_json_key(&j, "pid"); cli_json_u64(&j, 0);
-		cli_json_key(&j, "tid"); cli_json_u64(&j, 0);
+		cli_json_key(&j, "pid"); cli_json_u64(&j, cpid);
+		cli_json_key(&j, "tid"); cli_json_u64(&j, tid_of(s, cpid, n));
 		ts_key(&j, "ts", unit, t);
 		cli_json_key(&j, "args"); cli_json_object(&j);
 		cli_json_key(&j, "running"); cli_json_i64(&j, run);
