@@ -14,6 +14,7 @@ libcmocka-dev
 libglpk-dev
 libgmp-dev
 libiniparser-dev
+libjansson-dev
 make
 "
 for p in $PACKAGES; do

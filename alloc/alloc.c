@@ -65,6 +65,7 @@ void alloc_params_init(struct alloc_params *p)
 	p->stop_after = 100;
 	p->lower = sim_time_int(0);
 	p->progress_interval = 0.1;
+	p->history_bytes = ALLOC_HISTORY_BYTES;
 }
 
 void alloc_result_release(struct alloc_result *r)
@@ -272,14 +273,17 @@ int alloc_commit(struct alloc_ctx *c, const int32_t *b, int st, sim_time ms)
 			return 0;
 		if (e < 0) {
 			e = alloc_hist_add(&c->hist, key, h);
-			if (e < 0) {
+			if (e == -1) {
 				c->error = ALLOC_ENOMEM;
 				return 0;
 			}
-			c->hist.ent[e].ms = ms;
-			c->hist.ent[e].st = (int8_t)st;
+			if (e >= 0) {
+				c->hist.ent[e].ms = ms;
+				c->hist.ent[e].st = (int8_t)st;
+			}
 		}
-		c->hist.ent[e].state = ALLOC_H_TESTED;
+		if (e >= 0) /* else the history is full: not remembered */
+			c->hist.ent[e].state = ALLOC_H_TESTED;
 		if (!c->have_best ||
 		    alloc_cmp(st, ms, c->best_st, c->best_ms) < 0) {
 			memcpy(c->best, b, sizeof *b * c->n);
@@ -405,11 +409,13 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		int64_t e = alloc_hist_find(h, key, hv);
 		if (e < 0) {
 			e = alloc_hist_add(h, key, hv);
-			if (e < 0)
+			if (e == -1)
 				return c->error = ALLOC_ENOMEM;
 			c->srun[nrun++] = (uint32_t)i;
+			/* e == -2: the history is full; simulated, not kept
+			 * (a duplicate within the batch is simulated twice) */
 		}
-		c->sent[i] = e;
+		c->sent[i] = e >= 0 ? e : -1;
 	}
 
 	/* Simulate in parallel; each OpenMP thread has its own workspace and
@@ -609,7 +615,7 @@ static int ctx_init(struct alloc_ctx *c, const struct sim_program *p,
 	c->wk = calloc((size_t)c->nworkers, sizeof *c->wk);
 	if (!work || !order || !c->best || !c->wk ||
 	    work_order(c->tr, work, order) != 0 ||
-	    alloc_hist_init(&c->hist, c->n, c->k) != 0)
+	    alloc_hist_init(&c->hist, c->n, c->k, par->history_bytes) != 0)
 		return ALLOC_ENOMEM;
 	for (int i = 0; i < c->nworkers; i++)
 		if (!(c->wk[i] = sim_work_new(p)))
@@ -743,6 +749,8 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	res->deadlocks = c.deadlocks;
 	res->restarts = c.restarts;
 	res->stop = c.stop;
+	res->history_full = c.hist.full;
+	res->history_bytes = alloc_hist_bytes(&c.hist);
 	res->enumerated = c.enumerated;
 	res->complete = c.enumerated && c.complete;
 	res->seconds = now_s() - c.t0;

@@ -85,6 +85,9 @@ typedef void (*alloc_observe_fn)(void *arg, const int32_t *binding,
                                  sim_time makespan);
 
 #define ALLOC_NAME_MAX 32
+/* Default memory cap of the history: 256 MiB (about 2.5 million tests of
+ * a 64-thread program). */
+#define ALLOC_HISTORY_BYTES ((size_t)256 << 20)
 
 struct alloc_params {
 	struct sim_params sim;  /* the machine: cpus, policy, latency, costs
@@ -109,6 +112,11 @@ struct alloc_params {
 	double progress_interval; /* units: s (default 0.1)                 */
 	alloc_observe_fn observe;
 	void *observe_arg;
+	size_t history_bytes;   /* memory cap of the history of tested
+	                           allocations; units: bytes; default
+	                           ALLOC_HISTORY_BYTES; 0: none.  When full,
+	                           new allocations are still tested but no
+	                           longer remembered (result.history_full) */
 	uint32_t width;         /* allocations greedy, dsg and anneal draw
 	                           speculatively at once (their results do
 	                           not depend on it); 0: the OpenMP threads
@@ -118,7 +126,7 @@ struct alloc_params {
 
 /* alloc_params_init - defaults: sim_params_init, algorithm "auto", seed 1,
  * stop_after 100, no budget, no time limit, no restart limit, no lower
- * bound, no callbacks. */
+ * bound, no callbacks, history capped at ALLOC_HISTORY_BYTES. */
 void alloc_params_init(struct alloc_params *p);
 
 struct alloc_result {
@@ -143,6 +151,12 @@ struct alloc_result {
 	enum sim_model model;  /* the model every test used: par->sim.model,
 	                          or under SIM_AUTO the model the scheme
 	                          chose for binpacking's allocation          */
+	int history_full;      /* 1 if the history reached its memory cap
+	                          (params.history_bytes): allocations
+	                          first tested after that were not
+	                          remembered, and may have been tested (and
+	                          counted) again                            */
+	size_t history_bytes;  /* memory the history held at the end; bytes */
 	int enumerated;        /* 1 if exhaustive enumeration ran (as the
 	                          algorithm or as auto's choice)           */
 	int complete;          /* 1 if that enumeration tested every

@@ -39,9 +39,15 @@ struct alloc_hist {
 	uint8_t *keys;        /* [count * keylen]                        */
 	uint32_t k;           /* processors                              */
 	int32_t *map;         /* [k] scratch of alloc_hist_key, all -1   */
+	size_t max_bytes;     /* memory cap (alloc_params.history_bytes);
+	                         0: none                                  */
+	int full;             /* an insertion was refused by the cap     */
 };
 
-int alloc_hist_init(struct alloc_hist *h, uint32_t n, uint32_t k);
+int alloc_hist_init(struct alloc_hist *h, uint32_t n, uint32_t k,
+                    size_t max_bytes);
+/* Bytes the history holds now (tables and arenas). */
+size_t alloc_hist_bytes(const struct alloc_hist *h);
 void alloc_hist_release(struct alloc_hist *h);
 /* Key of binding b (complete) into key[keylen]; returns its hash (!= 0). */
 uint64_t alloc_hist_key(struct alloc_hist *h, const int32_t *b,
@@ -50,7 +56,8 @@ uint64_t alloc_hist_key(struct alloc_hist *h, const int32_t *b,
 int64_t alloc_hist_find(const struct alloc_hist *h, const uint8_t *key,
                         uint64_t hash);
 /* Insert a key known to be absent, state PENDING; returns the entry index,
- * or -1 on allocation failure. */
+ * -1 on allocation failure, or -2 when growing would pass max_bytes (the
+ * key is not stored; h->full is set). */
 int64_t alloc_hist_add(struct alloc_hist *h, const uint8_t *key,
                        uint64_t hash);
 

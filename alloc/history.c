@@ -4,9 +4,11 @@
 
 #include "alloc/allocint.h"
 
-int alloc_hist_init(struct alloc_hist *h, uint32_t n, uint32_t k)
+int alloc_hist_init(struct alloc_hist *h, uint32_t n, uint32_t k,
+                    size_t max_bytes)
 {
 	memset(h, 0, sizeof *h);
+	h->max_bytes = max_bytes;
 	h->n = n;
 	h->k = k;
 	h->width = k <= 256 ? 1 : k <= 65536 ? 2 : 4;
@@ -112,13 +114,31 @@ static int grow(struct alloc_hist *h)
 	return 0;
 }
 
+size_t alloc_hist_bytes(const struct alloc_hist *h)
+{
+	return h->cap * (sizeof *h->slot_hash + sizeof *h->slot_idx) +
+	       h->ecap * (sizeof *h->ent + h->keylen);
+}
+
 int64_t alloc_hist_add(struct alloc_hist *h, const uint8_t *key, uint64_t hv)
 {
 	if (h->count >= UINT32_MAX - 1)
 		return -1;
-	if (2 * (h->count + 1) > h->cap && grow(h) != 0)
+	int gs = 2 * (h->count + 1) > h->cap, ge = h->count == h->ecap;
+	if ((gs || ge) && h->max_bytes) {
+		/* The memory the history would hold after growing. */
+		size_t cap = gs ? 2 * h->cap : h->cap;
+		size_t ecap = ge ? (h->ecap ? 2 * h->ecap : 256) : h->ecap;
+		size_t b = cap * (sizeof *h->slot_hash + sizeof *h->slot_idx) +
+		           ecap * (sizeof *h->ent + h->keylen);
+		if (b > h->max_bytes) {
+			h->full = 1;
+			return -2;
+		}
+	}
+	if (gs && grow(h) != 0)
 		return -1;
-	if (h->count == h->ecap) {
+	if (ge) {
 		size_t ecap = h->ecap ? 2 * h->ecap : 256;
 		struct alloc_hentry *e = realloc(h->ent, ecap * sizeof *e);
 		if (!e)

@@ -66,10 +66,33 @@ static void q_from_time(mpq_t q, sim_time t)
 	mpq_canonicalize(q);
 }
 
+void bound_trace_opts_init(struct bound_trace_opts *o)
+{
+	o->max_work = BOUND_WORK_QUICK;
+	o->max_seconds = 0.1;
+	o->ilp_ms = 100;
+}
+
 int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
                     struct bound_result *out)
 {
+	return bound_for_trace_opts(tr, k, latency, NULL, out);
+}
+
+int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
+                         const struct bound_trace_opts *to,
+                         struct bound_result *out)
+{
 	memset(out, 0, sizeof *out);
+	struct bound_trace_opts dto;
+	if (!to) {
+		bound_trace_opts_init(&dto);
+		to = &dto;
+	}
+	struct bound_opts po;
+	bound_opts_init(&po);
+	po.max_work = to->max_work;
+	po.max_seconds = to->max_seconds;
 	if (!tr || k == 0)
 		return BOUND_EINVAL;
 	struct bound_prog bp;
@@ -82,9 +105,9 @@ int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
 	struct bound_pres pr;
 	memset(&pr, 0, sizeof pr);
 	struct bound_lower lo;
-	rc = bound_p(&bp, k, t, NULL, &pr);
+	rc = bound_p(&bp, k, t, &po, &pr);
 	if (rc == BOUND_OK)
-		rc = bound_lower(tr, k, 0, &lo);
+		rc = bound_lower(tr, k, to->ilp_ms ? to->ilp_ms : 1000, &lo);
 	if (rc == BOUND_OK) {
 		out->n = bp.n;
 		out->k = k;
@@ -106,6 +129,8 @@ int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
 		out->part_timeout = lo.part_timeout;
 		out->classes = pr.classes;
 		out->thick = pr.thick;
+		out->work = pr.work;
+		out->capped = pr.capped;
 	}
 	bound_pres_release(&pr);
 	bound_prog_release(&bp);

@@ -158,8 +158,21 @@ struct bound_opts {
 	int lazy;                 /* lazy evaluation (Section 6.3); default 1 */
 	int exhaustive;           /* 1: evaluate every allocation instead of
 	                             branch-and-bound (for checking)         */
+	uint64_t max_work;        /* work cap of the polynomial counting:
+	                             coefficient multiply-adds, each weighted
+	                             by 1 (128-bit path, n <= 121) or 1 + n/64
+	                             (GMP path); deterministic.  Default
+	                             BOUND_WORK_DEFAULT; 0: none            */
+	double max_seconds;       /* time cap; units: s; 0 (default): none.
+	                             With it the result depends on the
+	                             machine's speed.                        */
 };
-/* Defaults: BOUND_POLY, lazy, branch-and-bound. */
+/* The default work cap: about 5 s of one core of the development machine
+ * (about 2 x 10^8 units per second on the GMP path); every case of the
+ * test suite and bench/bound-speed's sieve sweep stays far below it. */
+#define BOUND_WORK_DEFAULT 1000000000ull
+/* Defaults: BOUND_POLY, lazy, branch-and-bound, BOUND_WORK_DEFAULT, no
+ * time cap. */
 void bound_opts_init(struct bound_opts *o);
 
 /* The result of bound_p. */
@@ -176,7 +189,20 @@ struct bound_pres {
 	                        among `classes`                              */
 	uint64_t lazy_nodes; /* deferred child ranges created (Section 6.3) */
 	mpz_t total;         /* all allocations (bound_allocations)         */
+	uint64_t work;       /* counting work spent (bound_opts.max_work's
+	                        unit)                                       */
+	int capped;          /* 0: p is Paper VII's minimum.  Else the search
+	                        stopped at a cap (BOUND_CAP_WORK or
+	                        BOUND_CAP_TIME) and p is the value of the best
+	                        complete allocation it had evaluated (alloc
+	                        holds it), or of the one-processor allocation
+	                        (= v0 + sum q v_q): p >= Paper VII's minimum,
+	                        so p T(P,n,0) is still an upper bound on the
+	                        minimal completion time, only a weaker one  */
 };
+enum { BOUND_CAP_WORK = 1, BOUND_CAP_TIME = 2 };
+/* "minimal", "stopped at work cap", "stopped at time cap". */
+const char *bound_cap_name(int capped);
 /* bound_pres_release - free what *r owns and zero it; accepts zeroed. */
 void bound_pres_release(struct bound_pres *r);
 
@@ -188,7 +214,8 @@ void bound_pres_release(struct bound_pres *r);
  * t: latency, in the time unit of bp->z (t >= 0).  o may be NULL
  * (defaults).  *out must be zeroed or released; on success it is filled
  * (release it); on failure zeroed.  Returns BOUND_OK, BOUND_EINVAL,
- * BOUND_ETOOBIG, BOUND_ENOMEM.
+ * BOUND_ETOOBIG, BOUND_ENOMEM.  A cap (o->max_work, o->max_seconds)
+ * never fails: the result then says so (out->capped).
  */
 int bound_p(const struct bound_prog *bp, uint32_t k, const mpq_t t,
             const struct bound_opts *o, struct bound_pres *out);
@@ -277,17 +304,40 @@ struct bound_result {
 	int part_timeout;    /* GLPK stopped at its limit (the partition
 	                        part is the bound it had proven)             */
 	uint64_t classes, thick; /* evaluation counts of bound_p             */
+	uint64_t work;       /* bound_p's counting work (bound_pres.work)    */
+	int capped;          /* bound_pres.capped: 0, or the bound is that of
+	                        the best allocation evaluated before the cap
+	                        (still an upper bound on the best binding,
+	                        weaker than Paper VII's minimum);
+	                        bound_cap_name says which                   */
 };
+
+/* Limits of bound_for_trace_opts (the one call for allocation tools). */
+struct bound_trace_opts {
+	uint64_t max_work;   /* bound_opts.max_work for p                    */
+	double max_seconds;  /* bound_opts.max_seconds for p; units: s       */
+	uint32_t ilp_ms;     /* GLPK's limit for the lower bound; units: ms  */
+};
+/* For a header next to a search of about a second: p capped at
+ * BOUND_WORK_QUICK (about 0.1 s) and 0.1 s, GLPK at 100 ms. */
+#define BOUND_WORK_QUICK 20000000ull
+void bound_trace_opts_init(struct bound_trace_opts *o);
 
 /*
  * bound_for_trace - n, V, z, T(P,n,0), p, bound = p T(P,n,0) and the lower
  * bound of `tr` on k processors with latency `latency` (trace units), with
- * the default options (polynomial method, lazy branch-and-bound, GLPK
- * limited to 1 s).  On failure *out is zeroed.  Returns as
+ * the polynomial method, lazy branch-and-bound, and the limits of
+ * bound_trace_opts_init (p's counting capped: out->capped says when it
+ * stopped there; GLPK limited to 100 ms).  On failure *out is zeroed.  Returns as
  * bound_prog_from_trace, bound_p and bound_lower.
  */
 int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
                     struct bound_result *out);
+/* The same with explicit limits (o NULL: bound_trace_opts_init's).
+ * bound_for_trace uses bound_trace_opts_init's limits. */
+int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
+                         const struct bound_trace_opts *o,
+                         struct bound_result *out);
 
 /* ---------------------------------------------------------------------
  * Formatting (the rules of docs/bound.md, "Printed values").

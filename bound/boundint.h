@@ -39,8 +39,27 @@ struct bd_count {
 	mpz_t *zpoly, *ztmp, *zF;       /* [n+1]                             */
 	mpz_t *zCn;        /* [n+1] C(n, q)                                   */
 	mpz_t *zrowA;      /* [n+1] a binomial row C(a_i, .), made on demand  */
+	mpz_t *zQ;         /* [n+1] a group's power P^g (GMP path)           */
+	mpz_t zt;          /* scratch (initialized iff zt_init)              */
+	int zt_init;
 	uint32_t *sorted;  /* [n] scratch: non-zero loads, non-increasing    */
+	/* The work cap (bound_opts.max_work, max_seconds).  work counts
+	 * coefficient multiply-adds of the polynomial method, each weighted
+	 * by the size of the coefficients in 64-bit words on the GMP path
+	 * (1 + n/64; 1 on the 128-bit path); deterministic. */
+	uint64_t work;     /* so far                                         */
+	uint64_t cap;      /* stop when work passes it; 0: none              */
+	double deadline;   /* CLOCK_MONOTONIC seconds; 0: none               */
+	uint64_t next_clock; /* work at which to read the clock next         */
+	int capped;        /* 0, BD_CAP_WORK or BD_CAP_TIME                  */
 };
+
+enum { BD_CAP_WORK = 1, BD_CAP_TIME = 2 };
+/* Internal return code: the work or time cap stopped the computation. */
+#define BD_ECAP (-100)
+
+/* Monotonic seconds. */
+double bd_now(void);
 
 int bd_count_init(struct bd_count *c, uint32_t n);
 /* The same, choosing GMP even for small n when wide = 0 (for tests). */
@@ -51,7 +70,9 @@ void bd_count_release(struct bd_count *c);
  * bd_f_all - F[q] = f(A,q,l) for q = 0..n into c->F (wide) or c->zF, by the
  * given method.  A: `a` loads summing to c->n (any order, zeros allowed).
  * Returns BOUND_OK, BOUND_ETOOBIG (brute force above BOUND_BRUTE_MAX),
- * BOUND_EINVAL (l > BD_WIDE_L_MAX on a wide workspace), BOUND_ENOMEM.
+ * BOUND_EINVAL (l > BD_WIDE_L_MAX on a wide workspace), BOUND_ENOMEM, or
+ * BD_ECAP (the polynomial method passed c->cap or c->deadline: F is
+ * then undefined, c->capped says which).
  */
 int bd_f_all(struct bd_count *c, const uint32_t *A, uint32_t a, uint32_t l,
              enum bound_method m);

@@ -22,6 +22,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *bound_strerror(int code)
 {
@@ -76,14 +77,16 @@ void bd_count_release(struct bd_count *c)
 	free(c->poly);
 	free(c->tmp);
 	free(c->F);
-	mpz_t *arr[5] = {c->zpoly, c->ztmp, c->zF, c->zCn, c->zrowA};
-	for (int j = 0; j < 5; j++)
+	mpz_t *arr[6] = {c->zpoly, c->ztmp, c->zF, c->zCn, c->zrowA, c->zQ};
+	for (int j = 0; j < 6; j++)
 		if (arr[j]) {
 			for (size_t i = 0; i < n1; i++)
 				mpz_clear(arr[j][i]);
 			free(arr[j]);
 		}
 	free(c->sorted);
+	if (c->zt_init)
+		mpz_clear(c->zt);
 	memset(c, 0, sizeof *c);
 }
 
@@ -147,7 +150,11 @@ int bd_count_init2(struct bd_count *c, uint32_t n, int wide)
 		c->zF = zarray(n1);
 		c->zCn = zarray(n1);
 		c->zrowA = zarray(n1);
-		if (!c->zpoly || !c->ztmp || !c->zF || !c->zCn || !c->zrowA)
+		c->zQ = zarray(n1);
+		mpz_init(c->zt);
+		c->zt_init = 1;
+		if (!c->zpoly || !c->ztmp || !c->zF || !c->zCn || !c->zrowA ||
+		    !c->zQ)
 			goto nomem;
 		binom_row(c->zCn, n, n);
 	}
@@ -176,8 +183,33 @@ void bd_F_get(const struct bd_count *c, uint32_t q, mpz_t out)
  * truncated at degree qmax: exact, since coefficient x^q of a product only
  * depends on coefficients up to x^q of its factors.
  */
-static void f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
-                        uint32_t l, uint32_t qmax)
+/* Count `ops` coefficient multiply-adds; 1 if the cap is passed. */
+static int charge(struct bd_count *c, uint64_t ops)
+{
+	c->work += ops * (c->wide ? 1 : 1 + c->n / 64);
+	if (c->cap && c->work > c->cap) {
+		c->capped = BD_CAP_WORK;
+		return 1;
+	}
+	if (c->deadline > 0 && c->work >= c->next_clock) {
+		c->next_clock = c->work + (1u << 20);
+		if (bd_now() >= c->deadline) {
+			c->capped = BD_CAP_TIME;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+double bd_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
+                       uint32_t l, uint32_t qmax)
 {
 	const uint32_t n = c->n;
 	const size_t n1 = (size_t)n + 1;
@@ -207,6 +239,11 @@ static void f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
 				for (uint32_t j = jlo; j <= jhi; j++)
 					acc += Ca[j] * poly[x - j];
 				tmp[x] = acc;
+				if (charge(c, jhi - jlo + 1)) {
+					c->poly = poly;
+					c->tmp = tmp;
+					return BD_ECAP;
+				}
 			}
 			bd_u128 *sw = poly;
 			poly = tmp;
@@ -220,10 +257,11 @@ static void f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
 	/* Keep the workspace pointers (they may have been swapped). */
 	c->poly = poly;
 	c->tmp = tmp;
+	return BOUND_OK;
 }
 
-static void f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
-                       uint32_t l, uint32_t qmax)
+static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
+                      uint32_t l, uint32_t qmax)
 {
 	mpz_t *Cn = c->zCn;
 	mpz_t *F = c->zF, *poly = c->zpoly, *tmp = c->ztmp;
@@ -238,22 +276,85 @@ static void f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 			S += s[--big];
 		uint32_t deg = S < qmax ? S : qmax;
 		binom_row(poly, S, deg);
-		mpz_t *Ca = c->zrowA;
-		for (uint32_t i = 0; i < big; i++) {
-			if (i == 0 || s[i] != s[i - 1])
-				binom_row(Ca, s[i], m); /* C(a_i, 0..m), m < a_i */
-			uint32_t nd = deg + m < qmax ? deg + m : qmax;
-			for (uint32_t x = 0; x <= nd; x++) {
-				uint32_t jlo = x > deg ? x - deg : 0;
-				uint32_t jhi = x < m ? x : m;
-				mpz_set_ui(tmp[x], 0);
-				for (uint32_t j = jlo; j <= jhi; j++)
-					mpz_addmul(tmp[x], Ca[j], poly[x - j]);
+		mpz_t *Ca = c->zrowA, *Q = c->zQ;
+		for (uint32_t i = 0; i < big;) {
+			/* A group of g processors with the same load a_i. */
+			uint32_t g = 1;
+			while (i + g < big && s[i + g] == s[i])
+				g++;
+			binom_row(Ca, s[i], m); /* C(a_i, 0..m), m < a_i */
+			uint64_t pd64 = (uint64_t)g * m;
+			uint32_t pdeg = pd64 < qmax ? (uint32_t)pd64 : qmax;
+			uint64_t seq = (uint64_t)g * (m + 1) * (qmax + 1);
+			uint64_t pw = 2 * (uint64_t)(m + 1) * (pdeg + 1) +
+			              (deg ? (uint64_t)(deg + 1) * (pdeg + 1) : 0);
+			if (g > 1 && pw < seq) {
+				/*
+				 * Q = P^g, P = sum_{j<=m} C(a_i,j) x^j, P_0 = 1,
+				 * by J.C.P. Miller's recurrence (from P Q' =
+				 * g P' Q): x Q_x = sum_{j=1}^{min(m,x)}
+				 * ((g+1) j - x) P_j Q_{x-j}, exact in integers;
+				 * O(m) per coefficient instead of O(g m).
+				 */
+				mpz_set_ui(Q[0], 1);
+				for (uint32_t x = 1; x <= pdeg; x++) {
+					uint32_t jhi = x < m ? x : m;
+					mpz_set_ui(Q[x], 0);
+					for (uint32_t j = 1; j <= jhi; j++) {
+						long coef = (long)(g + 1) * j - (long)x;
+						mpz_mul(c->zt, Ca[j], Q[x - j]);
+						if (coef >= 0)
+							mpz_addmul_ui(Q[x], c->zt, (unsigned long)coef);
+						else
+							mpz_submul_ui(Q[x], c->zt, (unsigned long)-coef);
+					}
+					mpz_divexact_ui(Q[x], Q[x], x);
+					if (charge(c, 2 * (uint64_t)jhi)) {
+						c->zpoly = poly;
+						c->ztmp = tmp;
+						return BD_ECAP;
+					}
+				}
+				/* poly *= Q, truncated at qmax */
+				uint32_t nd = deg + pdeg < qmax ? deg + pdeg : qmax;
+				for (uint32_t x = 0; x <= nd; x++) {
+					uint32_t jlo = x > deg ? x - deg : 0;
+					uint32_t jhi = x < pdeg ? x : pdeg;
+					mpz_set_ui(tmp[x], 0);
+					for (uint32_t j = jlo; j <= jhi; j++)
+						mpz_addmul(tmp[x], Q[j], poly[x - j]);
+					if (charge(c, jhi - jlo + 1)) {
+						c->zpoly = poly;
+						c->ztmp = tmp;
+						return BD_ECAP;
+					}
+				}
+				mpz_t *sw = poly;
+				poly = tmp;
+				tmp = sw;
+				deg = nd;
+				i += g;
+				continue;
 			}
-			mpz_t *sw = poly;
-			poly = tmp;
-			tmp = sw;
-			deg = nd;
+			for (uint32_t f = 0; f < g; f++, i++) {
+				uint32_t nd = deg + m < qmax ? deg + m : qmax;
+				for (uint32_t x = 0; x <= nd; x++) {
+					uint32_t jlo = x > deg ? x - deg : 0;
+					uint32_t jhi = x < m ? x : m;
+					mpz_set_ui(tmp[x], 0);
+					for (uint32_t j = jlo; j <= jhi; j++)
+						mpz_addmul(tmp[x], Ca[j], poly[x - j]);
+					if (charge(c, jhi - jlo + 1)) {
+						c->zpoly = poly;
+						c->ztmp = tmp;
+						return BD_ECAP;
+					}
+				}
+				mpz_t *sw = poly;
+				poly = tmp;
+				tmp = sw;
+				deg = nd;
+			}
 		}
 		for (uint32_t q = m + 1; q <= qmax; q++) {
 			mpz_add(F[q], F[q], Cn[q]);
@@ -263,6 +364,7 @@ static void f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 	}
 	c->zpoly = poly;
 	c->ztmp = tmp;
+	return BOUND_OK;
 }
 
 /* ---------------------------------------------------------------------
@@ -573,10 +675,8 @@ int bd_f_upto(struct bd_count *c, const uint32_t *A, uint32_t a, uint32_t l,
 	switch (meth) {
 	case BOUND_POLY:
 		if (c->wide)
-			f_poly_wide(c, c->sorted, m, l, qmax);
-		else
-			f_poly_mpz(c, c->sorted, m, l, qmax);
-		return BOUND_OK;
+			return f_poly_wide(c, c->sorted, m, l, qmax);
+		return f_poly_mpz(c, c->sorted, m, l, qmax);
 	case BOUND_BRUTE:
 		if (c->n > BOUND_BRUTE_MAX)
 			return BOUND_ETOOBIG;

@@ -99,6 +99,10 @@ struct search {
 	int oom;
 	/* counts */
 	uint64_t classes, thick, complete, lazy_nodes;
+	/* the best single-member class queued so far (for a capped search) */
+	int have_leaf;
+	mpz_t leafkey;
+	uint32_t *leaf_a;  /* [k] */
 };
 
 /* ---------------------------------------------------------------------
@@ -326,6 +330,11 @@ static int push_class(struct search *S, const uint32_t *c, uint32_t j)
 	mpz_set_ui(S->tmp, xval(S, S->thin_a));
 	mpz_addmul(nd->key, S->tmp, S->K2);
 	nd->leaf = memcmp(S->thick_a, S->thin_a, S->k * sizeof *c) == 0;
+	if (nd->leaf && (!S->have_leaf || mpz_cmp(nd->key, S->leafkey) < 0)) {
+		mpz_set(S->leafkey, nd->key);
+		memcpy(S->leaf_a, S->thick_a, S->k * sizeof *c);
+		S->have_leaf = 1;
+	}
 	S->classes++;
 	S->complete += nd->leaf;
 	return heap_push(S, (uint32_t)id);
@@ -393,6 +402,8 @@ static void search_release(struct search *S)
 	mpz_clear(S->den);
 	mpz_clear(S->F);
 	mpz_clear(S->tmp);
+	mpz_clear(S->leafkey);
+	free(S->leaf_a);
 	bd_count_release(&S->cnt);
 	free(S->thick_a);
 	free(S->thin_a);
@@ -419,6 +430,7 @@ static int search_init(struct search *S, const struct bound_prog *bp,
 	mpz_init(S->den);
 	mpz_init(S->F);
 	mpz_init(S->tmp);
+	mpz_init(S->leafkey);
 	const uint32_t n = bp->n;
 	S->bp = bp;
 	S->n = n;
@@ -432,7 +444,9 @@ static int search_init(struct search *S, const struct bound_prog *bp,
 	S->thick_a = calloc(k, sizeof *S->thick_a);
 	S->thin_a = calloc(k, sizeof *S->thin_a);
 	S->child = calloc(k, sizeof *S->child);
-	if (!S->alpha || !S->use || !S->thick_a || !S->thin_a || !S->child) {
+	S->leaf_a = calloc(k, sizeof *S->leaf_a);
+	if (!S->alpha || !S->use || !S->thick_a || !S->thin_a || !S->child ||
+	    !S->leaf_a) {
 		free(S->alpha);
 		S->alpha = NULL;
 		return BOUND_ENOMEM;
@@ -533,6 +547,8 @@ static int branch_and_bound(struct search *S, int lazy, uint32_t *best)
 	}
 	rc = BOUND_EINVAL;
 out:
+	if (rc != BOUND_OK && S->cnt.capped)
+		rc = BD_ECAP;
 	free(c);
 	return rc;
 }
@@ -564,6 +580,9 @@ static int exhaustive(struct search *S, uint32_t *best, mpz_t bestkey)
 			mpz_set(bestkey, v);
 			memcpy(best, a, k * sizeof *a);
 			have = 1;
+			mpz_set(S->leafkey, v);
+			memcpy(S->leaf_a, a, k * sizeof *a);
+			S->have_leaf = 1;
 		}
 		/* next partition: find the rightmost position i < k-1 with
 		 * a[i] > 1 that can give one unit to the right, then refill
@@ -601,6 +620,41 @@ void bound_opts_init(struct bound_opts *o)
 	memset(o, 0, sizeof *o);
 	o->method = BOUND_POLY;
 	o->lazy = 1;
+	o->max_work = BOUND_WORK_DEFAULT;
+}
+
+const char *bound_cap_name(int capped)
+{
+	switch (capped) {
+	case 0: return "minimal";
+	case BOUND_CAP_WORK: return "stopped at work cap";
+	case BOUND_CAP_TIME: return "stopped at time cap";
+	}
+	return "?";
+}
+
+/* The value numerator of the one-processor allocation (n, 0, ..., 0):
+ * f((n),q,0) = q C(n,q) (every row's busiest processor runs all q), and
+ * X = 0, so key = (base + sum_q alpha_q q C(n,q)) K1.  Cheap: no
+ * counting. */
+static void one_processor(struct search *S, uint32_t *best, mpz_t key)
+{
+	mpz_t C, f;
+	mpz_inits(C, f, NULL);
+	mpz_set(key, S->base);
+	mpz_set_ui(C, 1);
+	for (uint32_t q = 1; q <= S->qmax; q++) {
+		mpz_mul_ui(C, C, S->n - q + 1);
+		mpz_divexact_ui(C, C, q);
+		if (S->use[q]) {
+			mpz_mul_ui(f, C, q);
+			mpz_addmul(key, S->alpha[q], f);
+		}
+	}
+	mpz_mul(key, key, S->K1);
+	memset(best, 0, S->k * sizeof *best);
+	best[0] = S->n;
+	mpz_clears(C, f, NULL);
 }
 
 void bound_pres_release(struct bound_pres *r)
@@ -635,6 +689,8 @@ int bound_p(const struct bound_prog *bp, uint32_t k, const mpq_t t,
 	mpz_init(key);
 	if (rc == BOUND_OK && !best)
 		rc = BOUND_ENOMEM;
+	S.cnt.cap = o->max_work;
+	S.cnt.deadline = o->max_seconds > 0 ? bd_now() + o->max_seconds : 0;
 	if (rc == BOUND_OK) {
 		if (o->exhaustive) {
 			rc = exhaustive(&S, best, key);
@@ -653,7 +709,24 @@ int bound_p(const struct bound_prog *bp, uint32_t k, const mpq_t t,
 			}
 		}
 	}
+	int capped = 0;
+	if (rc == BD_ECAP) {
+		/* Stopped at a cap: the best complete allocation evaluated, or
+		 * one processor (never worse than it), is still an upper bound
+		 * on min_A. */
+		capped = S.cnt.capped;
+		rc = BOUND_OK;
+		one_processor(&S, best, key);
+		S.classes++; /* evaluated, exactly */
+		S.complete++;
+		if (S.have_leaf && mpz_cmp(S.leafkey, key) < 0) {
+			mpz_set(key, S.leafkey);
+			memcpy(best, S.leaf_a, k * sizeof *best);
+		}
+	}
 	if (rc == BOUND_OK) {
+		out->capped = capped;
+		out->work = S.cnt.work;
 		mpq_init(out->p);
 		mpz_set(mpq_numref(out->p), key);
 		mpz_set(mpq_denref(out->p), S.den);

@@ -680,6 +680,35 @@ static void test_baselines(void **state)
 	trace_free(tr);
 }
 
+/* The history's memory cap (issue 14: annealing's history grew to 1 GB):
+ * with a 64 KiB cap a long anneal keeps going within it, says so, and is
+ * never worse than binpacking; the default cap leaves short runs alone. */
+static void test_history_cap(void **state)
+{
+	(void)state;
+	struct trace *tr = transactions(16, 1);
+	struct sim_program *sp = sim_program_new(tr);
+	struct alloc_params p;
+	struct alloc_result r, d;
+	params(&p, "anneal", 4);
+	p.max_tests = 3000;
+	p.lower = sim_time_int(0); /* no early stop */
+	run(sp, &p, &d);
+	assert_int_equal(d.history_full, 0);
+	assert_int_equal(p.history_bytes, ALLOC_HISTORY_BYTES);
+	p.history_bytes = 64 << 10;
+	run(sp, &p, &r);
+	assert_int_equal(r.history_full, 1);
+	assert_true(r.history_bytes <= 64 << 10);
+	assert_true(d.history_bytes > 64 << 10);
+	assert_int_equal(r.tests, 3000);
+	assert_true(sim_time_cmp(r.makespan, r.binpack) <= 0);
+	alloc_result_release(&r);
+	alloc_result_release(&d);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
 /* The same result for 1, 2 and 3 OpenMP threads. */
 static void test_determinism(void **state)
 {
@@ -1067,6 +1096,7 @@ int main(void)
 		cmocka_unit_test(test_budget_and_stops),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_baselines),
+		cmocka_unit_test(test_history_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

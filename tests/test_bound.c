@@ -573,6 +573,98 @@ static void test_p_n79(void **state)
 }
 
 /* ---------------------------------------------------------------------
+ * The work cap (issue 14: `bound --threads 4096 --profile <uniform>
+ * --cpus 2` ran past 120 s).  Work counts, not seconds.
+ */
+static void test_cap(void **state)
+{
+	(void)state;
+	/* Uniform profile over 1..4096, k = 2: the even root class alone
+	 * needs about 4096 * 2048^2 multiply-adds of 64-word numbers. */
+	const uint32_t n = 4096;
+	struct bound_prog bp;
+	assert_int_equal(bound_prog_init(&bp, n), BOUND_OK);
+	for (uint32_t q = 1; q <= n; q++)
+		qset(bp.v[q], 1, n);
+	qset(bp.z, 0, 1);
+	mpq_t t, want;
+	mpq_inits(t, want, NULL);
+	struct bound_opts o;
+	bound_opts_init(&o);
+	assert_int_equal(o.max_work, BOUND_WORK_DEFAULT);
+	o.max_work = 1000000;
+	struct bound_pres r;
+	assert_int_equal(bound_p(&bp, 2, t, &o, &r), BOUND_OK);
+	assert_int_equal(r.capped, BOUND_CAP_WORK);
+	assert_string_equal(bound_cap_name(r.capped), "stopped at work cap");
+	/* It stops at the first charge past the cap: one coefficient
+	 * (at most 2n multiply-adds of weight 1 + n/64 = 65) later. */
+	assert_true(r.work > o.max_work);
+	assert_true(r.work <= o.max_work + 2ull * n * 65);
+	/* No complete allocation was reached: p is the one-processor value,
+	 * v0 + sum q v_q = sum q / n = (n + 1) / 2, on allocation (n, 0). */
+	qset(want, n + 1, 2);
+	assert_int_equal(mpq_cmp(r.p, want), 0);
+	assert_int_equal(r.alloc[0], n);
+	assert_int_equal(r.alloc[1], 0);
+	assert_int_equal(r.classes, 1);
+	uint64_t w1 = r.work;
+	bound_pres_release(&r);
+	/* Deterministic: the same work again. */
+	assert_int_equal(bound_p(&bp, 2, t, &o, &r), BOUND_OK);
+	assert_int_equal(r.work, w1);
+	bound_pres_release(&r);
+	/* The time cap: a deadline long past at the first clock reading
+	 * (every 2^20 units of work). */
+	o.max_work = 0;
+	o.max_seconds = 1e-9;
+	assert_int_equal(bound_p(&bp, 2, t, &o, &r), BOUND_OK);
+	assert_int_equal(r.capped, BOUND_CAP_TIME);
+	assert_true(r.work <= (1u << 20) + 2ull * n * 65);
+	assert_int_equal(mpq_cmp(r.p, want), 0);
+	bound_pres_release(&r);
+	bound_prog_release(&bp);
+
+	/* A program the search finishes: the 79-thread profile of
+	 * test_p_n79.  Uncapped: work W, not capped.  Capped at W: the same
+	 * (the cap is passed only when the work exceeds it).  Capped below
+	 * W: p from a complete allocation evaluated or one processor, never
+	 * below the true minimum, never above the one-processor value. */
+	assert_int_equal(bound_prog_init(&bp, 79), BOUND_OK);
+	unsigned long tot = 0, w[80];
+	for (uint32_t i = 1; i <= 79; i++)
+		tot += w[i] = i <= 20 ? 3 : (i <= 40 ? 1 : 0);
+	for (uint32_t i = 1; i <= 79; i++)
+		qset(bp.v[i], (long)w[i], tot);
+	qset(bp.z, 1, 50);
+	qset(t, 4, 1);
+	/* one processor: sum q v_q = (3 * 210 + 610) / 80 = 1240 / 80 */
+	qset(want, 3 * 210 + (820 - 210), tot);
+	bound_opts_init(&o);
+	struct bound_pres full;
+	assert_int_equal(bound_p(&bp, 16, t, &o, &full), BOUND_OK);
+	assert_int_equal(full.capped, 0);
+	assert_true(full.work > 0);
+	o.max_work = full.work;
+	assert_int_equal(bound_p(&bp, 16, t, &o, &r), BOUND_OK);
+	assert_int_equal(r.capped, 0);
+	assert_int_equal(r.work, full.work);
+	assert_int_equal(mpq_cmp(r.p, full.p), 0);
+	bound_pres_release(&r);
+	for (uint64_t cap = 1; cap < full.work; cap = cap * 3 + 1) {
+		o.max_work = cap;
+		assert_int_equal(bound_p(&bp, 16, t, &o, &r), BOUND_OK);
+		assert_int_equal(r.capped, BOUND_CAP_WORK);
+		assert_true(mpq_cmp(r.p, full.p) >= 0);
+		assert_true(mpq_cmp(r.p, want) <= 0);
+		bound_pres_release(&r);
+	}
+	bound_pres_release(&full);
+	bound_prog_release(&bp);
+	mpq_clears(t, want, NULL);
+}
+
+/* ---------------------------------------------------------------------
  * Program parameters from hand-written traces
  */
 
@@ -1078,6 +1170,7 @@ int main(void)
 		cmocka_unit_test(test_p_vs_exhaustive),
 		cmocka_unit_test(test_p_properties),
 		cmocka_unit_test(test_p_n79),
+		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_qfmt),
 		cmocka_unit_test(test_params_figure),
 		cmocka_unit_test(test_params_sleep),

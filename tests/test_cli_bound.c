@@ -245,7 +245,7 @@ static void test_sweep(void **state)
 	assert_int_equal(rc, 0);
 	assert_memory_equal(out, "{\"sweep\": [", 11);
 	assert_non_null(strstr(out, "{\"k\": 2, \"latency\": \"0\", \"p\": 1.444445,"));
-	assert_non_null(strstr(out, "\"allocation\": [2,1]"));
+	assert_non_null(strstr(out, "\"allocation\": [2, 1]"));
 	free(out);
 	free(err);
 }
@@ -258,9 +258,9 @@ static void test_json(void **state)
 	assert_int_equal(rc, 0);
 	assert_int_equal(out[0], '{');
 	assert_int_equal(tu_count_lines(out), 1);
-	assert_non_null(strstr(out, "\"n\": 3, \"z\": 0.0714285714, \"V\": [0.142857,0.714286,0.142857], "
+	assert_non_null(strstr(out, "\"n\": 3, \"z\": 0.0714285714, \"V\": [0.142857, 0.714286, 0.142857], "
 	                            "\"T\": 35, \"p\": 1.380953, \"bound\": 48.334, \"lower\": 40, "
-	                            "\"allocation\": [2,1], "));
+	                            "\"allocation\": [2, 1], "));
 	assert_non_null(strstr(out, "\"lower_partition_status\": \"optimal\""));
 	assert_string_equal(out + strlen(out) - 2, "}\n");
 	free(out);

@@ -9,6 +9,7 @@
  * program deadlocks under every binding tried.
  */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -22,6 +23,8 @@
 #include "alloc/alloc.h"
 #include "bound/bound.h"
 #include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 
@@ -80,21 +83,81 @@ static void load_config(const char *path, struct alloc_params *par)
 		die_input("%s", err);
 }
 
-struct prog_state {
-	int shown;
+/* Why the search stopped, one word each, for the `stopped` header line
+ * and --json (a signal turns ALLOC_STOP_CANCELLED into "interrupted"). */
+static const char *const stop_words[] = {
+	[ALLOC_STOP_DONE] = "done",
+	[ALLOC_STOP_CRITERION] = "criterion",
+	[ALLOC_STOP_TESTS] = "max-tests",
+	[ALLOC_STOP_TIME] = "time-limit",
+	[ALLOC_STOP_LOWER] = "lower-bound",
+	[ALLOC_STOP_EXHAUSTED] = "exhausted",
+	[ALLOC_STOP_CANCELLED] = "interrupted",
 };
 
+static const char *stop_word(enum alloc_stop s)
+{
+	return (size_t)s < sizeof stop_words / sizeof *stop_words && stop_words[s]
+	       ? stop_words[s] : "unknown";
+}
+
+struct prog_state {
+	int show;        /* a progress line on the terminal              */
+	int shown;
+	double last;     /* elapsed at the last line shown; units: s     */
+	int fd;          /* --progress-fd, or -1                         */
+};
+
+/* Called every 50 ms of the search: stops it on SIGINT/SIGTERM, shows the
+ * progress line (5 times a second) and writes --progress-fd's line. */
 static int on_progress(void *arg, const struct alloc_progress *p)
 {
 	struct prog_state *ps = arg;
 	char b[64] = "-";
 	if (p->have_best)
 		sim_time_format_dec(p->best, b, sizeof b);
-	fprintf(stderr, "\r%s: %s: %" PRIu64 " tests, best %s, %.1f s\033[K",
-	        prog, p->algorithm, p->tests, b, p->elapsed);
-	fflush(stderr);
-	ps->shown = 1;
-	return 0;
+	if (ps->fd >= 0) {
+		char line[160];
+		int n = snprintf(line, sizeof line, "progress %" PRIu64 " %s %.3f\n",
+		                 p->tests, b, p->elapsed);
+		if (n > 0 && write(ps->fd, line, (size_t)n) < 0)
+			ps->fd = -1;
+	}
+	if (ps->show && (!ps->shown || p->elapsed - ps->last >= 0.2)) {
+		fprintf(stderr, "\r%s: %s: %" PRIu64 " tests, best %s, %.1f s\033[K",
+		        prog, p->algorithm, p->tests, b, p->elapsed);
+		fflush(stderr);
+		ps->shown = 1;
+		ps->last = p->elapsed;
+	}
+	return cli_interrupted() != 0;
+}
+
+/* --trajectory: one CSV row per test, the best complete makespan so far. */
+struct trajectory {
+	FILE *f;
+	uint64_t tests;
+	int have;
+	sim_time best;
+};
+
+static void on_test(void *arg, const int32_t *binding, uint32_t n, int status,
+                    sim_time makespan)
+{
+	struct trajectory *t = arg;
+	t->tests++;
+	int complete = 1;
+	for (uint32_t i = 0; i < n && complete; i++)
+		complete = binding[i] != TRACE_SHADOW;
+	if (complete && status == SIM_OK &&
+	    (!t->have || sim_time_cmp(makespan, t->best) < 0)) {
+		t->best = makespan;
+		t->have = 1;
+	}
+	char b[64] = "";
+	if (t->have)
+		sim_time_format(t->best, b, sizeof b);
+	fprintf(t->f, "%" PRIu64 ",%s\n", t->tests, b);
 }
 
 /*
@@ -135,37 +198,68 @@ static char *binding_text(const struct trace *tr, const struct trace_binding *b,
 	return raw;
 }
 
-/* Write text to path through a temporary in the same directory. */
-static int write_atomic(const char *path, const char *text, size_t len)
+/* --json: the result as one object (the same writer as simulate's and
+ * bound's --json). */
+static void write_json(FILE *f, const struct trace *tr, const struct alloc_result *res,
+                       const struct trace_binding *b, const struct bound_result *br,
+                       const char *stopped)
 {
-	size_t pl = strlen(path);
-	char *tmp = malloc(pl + 16);
-	if (!tmp)
-		return -1;
-	snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(tmp);
-		return -1;
+	struct cli_json j;
+	char t[64];
+	cli_json_init(&j, f);
+	cli_json_object(&j);
+	cli_json_key(&j, "algorithm");
+	cli_json_str(&j, res->algorithm);
+	cli_json_key(&j, "cpus");
+	cli_json_u64(&j, res->cpus);
+	cli_json_key(&j, "unit");
+	cli_json_str(&j, trace_unit_name(tr->unit));
+	cli_json_key(&j, "makespan");
+	cli_json_number(&j, sim_time_format(res->makespan, t, sizeof t));
+	cli_json_key(&j, "binpack");
+	if (res->binpack_status == SIM_OK)
+		cli_json_number(&j, sim_time_format(res->binpack, t, sizeof t));
+	else
+		cli_json_null(&j);
+	cli_json_key(&j, "serial");
+	if (res->serial_status == SIM_OK)
+		cli_json_number(&j, sim_time_format(res->serial, t, sizeof t));
+	else
+		cli_json_null(&j);
+	cli_json_key(&j, "bound");
+	cli_json_number(&j, br ? b->bound : NULL);
+	cli_json_key(&j, "lower");
+	cli_json_number(&j, br ? b->lower : NULL);
+	cli_json_key(&j, "tests");
+	cli_json_u64(&j, res->tests);
+	cli_json_key(&j, "simulations");
+	cli_json_u64(&j, res->sims);
+	cli_json_key(&j, "seconds");
+	cli_json_double(&j, res->seconds);
+	cli_json_key(&j, "model");
+	cli_json_str(&j, sim_model_name(res->model));
+	cli_json_key(&j, "stopped");
+	cli_json_str(&j, stopped);
+	if (res->enumerated) {
+		cli_json_key(&j, "complete");
+		cli_json_bool(&j, res->complete);
 	}
-	FILE *f = fdopen(fd, "w");
-	int bad = !f;
-	if (f) {
-		bad = fwrite(text, 1, len, f) != len;
-		bad |= fflush(f) != 0;
-		bad |= fsync(fd) != 0;
-		bad |= fclose(f) != 0;
-	} else {
-		close(fd);
+	cli_json_key(&j, "trace");
+	cli_json_str(&j, b->trace);
+	cli_json_key(&j, "binding");
+	cli_json_array(&j);
+	for (uint32_t i = 0; i < res->nthreads; i++) {
+		cli_json_object(&j);
+		cli_json_key(&j, "thread");
+		cli_json_u64(&j, tr->threads[i].id);
+		cli_json_key(&j, "name");
+		cli_json_str(&j, trace_thread_name(tr, i));
+		cli_json_key(&j, "cpu");
+		cli_json_i64(&j, res->binding[i]);
+		cli_json_end(&j);
 	}
-	if (!bad)
-		bad = rename(tmp, path) != 0;
-	int e = errno;
-	if (bad)
-		unlink(tmp);
-	free(tmp);
-	errno = e;
-	return bad ? -1 : 0;
+	cli_json_end(&j);
+	cli_json_end(&j);
 }
 
 static int policy_opt(void *dst, const char *v, char *why, size_t len)
@@ -205,6 +299,8 @@ static const struct {
 	{"lower", "proven lower bound: no binding's makespan is below it"},
 	{"tests", "allocations simulated by the search"},
 	{"model", "the simulation model every test used"},
+	{"stopped", "why the search stopped"},
+	{"complete", "exhaustive enumeration stopped before the end"},
 };
 
 /* text with the notes appended to its header lines; malloc'd (NULL: out
@@ -244,7 +340,9 @@ static char *annotate(const char *text, size_t len, size_t *outlen)
 int main(int argc, char **argv)
 {
 	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
-	int quiet = 0, no_bound = 0, list = 0;
+	const char *traj_path = NULL;
+	int quiet = 0, no_bound = 0, list = 0, json = 0;
+	uint32_t progress_fd = 0;
 	uint32_t cpus = 0, restarts = 0;
 	uint64_t seed = 0, max_tests = 0, stop_after = 0;
 	double time_limit = 0;
@@ -298,6 +396,18 @@ int main(int argc, char **argv)
 		 .help = "leave out the bound and lower header lines\n"
 		         "(Paper VII's bound and the lower bound; their\n"
 		         "computation may take up to about a second)"},
+		{CLI_FLAG, "json", .dst = &json,
+		 .help = "write one JSON object instead of the binding file:\n"
+		         "the binding, makespan, binpacking's makespan, bound,\n"
+		         "lower bound, tests, time, model, why it stopped"},
+		{CLI_STR, "trajectory", .dst = &traj_path,
+		 .help = "write the best makespan after each test as CSV\n"
+		         "(test,best_makespan; empty before the first complete\n"
+		         "binding) to FILE: gain-vs-tests curves from one run"},
+		{CLI_U32, "progress-fd", .metavar = "FD", .dst = &progress_fd, .min = 0,
+		 .max = 1024,
+		 .help = "write `progress TESTS BEST SECONDS` lines to file\n"
+		         "descriptor FD as the search goes (for scripts)"},
 		{CLI_FLAG, "list-algorithms", .dst = &list,
 		 .help = "the algorithms, one per line"},
 		{CLI_END}};
@@ -309,6 +419,10 @@ int main(int argc, char **argv)
 		         "(docs/binding-format.md).  TRACE may be - (standard input) or a pipe.",
 		.opts = opts,
 		.exit3 = "the program deadlocks under every binding tried",
+		.epilog = "SIGINT or SIGTERM stops the search: the best binding found so far is\n"
+		          "written (header `stopped interrupted`) and the exit status is 130\n"
+		          "(SIGINT) or 143 (SIGTERM); a second signal exits at once, writing\n"
+		          "nothing and removing temporaries.",
 	};
 	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
 	if (prc != CLI_CONTINUE)
@@ -354,6 +468,7 @@ int main(int argc, char **argv)
 	if (par.sim.cpus == 0)
 		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
 
+	cli_signals_install(CLI_SIG_FLAG);
 	/* Read the trace once: hash the bytes parsed. */
 	char hex[65], why[600];
 	char *bytes = NULL;
@@ -386,16 +501,33 @@ int main(int argc, char **argv)
 	if (judged == 0 && par.lower.num == 0)
 		par.lower = sim_time_int(br.lower_any); /* valid for every model */
 
-	struct prog_state ps = {0};
-	if (!quiet && isatty(2)) {
-		par.progress = on_progress;
-		par.progress_arg = &ps;
-		par.progress_interval = 0.2;
+	struct prog_state ps = {.show = !quiet && isatty(2), .fd = -1};
+	if (cli_find(&cmd, "progress-fd")->given)
+		ps.fd = (int)progress_fd;
+	par.progress = on_progress;
+	par.progress_arg = &ps;
+	par.progress_interval = 0.05;
+	struct trajectory traj = {0};
+	struct cli_out tout = {0};
+	if (traj_path) {
+		if (cli_out_open(&tout, traj_path, why, sizeof why) != 0)
+			die_input("%s", why);
+		traj.f = tout.f;
+		fputs("test,best_makespan\n", traj.f);
+		par.observe = on_test;
+		par.observe_arg = &traj;
 	}
 	struct alloc_result res;
 	int r = alloc_run(sp, &par, &res);
 	if (ps.shown)
 		fprintf(stderr, "\r\033[K");
+	int sig = cli_interrupted();
+	if (traj_path && (r == ALLOC_OK || r == ALLOC_DEADLOCK)) {
+		if (cli_out_commit(&tout, why, sizeof why) != 0)
+			die_input("%s", why);
+	} else if (traj_path) {
+		cli_out_abort(&tout);
+	}
 	if (r == ALLOC_DEADLOCK) {
 		fprintf(stderr, "%s: the program deadlocks under every binding "
 		        "tried (%" PRIu64 " tests)\n", trace_path, res.tests);
@@ -430,27 +562,36 @@ int main(int argc, char **argv)
 		.algorithm = (char *)res.algorithm,
 		.trace = tline,
 	};
-	char extra[128], lower_buf[48];
-	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s", res.tests,
-	         sim_model_name(res.model));
+	const char *stopped = res.stop == ALLOC_STOP_CANCELLED && !sig ? "cancelled"
+	                      : stop_word(res.stop);
+	char extra[256], lower_buf[48];
+	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s\nstopped %s%s",
+	         res.tests, sim_model_name(res.model), stopped,
+	         res.enumerated && !res.complete ? "\ncomplete no" : "");
 	b.extra = extra;
 	if (judged == 0) {
 		b.bound = br.bound_str;
 		b.lower = (char *)lower_for(&br, res.model, lower_buf, sizeof lower_buf);
 	}
-	size_t rawlen = 0, len = 0;
-	char *raw = binding_text(tr, &b, &rawlen);
-	char *text = raw ? annotate(raw, rawlen, &len) : NULL;
-	free(raw);
-	if (!text)
-		die_input("%s: cannot format the binding", trace_path);
-	if (out_path) {
-		if (write_atomic(out_path, text, len) != 0)
-			die_input("%s: cannot write: %s", out_path, strerror(errno));
-	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-		die_input("<stdout>: write error: %s", strerror(errno));
+	struct cli_out out;
+	if (cli_out_open(&out, out_path, why, sizeof why) != 0)
+		die_input("%s", why);
+	if (json) {
+		write_json(out.f, tr, &res, &b, judged == 0 ? &br : NULL, stopped);
+	} else {
+		size_t rawlen = 0, len = 0;
+		char *raw = binding_text(tr, &b, &rawlen);
+		char *text = raw ? annotate(raw, rawlen, &len) : NULL;
+		free(raw);
+		if (!text) {
+			cli_out_abort(&out);
+			die_input("%s: cannot format the binding", trace_path);
+		}
+		fwrite(text, 1, len, out.f);
+		free(text);
 	}
-	free(text);
+	if (cli_out_commit(&out, why, sizeof why) != 0)
+		die_input("%s", why);
 
 	if (!quiet) {
 		char bp[64] = "deadlock", one[64] = "?", mk[64];
@@ -471,7 +612,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s on %u cpus: makespan %s, binpack %s%s%s; "
 		        "%" PRIu64 " tests, %.2f s, %s\n", prog, res.algorithm,
 		        res.cpus, mk, bp, gain, speed, res.tests, res.seconds,
-		        alloc_stop_name(res.stop));
+		        sig && res.stop == ALLOC_STOP_CANCELLED
+		        ? (sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
+		        : alloc_stop_name(res.stop));
 		if (judged == 0) {
 			double lo = strtod(b.lower, NULL);
 			char pct[64] = "at the lower bound (optimal)";
@@ -486,5 +629,5 @@ int main(int argc, char **argv)
 	alloc_result_release(&res);
 	sim_program_free(sp);
 	trace_free(tr);
-	return 0;
+	return sig ? cli_signal_status(sig) : 0;
 }

@@ -16,6 +16,8 @@
 
 #include "bound/bound.h"
 #include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 
@@ -178,44 +180,43 @@ static int prof_item(const char *s, size_t len, void *arg, int i)
 
 struct out {
 	FILE *f;
-	int json, first;
+	int json;
+	struct cli_json j;
 };
 
 static void o_begin(struct out *o)
 {
-	o->first = 1;
-	if (o->json)
-		fputc('{', o->f);
+	if (o->json) {
+		cli_json_init(&o->j, o->f);
+		cli_json_object(&o->j);
+	}
 }
 
 static void o_end(struct out *o)
 {
 	if (o->json)
-		fputs("}\n", o->f);
+		cli_json_end(&o->j);
 }
 
-/* key with a raw value: JSON number/array/string as given */
-static void o_raw(struct out *o, const char *key, const char *text_val,
-                  const char *json_val)
-{
-	if (o->json) {
-		fprintf(o->f, "%s\"%s\": %s", o->first ? "" : ", ", key, json_val);
-	} else {
-		fprintf(o->f, "%s %s\n", key, text_val);
-	}
-	o->first = 0;
-}
-
+/* key with a number (decimal text) */
 static void o_num(struct out *o, const char *key, const char *v)
 {
-	o_raw(o, key, v, v);
+	if (o->json) {
+		cli_json_key(&o->j, key);
+		cli_json_number(&o->j, v);
+	} else {
+		fprintf(o->f, "%s %s\n", key, v);
+	}
 }
 
 static void o_str(struct out *o, const char *key, const char *v)
 {
-	char j[512];
-	snprintf(j, sizeof j, "\"%s\"", v);
-	o_raw(o, key, v, j);
+	if (o->json) {
+		cli_json_key(&o->j, key);
+		cli_json_str(&o->j, v);
+	} else {
+		fprintf(o->f, "%s %s\n", key, v);
+	}
 }
 
 static void o_u64(struct out *o, const char *key, uint64_t v)
@@ -239,36 +240,30 @@ static void o_q(struct out *o, const char *key, const mpq_t q, int digits, int d
 	}
 }
 
-/* comma-separated list, JSON array */
-static void o_list(struct out *o, const char *key, char **items, size_t n)
+/* comma-separated list; JSON: an array of numbers (strings: of strings) */
+static void o_list(struct out *o, const char *key, char **items, size_t n,
+                   int strings)
 {
-	size_t len = 16;
-	for (size_t i = 0; i < n; i++)
-		len += strlen(items[i]) + 1;
-	char *t = malloc(len), *j = malloc(len + 2);
-	if (!t || !j) {
-		free(t);
-		free(j);
+	if (o->json) {
+		cli_json_key(&o->j, key);
+		cli_json_array(&o->j);
+		for (size_t i = 0; i < n; i++) {
+			if (strings)
+				cli_json_str(&o->j, items[i]);
+			else
+				cli_json_number(&o->j, items[i]);
+		}
+		cli_json_end(&o->j);
 		return;
 	}
-	t[0] = 0;
-	strcpy(j, "[");
-	for (size_t i = 0; i < n; i++) {
-		if (i) {
-			strcat(t, ",");
-			strcat(j, ",");
-		}
-		strcat(t, items[i]);
-		strcat(j, items[i]);
-	}
-	strcat(j, "]");
-	o_raw(o, key, t, j);
-	free(t);
-	free(j);
+	fprintf(o->f, "%s ", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(o->f, "%s%s", i ? "," : "", items[i]);
+	fputc('\n', o->f);
 }
 
 static void o_qlist(struct out *o, const char *key, const mpq_t *v, size_t n,
-                    int digits, int dir, int quote)
+                    int digits, int dir, int strings)
 {
 	char **it = calloc(n ? n : 1, sizeof *it);
 	if (!it)
@@ -279,14 +274,10 @@ static void o_qlist(struct out *o, const char *key, const mpq_t *v, size_t n,
 			bound_qfmt(v[i], digits, dir, b, sizeof b);
 			it[i] = strdup(b);
 		} else {
-			char *s = mpq_get_str(NULL, 10, v[i]);
-			it[i] = malloc(strlen(s) + 3);
-			if (it[i])
-				sprintf(it[i], quote ? "\"%s\"" : "%s", s);
-			free(s);
+			it[i] = mpq_get_str(NULL, 10, v[i]);
 		}
 	}
-	o_list(o, key, it, n);
+	o_list(o, key, it, n, strings);
 	for (size_t i = 0; i < n; i++)
 		free(it[i]);
 	free(it);
@@ -397,6 +388,7 @@ int main(int argc, char **argv)
 	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
 	if (prc != CLI_CONTINUE)
 		return prc;
+	cli_signals_install(CLI_SIG_EXIT); /* 130/143 */
 	O.have_k = cli_find(&cmd, "cpus")->given;
 	O.have_threads = cli_find(&cmd, "threads")->given;
 	O.have_profile = cli_find(&cmd, "profile")->given;
@@ -560,7 +552,7 @@ int main(int argc, char **argv)
 		}
 		o_qlist(&o, "V", (const mpq_t *)bp.v + 1, n, 6, 0, 0);
 		if (O.exact)
-			o_qlist(&o, "V_exact", (const mpq_t *)bp.v + 1, n, -1, 0, O.json);
+			o_qlist(&o, "V_exact", (const mpq_t *)bp.v + 1, n, -1, 0, 1);
 		if (mpq_sgn(bp.v[0]))
 			o_q(&o, "V0", bp.v[0], 6, 0, O.exact);
 		if (tr)
@@ -579,9 +571,11 @@ int main(int argc, char **argv)
 		char al[4096];
 		alloc_text(pt.pr.alloc, pt.pr.k, al, sizeof al, ",");
 		if (O.json) {
-			char j[4100];
-			snprintf(j, sizeof j, "[%s]", al);
-			o_raw(&o, "allocation", al, j);
+			cli_json_key(&o.j, "allocation");
+			cli_json_array(&o.j);
+			for (uint32_t i = 0; i < pt.pr.k && pt.pr.alloc[i]; i++)
+				cli_json_u64(&o.j, pt.pr.alloc[i]);
+			cli_json_end(&o.j);
 		} else {
 			o_num(&o, "allocation", al);
 		}
@@ -637,9 +631,12 @@ int main(int argc, char **argv)
 		bound_pres_release(&pt.pr);
 	} else {
 		/* CSV (or JSON) of p over k = 1..K and the latencies */
-		if (O.json)
-			fputs("{\"sweep\": [", stdout);
-		else
+		if (O.json) {
+			cli_json_init(&o.j, stdout);
+			cli_json_object(&o.j);
+			cli_json_key(&o.j, "sweep");
+			cli_json_array(&o.j);
+		} else
 			printf("k,latency,p,speedup,bound,lower,allocation,classes,thick_evaluations\n");
 		mpq_t mw;
 		mpq_init(mw);
@@ -648,7 +645,6 @@ int main(int argc, char **argv)
 			mpq_mul(tmp, tmp, bp.v[q]);
 			mpq_add(mw, mw, tmp);
 		}
-		int firstrow = 1;
 		for (uint32_t k = 1; k <= O.sweep; k++) {
 			struct bound_lower lo;
 			int have_lower = 0;
@@ -687,27 +683,46 @@ int main(int argc, char **argv)
 					bound_qfmt(tmp, 3, -1, lb, sizeof lb);
 				}
 				if (O.json) {
-					alloc_text(pr.alloc, pr.k, al, sizeof al, ",");
-					printf("%s\n {\"k\": %u, \"latency\": \"%s\", \"p\": %s, \"speedup\": %s",
-					       firstrow ? "" : ",", k, L.text[li], pb, sb);
-					if (tr)
-						printf(", \"bound\": %s", bb);
-					if (have_lower)
-						printf(", \"lower\": %s", lb);
-					printf(", \"allocation\": [%s], \"classes\": %" PRIu64
-					       ", \"thick_evaluations\": %" PRIu64 "}",
-					       al, pr.classes, pr.thick);
+					struct cli_json *j = &o.j;
+					cli_json_object(j);
+					cli_json_key(j, "k");
+					cli_json_u64(j, k);
+					cli_json_key(j, "latency");
+					cli_json_str(j, L.text[li]);
+					cli_json_key(j, "p");
+					cli_json_number(j, pb);
+					cli_json_key(j, "speedup");
+					cli_json_number(j, sb);
+					if (tr) {
+						cli_json_key(j, "bound");
+						cli_json_number(j, bb);
+					}
+					if (have_lower) {
+						cli_json_key(j, "lower");
+						cli_json_number(j, lb);
+					}
+					cli_json_key(j, "allocation");
+					cli_json_array(j);
+					for (uint32_t i = 0; i < pr.k && pr.alloc[i]; i++)
+						cli_json_u64(j, pr.alloc[i]);
+					cli_json_end(j);
+					cli_json_key(j, "classes");
+					cli_json_u64(j, pr.classes);
+					cli_json_key(j, "thick_evaluations");
+					cli_json_u64(j, pr.thick);
+					cli_json_end(j);
 				} else {
 					alloc_text(pr.alloc, pr.k, al, sizeof al, ",");
 					printf("%u,%s,%s,%s,%s,%s,\"%s\",%" PRIu64 ",%" PRIu64 "\n",
 					       k, L.text[li], pb, sb, bb, lb, al, pr.classes, pr.thick);
 				}
-				firstrow = 0;
 				bound_pres_release(&pr);
 			}
 		}
-		if (O.json)
-			fputs("\n]}\n", stdout);
+		if (O.json) {
+			cli_json_end(&o.j);
+			cli_json_end(&o.j);
+		}
 		mpq_clear(mw);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {

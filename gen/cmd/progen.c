@@ -13,50 +13,37 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/out.h"
 #include "gen/gen.h"
 
 #define COUNT_MAX 10000000u
 
-/* Write len bytes to path through a temporary in the same directory. */
-static int write_atomic(const char *path, const char *text, size_t len,
-                        char *err, size_t errlen)
+/*
+ * Write len bytes to path ("-": standard output) with cli_out (a temporary
+ * renamed over a regular file; a FIFO or device written directly), in
+ * chunks of 1 MB; stops (removing the temporary) on SIGINT/SIGTERM.
+ * Returns 0, -1 with err filled, or -2 when interrupted.
+ */
+static int write_out(const char *path, const char *text, size_t len,
+                     char *err, size_t errlen)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	if (!tmp) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	struct cli_out o;
+	if (cli_out_open(&o, path, err, errlen) != 0)
 		return -1;
+	for (size_t done = 0; done < len;) {
+		if (cli_interrupted()) {
+			cli_out_abort(&o);
+			return -2;
+		}
+		size_t n = len - done < (1u << 20) ? len - done : 1u << 20;
+		if (fwrite(text + done, 1, n, o.f) != n) {
+			snprintf(err, errlen, "%s: cannot write: %s", o.path, strerror(errno));
+			cli_out_abort(&o);
+			return -1;
+		}
+		done += n;
 	}
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp.XXXXXX", 12);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	size_t done = 0;
-	while (done < len) {
-		ssize_t w = write(fd, text + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
-	}
-	int e = done == len ? 0 : errno ? errno : EIO;
-	if (close(fd) != 0 && !e)
-		e = errno;
-	if (!e && rename(tmp, path) != 0)
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	return cli_out_commit(&o, err, errlen);
 }
 
 static int exit_for(int rc)
@@ -103,6 +90,13 @@ static int do_stats(char **files, int n)
 	return status;
 }
 
+static _Atomic int batch_stop; /* a program failed: start no more */
+
+/*
+ * A batch is all or nothing: programs are written in parallel; if one
+ * fails, or SIGINT/SIGTERM arrives, no new one starts and every program
+ * already written by this batch is removed again.
+ */
 static int do_batch(const char *family, const struct gen_opts *o,
                     const char *prefix, uint64_t count)
 {
@@ -112,8 +106,16 @@ static int do_batch(const char *family, const struct gen_opts *o,
 	long long bad = -1;  /* lowest failing program, or -1 */
 	int bad_rc = GEN_OK;
 	char bad_msg[512] = "";
+	unsigned char *done = calloc(count + 1, 1);
+	if (!done) {
+		fprintf(stderr, "progen: out of memory\n");
+		return CLI_ESYSTEM;
+	}
+	cli_signals_install(CLI_SIG_FLAG);
 #pragma omp parallel for schedule(dynamic, 1)
 	for (long long i = 1; i <= (long long)count; i++) {
+		if (batch_stop || cli_interrupted())
+			continue;
 		struct gen_opts oi = *o;
 		oi.seed = gen_seed_derive(o->seed, (uint64_t)i);
 		char err[512], path[4096];
@@ -124,11 +126,15 @@ static int do_batch(const char *family, const struct gen_opts *o,
 		if (rc == GEN_OK) {
 			snprintf(path, sizeof path, "%s-%0*lld.trace", prefix,
 			         width, i);
-			if (write_atomic(path, text, len, err, sizeof err))
+			int w = write_out(path, text, len, err, sizeof err);
+			if (w == 0)
+				done[i] = 1;
+			else if (w == -1)
 				rc = GEN_EIO;
 		}
 		free(text);
 		if (rc != GEN_OK) {
+			batch_stop = 1;
 #pragma omp critical(progen_batch_error)
 			{
 				if (bad < 0 || i < bad) {
@@ -140,11 +146,31 @@ static int do_batch(const char *family, const struct gen_opts *o,
 			}
 		}
 	}
+	int sig = cli_interrupted();
+	if (bad < 0 && !sig) {
+		free(done);
+		return 0;
+	}
+	uint64_t removed = 0;
+	for (uint64_t i = 1; i <= count; i++) {
+		if (!done[i])
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s-%0*llu.trace", prefix, width,
+		         (unsigned long long)i);
+		if (unlink(path) == 0)
+			removed++;
+	}
+	free(done);
 	if (bad >= 0) {
-		fprintf(stderr, "progen: program %lld: %s\n", bad, bad_msg);
+		fprintf(stderr, "progen: program %lld: %s; no partial batch: removed "
+		        "the %llu programs written\n", bad, bad_msg,
+		        (unsigned long long)removed);
 		return exit_for(bad_rc);
 	}
-	return 0;
+	fprintf(stderr, "progen: interrupted; no partial batch: removed the %llu "
+	        "programs written\n", (unsigned long long)removed);
+	return cli_signal_status(sig);
 }
 
 static int family_opt(void *arg, const char *name, const char *value,
@@ -254,6 +280,10 @@ int main(int argc, char **argv)
 
 	char err[512];
 	int status = 0;
+	/* One program: a signal removes the temporary and exits at once
+	 * (generation itself does not look at a flag). */
+	if (!count)
+		cli_signals_install(CLI_SIG_EXIT);
 	if (count) {
 		/* Check the options once, serially, so that a usage error is
 		 * reported before any file is written. */
@@ -275,15 +305,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "progen: %s\n", err);
 		return exit_for(rc);
 	}
-	if (out && strcmp(out, "-") != 0) {
-		if (write_atomic(out, text, len, err, sizeof err)) {
-			fprintf(stderr, "progen: %s\n", err);
-			status = 2;
-		}
-	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
-		fprintf(stderr, "progen: standard output: %s\n",
-		        strerror(errno));
-		status = 2;
+	int w = write_out(out ? out : "-", text, len, err, sizeof err);
+	if (w == -1) {
+		fprintf(stderr, "progen: %s\n", err);
+		status = CLI_EINPUT;
+	} else if (w == -2) {
+		status = cli_signal_status(cli_interrupted());
 	}
 	free(text);
 	return status;

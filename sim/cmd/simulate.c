@@ -11,30 +11,20 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 
-static void json_str(FILE *f, const char *s)
+/* A simulated time as "key": "exact" and "key_value": number. */
+static void json_time(struct cli_json *j, const char *key, sim_time t)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_time(FILE *f, const char *key, sim_time t, int comma)
-{
-	char b[64];
-	fprintf(f, "\"%s\": ", key);
-	json_str(f, sim_time_format(t, b, sizeof b));
-	fprintf(f, ", \"%s_value\": %.17g%s", key, sim_time_to_double(t), comma ? ", " : "");
+	char b[64], k[64];
+	cli_json_key(j, key);
+	cli_json_str(j, sim_time_format(t, b, sizeof b));
+	snprintf(k, sizeof k, "%s_value", key);
+	cli_json_key(j, k);
+	cli_json_double(j, sim_time_to_double(t));
 }
 
 static const char *proc_name(int32_t p, char *b, size_t len)
@@ -130,6 +120,7 @@ int main(int argc, char **argv)
 	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
 	if (prc != CLI_CONTINUE)
 		return prc;
+	cli_signals_install(CLI_SIG_EXIT); /* 130/143 */
 	int have_cpus = cli_find(&cmd, "cpus")->given;
 	if (have_cpus)
 		par.cpus = cpus;
@@ -219,42 +210,62 @@ int main(int argc, char **argv)
 	sim_policy_format(&par, pb, sizeof pb);
 	uint64_t total = trace_total_work(tr);
 	if (json) {
-		printf("{");
-		json_time(stdout, "makespan", res.makespan, 1);
-		printf("\"unit\": \"%s\", \"mode\": \"%s\", \"cpus\": %u, \"policy\": \"%s\", "
-		       "\"latency\": %" PRIu64 ", \"create_cost\": %" PRIu64 ", \"switch_cost\": %" PRIu64
-		       ", \"model\": \"%s\", \"steps\": %" PRIu64 ", \"total_work\": %" PRIu64 ",\n \"threads\": [",
-		       unit, mode, par.cpus, pb, par.latency, par.create_cost, par.switch_cost,
-		       sim_model_name(res.model), res.steps, total);
+		struct cli_json j;
+		cli_json_init(&j, stdout);
+		cli_json_object(&j);
+		json_time(&j, "makespan", res.makespan);
+		cli_json_key(&j, "unit");
+		cli_json_str(&j, unit);
+		cli_json_key(&j, "mode");
+		cli_json_str(&j, mode);
+		cli_json_key(&j, "cpus");
+		cli_json_u64(&j, par.cpus);
+		cli_json_key(&j, "policy");
+		cli_json_str(&j, pb);
+		cli_json_key(&j, "latency");
+		cli_json_u64(&j, par.latency);
+		cli_json_key(&j, "create_cost");
+		cli_json_u64(&j, par.create_cost);
+		cli_json_key(&j, "switch_cost");
+		cli_json_u64(&j, par.switch_cost);
+		cli_json_key(&j, "model");
+		cli_json_str(&j, sim_model_name(res.model));
+		cli_json_key(&j, "steps");
+		cli_json_u64(&j, res.steps);
+		cli_json_key(&j, "total_work");
+		cli_json_u64(&j, total);
+		cli_json_key(&j, "threads");
+		cli_json_array(&j);
 		for (uint32_t i = 0; i < tr->nthreads; i++) {
 			const struct sim_thread_stats *s = &res.threads[i];
-			printf("%s\n  {\"id\": %u, \"name\": ", i ? "," : "", tr->threads[i].id);
-			const char *nm = trace_thread_name(tr, i);
-			if (nm)
-				json_str(stdout, nm);
-			else
-				printf("null");
-			printf(", \"proc\": ");
-			json_str(stdout, proc_name(s->proc, b1, sizeof b1));
-			printf(", ");
-			json_time(stdout, "start", s->start, 1);
-			json_time(stdout, "end", s->end, 1);
-			json_time(stdout, "cpu", s->cpu, 1);
-			json_time(stdout, "ready", s->ready, 1);
-			json_time(stdout, "blocked", s->blocked, 0);
-			printf("}");
+			cli_json_object(&j);
+			cli_json_key(&j, "id");
+			cli_json_u64(&j, tr->threads[i].id);
+			cli_json_key(&j, "name");
+			cli_json_str(&j, trace_thread_name(tr, i));
+			cli_json_key(&j, "proc");
+			cli_json_str(&j, proc_name(s->proc, b1, sizeof b1));
+			json_time(&j, "start", s->start);
+			json_time(&j, "end", s->end);
+			json_time(&j, "cpu", s->cpu);
+			json_time(&j, "ready", s->ready);
+			json_time(&j, "blocked", s->blocked);
+			cli_json_end(&j);
 		}
-		printf("],\n \"processors\": [");
-		if (par.mode == SIM_BOUND && !binding_path) {
-			printf("]}\n");
-		} else {
+		cli_json_end(&j);
+		cli_json_key(&j, "processors");
+		cli_json_array(&j);
+		if (!(par.mode == SIM_BOUND && !binding_path)) {
 			for (uint32_t p = 0; p < par.cpus; p++) {
-				printf("%s\n  {\"proc\": %u, ", p ? "," : "", p);
-				json_time(stdout, "busy", res.busy[p], 0);
-				printf("}");
+				cli_json_object(&j);
+				cli_json_key(&j, "proc");
+				cli_json_u64(&j, p);
+				json_time(&j, "busy", res.busy[p]);
+				cli_json_end(&j);
 			}
-			printf("]}\n");
 		}
+		cli_json_end(&j);
+		cli_json_end(&j);
 	} else {
 		printf("makespan %s\n", sim_time_format_dec(res.makespan, b1, sizeof b1));
 		printf("unit %s\n", unit);
