@@ -33,7 +33,7 @@ LAYERS  := exp viz alloc bound gen record sim cli trace
 LAYERS_DENY := sim:cli record:sim record:cli
 MODULES ?= $(foreach m,$(LAYERS),$(if $(wildcard $(m)/*.c),$(m)))
 LIBS     = $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
-SYSLIBS  = -lglpk -liniparser -lgmp -lm
+SYSLIBS  = -lglpk -lgmp -lm
 
 # A module adds its own system libraries, flags and extra targets in
 # X/module.mk (SYSLIBS += ..., rules), so that modules do not share lines.

@@ -13,7 +13,6 @@ libc6-dev
 libcmocka-dev
 libglpk-dev
 libgmp-dev
-libiniparser-dev
 libjansson-dev
 make
 "

@@ -28,7 +28,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <iniparser/dictionary.h>
 
 #include "sim/sim.h"
 
@@ -257,21 +256,24 @@ void alloc_canonical(const int32_t *b, uint32_t n, int32_t *out);
 uint64_t alloc_partitions(uint32_t n, uint32_t k);
 
 /* ---------------------------------------------------------------------
- * Configuration (INI, iniparser): [machine] cpus, latency, policy,
+ * Configuration (INI, cli/ini.h): [machine] cpus, latency, policy,
  * create_cost, switch_cost, model; [search] algorithm, stop_after,
  * max_tests, time_limit, seed, restarts.  See examples/allocate.ini.
  */
+struct cli_ini;
 
 /*
- * alloc_config_apply - set the values that dictionary `d` (from
- * iniparser_load of file `fname`) gives to *par; keys absent keep their
+ * alloc_config_apply - set the values that the parsed INI file `ini`
+ * (cli_ini_parse / cli_ini_read) gives to *par; keys absent keep their
  * value.  Unknown keys in [machine] and [search] are errors; other
  * sections are ignored (other tools' settings).  Returns 0, or -1 with a
- * one-line message in err (e.g. "allocate.ini: [search] max_tests: 'abc'
- * is not a non-negative integer"); *par may then be partly updated.
+ * one-line message in err naming the file and line, every byte of the
+ * file's text quoted (e.g. "allocate.ini:12: [search] max_tests: 'abc'
+ * is not an integer in 0..18446744073709551615"); *par may then be partly
+ * updated.
  */
-int alloc_config_apply(const dictionary *d, const char *fname,
-                       struct alloc_params *par, char *err, size_t errlen);
+int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
+                       char *err, size_t errlen);
 
 /* Value parsers shared by the config file and the command line.  Each
  * returns 0, or -1 leaving *out unaltered. */

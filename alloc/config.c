@@ -1,5 +1,5 @@
-/* config.c - the INI configuration of the search (iniparser dictionary)
- * and the value parsers shared with the command line. */
+/* config.c - the INI configuration of the search (cli/ini.h) and the
+ * value parsers shared with the command line. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <iniparser/iniparser.h>
-
 #include "alloc/alloc.h"
+#include "cli/cli.h"
+#include "cli/ini.h"
 
 int alloc_parse_seconds(const char *s, double *out)
 {
@@ -54,12 +54,13 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-/* Value of [sec] key, or NULL. */
-static const char *get(const dictionary *d, const char *sec, const char *key)
+/* Value of [sec] key, or NULL; *line its line. */
+static const char *get(const struct cli_ini *ini, const char *sec,
+                       const char *key, size_t *line)
 {
-	char full[128];
-	snprintf(full, sizeof full, "%s:%s", sec, key);
-	return iniparser_getstring(d, full, NULL);
+	const struct cli_ini_entry *e = cli_ini_get(ini, sec, key);
+	*line = e ? e->line : 0;
+	return e ? e->value : NULL;
 }
 
 static int known(const char *const *keys, const char *k)
@@ -70,101 +71,95 @@ static int known(const char *const *keys, const char *k)
 	return 0;
 }
 
-/* Check that every key of section `sec` is one of `keys`. */
-static int check_keys(const dictionary *d, const char *fname,
-                      const char *sec, const char *const *keys, char *err,
-                      size_t len)
+static const char *q(const char *s, char *buf, size_t len)
 {
-	int nk = iniparser_getsecnkeys(d, sec);
-	if (nk <= 0)
-		return 0;
-	const char **names = calloc((size_t)nk, sizeof *names);
-	if (!names)
-		return fail(err, len, "%s: out of memory", fname);
-	int r = 0;
-	if (iniparser_getseckeys(d, sec, names)) {
-		size_t sl = strlen(sec);
-		for (int i = 0; i < nk && r == 0; i++) {
-			const char *k = names[i] + sl + 1; /* "sec:key" */
-			if (!known(keys, k))
-				r = fail(err, len, "%s: [%s] %s: unknown key", fname,
-				         sec, k);
-		}
-	}
-	free(names);
-	return r;
+	return cli_quote(s, strlen(s), buf, len);
 }
 
-static int u64_key(const dictionary *d, const char *fname, const char *sec,
-                   const char *key, uint64_t min, uint64_t max, uint64_t *out,
-                   char *err, size_t len)
+/* Every key of [machine] and [search] is one we know. */
+static int check_keys(const struct cli_ini *ini, char *err, size_t len)
 {
-	const char *v = get(d, sec, key);
+	for (size_t i = 0; i < ini->n; i++) {
+		const struct cli_ini_entry *e = &ini->e[i];
+		const char *const *keys = !e->key ? NULL
+		                          : !strcmp(e->section, "machine") ? machine_keys
+		                          : !strcmp(e->section, "search") ? search_keys : NULL;
+		char b[160];
+		if (keys && !known(keys, e->key))
+			return fail(err, len, "%s:%zu: [%s] %s: unknown key", ini->name,
+			            e->line, e->section, q(e->key, b, 80));
+	}
+	return 0;
+}
+
+static int u64_key(const struct cli_ini *ini, const char *sec, const char *key,
+                   uint64_t min, uint64_t max, uint64_t *out, char *err,
+                   size_t len)
+{
+	size_t line;
+	const char *v = get(ini, sec, key, &line);
 	if (!v)
 		return 0;
 	uint64_t x;
-	if (trace_parse_u64(v, UINT64_MAX, &x) != 0)
-		return fail(err, len, "%s: [%s] %s: '%s' is not a non-negative "
-		            "integer", fname, sec, key, v);
-	if (x < min || x > max)
-		return fail(err, len, "%s: [%s] %s: '%s' is out of range "
-		            "(%llu..%llu)", fname, sec, key, v,
+	char b[160];
+	if (trace_parse_u64(v, max, &x) != 0 || x < min)
+		return fail(err, len, "%s:%zu: [%s] %s: '%s' is not an integer in "
+		            "%llu..%llu", ini->name, line, sec, key, q(v, b, 80),
 		            (unsigned long long)min, (unsigned long long)max);
 	*out = x;
 	return 0;
 }
 
-int alloc_config_apply(const dictionary *d, const char *fname,
-                       struct alloc_params *par, char *err, size_t errlen)
+int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
+                       char *err, size_t errlen)
 {
-	if (check_keys(d, fname, "machine", machine_keys, err, errlen) ||
-	    check_keys(d, fname, "search", search_keys, err, errlen))
+	if (check_keys(ini, err, errlen))
 		return -1;
 	uint64_t v;
 	const char *s;
+	size_t line;
+	char b[160];
 
 	v = par->sim.cpus;
-	if (u64_key(d, fname, "machine", "cpus", 1, 65536, &v, err, errlen))
+	if (u64_key(ini, "machine", "cpus", 1, CLI_CPUS_MAX, &v, err, errlen))
 		return -1;
 	par->sim.cpus = (uint32_t)v;
-	if (u64_key(d, fname, "machine", "latency", 0, (1ull << 62) - 1,
+	if (u64_key(ini, "machine", "latency", 0, TRACE_WORK_LIMIT - 1,
 	            &par->sim.latency, err, errlen) ||
-	    u64_key(d, fname, "machine", "create_cost", 0, (1ull << 62) - 1,
+	    u64_key(ini, "machine", "create_cost", 0, TRACE_WORK_LIMIT - 1,
 	            &par->sim.create_cost, err, errlen) ||
-	    u64_key(d, fname, "machine", "switch_cost", 0, (1ull << 62) - 1,
+	    u64_key(ini, "machine", "switch_cost", 0, TRACE_WORK_LIMIT - 1,
 	            &par->sim.switch_cost, err, errlen))
 		return -1;
-	if ((s = get(d, "machine", "policy")) && sim_policy_parse(s, &par->sim))
-		return fail(err, errlen, "%s: [machine] policy: '%s' is not a "
-		            "policy (ps, fifo, rr:Q)", fname, s);
-
-	if ((s = get(d, "machine", "model")) &&
+	if ((s = get(ini, "machine", "policy", &line)) && sim_policy_parse(s, &par->sim))
+		return fail(err, errlen, "%s:%zu: [machine] policy: '%s' is not a "
+		            "policy (ps, fifo, rr:Q with Q >= 1)", ini->name, line,
+		            q(s, b, 80));
+	if ((s = get(ini, "machine", "model", &line)) &&
 	    alloc_parse_model(s, &par->sim.model))
-		return fail(err, errlen, "%s: [machine] model: '%s' is not a "
-		            "model (direct, client-server, strict, auto)", fname, s);
-
-	if ((s = get(d, "search", "algorithm"))) {
+		return fail(err, errlen, "%s:%zu: [machine] model: '%s' is not a "
+		            "model (direct, client-server, strict, auto)", ini->name,
+		            line, q(s, b, 80));
+	if ((s = get(ini, "search", "algorithm", &line))) {
 		if (alloc_algorithm_find(s) < 0)
-			return fail(err, errlen, "%s: [search] algorithm: '%s' is "
+			return fail(err, errlen, "%s:%zu: [search] algorithm: '%s' is "
 			            "not an algorithm (see --list-algorithms)",
-			            fname, s);
+			            ini->name, line, q(s, b, 80));
 		snprintf(par->algorithm, sizeof par->algorithm, "%s", s);
 	}
-	if (u64_key(d, fname, "search", "stop_after", 0, UINT64_MAX,
-	            &par->stop_after, err, errlen) ||
-	    u64_key(d, fname, "search", "max_tests", 0, UINT64_MAX,
-	            &par->max_tests, err, errlen) ||
-	    u64_key(d, fname, "search", "seed", 0, UINT64_MAX, &par->seed, err,
-	            errlen))
+	if (u64_key(ini, "search", "stop_after", 0, UINT64_MAX, &par->stop_after,
+	            err, errlen) ||
+	    u64_key(ini, "search", "max_tests", 0, UINT64_MAX, &par->max_tests,
+	            err, errlen) ||
+	    u64_key(ini, "search", "seed", 0, UINT64_MAX, &par->seed, err, errlen))
 		return -1;
 	v = par->restarts;
-	if (u64_key(d, fname, "search", "restarts", 0, UINT32_MAX, &v, err,
-	            errlen))
+	if (u64_key(ini, "search", "restarts", 0, UINT32_MAX, &v, err, errlen))
 		return -1;
 	par->restarts = (uint32_t)v;
-	if ((s = get(d, "search", "time_limit")) &&
+	if ((s = get(ini, "search", "time_limit", &line)) &&
 	    alloc_parse_seconds(s, &par->time_limit))
-		return fail(err, errlen, "%s: [search] time_limit: '%s' is not a "
-		            "non-negative number of seconds", fname, s);
+		return fail(err, errlen, "%s:%zu: [search] time_limit: '%s' is not a "
+		            "non-negative number of seconds", ini->name, line, q(s, b, 80));
 	return 0;
 }

@@ -16,9 +16,9 @@
 #include <cmocka.h>
 #include <omp.h>
 
-#include <iniparser/iniparser.h>
 
 #include "alloc/alloc.h"
+#include "cli/ini.h"
 #include "gen/gen.h"
 #include "sim/sim.h"
 #include "tests/testutil.h"
@@ -982,14 +982,13 @@ static void test_sha256(void **state)
 static int config_err(const char *sec, const char *key, const char *val,
                       char *err, size_t len, struct alloc_params *p)
 {
-	dictionary *d = dictionary_new(0);
-	char full[128];
-	iniparser_set(d, sec, NULL);
-	snprintf(full, sizeof full, "%s:%s", sec, key);
-	iniparser_set(d, full, val);
+	char text[256];
+	struct cli_ini ini;
+	snprintf(text, sizeof text, "[%s]\n%s = %s\n", sec, key, val);
+	assert_int_equal(cli_ini_parse("allocate.ini", text, strlen(text), &ini, err, len), 0);
 	alloc_params_init(p);
-	int r = alloc_config_apply(d, "allocate.ini", p, err, len);
-	iniparser_freedict(d);
+	int r = alloc_config_apply(&ini, p, err, len);
+	cli_ini_release(&ini);
 	return r;
 }
 
@@ -999,22 +998,22 @@ static void test_config(void **state)
 	struct {
 		const char *sec, *key, *val, *msg;
 	} bad[] = {
-		{"search", "max_tests", "abc", "allocate.ini: [search] max_tests: 'abc' is not a non-negative integer"},
-		{"search", "max_tests", "-5", "allocate.ini: [search] max_tests: '-5' is not a non-negative integer"},
-		{"search", "seed", "1x", "allocate.ini: [search] seed: '1x' is not a non-negative integer"},
-		{"search", "stop_after", "", "allocate.ini: [search] stop_after: '' is not a non-negative integer"},
-		{"search", "restarts", "99999999999", "allocate.ini: [search] restarts: '99999999999' is out of range (0..4294967295)"},
-		{"search", "time_limit", "soon", "allocate.ini: [search] time_limit: 'soon' is not a non-negative number of seconds"},
-		{"search", "time_limit", "-1", "allocate.ini: [search] time_limit: '-1' is not a non-negative number of seconds"},
-		{"search", "algorithm", "magic", "allocate.ini: [search] algorithm: 'magic' is not an algorithm (see --list-algorithms)"},
-		{"search", "budget", "10", "allocate.ini: [search] budget: unknown key"},
-		{"machine", "cpus", "0", "allocate.ini: [machine] cpus: '0' is out of range (1..65536)"},
-		{"machine", "cpus", "four", "allocate.ini: [machine] cpus: 'four' is not a non-negative integer"},
-		{"machine", "latency", "1.5", "allocate.ini: [machine] latency: '1.5' is not a non-negative integer"},
-		{"machine", "policy", "lifo", "allocate.ini: [machine] policy: 'lifo' is not a policy (ps, fifo, rr:Q)"},
-		{"machine", "switch_cost", "x", "allocate.ini: [machine] switch_cost: 'x' is not a non-negative integer"},
-		{"machine", "cores", "4", "allocate.ini: [machine] cores: unknown key"},
-		{"machine", "model", "fast", "allocate.ini: [machine] model: 'fast' is not a model (direct, client-server, strict, auto)"},
+		{"search", "max_tests", "abc", "allocate.ini:2: [search] max_tests: 'abc' is not an integer in 0..18446744073709551615"},
+		{"search", "max_tests", "-5", "allocate.ini:2: [search] max_tests: '-5' is not an integer in 0..18446744073709551615"},
+		{"search", "seed", "1x", "allocate.ini:2: [search] seed: '1x' is not an integer in 0..18446744073709551615"},
+		{"search", "stop_after", "", "allocate.ini:2: [search] stop_after: '' is not an integer in 0..18446744073709551615"},
+		{"search", "restarts", "99999999999", "allocate.ini:2: [search] restarts: '99999999999' is not an integer in 0..4294967295"},
+		{"search", "time_limit", "soon", "allocate.ini:2: [search] time_limit: 'soon' is not a non-negative number of seconds"},
+		{"search", "time_limit", "-1", "allocate.ini:2: [search] time_limit: '-1' is not a non-negative number of seconds"},
+		{"search", "algorithm", "magic", "allocate.ini:2: [search] algorithm: 'magic' is not an algorithm (see --list-algorithms)"},
+		{"search", "budget", "10", "allocate.ini:2: [search] budget: unknown key"},
+		{"machine", "cpus", "0", "allocate.ini:2: [machine] cpus: '0' is not an integer in 1..65536"},
+		{"machine", "cpus", "four", "allocate.ini:2: [machine] cpus: 'four' is not an integer in 1..65536"},
+		{"machine", "latency", "1.5", "allocate.ini:2: [machine] latency: '1.5' is not an integer in 0..4611686018427387903"},
+		{"machine", "policy", "lifo", "allocate.ini:2: [machine] policy: 'lifo' is not a policy (ps, fifo, rr:Q with Q >= 1)"},
+		{"machine", "switch_cost", "x", "allocate.ini:2: [machine] switch_cost: 'x' is not an integer in 0..4611686018427387903"},
+		{"machine", "cores", "4", "allocate.ini:2: [machine] cores: unknown key"},
+		{"machine", "model", "fast", "allocate.ini:2: [machine] model: 'fast' is not a model (direct, client-server, strict, auto)"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char err[512] = "";
@@ -1024,28 +1023,19 @@ static void test_config(void **state)
 		assert_string_equal(err, bad[i].msg);
 	}
 	/* Good values, and other sections are ignored. */
-	dictionary *d = dictionary_new(0);
-	iniparser_set(d, "machine", NULL);
-	iniparser_set(d, "machine:cpus", "8");
-	iniparser_set(d, "machine:latency", "25");
-	iniparser_set(d, "machine:policy", "rr:50");
-	iniparser_set(d, "machine:create_cost", "3");
-	iniparser_set(d, "machine:switch_cost", "4");
-	iniparser_set(d, "machine:model", "strict");
-	iniparser_set(d, "search", NULL);
-	iniparser_set(d, "search:algorithm", "dsg");
-	iniparser_set(d, "search:stop_after", "50");
-	iniparser_set(d, "search:max_tests", "1234");
-	iniparser_set(d, "search:time_limit", "2.5");
-	iniparser_set(d, "search:seed", "99");
-	iniparser_set(d, "search:restarts", "7");
-	iniparser_set(d, "bound", NULL);
-	iniparser_set(d, "bound:whatever", "1");
+	static const char good[] =
+		"[machine]\ncpus = 8\nlatency = 25\npolicy = rr:50\ncreate_cost = 3\n"
+		"switch_cost = 4\nmodel = strict\n"
+		"[search]\nalgorithm = dsg\nstop_after = 50\nmax_tests = 1234\n"
+		"time_limit = 2.5\nseed = 99\nrestarts = 7\n"
+		"[bound]\nwhatever = 1\n";
+	struct cli_ini ini;
 	struct alloc_params p;
 	alloc_params_init(&p);
 	char err[512] = "";
-	assert_int_equal(alloc_config_apply(d, "a.ini", &p, err, sizeof err), 0);
-	iniparser_freedict(d);
+	assert_int_equal(cli_ini_parse("a.ini", good, strlen(good), &ini, err, sizeof err), 0);
+	assert_int_equal(alloc_config_apply(&ini, &p, err, sizeof err), 0);
+	cli_ini_release(&ini);
 	assert_int_equal(p.sim.cpus, 8);
 	assert_int_equal(p.sim.latency, 25);
 	assert_int_equal(p.sim.policy, SIM_RR);

@@ -185,19 +185,30 @@ static void test_config_errors(void **state)
 		const char *text, *msg; /* msg follows the file name */
 	} bad[] = {
 		{"[machine]\ncpus = 2\n[search]\nmax_tests = abc\n",
-		 ": [search] max_tests: 'abc' is not a non-negative integer\n"},
+		 ":4: [search] max_tests: 'abc' is not an integer in 0..18446744073709551615\n"},
 		{"[machine]\ncpus = two\n",
-		 ": [machine] cpus: 'two' is not a non-negative integer\n"},
+		 ":2: [machine] cpus: 'two' is not an integer in 1..65536\n"},
 		{"[machine]\ncpus = 2\npolicy = random\n",
-		 ": [machine] policy: 'random' is not a policy (ps, fifo, rr:Q)\n"},
+		 ":3: [machine] policy: 'random' is not a policy (ps, fifo, rr:Q with Q >= 1)\n"},
 		{"[search]\nalgoritm = sga\n",
-		 ": [search] algoritm: unknown key\n"},
+		 ":2: [search] algoritm: unknown key\n"},
 		{"[search]\ntime_limit = forever\n",
-		 ": [search] time_limit: 'forever' is not a non-negative number of "
+		 ":2: [search] time_limit: 'forever' is not a non-negative number of "
 		 "seconds\n"},
 		{"[machine]\ncpus = 2\nthis is not ini\n",
-		 ":3: syntax error: 'this is not ini' is not a section, key = "
-		 "value, or comment\n"},
+		 ":3: syntax error: not a [section], key = value, or comment: "
+		 "'this is not ini'\n"},
+		/* issue 14 item 8: the line is the true one, not a '(' in the text */
+		{"[machine]\ncpus = 2\nfoo(99)\n",
+		 ":3: syntax error: not a [section], key = value, or comment: 'foo(99)'\n"},
+		/* control and high bytes are quoted, never echoed raw */
+		{"[machine]\n\033[2J\xff\n",
+		 ":2: syntax error: not a [section], key = value, or comment: '\\x1b[2J\\xff'\n"},
+		/* duplicates: typos and repeats do not pass silently */
+		{"[machine]\ncpus = 2\ncpus = 4\n",
+		 ":3: [machine] cpus: repeated (first at line 2)\n"},
+		{"[machine]\ncpus = 2\n[search]\n[machine]\n",
+		 ":4: section [machine] repeated (first at line 1)\n"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char *ini = tu_tmpfile(bad[i].text);

@@ -18,11 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <iniparser/iniparser.h>
-
 #include "alloc/alloc.h"
 #include "bound/bound.h"
 #include "cli/cli.h"
+#include "cli/ini.h"
 #include "cli/json.h"
 #include "cli/out.h"
 #include "sim/sim.h"
@@ -40,45 +39,14 @@ static void die_input(const char *fmt, ...)
 	exit(2);
 }
 
-/* iniparser reports syntax errors through a callback: keep the first. */
-static char ini_msg[1024];
-static int ini_errback(const char *fmt, ...)
-{
-	if (ini_msg[0])
-		return 0;
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vsnprintf(ini_msg, sizeof ini_msg, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 static void load_config(const char *path, struct alloc_params *par)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		die_input("%s: cannot open: %s", path, strerror(errno));
-	fclose(f);
-	iniparser_set_error_callback(ini_errback);
-	dictionary *d = iniparser_load(path);
-	if (!d) {
-		/* "iniparser: syntax error in FILE (LINE):\n-> TEXT\n" */
-		const char *p = strrchr(ini_msg, '(');
-		long line = p ? strtol(p + 1, NULL, 10) : 0;
-		const char *text = strstr(ini_msg, "-> ");
-		char t[256] = "";
-		if (text) {
-			snprintf(t, sizeof t, "%s", text + 3);
-			t[strcspn(t, "\n")] = 0;
-		}
-		if (line > 0)
-			die_input("%s:%ld: syntax error: '%s' is not a section, "
-			          "key = value, or comment", path, line, t);
-		die_input("%s: cannot read the configuration", path);
-	}
-	char err[512];
-	int r = alloc_config_apply(d, path, par, err, sizeof err);
-	iniparser_freedict(d);
+	struct cli_ini ini;
+	char err[600];
+	if (cli_ini_read(path, &ini, err, sizeof err) != 0)
+		die_input("%s", err);
+	int r = alloc_config_apply(&ini, par, err, sizeof err);
+	cli_ini_release(&ini);
 	if (r)
 		die_input("%s", err);
 }
