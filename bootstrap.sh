@@ -10,6 +10,7 @@ need=""
 PACKAGES="
 gcc
 libc6-dev
+libcairo2-dev
 libcmocka-dev
 libglpk-dev
 libgmp-dev
