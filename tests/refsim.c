@@ -427,13 +427,13 @@ static void cond_check(struct S *s, int c, struct stamp reg)
 		t->ask_list_n = 0;
 		for (int j = 0; j < n; j++)
 			mutex_ask_blocked(s, g, t->ask_list[j]);
-		/* the registration is in: if it holds all its mutexes now it
-		 * continues (ready before the waiters it then wakes) */
-		int wake = t->sig_n;
-		grant(s, g, reg);
+		/* then wakes the N waiters; it continues (the registration is
+		 * its last grant) once it holds all its mutexes: after the
+		 * waiters in the ready queue when it holds them at once */
 		struct stamp st = {1, s->T, lproc(s, g)};
-		for (int j = 0; j < wake; j++)
+		for (int j = 0; j < t->sig_n; j++)
 			cwait_wake(s, q_pop(&cv->registered), st);
+		grant(s, g, reg);
 	}
 }
 
