@@ -13,6 +13,7 @@ gcc
 libc6-dev
 libcairo2-dev
 libcmocka-dev
+libfontconfig-dev
 libglpk-dev
 libgmp-dev
 libjansson-dev
