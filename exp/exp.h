@@ -250,6 +250,8 @@ int exp_mpi_available(void);
 /* exp_mpi_launched - 1 if the process was started by mpirun (the
  * environment says so). */
 int exp_mpi_launched(void);
+/* exp_mpi_rank - this process's MPI rank (0 without MPI). */
+int exp_mpi_rank(int use);
 /* exp_mpi_init/finalize - MPI_Init_thread / MPI_Finalize when available;
  * init returns 0 or -1. */
 int exp_mpi_init(int *argc, char ***argv);

@@ -528,12 +528,21 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	        svg, p->title, p->xlabel, p->ylabel);
 	if (p->yrange[0])
 		fprintf(g, "set yrange [%s]\n", p->yrange);
+	/* Twelve distinguishable colours; categories (non-numeric x) as
+	 * points only: a line between two families would mean nothing. */
+	static const char *const colour[] = {
+		"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+		"#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"};
+	int cat = 0;
+	for (size_t i = 0; i < xs.n; i++)
+		cat |= !numeric(xs.v[i]) && !strchr(xs.v[i], '@');
 	fprintf(g, "plot ");
 	for (size_t k = 0; k < ncols; k++)
-		fprintf(g, "%s'%s-%s.dat' using 0:%zu%s with linespoints lw 2 "
-		        "pt %zu title columnheader",
+		fprintf(g, "%s'%s-%s.dat' using 0:%zu%s with %s lw 2 pt %zu "
+		        "ps 1.3 lc rgb '%s' title columnheader",
 		        k ? ", \\\n     " : "", exp, p->name, k + 2,
-		        k == 0 ? ":xtic(1)" : "", k % 12 + 1);
+		        k == 0 ? ":xtic(1)" : "", cat ? "points" : "linespoints",
+		        k % 13 + 1, colour[k % 12]);
 	fprintf(g, "\n");
 	fclose(g);
 	char cmd[3072];
