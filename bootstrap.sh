@@ -8,10 +8,12 @@ cd "$(dirname "$0")"
 need=""
 # One Debian package per line, alphabetical.
 PACKAGES="
+g++
 gcc
 libc6-dev
 libcairo2-dev
 libcmocka-dev
+libfontconfig-dev
 libglpk-dev
 libgmp-dev
 libjansson-dev
