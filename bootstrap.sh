@@ -10,6 +10,7 @@ need=""
 PACKAGES="
 g++
 gcc
+gnuplot-nox
 libc6-dev
 libcairo2-dev
 libcmocka-dev
