@@ -9,12 +9,14 @@ need=""
 # One Debian package per line, alphabetical.
 PACKAGES="
 gcc
+help2man
 libc6-dev
 libcmocka-dev
 libglpk-dev
 libgmp-dev
 libjansson-dev
 make
+pkgconf
 "
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"
