@@ -6,8 +6,10 @@
  * Made for search: load a trace once into an immutable sim_program (shared
  * by any number of threads), give each evaluating thread its own sim_work
  * (caller-owned, reused), then call sim_run for as many bindings as
- * needed.  sim_run allocates nothing on the makespan-only path; it keeps no
- * global state.
+ * needed.  sim_run keeps no global state, and allocates nothing on the
+ * makespan-only path once the workspace is sized for the run (see
+ * sim_work_reserve: the first run with a larger k, or the first
+ * strict or client-server run, sizes it).
  *
  * Time is exact: every simulated time is an integer number of trace units.
  * Processor sharing (ps) is computed in cycles (an exact integer scheme; see
@@ -132,9 +134,23 @@ struct sim_program *sim_program_new(const struct trace *tr);
 void sim_program_free(struct sim_program *p); /* accepts NULL */
 const struct trace *sim_program_trace(const struct sim_program *p);
 
-/* sim_work_new - a workspace for `p`, or NULL on allocation failure. */
+/* sim_work_new - a workspace for `p` (sized for k <= 8 and the Direct
+ * model), or NULL on allocation failure. */
 struct sim_work *sim_work_new(const struct sim_program *p);
 void sim_work_free(struct sim_work *w); /* accepts NULL */
+
+/*
+ * sim_work_reserve - size `w` for runs with `par`: its group and slot
+ * arrays for par->cpus processors (O(k + threads)), and, unless
+ * par->model is SIM_DIRECT, the strict and client-server models' state
+ * (O(records)).  sim_run does the same when a run needs it, so this is
+ * only needed to take the allocation out of a timed or parallel section:
+ * afterwards sim_run and sim_makespan allocate nothing for runs with at
+ * most par->cpus processors and any model (only SIM_SCHEDULE allocates).
+ * Returns SIM_OK, SIM_EINVAL (cpus = 0), or SIM_ENOMEM (w unaltered and
+ * still usable).
+ */
+int sim_work_reserve(struct sim_work *w, const struct sim_params *par);
 
 struct sim_thread_stats {
 	sim_time start;   /* became ready for the first time              */
@@ -219,8 +235,8 @@ struct sim_result {
  * status.  On SIM_EINVAL/SIM_EOVERFLOW/SIM_ENOMEM, res->makespan is 0.
  * par->model = SIM_AUTO runs Direct, then (on SIM_DEADLOCK) client-server,
  * then strict, and returns the last run's result; res->model names it.
- * The first strict or client-server run on a workspace allocates its
- * per-event state (O(records)); later runs allocate nothing.
+ * Allocates only to size the workspace (see sim_work_reserve) and, with
+ * SIM_SCHEDULE, for the schedule; SIM_ENOMEM when that fails.
  */
 int sim_run(const struct sim_program *p, struct sim_work *w,
             const struct sim_params *par, const int32_t *binding,

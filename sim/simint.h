@@ -1,7 +1,36 @@
 /*
- * simint.h - simulator internals: reduced fractions, and the recorded
- * pairing of releases and acquisitions that the strict-sequence and
- * client-server models follow (built by models.c, run by sim.c).
+ * simint.h - simulator internals, shared by the files of sim/ (as
+ * SQLite's btreeInt.h): the engine's state (threads, synchronization
+ * objects, scheduling groups, the workspace), the scheduling-policy class
+ * (struct sim_class, as Linux's sched_class), reduced fractions, and the
+ * recorded pairing of releases and acquisitions that the strict-sequence
+ * and client-server models follow.
+ *
+ * Where things are (one concept per file):
+ *   program.c   sim_program (per-trace facts) and sim_work (allocation)
+ *   heap.h      the event heap (indexed binary heap, 128-bit keys)
+ *   thread.h    threads on processors: ready, leave, proceed, block
+ *   slot.h      processors that run one thread at a time (fifo, rr)
+ *   fifo.c      the fifo policy       } each: its class and its event
+ *   rr.c        the rr policy         } loops, instantiated from
+ *   ps.c        the ps policy (cycles)} loop.h with a constant class
+ *   sync.h      synchronization objects of the Direct model
+ *   direct.h    the Direct model's step
+ *   pairing.h   the strict-sequence and client-server models' step
+ *   models.c    their index of the recorded pairing (sim_pairs_build)
+ *   loop.h      the event loop
+ *   run.c       setup, sim_run, the model scheme, cutoff
+ *   report.c    results: statistics, deadlock reports
+ *   schedule.c  the schedule (intervals, synchronizations)
+ *   time.c      sim_time
+ *
+ * The hot path is specialised per policy: heap.h, thread.h, slot.h,
+ * sync.h, direct.h, pairing.h and loop.h hold static functions that each
+ * policy's file includes once, after defining SIM_CLASS, a constant
+ * pointer to its own class; every call through SIM_CLASS is then a
+ * direct call the compiler inlines, and each policy gets its own copy of
+ * the Direct and pairing event loops (no test of the policy or the model
+ * per event).  run.c picks the loop through the classes' table.
  *
  * The engine computes in integer ticks; sim_time (a reduced fraction)
  * carries its results, and the few values that are averages (the unbound
@@ -9,6 +38,8 @@
  */
 #ifndef SHADOWBIND_SIMINT_H
 #define SHADOWBIND_SIMINT_H
+
+#include <string.h>
 
 #include "sim/sim.h"
 
@@ -121,5 +152,344 @@ struct sim_pairs {
  * hand-made trace) are skipped, never followed out of range. */
 int sim_pairs_build(const struct trace *tr, struct sim_pairs *px);
 void sim_pairs_release(struct sim_pairs *px);
+
+
+/* ------------------------------------------------------------------ */
+/* The engine's state */
+
+/* Internal time: every time is an integer (ps runs in cycles), below 2^63
+ * (checked in setup), so plain 64-bit arithmetic is exact.  Units: trace unit. */
+typedef uint64_t stime;
+
+/* Per-thread statistics while running. */
+struct istat {
+	stime start, end, cpu, blocked;
+};
+
+#define NIL UINT32_MAX
+#define NOPROC INT32_MIN /* a release with no processor: no latency */
+
+enum { ST_NEW = 0, ST_READY, ST_RUN, ST_BLOCK, ST_TIMER, ST_DONE };
+
+/* What a blocked thread waits for. */
+enum {
+	BK_NONE = 0,
+	BK_LOCK,        /* lock / trylock ok on mutex                       */
+	BK_WAIT,        /* semaphore                                       */
+	BK_JOIN,
+	BK_BARRIER,
+	BK_CWAIT,       /* registered on a condition variable               */
+	BK_CWAIT_REACQ, /* woken, re-acquiring its mutex                    */
+	BK_CWAIT_WAKE,  /* woken, its wake-up still on the way (a timer):
+	                   asks for its mutex when it arrives               */
+	BK_SIGWAIT,     /* signaller waiting for enough waiters             */
+	BK_SIG_REACQ,   /* signaller re-acquiring its mutexes               */
+	BK_RDLOCK,
+	BK_WRLOCK,
+	BK_PAIR,        /* strict, client-server: a wait (wobj = wait id)   */
+	BK_IDLE         /* client-server: between lists, none can start     */
+};
+
+/* A thread's state.  The fields every step touches come first, in one
+ * 64-byte cache line. */
+struct sth {
+	uint32_t cur, end;   /* current record, one past the last        */
+	uint8_t state, bk;
+	uint8_t deferred;    /* ps: ready, waiting for a cycle boundary  */
+	uint32_t grp;        /* scheduling group                         */
+	int32_t lproc;       /* processor for the latency rule           */
+	int32_t slot;        /* fifo/rr: slot running on, -1             */
+	uint32_t qnext;      /* link in one FIFO queue                   */
+	uint32_t hbase;      /* held mutexes: held[hbase .. hbase+nheld) */
+	uint32_t nheld;
+	stime rem;           /* remaining work of the current record     */
+	stime seg;           /* fifo/rr: start of the running segment;
+	                        ps: finish tag                           */
+	stime nb;            /* not before (latency)                      */
+	/* less often */
+	uint32_t reacq;
+	uint32_t wobj;       /* object blocked on (dense)                */
+	uint32_t jhead, jtail; /* threads joining this one               */
+	int32_t exit_proc;
+	stime bstart;        /* blocked since (stats)                     */
+	stime exit_time;
+	stime run_from;      /* schedule: current interval start          */
+};
+
+struct smutex {
+	int32_t owner;
+	uint32_t qh, qt;
+	int32_t rel_proc;
+	stime rel;
+};
+
+struct stok {
+	stime t;
+	int32_t proc;
+};
+
+struct ssem {
+	uint32_t init_left;
+	uint32_t qh, qt;
+	uint32_t rbase, rcap, rhead, rcount;
+};
+
+struct scond {
+	uint32_t wh, wt, nw; /* registered waiters       */
+	uint32_t sh, stl;    /* blocked signallers       */
+};
+
+struct sbar {
+	uint32_t count;
+	uint32_t qh, qt;
+};
+
+struct srw {
+	int32_t writer;
+	uint32_t readers;
+	uint32_t qh, qt;
+	int32_t rel_proc;    /* last release of any kind (for writers)     */
+	int32_t wrel_proc;   /* last writer's release (for readers)         */
+	stime rel, wrel;
+};
+
+struct sgrp {
+	uint32_t nslots, slot0;
+	uint32_t rqh, rqt;   /* fifo/rr ready queue                        */
+	uint32_t m;          /* ps: ready threads                          */
+	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
+	stime V, tlast;   /* ps: virtual time at tlast                  */
+	stime tnext;      /* ps: the next completion (end of a cycle)   */
+	stime tshort;     /* ps pool, m > c: start of the last cycle
+	                     before tnext, which may be short; else
+	                     UINT64_MAX                                  */
+	uint64_t slast;   /* ps pool: units the threads get in that cycle */
+	stime busy;       /* ps: units of work done; units: trace unit  */
+};
+
+struct sslot {
+	int32_t run, last;
+	stime qend;       /* rr quantum end                            */
+	stime busy;
+};
+
+struct sim_program {
+	const struct trace *tr;
+	uint32_t n;
+	uint32_t *maxheld;   /* [n] most mutexes held at once            */
+	uint32_t held_total;
+	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
+	uint32_t tok_total;
+	uint64_t nsync;      /* records that can pay a latency or cost    */
+	struct sim_pairs px; /* the recorded pairing (strict, client-server) */
+};
+
+/* An event of a strict or client-server run. */
+struct pev {
+	stime t;             /* when it happened                             */
+	int32_t p;           /* on which processor                           */
+	uint32_t left;       /* contributions still missing                  */
+};
+
+/* Per-thread state of the strict and client-server models. */
+struct pth {
+	uint32_t npend;      /* client-server: its lists not started yet     */
+	uint32_t lhn;        /* client-server: lists that may start (heap)   */
+	uint32_t sqh, sqt;   /* client-server: blocked signallers that need
+	                        it, as the waits of its cwaits (sq_next)     */
+	uint8_t idle;        /* client-server: between lists, none can start */
+	uint8_t exit_wait;   /* client-server: at its exit, lists pending    */
+};
+
+/* An event, ordered by key = time << 64 | class << 32 | thread id (one
+ * 128-bit comparison, which the compiler makes branch-free). */
+struct hent {
+	unsigned __int128 key;
+	uint32_t id;
+};
+
+/* A ready thread in a ps group's heap, by (finish tag, id). */
+struct pent {
+	stime tag;
+	uint32_t u;
+};
+
+struct sim_work {
+	const struct sim_program *p;
+	uint32_t kmax;       /* capacity of group/slot arrays            */
+	struct sth *th;
+	uint32_t *held;      /* [held_total] mutexes each thread holds, in
+	                        the order it took them (sth.hbase)          */
+	uint32_t *hlink;     /* [held_total] a blocked signaller's links in
+	                        mutex queues, per held slot (sync.h)        */
+	uint32_t *hthr;      /* [held_total] the thread of each held slot   */
+	struct smutex *mx;
+	struct ssem *sem;
+	struct stok *tok;
+	struct scond *cv;
+	struct sbar *bar;
+	struct srw *rw;
+	struct sgrp *g;
+	struct sslot *sl;
+	struct pent *pheap;  /* [n] ps group heaps                         */
+	int32_t *ppos;       /* [n] ps: position in its group's heap, -1   */
+	/* global event heap */
+	struct hent *heap;
+	int32_t *hpos;
+	uint32_t hn, ids;
+	/* results */
+	struct istat *ist;
+	struct sim_thread_stats *stats;
+	sim_time *busy;
+	struct sim_blocked *blocked;
+	struct sim_interval *iv;
+	size_t niv, iv_cap;
+	struct sim_sync *sy;
+	size_t nsy, sy_cap;
+	/* per run */
+	const struct sim_params *par;
+	const struct sim_class *cls; /* the policy's class                   */
+	const struct trace *tr;
+	uint32_t ngrp, nslot;
+	stime t_lat;
+	unsigned flags;
+	int nomem;
+	int32_t cur_releaser; /* schedule: who performs the current step */
+	uint64_t steps;
+	stime makespan;
+	stime cutoff;        /* stop when an event lies later (SIM_CUTOFF) */
+	int cut;             /* the run stopped at the cutoff              */
+	uint32_t live;
+	/* strict and client-server (allocated on their first run) */
+	int pm_ok;
+	int cs;              /* this run is client-server                    */
+	struct pth *pt;      /* [n]                                          */
+	struct pev *ev;      /* [nev]                                        */
+	uint32_t *w_left;    /* [nwait] events still missing                 */
+	uint32_t *lheap;     /* [nwait] client-server: each thread's heap of
+	                        lists that may start, at px.th_wbase[thread] */
+	uint32_t *sq_next;   /* [nwait] client-server: signaller queues       */
+};
+
+/* ------------------------------------------------------------------ */
+/* The scheduling-policy class (as Linux's sched_class): what a policy
+ * does with the threads of a scheduling group.  One instance per policy
+ * (ps.c, fifo.c, rr.c); the event loops call the hot members through a
+ * constant pointer, so they compile to direct, inlined calls. */
+struct sim_class {
+	const char *name;
+	/* u becomes ready at T and joins its group (thread.h did the common
+	 * bookkeeping: statistics, bk) */
+	void (*enqueue)(struct sim_work *w, uint32_t u, stime T);
+	/* u, running, stops using its processor at T (blocks, sleeps,
+	 * exits) */
+	void (*dequeue)(struct sim_work *w, uint32_t u, stime T);
+	/* u, running, goes on at T with the work of its next record (in
+	 * th[u].rem) */
+	void (*go_on)(struct sim_work *w, uint32_t u, stime T);
+	/* fifo, rr: the work of running thread u ended at T (its event
+	 * fired) */
+	void (*work_done)(struct sim_work *w, uint32_t u, stime T);
+	/* event `id` >= n of the heap fired at T (ps: a group's completion,
+	 * rr: a quantum expiry): the thread that now performs its step, or
+	 * NIL */
+	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T);
+	/* cold: busy time of processor c after a run (SIM_STATS) */
+	sim_time (*busy)(const struct sim_work *w, uint32_t c, int *ovf);
+	/* cold: run the event loop of model w->model (Direct or pairing) */
+	void (*run)(struct sim_work *w);
+};
+
+extern const struct sim_class sim_class_ps, sim_class_fifo, sim_class_rr;
+
+/* ------------------------------------------------------------------ */
+/* Small helpers of every file */
+
+static inline sim_time ST(stime t)
+{
+	sim_time r = {t, 1};
+	return r;
+}
+
+/* FIFO queues through sth.qnext */
+static inline void q_push(struct sim_work *w, uint32_t *h, uint32_t *t, uint32_t u)
+{
+	w->th[u].qnext = NIL;
+	if (*h == NIL)
+		*h = u;
+	else
+		w->th[*t].qnext = u;
+	*t = u;
+}
+
+static inline uint32_t q_pop(struct sim_work *w, uint32_t *h, uint32_t *t)
+{
+	uint32_t u = *h;
+	if (u != NIL) {
+		*h = w->th[u].qnext;
+		if (*h == NIL)
+			*t = NIL;
+	}
+	return u;
+}
+
+static inline const struct trace_rec *cur_rec(const struct sim_work *w, uint32_t u)
+{
+	return &w->tr->rec[w->th[u].cur];
+}
+
+/* Latency from a release on processor x to thread u. */
+static inline int lat_applies(const struct sim_work *w, int32_t x, uint32_t u)
+{
+	return w->par->latency && x != NOPROC && x != w->th[u].lproc;
+}
+
+/* u may proceed no earlier than r + t after a release at r on x. */
+static inline void nb_after(struct sim_work *w, uint32_t u, stime r, int32_t x)
+{
+	if (lat_applies(w, x, u)) {
+		stime t = r + w->t_lat;
+		if (t > w->th[u].nb)
+			w->th[u].nb = t;
+	}
+}
+
+/* A release at rel is still on its way at T. */
+static inline int before_latency_end(const struct sim_work *w, stime T, stime rel)
+{
+	return w->par->latency && T < rel + w->t_lat;
+}
+
+static inline int is_signal(const struct trace_rec *r)
+{
+	return r->op == TRACE_SIGNAL || r->op == TRACE_BROADCAST;
+}
+
+/* Load the work of u's current record into rem. */
+static inline void load_work(struct sim_work *w, uint32_t u)
+{
+	const struct trace_rec *r = cur_rec(w, u);
+	uint64_t wk = r->work;
+	if (r->op == TRACE_CREATE)
+		wk += w->par->create_cost;
+	w->th[u].rem = wk;
+}
+
+/* ------------------------------------------------------------------ */
+/* Functions of one file used by others */
+
+/* program.c: size the workspace for k processors and for the pairing
+ * models (0, or -1 on allocation failure: the workspace is unaltered) */
+int sim_work_reserve_k(struct sim_work *w, uint32_t k);
+int sim_work_reserve_pm(struct sim_work *w);
+
+/* schedule.c (SIM_SCHEDULE; on allocation failure they set w->nomem) */
+void sim_iv_add(struct sim_work *w, uint32_t u, int32_t proc, stime from, stime to);
+void sim_sy_add(struct sim_work *w, uint32_t u, uint32_t rec, stime T, int32_t releaser);
+int32_t sim_iv_proc(const struct sim_work *w, uint32_t u);
+
+/* report.c: the threads left blocked by a deadlock, into res */
+void sim_collect_blocked(struct sim_work *w, struct sim_result *res);
+void sim_collect_blocked_pm(struct sim_work *w, struct sim_result *res);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <malloc.h>
 
 #include "sim/sim.h"
 #include "tests/testutil.h"
@@ -104,7 +105,7 @@ struct hand_case {
 	const char *policy;
 	uint32_t k;
 	uint64_t latency;
-	int32_t by_id[8];  /* processor per thread id; used when bound */
+	int32_t by_id[12]; /* processor per thread id; used when bound */
 	int bound;         /* 0: every thread shadow (critical path) */
 	int status;
 	uint64_t num, den; /* makespan */
@@ -473,6 +474,63 @@ static const char cwait_leaves_first[] =
 	"3 0 exit\n"
 	"2 0 exit\n";
 
+/* A blocked signaller asks again for all its mutexes at once (ref's
+ * differential test, seed 8269's family).  ps, t = 0, T2 on processor 0,
+ * the others shadow.  At 0: T2 takes M2 and cwaits; T3 broadcasts (wakes
+ * T2, which takes M2, unlocks and exits), locks M1 and M2, broadcasts
+ * with no waiter: blocks releasing M1, M2.  T8 creates T10 and locks M1;
+ * T10 queues for M1.  At 1 T8 takes M2, hands M1 to T10, cwaits
+ * (releasing M2, registering): T3 queues on M1 (T10's) and takes M2 at
+ * once, then wakes T8, which queues on M2 behind it.  T10 unlocks M1 at
+ * 1: T3 holds both, unlocks M2 (to T8) and exits; all exit at 1.  (One
+ * mutex after the other, T8 would take M2 and exit holding it: deadlock.) */
+static const char sig_all_at_once[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"3 0 create 8\n"
+	"8 0 create 10\n"
+	"2 0 trylock 2 ok\n"
+	"8 0 lock 1\n"
+	"8 1 trylock 2 ok\n"
+	"3 0 broadcast 2 1\n"
+	"8 0 unlock 1\n"
+	"10 0 trylock 1 ok\n"
+	"2 0 cwait 2 2\n"
+	"2 0 unlock 2\n"
+	"10 0 unlock 1\n"
+	"3 0 lock 1\n"
+	"3 0 lock 2\n"
+	"1 0 exit\n"
+	"3 0 broadcast 2 1\n"
+	"10 0 exit\n"
+	"3 0 unlock 2\n"
+	"8 0 cwait 2 2\n"
+	"2 0 exit\n"
+	"3 0 exit\n"
+	"8 0 exit\n";
+
+/* A blocked signaller wakes its waiters from the processor it blocked on
+ * (ref's differential test).  Unbound rr:1, 2 processors, t = 4.  At 0:
+ * T1 on 0 creates T2 (takes 1) and T5, exits (T5 takes 0).  T2
+ * broadcasts with no waiter on 1 and blocks; T5 creates T9 (takes 1) and
+ * exits; T9 locks M2 and cwaits on 1: T2 goes on (the registration came
+ * from its own processor 1) and wakes T9 from processor 1, where T9 ran:
+ * no latency, all exit at 0.  (Waking from processor 0, which T2 is
+ * about to run on, T9 would wait until 4.) */
+static const char sig_wakes_from[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 0 create 5\n"
+	"5 0 create 9\n"
+	"1 0 exit\n"
+	"5 0 exit\n"
+	"9 0 lock 2\n"
+	"2 0 broadcast 2 1\n"
+	"9 0 cwait 2 2\n"
+	"2 0 exit\n"
+	"9 0 exit\n";
+
 /* sleep 0 is a yield: one processor, fifo.  T2 runs 0..5, yields to the
  * back of the queue: T3 runs 5..15, T2 15..20. */
 static const char yield0[] =
@@ -514,6 +572,8 @@ static const struct hand_case hand[] = {
 	{"ps pool rate <= 1", ps_pool_rate, "ps", 4, 0, {0}, 0, SIM_OK, 4, 1, 3, 4, 1, 1, 0},
 	{"issue 9.5 cwait leaves first", cwait_leaves_first, "fifo", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
 	{"issue 9.5 cwait leaves first rr", cwait_leaves_first, "rr:100", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
+	{"signaller asks for all mutexes at once", sig_all_at_once, "ps", 1, 0, {0, S, 0, S, 0, 0, 0, 0, S, 0, S}, 1, SIM_OK, 1, 1, 3, 1, 1, 0, 0},
+	{"signaller wakes from where it blocked", sig_wakes_from, "rr:1", 2, 4, {0}, 0, SIM_OK, 0, 1, 9, 0, 1, 1, 0},
 	{"sleep 0 yields", yield0, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 20, 1, 3, 15, 1, 0, 0},
 	{"rr expiry ties", rr_ties, "rr:5", 2, 0, {0, S, 0, 1, 0, 1}, 1, SIM_OK, 23, 1, 5, 8, 1, 0, 0},
 	{"trywait busy", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 2, 15, 1, 0, 0},
@@ -565,11 +625,11 @@ static void test_hand_cases(void **state)
 			par.switch_cost = h->switch_cost;
 			par.mode = h->unbound ? SIM_UNBOUND : SIM_BOUND;
 			assert_int_equal(sim_policy_parse(h->policy, &par), 0);
-			int32_t *b = h->bound ? bind_by_id(c.tr, h->by_id, 8) : NULL;
+			int32_t *b = h->bound ? bind_by_id(c.tr, h->by_id, 12) : NULL;
 			rc = sim_run(c.p, c.w, &par, b, SIM_STATS | SIM_SCHEDULE, &res);
 			free(b);
 		} else {
-			rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 8,
+			rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 12,
 			                SIM_STATS | SIM_SCHEDULE, &res);
 		}
 		if (rc != h->status)
@@ -1003,6 +1063,69 @@ static void test_cutoff(void **state)
 	tu_sim_close(&c);
 }
 
+/* Bytes the allocator has handed out and not taken back. */
+static size_t heap_in_use(void)
+{
+	return mallinfo2().uordblks;
+}
+
+/*
+ * sim.h: after sim_work_reserve, sim_run and sim_makespan allocate
+ * nothing on the makespan path (any model, at most the reserved k); the
+ * first run with a larger k does allocate.  Checked with the allocator's
+ * counters, when they are visible (not under a sanitizer's allocator).
+ */
+static void test_no_allocation(void **state)
+{
+	(void)state;
+	size_t before = heap_in_use();
+	char *volatile probe = malloc(1 << 16); /* volatile: not elided */
+	int visible = probe && heap_in_use() >= before + (1 << 16);
+	free(probe);
+	if (!visible) {
+		print_message("skipped: this allocator's counters do not show allocations\n");
+		skip();
+	}
+	struct tu_sim c;
+	tu_sim_open(&c, cv_barrier);
+	struct sim_params par;
+	sim_params_init(&par);
+	par.cpus = 40;
+	par.model = SIM_STRICT;
+	assert_int_equal(sim_work_reserve(c.w, &par), SIM_OK);
+	static const char *const pols[] = {"ps", "fifo", "rr:3"};
+	static const enum sim_model models[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO};
+	int32_t b[3] = {0, 1, 1};
+	before = heap_in_use();
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t m = 0; m < 4; m++) {
+			for (uint32_t k = 2; k <= 40; k += 19) {
+				struct sim_params q;
+				sim_params_init(&q);
+				assert_int_equal(sim_policy_parse(pols[i], &q), 0);
+				q.cpus = k;
+				q.model = models[m];
+				q.mode = k == 21 ? SIM_UNBOUND : SIM_BOUND;
+				sim_time ms;
+				assert_int_equal(sim_makespan(c.p, c.w, &q, b, &ms), SIM_OK);
+				assert_int_equal(sim_makespan_cutoff(c.p, c.w, &q, b, 10, &ms), SIM_CUTOFF);
+				struct sim_result res;
+				assert_int_equal(sim_run(c.p, c.w, &q, b, SIM_STATS, &res), SIM_OK);
+			}
+		}
+	}
+	assert_int_equal(heap_in_use(), before);
+	/* a larger k than reserved grows the workspace */
+	par.cpus = 100000;
+	par.model = SIM_DIRECT;
+	sim_time ms;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, b, &ms), SIM_OK);
+	assert_true(heap_in_use() > before);
+	par.cpus = 0;
+	assert_int_equal(sim_work_reserve(c.w, &par), SIM_EINVAL);
+	tu_sim_close(&c);
+}
+
 /* The workspace may be reused across programs of different k. */
 static void test_reuse_and_params(void **state)
 {
@@ -1044,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_reuse_and_params),
 		cmocka_unit_test(test_cutoff),
+		cmocka_unit_test(test_no_allocation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,206 @@
+/*
+ * direct.h - the Direct model's step (the thesis's Direct Simulation
+ * Model, Paper VIII; docs/simulation.md): an acquisition takes whatever
+ * release of its object comes first.  Part of the hot loop: included by
+ * each policy's file (see simint.h).
+ */
+#ifndef SHADOWBIND_SIM_DIRECT_H
+#define SHADOWBIND_SIM_DIRECT_H
+
+#include "sim/sync.h"
+
+/* One step: the running thread u performs its current record's operation
+ * at T.  Returns GO_ON (it keeps running) or STOPPED. */
+static int step(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	const struct trace_rec *r = cur_rec(w, u);
+	int32_t x = t->lproc;
+	step_begin(w, u, r);
+
+	switch (r->op) {
+	case TRACE_CREATE:
+		load_work(w, r->a);
+		make_ready(w, r->a, T);
+		return GO_ON;
+	case TRACE_EXIT: {
+		leave_cpu(w, u, T);
+		t->state = ST_DONE;
+		t->exit_time = T;
+		t->exit_proc = x;
+		if (w->flags & SIM_STATS)
+			w->ist[u].end = T;
+		if (T > w->makespan)
+			w->makespan = T;
+		w->live--;
+		uint32_t v;
+		while ((v = q_pop(w, &t->jhead, &t->jtail)) != NIL) {
+			nb_after(w, v, T, x);
+			if (w->flags & SIM_SCHEDULE)
+				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
+			proceed(w, v, T);
+		}
+		return STOPPED;
+	}
+	case TRACE_JOIN: {
+		struct sth *tt = &w->th[r->a];
+		if (tt->state == ST_DONE) {
+			nb_after(w, u, tt->exit_time, tt->exit_proc);
+			return acquired_now(w, u, T);
+		}
+		q_push(w, &tt->jhead, &tt->jtail, u);
+		block(w, u, T, BK_JOIN, r->a);
+		return STOPPED;
+	}
+	case TRACE_TRYLOCK:
+		if (!r->b)
+			return GO_ON;
+		__attribute__((fallthrough)); /* ok behaves as lock */
+	case TRACE_LOCK: {
+		struct smutex *mx = &w->mx[r->a];
+		if (mx->owner < 0 && mx->qh == NIL) {
+			mx->owner = (int32_t)u;
+			held_push(w, u, r->a);
+			if (before_latency_end(w, T, mx->rel))
+				nb_after(w, u, mx->rel, mx->rel_proc);
+			return acquired_now(w, u, T);
+		}
+		mq_push(w, mx, u);
+		block(w, u, T, BK_LOCK, r->a);
+		return STOPPED;
+	}
+	case TRACE_UNLOCK:
+		held_remove(w, u, r->a);
+		mutex_release(w, r->a, T, x);
+		return GO_ON;
+	case TRACE_TRYWAIT:
+		if (!r->b)
+			return GO_ON;
+		__attribute__((fallthrough));
+	case TRACE_WAIT: {
+		struct ssem *s = &w->sem[r->a];
+		if (s->init_left) {
+			s->init_left--;
+			return acquired_now(w, u, T);
+		}
+		if (s->rcount) {
+			struct stok *tk = &w->tok[s->rbase + s->rhead];
+			s->rhead = s->rhead + 1 == s->rcap ? 0 : s->rhead + 1;
+			s->rcount--;
+			nb_after(w, u, tk->t, tk->proc);
+			return acquired_now(w, u, T);
+		}
+		q_push(w, &s->qh, &s->qt, u);
+		block(w, u, T, BK_WAIT, r->a);
+		return STOPPED;
+	}
+	case TRACE_POST: {
+		struct ssem *s = &w->sem[r->a];
+		uint32_t v = q_pop(w, &s->qh, &s->qt);
+		if (v != NIL) {
+			nb_after(w, v, T, x);
+			if (w->flags & SIM_SCHEDULE)
+				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
+			proceed(w, v, T);
+		} else if (s->rcount < s->rcap) {
+			uint32_t i = s->rhead + s->rcount;
+			if (i >= s->rcap)
+				i -= s->rcap;
+			w->tok[s->rbase + i].t = T;
+			w->tok[s->rbase + i].proc = x;
+			s->rcount++;
+		}
+		return GO_ON;
+	}
+	case TRACE_CWAIT: {
+		struct scond *cv = &w->cv[r->a];
+		/* leave the processor first, then release (as exit and a
+		 * blocking signal do) */
+		block(w, u, T, BK_CWAIT, r->a);
+		held_remove(w, u, r->b);
+		mutex_release(w, r->b, T, x);
+		q_push(w, &cv->wh, &cv->wt, u);
+		cv->nw++;
+		cond_serve(w, r->a, T, x);
+		return STOPPED;
+	}
+	case TRACE_SIGNAL:
+	case TRACE_BROADCAST: {
+		struct scond *cv = &w->cv[r->a];
+		if (r->b == 0)
+			return GO_ON;
+		if (cv->sh == NIL && cv->nw >= r->b) {
+			cond_wake(w, r->a, r->b, T, x);
+			return GO_ON;
+		}
+		/* Too few waiters: block, releasing the mutexes held. */
+		block(w, u, T, BK_SIGWAIT, r->a);
+		for (uint32_t i = 0; i < t->nheld; i++)
+			mutex_release(w, w->held[t->hbase + i], T, x);
+		q_push(w, &cv->sh, &cv->stl, u);
+		return STOPPED;
+	}
+	case TRACE_BARRIER: {
+		struct sbar *b = &w->bar[r->a];
+		if (++b->count < r->b) {
+			q_push(w, &b->qh, &b->qt, u);
+			block(w, u, T, BK_BARRIER, r->a);
+			return STOPPED;
+		}
+		b->count = 0;
+		uint32_t v;
+		while ((v = q_pop(w, &b->qh, &b->qt)) != NIL) {
+			nb_after(w, v, T, x);
+			if (w->flags & SIM_SCHEDULE)
+				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
+			proceed(w, v, T);
+		}
+		return acquired_now(w, u, T);
+	}
+	case TRACE_RDLOCK:
+	case TRACE_WRLOCK: {
+		struct srw *rw = &w->rw[r->a];
+		int wr = r->op == TRACE_WRLOCK;
+		if (rw->qh == NIL && rw->writer < 0 && (!wr || rw->readers == 0)) {
+			if (wr) {
+				rw->writer = (int32_t)u;
+				if (before_latency_end(w, T, rw->rel))
+					nb_after(w, u, rw->rel, rw->rel_proc);
+			} else {
+				rw->readers++;
+				/* only the last writer's release excluded readers */
+				if (before_latency_end(w, T, rw->wrel))
+					nb_after(w, u, rw->wrel, rw->wrel_proc);
+			}
+			return acquired_now(w, u, T);
+		}
+		q_push(w, &rw->qh, &rw->qt, u);
+		block(w, u, T, wr ? BK_WRLOCK : BK_RDLOCK, r->a);
+		return STOPPED;
+	}
+	case TRACE_RWUNLOCK: {
+		struct srw *rw = &w->rw[r->a];
+		if (rw->writer == (int32_t)u) {
+			rw->writer = -1;
+			rw->wrel = T;
+			rw->wrel_proc = x;
+		} else if (rw->readers) {
+			rw->readers--;
+		}
+		rw->rel = T;
+		rw->rel_proc = x;
+		rw_grant_queue(w, r->a, T, x);
+		return GO_ON;
+	}
+	case TRACE_SLEEP: {
+		leave_cpu(w, u, T);
+		t->nb = (T + trace_sleep_time(r));
+		proceed(w, u, T);
+		return STOPPED;
+	}
+	default:
+		return GO_ON;
+	}
+}
+
+#endif

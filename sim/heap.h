@@ -1,0 +1,98 @@
+/*
+ * heap.h - the event heap (part of the hot loop: included by each
+ * policy's file, see simint.h).
+ *
+ * One indexed binary heap orders everything that can happen at a future
+ * instant by key = time << 64 | class << 32 | thread id, one 128-bit
+ * comparison that the compiler makes branch-free:
+ *   - a thread's timer (end of a sleep or of a latency wait, a cwait's
+ *     wake-up on its way), and under fifo/rr the end of a running
+ *     thread's current work (entry id = the thread, 0..n-1);
+ *   - under ps, each scheduling group's next completion (entry n + g,
+ *     ordered by the id of the thread that acts first);
+ *   - under rr, each slot's quantum expiry (entry n + G + s, class 1:
+ *     after all the threads' steps of the same instant, in increasing id
+ *     of the expiring thread).
+ * Popping the top is exactly the contract's rule for simultaneous events:
+ * the smallest id with something to do at that instant acts first.
+ * hpos[id] is an entry's position, -1 when it is not in the heap.
+ */
+#ifndef SHADOWBIND_SIM_HEAP_H
+#define SHADOWBIND_SIM_HEAP_H
+
+#include "sim/simint.h"
+
+static inline int hent_less(const struct hent *a, const struct hent *b)
+{
+	return a->key < b->key;
+}
+
+static inline void heap_up(struct sim_work *w, uint32_t i)
+{
+	struct hent e = w->heap[i];
+	while (i > 0) {
+		uint32_t pa = (i - 1) / 2;
+		if (!hent_less(&e, &w->heap[pa]))
+			break;
+		w->heap[i] = w->heap[pa];
+		w->hpos[w->heap[i].id] = (int32_t)i;
+		i = pa;
+	}
+	w->heap[i] = e;
+	w->hpos[e.id] = (int32_t)i;
+}
+
+static inline void heap_down(struct sim_work *w, uint32_t i)
+{
+	struct hent e = w->heap[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= w->hn)
+			break;
+		/* the smaller child without a branch (heap[hn] is allocated) */
+		c += (c + 1 < w->hn) & hent_less(&w->heap[c + 1], &w->heap[c]);
+		if (!hent_less(&w->heap[c], &e))
+			break;
+		w->heap[i] = w->heap[c];
+		w->hpos[w->heap[i].id] = (int32_t)i;
+		i = c;
+	}
+	w->heap[i] = e;
+	w->hpos[e.id] = (int32_t)i;
+}
+
+/* Schedule event `id` at (t, cls, tid), or move it there. */
+static inline void heap_set(struct sim_work *w, uint32_t id, stime t, uint8_t cls,
+                     uint32_t tid)
+{
+	struct hent e = {(unsigned __int128)t << 64 | (uint64_t)cls << 32 | tid, id};
+	int32_t pos = w->hpos[id];
+	if (pos < 0) {
+		w->heap[w->hn] = e;
+		heap_up(w, w->hn++);
+		return;
+	}
+	int later = hent_less(&w->heap[pos], &e);
+	w->heap[pos] = e;
+	if (later)
+		heap_down(w, (uint32_t)pos);
+	else
+		heap_up(w, (uint32_t)pos);
+}
+
+static inline void heap_del(struct sim_work *w, uint32_t id)
+{
+	int32_t pos = w->hpos[id];
+	if (pos < 0)
+		return;
+	w->hpos[id] = -1;
+	struct hent last = w->heap[--w->hn];
+	if ((uint32_t)pos == w->hn)
+		return;
+	w->heap[pos] = last;
+	w->hpos[last.id] = pos;
+	heap_up(w, (uint32_t)pos);
+	heap_down(w, (uint32_t)w->hpos[last.id]);
+}
+
+#endif

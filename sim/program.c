@@ -1,0 +1,229 @@
+/*
+ * program.c - what the simulator prepares once: the program (per-trace
+ * facts: the most mutexes each thread holds, semaphore capacities, the
+ * recorded pairing) and the workspace (every array a run needs, sized by
+ * the program; the group and slot arrays by the largest k seen; the
+ * pairing models' state on their first run).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/simint.h"
+
+/* ------------------------------------------------------------------ */
+/* Program */
+
+struct sim_program *sim_program_new(const struct trace *tr)
+{
+	struct sim_program *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->tr = tr;
+	p->n = tr->nthreads;
+	p->maxheld = calloc(p->n ? p->n : 1, sizeof *p->maxheld);
+	uint32_t nsem = tr->nobj[TRACE_K_SEM];
+	p->sem_cap = calloc(nsem ? nsem : 1, sizeof *p->sem_cap);
+	if (!p->maxheld || !p->sem_cap) {
+		sim_program_free(p);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct trace_thread *t = &tr->threads[i];
+		uint32_t h = 0, mh = 0;
+		for (uint32_t r = t->first; r < t->first + t->nrec; r++) {
+			const struct trace_rec *rec = &tr->rec[r];
+			switch (rec->op) {
+			case TRACE_LOCK:
+				h++;
+				break;
+			case TRACE_TRYLOCK:
+				h += rec->b;
+				break;
+			case TRACE_UNLOCK:
+				if (h)
+					h--;
+				break;
+			case TRACE_POST:
+				p->sem_cap[rec->a]++;
+				break;
+			default:
+				break;
+			}
+			if (rec->op != TRACE_SLEEP && rec->op != TRACE_EXIT)
+				p->nsync++;
+			if (h > mh)
+				mh = h;
+		}
+		p->maxheld[i] = mh;
+		p->held_total += mh;
+	}
+	for (uint32_t s = 0; s < nsem; s++)
+		p->tok_total += p->sem_cap[s];
+	if (sim_pairs_build(tr, &p->px) != 0) {
+		sim_program_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void sim_program_free(struct sim_program *p)
+{
+	if (!p)
+		return;
+	free(p->maxheld);
+	free(p->sem_cap);
+	sim_pairs_release(&p->px);
+	free(p);
+}
+
+const struct trace *sim_program_trace(const struct sim_program *p)
+{
+	return p->tr;
+}
+
+/* ------------------------------------------------------------------ */
+/* Workspace */
+
+static void *xcalloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static void work_free_groups(struct sim_work *w)
+{
+	free(w->g);
+	free(w->sl);
+	free(w->heap);
+	free(w->hpos);
+	free(w->busy);
+	w->g = NULL;
+	w->sl = NULL;
+	w->heap = NULL;
+	w->hpos = NULL;
+	w->busy = NULL;
+	w->kmax = 0;
+}
+
+/* Size the group, slot and heap arrays for k processors. */
+int sim_work_reserve_k(struct sim_work *w, uint32_t k)
+{
+	if (k <= w->kmax)
+		return 0;
+	work_free_groups(w);
+	uint32_t n = w->p->n;
+	size_t ng = (size_t)k + n, ids = (size_t)n + 2 * ng;
+	w->g = xcalloc(ng, sizeof *w->g);
+	w->sl = xcalloc(ng, sizeof *w->sl);
+	w->heap = xcalloc(ids + 1, sizeof *w->heap); /* + 1: see heap_down */
+	w->hpos = xcalloc(ids, sizeof *w->hpos);
+	w->busy = xcalloc(k, sizeof *w->busy);
+	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->busy) {
+		work_free_groups(w);
+		return -1;
+	}
+	w->kmax = k;
+	w->ids = (uint32_t)ids;
+	return 0;
+}
+
+struct sim_work *sim_work_new(const struct sim_program *p)
+{
+	struct sim_work *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	const struct trace *tr = p->tr;
+	w->p = p;
+	w->th = xcalloc(p->n, sizeof *w->th);
+	w->held = xcalloc(p->held_total, sizeof *w->held);
+	w->hlink = xcalloc(p->held_total, sizeof *w->hlink);
+	w->hthr = xcalloc(p->held_total, sizeof *w->hthr);
+	w->mx = xcalloc(tr->nobj[TRACE_K_MUTEX], sizeof *w->mx);
+	w->sem = xcalloc(tr->nobj[TRACE_K_SEM], sizeof *w->sem);
+	w->tok = xcalloc(p->tok_total, sizeof *w->tok);
+	w->cv = xcalloc(tr->nobj[TRACE_K_COND], sizeof *w->cv);
+	w->bar = xcalloc(tr->nobj[TRACE_K_BARRIER], sizeof *w->bar);
+	w->rw = xcalloc(tr->nobj[TRACE_K_RWLOCK], sizeof *w->rw);
+	w->pheap = xcalloc(p->n, sizeof *w->pheap);
+	w->ppos = xcalloc(p->n, sizeof *w->ppos);
+	w->stats = xcalloc(p->n, sizeof *w->stats);
+	w->ist = xcalloc(p->n, sizeof *w->ist);
+	w->blocked = xcalloc(p->n, sizeof *w->blocked);
+	if (!w->th || !w->held || !w->hlink || !w->hthr || !w->mx || !w->sem || !w->tok || !w->cv ||
+	    !w->bar || !w->rw || !w->pheap || !w->ppos || !w->stats || !w->ist || !w->blocked ||
+	    sim_work_reserve_k(w, 8) != 0) {
+		sim_work_free(w);
+		return NULL;
+	}
+	/* held slots by thread, as setup lays them out (sth.hbase) */
+	for (uint32_t i = 0, hb = 0; i < p->n; i++)
+		for (uint32_t j = 0; j < p->maxheld[i]; j++)
+			w->hthr[hb++] = i;
+	return w;
+}
+
+void sim_work_free(struct sim_work *w)
+{
+	if (!w)
+		return;
+	work_free_groups(w);
+	free(w->th);
+	free(w->held);
+	free(w->hlink);
+	free(w->hthr);
+	free(w->mx);
+	free(w->sem);
+	free(w->tok);
+	free(w->cv);
+	free(w->bar);
+	free(w->rw);
+	free(w->pheap);
+	free(w->ppos);
+	free(w->stats);
+	free(w->ist);
+	free(w->blocked);
+	free(w->iv);
+	free(w->sy);
+	free(w->pt);
+	free(w->ev);
+	free(w->w_left);
+	free(w->lheap);
+	free(w->sq_next);
+	free(w);
+}
+
+/* Allocate the strict / client-server state (once per workspace). */
+int sim_work_reserve_pm(struct sim_work *w)
+{
+	if (w->pm_ok)
+		return 0;
+	const struct sim_pairs *px = &w->p->px;
+	w->pt = xcalloc(w->p->n, sizeof *w->pt);
+	w->ev = xcalloc(px->nev, sizeof *w->ev);
+	w->w_left = xcalloc(px->nwait, sizeof *w->w_left);
+	w->lheap = xcalloc(px->nwait, sizeof *w->lheap);
+	w->sq_next = xcalloc(px->nwait, sizeof *w->sq_next);
+	if (!w->pt || !w->ev || !w->w_left || !w->lheap || !w->sq_next) {
+		free(w->pt);
+		free(w->ev);
+		free(w->w_left);
+		free(w->lheap);
+		free(w->sq_next);
+		w->pt = NULL;
+		w->ev = NULL;
+		w->w_left = w->lheap = w->sq_next = NULL;
+		return -1;
+	}
+	w->pm_ok = 1;
+	return 0;
+}
+
+int sim_work_reserve(struct sim_work *w, const struct sim_params *par)
+{
+	if (par->cpus == 0)
+		return SIM_EINVAL;
+	if (sim_work_reserve_k(w, par->cpus) != 0)
+		return SIM_ENOMEM;
+	if (par->model != SIM_DIRECT && sim_work_reserve_pm(w) != 0)
+		return SIM_ENOMEM;
+	return SIM_OK;
+}

@@ -1,0 +1,60 @@
+/*
+ * rr.c - the round-robin policy rr:Q (docs/simulation.md): a thread that
+ * used Q units without blocking goes to the back of its group's ready
+ * queue.  The slots of slot.h with a quantum: each busy slot has a
+ * quantum-expiry event (class 1, so expiries at an instant come after
+ * every thread's step of that instant, in increasing id of the expiring
+ * thread).  Defines sim_class_rr and the policy's event loops (loop.h).
+ */
+#include "sim/simint.h"
+
+#define SLOT_RR 1
+#include "sim/slot.h"
+
+static void policy_run(struct sim_work *w);
+
+/* rr quantum expiry on slot s at T. */
+static inline __attribute__((always_inline)) void rr_expire(struct sim_work *w, uint32_t s, stime T)
+{
+	struct sslot *sl = &w->sl[s];
+	uint32_t u = (uint32_t)sl->run;
+	struct sth *t = &w->th[u];
+	t->rem = (t->rem - (T - t->seg));
+	if (w->flags & SIM_STATS)
+		sl->busy = (sl->busy + (T - t->seg));
+	t->seg = T;
+	struct sgrp *g = slot_group(w, s);
+	if (g->rqh == NIL) {
+		sl->qend = T + w->par->quantum;
+		slot_arm(w, s, u);
+		return;
+	}
+	if (w->flags & SIM_SCHEDULE)
+		sim_iv_add(w, u, sim_iv_proc(w, u), t->run_from, T);
+	heap_del(w, u);
+	t->state = ST_READY;
+	t->slot = -1;
+	q_push(w, &g->rqh, &g->rqt, u);
+	slot_idle(w, s, T);
+}
+
+/* class tick: the heap's entry n + G + s is slot s's quantum expiry. */
+static uint32_t rr_tick(struct sim_work *w, uint32_t id, stime T)
+{
+	rr_expire(w, id - w->p->n - w->ngrp, T);
+	return NIL;
+}
+
+const struct sim_class sim_class_rr = {
+	.name = "rr",
+	.enqueue = slot_enqueue,
+	.dequeue = slot_dequeue,
+	.go_on = slot_go_on,
+	.work_done = slot_work_done,
+	.tick = rr_tick,
+	.busy = slot_busy,
+	.run = policy_run,
+};
+
+#define SIM_CLASS (&sim_class_rr)
+#include "sim/loop.h"

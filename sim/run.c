@@ -1,0 +1,327 @@
+/*
+ * run.c - a run: check the parameters, set the workspace up for them
+ * (groups, slots, threads, objects), run the policy's event loop (its
+ * class's run: fifo.c, rr.c, ps.c), and fill the result; the model scheme
+ * of Paper VIII (SIM_AUTO) and the cutoff for searches.
+ *
+ * Scheduling groups: bound mode has one group per processor 0..k-1 and
+ * one per shadow thread, each with one slot (processor).  Unbound mode
+ * has one group with k slots sharing one ready queue.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/simint.h"
+
+/* The policies' classes, by enum sim_policy. */
+static const struct sim_class *const classes[] = {
+	[SIM_PS] = &sim_class_ps,
+	[SIM_FIFO] = &sim_class_fifo,
+	[SIM_RR] = &sim_class_rr,
+};
+
+static void pm_setup(struct sim_work *w)
+{
+	const struct sim_pairs *px = &w->p->px;
+	for (uint32_t u = 0; u < w->p->n; u++) {
+		struct pth *pt = &w->pt[u];
+		pt->npend = px->th_ncut[u];
+		pt->lhn = 0;
+		pt->sqh = pt->sqt = SIM_NONE;
+		pt->idle = pt->exit_wait = 0;
+	}
+	for (uint32_t e = 0; e < px->nev; e++)
+		w->ev[e].left = px->ev_need[e];
+	for (uint32_t d = 0; d < px->nwait; d++)
+		w->w_left[d] = px->w_off[d + 1] - px->w_off[d];
+}
+
+static int setup(struct sim_work *w, const struct sim_params *par,
+                 const int32_t *binding)
+{
+	const struct sim_program *p = w->p;
+	const struct trace *tr = p->tr;
+	uint32_t n = p->n, k = par->cpus;
+	if (k == 0 || (par->policy == SIM_RR && par->quantum == 0) ||
+	    par->policy > SIM_RR || par->mode > SIM_UNBOUND)
+		return SIM_EINVAL;
+	if (par->model != SIM_DIRECT && par->model != SIM_CLIENT_SERVER &&
+	    par->model != SIM_STRICT)
+		return SIM_EINVAL;
+	/* Times stay below 2^63: trace work + sleeps < 2^62 (reader), and
+	 * each record adds at most one latency, create and switch cost. */
+	uint64_t per = 0, lim = (uint64_t)1 << 62;
+	if (par->latency >= lim || par->create_cost >= lim ||
+	    par->switch_cost >= lim || par->quantum >= lim)
+		return SIM_EOVERFLOW;
+	per = par->latency + par->create_cost + par->switch_cost;
+	if (per && (p->nsync + n) > (lim / per))
+		return SIM_EOVERFLOW;
+	if (sim_work_reserve_k(w, k) != 0)
+		return SIM_ENOMEM;
+	w->cs = par->model == SIM_CLIENT_SERVER;
+	if (par->model != SIM_DIRECT) {
+		if (sim_work_reserve_pm(w) != 0)
+			return SIM_ENOMEM;
+		pm_setup(w);
+	}
+
+	w->par = par;
+	w->cls = classes[par->policy];
+	w->tr = tr;
+	w->t_lat = par->latency;
+	w->nomem = 0;
+	w->steps = 0;
+	w->makespan = 0;
+	w->live = n;
+	w->niv = w->nsy = 0;
+	w->hn = 0;
+	for (uint32_t i = 0; i < w->ids; i++)
+		w->hpos[i] = -1;
+
+	/* groups */
+	uint32_t ngrp;
+	if (par->mode == SIM_UNBOUND) {
+		ngrp = 1;
+		memset(&w->g[0], 0, sizeof w->g[0]);
+		w->g[0].nslots = k;
+		w->g[0].slot0 = 0;
+		w->nslot = k;
+	} else {
+		ngrp = k;
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t b = binding ? binding[i] : TRACE_SHADOW;
+			if (b != TRACE_SHADOW && (b < 0 || (uint32_t)b >= k))
+				return SIM_EINVAL;
+			w->th[i].grp = b == TRACE_SHADOW ? ngrp++ : (uint32_t)b;
+		}
+		for (uint32_t gi = 0; gi < ngrp; gi++) {
+			memset(&w->g[gi], 0, sizeof w->g[gi]);
+			w->g[gi].nslots = 1;
+			w->g[gi].slot0 = gi;
+		}
+		w->nslot = ngrp;
+	}
+	w->ngrp = ngrp;
+	for (uint32_t gi = 0; gi < ngrp; gi++) {
+		w->g[gi].rqh = w->g[gi].rqt = NIL;
+		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = 0;
+		w->g[gi].tnext = w->g[gi].tshort = UINT64_MAX;
+	}
+	for (uint32_t s = 0; s < w->nslot; s++) {
+		w->sl[s].run = w->sl[s].last = -1;
+		w->sl[s].qend = w->sl[s].busy = 0;
+	}
+	/* ps heaps: carve the pool by group size */
+	if (par->mode == SIM_UNBOUND) {
+		w->g[0].hbase = 0;
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			w->g[w->th[i].grp].hn++;
+		uint32_t base = 0;
+		for (uint32_t gi = 0; gi < ngrp; gi++) {
+			w->g[gi].hbase = base;
+			base += w->g[gi].hn;
+			w->g[gi].hn = 0;
+		}
+	}
+
+	/* threads */
+	uint32_t hb = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct sth *t = &w->th[i];
+		uint32_t grp = par->mode == SIM_UNBOUND ? 0 : t->grp;
+		memset(t, 0, sizeof *t);
+		t->grp = grp;
+		t->cur = tr->threads[i].first;
+		t->end = t->cur + tr->threads[i].nrec;
+		t->state = ST_NEW;
+		t->slot = -1;
+		w->ppos[i] = -1;
+		t->qnext = t->jhead = t->jtail = NIL;
+		t->hbase = hb;
+		hb += p->maxheld[i];
+		if (par->mode == SIM_BOUND)
+			t->lproc = (int32_t)grp;
+		else if (par->policy == SIM_PS && k == 1)
+			t->lproc = 0;
+		else
+			t->lproc = -(int32_t)i - 2; /* never ran / own processor */
+	}
+	if (w->flags & SIM_STATS) {
+		memset(w->stats, 0, n * sizeof *w->stats);
+		for (uint32_t i = 0; i < n; i++) {
+			w->ist[i].start = w->ist[i].end = w->ist[i].cpu = w->ist[i].blocked = 0;
+			w->stats[i].proc = par->mode == SIM_UNBOUND ? -2 :
+			                   (binding ? binding[i] : TRACE_SHADOW);
+		}
+	}
+	/* objects */
+	for (uint32_t m = 0; m < tr->nobj[TRACE_K_MUTEX]; m++) {
+		w->mx[m].owner = -1;
+		w->mx[m].qh = w->mx[m].qt = NIL;
+		w->mx[m].rel = 0;
+		w->mx[m].rel_proc = NOPROC;
+	}
+	uint32_t tb = 0;
+	for (uint32_t s = 0; s < tr->nobj[TRACE_K_SEM]; s++) {
+		struct ssem *sm = &w->sem[s];
+		sm->init_left = tr->sem_init[s];
+		sm->qh = sm->qt = NIL;
+		sm->rbase = tb;
+		sm->rcap = p->sem_cap[s];
+		sm->rhead = sm->rcount = 0;
+		tb += sm->rcap;
+	}
+	for (uint32_t c = 0; c < tr->nobj[TRACE_K_COND]; c++) {
+		w->cv[c].wh = w->cv[c].wt = w->cv[c].sh = w->cv[c].stl = NIL;
+		w->cv[c].nw = 0;
+	}
+	for (uint32_t b = 0; b < tr->nobj[TRACE_K_BARRIER]; b++) {
+		w->bar[b].count = 0;
+		w->bar[b].qh = w->bar[b].qt = NIL;
+	}
+	for (uint32_t r = 0; r < tr->nobj[TRACE_K_RWLOCK]; r++) {
+		w->rw[r].writer = -1;
+		w->rw[r].readers = 0;
+		w->rw[r].qh = w->rw[r].qt = NIL;
+		w->rw[r].rel = w->rw[r].wrel = 0;
+		w->rw[r].rel_proc = w->rw[r].wrel_proc = NOPROC;
+	}
+	return SIM_OK;
+}
+
+/* When a replay got stuck: its last event made the last running thread
+ * block or exit, and leave_cpu noted that time in bstart. */
+static stime stuck_time(const struct sim_work *w)
+{
+	stime t = 0;
+	for (uint32_t u = 0; u < w->p->n; u++)
+		if ((w->th[u].state == ST_BLOCK || w->th[u].state == ST_DONE) &&
+		    w->th[u].bstart > t)
+			t = w->th[u].bstart;
+	return t;
+}
+
+/* One run of one model (not SIM_AUTO). */
+static int run_model(const struct sim_program *p, struct sim_work *w,
+                     const struct sim_params *par, const int32_t *binding,
+                     unsigned flags, stime cutoff, struct sim_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->makespan = ST(0);
+	res->model = par->model;
+	w->flags = flags;
+	w->cutoff = cutoff;
+	w->cut = 0;
+	int rc = setup(w, par, binding);
+	if (rc != SIM_OK) {
+		res->status = rc;
+		return rc;
+	}
+	const uint32_t n = p->n;
+	w->cls->run(w);
+	res->steps = w->steps;
+	if (w->nomem) {
+		res->status = SIM_ENOMEM;
+		return SIM_ENOMEM;
+	}
+	if (w->cut) {
+		res->status = SIM_CUTOFF;
+		return SIM_CUTOFF;
+	}
+	res->steps = w->steps;
+	res->nprocs = par->cpus;
+	if (flags & SIM_STATS) {
+		for (uint32_t u = 0; u < n; u++) {
+			struct sim_thread_stats *s = &w->stats[u];
+			if (w->th[u].state != ST_DONE)
+				continue;
+			const struct istat *is = &w->ist[u];
+			stime span = is->end - is->start, used = is->cpu + is->blocked;
+			s->start = ST(is->start);
+			s->end = ST(is->end);
+			s->cpu = ST(is->cpu);
+			s->blocked = ST(is->blocked);
+			s->ready = ST(span > used ? span - used : 0);
+		}
+		for (uint32_t c = 0; c < par->cpus; c++) {
+			int ovf = 0;
+			w->busy[c] = w->cls->busy(w, c, &ovf);
+		}
+		res->threads = w->stats;
+		res->busy = w->busy;
+	}
+	if (flags & SIM_SCHEDULE) {
+		res->nintervals = w->niv;
+		res->intervals = w->iv;
+		res->nsyncs = w->nsy;
+		res->syncs = w->sy;
+	}
+	if (w->live) {
+		if (par->model == SIM_DIRECT)
+			sim_collect_blocked(w, res);
+		else
+			sim_collect_blocked_pm(w, res);
+		res->makespan = ST(stuck_time(w)); /* when the replay got stuck */
+		res->status = SIM_DEADLOCK;
+		return SIM_DEADLOCK;
+	}
+	res->makespan = ST(w->makespan);
+	res->status = SIM_OK;
+	return SIM_OK;
+}
+
+static int run_scheme(const struct sim_program *p, struct sim_work *w,
+                      const struct sim_params *par, const int32_t *binding,
+                      unsigned flags, stime cutoff, struct sim_result *res)
+{
+	if (w->p != p || par->model > SIM_AUTO) {
+		memset(res, 0, sizeof *res);
+		res->makespan = ST(0);
+		res->model = par->model;
+		res->status = SIM_EINVAL;
+		return SIM_EINVAL;
+	}
+	if (par->model != SIM_AUTO)
+		return run_model(p, w, par, binding, flags, cutoff, res);
+	/* Paper VIII, Figure 14: Direct; on deadlock client-server; on
+	 * deadlock strict sequence. */
+	static const enum sim_model scheme[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT};
+	struct sim_params q = *par;
+	int rc = SIM_EINVAL;
+	for (size_t i = 0; i < sizeof scheme / sizeof scheme[0]; i++) {
+		q.model = scheme[i];
+		rc = run_model(p, w, &q, binding, flags, cutoff, res);
+		if (rc != SIM_DEADLOCK)
+			break;
+	}
+	return rc;
+}
+
+int sim_run(const struct sim_program *p, struct sim_work *w,
+            const struct sim_params *par, const int32_t *binding,
+            unsigned flags, struct sim_result *res)
+{
+	return run_scheme(p, w, par, binding, flags, UINT64_MAX, res);
+}
+
+int sim_makespan(const struct sim_program *p, struct sim_work *w,
+                 const struct sim_params *par, const int32_t *binding,
+                 sim_time *out)
+{
+	struct sim_result res;
+	int rc = sim_run(p, w, par, binding, 0, &res);
+	*out = rc == SIM_OK ? res.makespan : ST(0);
+	return rc;
+}
+
+int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
+                        const struct sim_params *par, const int32_t *binding,
+                        uint64_t cutoff, sim_time *out)
+{
+	struct sim_result res;
+	int rc = run_scheme(p, w, par, binding, 0, cutoff, &res);
+	*out = rc == SIM_OK ? res.makespan : ST(0);
+	return rc;
+}

@@ -1,0 +1,289 @@
+/*
+ * sync.h - the synchronization objects of the Direct model
+ * (docs/simulation.md): mutexes (with the mutexes a thread holds),
+ * condition variables, read-write locks, and what an acquisition by the
+ * running thread does.  Semaphores, barriers and joins are simple enough
+ * to live in the step (direct.h).  Part of the hot loop: included by each
+ * policy's file (see simint.h).
+ *
+ * An acquisition is decided when the thread asks, or for a blocked thread
+ * at the release that satisfies it, in FIFO order among waiters; a
+ * thread that still has to wait out a latency already owns what it
+ * acquired.  Every release remembers its time and processor (smutex.rel,
+ * srw.rel and srw.wrel, stok) for the latency rule.
+ *
+ * Condition variables: a woken cwait waiter asks for its mutex when its
+ * wake-up arrives (after the latency: BK_CWAIT_WAKE, a timer); a
+ * signaller that found too few waiters blocks releasing its mutexes, and
+ * when enough have registered it asks again for them (in the order it
+ * had taken them) before its wake-ups ask for theirs; it proceeds no
+ * earlier than t after the last registration if that came from another
+ * processor.
+ */
+#ifndef SHADOWBIND_SIM_SYNC_H
+#define SHADOWBIND_SIM_SYNC_H
+
+#include "sim/thread.h"
+
+/* ------------------------------------------------------------------ */
+/* Mutexes */
+
+static void held_push(struct sim_work *w, uint32_t u, uint32_t m)
+{
+	struct sth *t = &w->th[u];
+	if (t->nheld < w->p->maxheld[u])
+		w->held[t->hbase + t->nheld++] = m;
+}
+
+static void held_remove(struct sim_work *w, uint32_t u, uint32_t m)
+{
+	struct sth *t = &w->th[u];
+	uint32_t *h = w->held + t->hbase;
+	for (uint32_t i = t->nheld; i-- > 0;) {
+		if (h[i] == m) {
+			memmove(h + i, h + i + 1, (t->nheld - i - 1) * sizeof *h);
+			t->nheld--;
+			return;
+		}
+	}
+}
+
+/*
+ * A mutex's queue holds waiter ids: a thread u < n (lock, a woken cwait),
+ * linked through th[u].qnext; or n + i for slot i of the held array, a
+ * blocked signaller asking again for the mutex it had taken i-th, linked
+ * through hlink[i] (a signaller queues on several mutexes at once).
+ */
+static inline void mq_push(struct sim_work *w, struct smutex *mx, uint32_t id)
+{
+	uint32_t n = w->p->n;
+	uint32_t *link = id < n ? &w->th[id].qnext : &w->hlink[id - n];
+	*link = NIL;
+	if (mx->qh == NIL)
+		mx->qh = id;
+	else if (mx->qt < n)
+		w->th[mx->qt].qnext = id;
+	else
+		w->hlink[mx->qt - n] = id;
+	mx->qt = id;
+}
+
+static inline uint32_t mq_pop(struct sim_work *w, struct smutex *mx)
+{
+	uint32_t id = mx->qh, n = w->p->n;
+	if (id != NIL) {
+		mx->qh = id < n ? w->th[id].qnext : w->hlink[id - n];
+		if (mx->qh == NIL)
+			mx->qt = NIL;
+	}
+	return id;
+}
+
+/* v was handed mutex m at T (it was queued: lock, a woken cwait). */
+static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, stime T)
+{
+	struct sth *t = &w->th[v];
+	if (w->flags & SIM_SCHEDULE)
+		sim_sy_add(w, v, t->cur, T, w->cur_releaser);
+	held_push(w, v, m);
+	proceed(w, v, T);
+}
+
+/* Signaller s, asking again for its mutexes, got one at T: it goes on
+ * when it holds all of them. */
+static void sig_granted(struct sim_work *w, uint32_t s, stime T)
+{
+	struct sth *t = &w->th[s];
+	if (w->flags & SIM_SCHEDULE)
+		sim_sy_add(w, s, t->cur, T, w->cur_releaser);
+	if (--t->reacq) {
+		/* report one it still waits for */
+		for (uint32_t i = 0; i < t->nheld; i++)
+			if (w->mx[w->held[t->hbase + i]].owner != (int32_t)s)
+				t->wobj = w->held[t->hbase + i];
+		return;
+	}
+	proceed(w, s, T);
+}
+
+/* Release mutex m at T by a thread on processor x. */
+static void mutex_release(struct sim_work *w, uint32_t m, stime T, int32_t x)
+{
+	struct smutex *mx = &w->mx[m];
+	uint32_t v = mq_pop(w, mx);
+	if (v == NIL) {
+		mx->owner = -1;
+		mx->rel = T;
+		mx->rel_proc = x;
+		return;
+	}
+	if (v >= w->p->n) { /* a signaller's held slot */
+		uint32_t s = w->hthr[v - w->p->n];
+		mx->owner = (int32_t)s;
+		nb_after(w, s, T, x);
+		sig_granted(w, s, T);
+		return;
+	}
+	mx->owner = (int32_t)v;
+	nb_after(w, v, T, x);
+	mutex_granted(w, v, m, T);
+}
+
+/* u asks for m at T while off its processor (woken waiter, signaller),
+ * queueing as waiter id `id` (u, or a signaller's held slot).  Returns 1
+ * if it got it now. */
+static int mutex_request(struct sim_work *w, uint32_t u, uint32_t id, uint32_t m, stime T)
+{
+	struct smutex *mx = &w->mx[m];
+	if (mx->owner < 0 && mx->qh == NIL) {
+		mx->owner = (int32_t)u;
+		if (T < mx->rel + w->t_lat)
+			nb_after(w, u, mx->rel, mx->rel_proc);
+		return 1;
+	}
+	mq_push(w, mx, id);
+	return 0;
+}
+
+/* Signaller s asks again, at T, for all the mutexes it released, in the
+ * order it had taken them: it takes the free ones and queues on the
+ * others at once.  Returns how many it still waits for (th.reacq). */
+static uint32_t sig_reacquire(struct sim_work *w, uint32_t s, stime T)
+{
+	struct sth *t = &w->th[s];
+	uint32_t missing = 0;
+	for (uint32_t i = 0; i < t->nheld; i++) {
+		uint32_t m = w->held[t->hbase + i];
+		if (!mutex_request(w, s, w->p->n + t->hbase + i, m, T)) {
+			if (!missing)
+				t->wobj = m;
+			missing++;
+		}
+	}
+	t->reacq = missing;
+	return missing;
+}
+
+/* ------------------------------------------------------------------ */
+/* Condition variables */
+
+/* v, woken from cwait, asks for its mutex (wobj) at T. */
+static void cwait_reacquire(struct sim_work *w, uint32_t v, stime T)
+{
+	struct sth *t = &w->th[v];
+	uint32_t m = t->wobj;
+	t->state = ST_BLOCK;
+	t->bk = BK_CWAIT_REACQ;
+	if (mutex_request(w, v, v, m, T)) {
+		held_push(w, v, m);
+		proceed(w, v, T);
+	}
+}
+
+/* Wake the first n registered waiters of c at T, released from x. */
+static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
+                      int32_t x)
+{
+	struct scond *cv = &w->cv[c];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = q_pop(w, &cv->wh, &cv->wt);
+		cv->nw--;
+		struct sth *t = &w->th[v];
+		nb_after(w, v, T, x);
+		if (w->flags & SIM_SCHEDULE)
+			sim_sy_add(w, v, t->cur, T, w->cur_releaser);
+		uint32_t m = cur_rec(w, v)->b;
+		t->wobj = m;
+		if (t->nb > T) { /* the wake-up arrives at nb: ask then */
+			t->bk = BK_CWAIT_WAKE;
+			t->state = ST_TIMER;
+			heap_set(w, v, t->nb, 0, v);
+			continue;
+		}
+		cwait_reacquire(w, v, T);
+	}
+}
+
+/* The wake-up of v (woken from a cwait) arrived at T (the timer of
+ * BK_CWAIT_WAKE fired): v asks for its mutex now. */
+static void cwait_arrive(struct sim_work *w, uint32_t v, stime T)
+{
+	w->th[v].nb = 0;
+	cwait_reacquire(w, v, T);
+}
+
+/* Serve blocked signallers of c that now have enough waiters; the last
+ * waiter registered from processor x at T. */
+static void cond_serve(struct sim_work *w, uint32_t c, stime T, int32_t x)
+{
+	struct scond *cv = &w->cv[c];
+	while (cv->sh != NIL) {
+		uint32_t s = cv->sh;
+		uint32_t need = cur_rec(w, s)->b;
+		if (cv->nw < need)
+			return;
+		q_pop(w, &cv->sh, &cv->stl);
+		struct sth *t = &w->th[s];
+		nb_after(w, s, T, x);
+		if (w->flags & SIM_SCHEDULE)
+			sim_sy_add(w, s, t->cur, T, w->cur_releaser);
+		t->bk = BK_SIG_REACQ;
+		/* it asks for its mutexes, then wakes the waiters from the
+		 * processor it blocked on (their requests queue behind its
+		 * own), then goes on if it holds them all */
+		int32_t saved = w->cur_releaser, xs = t->lproc;
+		w->cur_releaser = (int32_t)s;
+		uint32_t missing = sig_reacquire(w, s, T);
+		cond_wake(w, c, need, T, xs);
+		if (!missing)
+			proceed(w, s, T);
+		w->cur_releaser = saved;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Read-write locks */
+
+static void rw_grant_queue(struct sim_work *w, uint32_t r, stime T, int32_t x)
+{
+	struct srw *rw = &w->rw[r];
+	while (rw->qh != NIL && rw->writer < 0) {
+		uint32_t v = rw->qh;
+		int wr = cur_rec(w, v)->op == TRACE_WRLOCK;
+		if (wr && rw->readers)
+			return;
+		q_pop(w, &rw->qh, &rw->qt);
+		if (wr) {
+			rw->writer = (int32_t)v;
+			nb_after(w, v, T, x);
+		} else {
+			rw->readers++;
+			/* a reader waits only for the last writer's release */
+			if (before_latency_end(w, T, rw->wrel))
+				nb_after(w, v, rw->wrel, rw->wrel_proc);
+		}
+		if (w->flags & SIM_SCHEDULE)
+			sim_sy_add(w, v, w->th[v].cur, T, w->cur_releaser);
+		proceed(w, v, T);
+		if (wr)
+			return;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Acquisitions by the running thread */
+
+/* u, running, acquired something now: go on, or wait out a latency. */
+static int acquired_now(struct sim_work *w, uint32_t u, stime T)
+{
+	if (w->flags & SIM_SCHEDULE)
+		sim_sy_add(w, u, w->th[u].cur, T, -1);
+	if (w->th[u].nb > T) {
+		leave_cpu(w, u, T);
+		proceed(w, u, T);
+		return STOPPED;
+	}
+	return GO_ON;
+}
+
+#endif

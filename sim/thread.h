@@ -1,0 +1,104 @@
+/*
+ * thread.h - threads on processors, for every policy (part of the hot
+ * loop: included by each policy's file after it defines SIM_CLASS, a
+ * constant pointer to its struct sim_class; see simint.h).
+ *
+ * A thread becomes ready (created, woken, end of a timer), runs, leaves
+ * its processor (blocks, sleeps, exits), proceeds past an acquisition
+ * (at once or after a latency, as a timer), or goes on with its next
+ * record while it keeps running.  What a policy does with a group's ready
+ * threads is SIM_CLASS's business.
+ *
+ * Order of a step's effects (docs/sim.md): a thread blocked on an
+ * acquisition proceeds past its record when the release decides it; it
+ * becomes ready at max(decision, not-before), where not-before collects
+ * latencies (time of the release + t when the releaser's processor
+ * differs); waiting out a latency uses no CPU and counts as blocked time.
+ * A processor that becomes free starts its next ready thread at once (so
+ * a ready thread with zero work can act in the same instant).
+ */
+#ifndef SHADOWBIND_SIM_THREAD_H
+#define SHADOWBIND_SIM_THREAD_H
+
+#ifndef SIM_CLASS
+#error "thread.h is included by a policy's file after it defines SIM_CLASS"
+#endif
+
+#include "sim/heap.h"
+
+enum { GO_ON, STOPPED };
+
+/* u becomes ready at T (created, woken, end of a timer). */
+static void make_ready(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	/* its next record is cold (threads' streams lie apart): fetch it now,
+	 * before the thread runs */
+	__builtin_prefetch(&w->tr->rec[t->cur]);
+	if (w->flags & SIM_STATS) {
+		if (t->state == ST_NEW)
+			w->ist[u].start = T;
+		else if (!t->deferred)
+			w->ist[u].blocked += T - t->bstart;
+	}
+	t->bk = BK_NONE;
+	SIM_CLASS->enqueue(w, u, T);
+}
+
+/* u, running, stops using its processor at T (blocks, sleeps, exits). */
+static void leave_cpu(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	if (w->flags & SIM_SCHEDULE)
+		sim_iv_add(w, u, sim_iv_proc(w, u), t->run_from, T);
+	SIM_CLASS->dequeue(w, u, T);
+	t->bstart = T;
+}
+
+/* u's acquisition record completed at decision time T while u was off its
+ * processor: go on with the next record, after any latency. */
+static void proceed(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	t->cur++;
+	load_work(w, u);
+	if (t->nb > T) {
+		t->state = ST_TIMER;
+		heap_set(w, u, t->nb, 0, u);
+	} else {
+		make_ready(w, u, T);
+	}
+}
+
+/* Block u (running) at T for reason bk on object obj. */
+static void block(struct sim_work *w, uint32_t u, stime T, uint8_t bk,
+                  uint32_t obj)
+{
+	leave_cpu(w, u, T);
+	w->th[u].state = ST_BLOCK;
+	w->th[u].bk = bk;
+	w->th[u].wobj = obj;
+}
+
+/* What every step of every model does first: count it, name the releaser
+ * for the schedule, charge the record's work (and create cost), and clear
+ * the latency constraint of the previous acquisition. */
+static inline void step_begin(struct sim_work *w, uint32_t u, const struct trace_rec *r)
+{
+	w->steps++;
+	w->cur_releaser = (int32_t)u;
+	if (w->flags & SIM_STATS)
+		w->ist[u].cpu += r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0);
+	w->th[u].nb = 0;
+}
+
+/* After a step returned GO_ON: next record, keep running. */
+static void go_on(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	t->cur++;
+	load_work(w, u);
+	SIM_CLASS->go_on(w, u, T);
+}
+
+#endif
