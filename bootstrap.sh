@@ -11,6 +11,7 @@ PACKAGES="
 gcc
 help2man
 libc6-dev
+libcairo2-dev
 libcmocka-dev
 libglpk-dev
 libgmp-dev

@@ -6,6 +6,7 @@
  * count.  Prints a table.  Not a test.
  *
  *   build/bench/trace-speed [--records N] [--repeat R] [FILE...]
+ *   build/bench/trace-speed --records N --dump FILE   (write the typical trace)
  *
  * With FILEs, parses each (trace_read_file) instead and prints its MB/s.
  * The typical trace (as docs/trace.md's): 17 threads, records such as
@@ -134,13 +135,16 @@ int main(int argc, char **argv)
 {
 	uint64_t records = 5000000;
 	int repeat = 3, files = 0;
+	const char *dump = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--records") == 0 && i + 1 < argc) {
 			records = strtoull(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
 			repeat = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
+			dump = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "usage: trace-speed [--records N] [--repeat R] [FILE...]\n");
+			fprintf(stderr, "usage: trace-speed [--records N] [--repeat R] [--dump FILE] [FILE...]\n");
 			return 1;
 		} else {
 			files = 1;
@@ -188,6 +192,15 @@ int main(int argc, char **argv)
 	if (!t) {
 		fprintf(stderr, "trace-speed: out of memory\n");
 		return 1;
+	}
+	if (dump) {
+		FILE *f = fopen(dump, "wb");
+		if (!f || fwrite(t, 1, len, f) != len || fclose(f)) {
+			perror(dump);
+			return 1;
+		}
+		free(t);
+		return 0;
 	}
 	double s = parse(t, len, repeat, &pr);
 	printf("%-34s %9s %8s %9s %12s\n", "trace", "MB", "s", "MB/s", "slots/insert");

@@ -31,6 +31,8 @@ void tr_hash_init(struct tr_hash *h, uint64_t seed)
 	for (int i = 0; i < 8; i++)
 		for (int j = 0; j < 256; j++)
 			h->t[i][j] = splitmix(&s);
+	for (int i = 0; i < 10; i++)
+		h->ml[i] = splitmix(&s);
 	do
 		h->base = splitmix(&s) & P61;
 	while (h->base == 0 || h->base == P61);
@@ -46,15 +48,32 @@ static inline uint64_t mulmod61(uint64_t a, uint64_t b)
 
 uint64_t tr_hash_bytes(const struct tr_hash *h, const char *s, size_t n)
 {
+	if (n <= 32) {
+		/* multilinear: 8 words of 32 bits, zero-padded, and the length */
+		uint64_t v = h->ml[0] + h->ml[9] * n;
+		for (size_t i = 0; i < n; i += 8) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (n - i < 8)
+				w &= ((uint64_t)1 << (8 * (n - i))) - 1;
+			v += h->ml[i / 4 + 1] * (uint32_t)w + h->ml[i / 4 + 2] * (w >> 32);
+		}
+		return tr_hash32(h, (uint32_t)(v >> 32));
+	}
+	/* chunks of 7 bytes (56 bits < 2^61 - 1), loaded 8 at a time: the
+	 * caller guarantees 7 readable bytes past s + n */
 	uint64_t v = 0;
 	size_t i = 0;
-	for (; i + 4 <= n; i += 4) {
-		uint32_t w;
-		memcpy(&w, s + i, 4);
-		v = mulmod61(v, h->base) + w; /* < 2^61 + 2^32: reduced below */
+	for (; i + 7 <= n; i += 7) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		v = mulmod61(v, h->base) + (w & 0x00FFFFFFFFFFFFFFull); /* < 2^62 */
 	}
-	uint32_t w = 0;
-	memcpy(&w, s + i, n - i);
+	uint64_t w = 0;
+	if (i < n) {
+		memcpy(&w, s + i, 8);
+		w &= ((uint64_t)1 << (8 * (n - i))) - 1;
+	}
 	v = mulmod61(v, h->base) + w;
 	v = mulmod61(v, h->base) + (uint64_t)n;
 	v = v >= P61 ? v - P61 : v;

@@ -63,11 +63,3 @@ const struct trace_kindinfo trace_kinds[TRACE_NKINDS] = {
 	[TRACE_K_BARRIER] = { "barrier", "barrier id" },
 	[TRACE_K_RWLOCK] = { "rwlock", "rwlock id" },
 };
-
-int trace_op_effect(const struct trace_rec *r)
-{
-	const struct trace_opinfo *o = &trace_ops[r->op];
-	if (o->arg[1].type == TRACE_ARG_OUTCOME && !r->b)
-		return -1;
-	return o->effect;
-}

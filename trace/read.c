@@ -26,6 +26,7 @@ void trace_limits_default(struct trace_limits *lim)
 	lim->buf_max = (size_t)64 << 20;
 	lim->seed = 0;
 	lim->probes = NULL;
+	lim->slow_only = 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -98,48 +99,57 @@ static inline const char *num(const char *p, uint64_t *v)
 	return p;
 }
 
-/* The operation named by the token [s, s + n), or -1: a small open-
- * addressing map built from trace_ops (tr_opmap_init), keyed by the
- * token's length and first word, confirmed by comparing the rest. */
-static inline uint32_t ld32(const char *s)
+static inline uint64_t ld64(const char *s)
 {
-	uint32_t v;
-	memcpy(&v, s, 4);
+	uint64_t v;
+	memcpy(&v, s, 8);
 	return v;
 }
 
-static inline unsigned opmap_pos(uint32_t head, size_t n)
+/* The first n bytes (0..8) of w, the rest zero. */
+static inline uint64_t low_bytes(uint64_t w, size_t n)
 {
-	return (unsigned)(((head ^ (uint32_t)n) * 0x9E3779B1u) >> (32 - TR_OPMAP_BITS));
+	return n >= 8 ? w : w & (((uint64_t)1 << (8 * n)) - 1);
+}
+
+/* The operation named by the token [s, s + n), or -1: a small open-
+ * addressing map built from trace_ops (tr_opmap_init), keyed by the
+ * token's first two words, zero-padded (tokens of up to 16 bytes; the
+ * line buffer has TR_PAD bytes past any line). */
+static inline unsigned opmap_pos(uint64_t w0, size_t n)
+{
+	return (unsigned)(((w0 ^ n) * 0x9E3779B97F4A7C15ull) >> (64 - TR_OPMAP_BITS));
 }
 
 void tr_opmap_init(struct tr_opmap *m)
 {
 	memset(m, 0, sizeof *m);
 	for (int op = 0; op < TRACE_NOPS; op++) {
+		char name[16] = { 0 };
 		size_t n = strlen(trace_ops[op].name);
-		if (n < 4 || n > 255)
+		if (n < 1 || n > 16)
 			continue; /* found by the scan in op_lookup */
-		unsigned k = opmap_pos(ld32(trace_ops[op].name), n);
+		memcpy(name, trace_ops[op].name, n);
+		unsigned k = opmap_pos(ld64(name), n);
 		while (m->len[k])
 			k = (k + 1) & ((1u << TR_OPMAP_BITS) - 1);
-		m->head[k] = ld32(trace_ops[op].name);
+		m->w0[k] = ld64(name);
+		m->w1[k] = ld64(name + 8);
 		m->len[k] = (uint8_t)n;
 		m->op[k] = (uint8_t)op;
 	}
 }
 
-static int op_lookup(const struct tr_opmap *m, const char *s, size_t n)
+static inline int op_lookup(const struct tr_opmap *m, const char *s, size_t n)
 {
-	if (n >= 4) {
-		uint32_t h = ld32(s);
-		unsigned k = opmap_pos(h, n);
-		for (; m->len[k]; k = (k + 1) & ((1u << TR_OPMAP_BITS) - 1))
-			if (m->head[k] == h && m->len[k] == n &&
-			    memcmp(trace_ops[m->op[k]].name + 4, s + 4, n - 4) == 0)
+	if (n - 1 < 16) {
+		uint64_t w0 = low_bytes(ld64(s), n);
+		uint64_t w1 = n > 8 ? low_bytes(ld64(s + 8), n - 8) : 0;
+		for (unsigned k = opmap_pos(w0, n); m->len[k];
+		     k = (k + 1) & ((1u << TR_OPMAP_BITS) - 1))
+			if (m->w0[k] == w0 && m->w1[k] == w1 && m->len[k] == n)
 				return m->op[k];
-		if (n <= 255)
-			return -1;
+		return -1;
 	}
 	for (int op = 0; op < TRACE_NOPS; op++)
 		if (strlen(trace_ops[op].name) == n &&
@@ -246,6 +256,7 @@ static int obj_init(struct tr_obj *o)
 	if (!o->slot)
 		return -1;
 	memset(o->slot, 0xff, 16 * sizeof *o->slot);
+	o->last_key = UINT32_MAX;
 	return 0;
 }
 
@@ -338,17 +349,27 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
+	if (key == o->last_key) {
+		*idx = o->last_idx;
+		return 0;
+	}
 	size_t k = hpos(&P->hash, key, o->shift);
 	for (;;) {
 		uint64_t v = o->slot[k];
 		if ((uint32_t)(v >> 32) == key) {
 			*idx = (uint32_t)v;
-			return 0;
+			break;
 		}
-		if (v == EMPTY)
-			return obj_insert(P, kind, key, idx);
+		if (v == EMPTY) {
+			if (obj_insert(P, kind, key, idx))
+				return -1;
+			break;
+		}
 		k = (k + 1) & o->mask;
 	}
+	o->last_key = key;
+	o->last_idx = *idx;
+	return 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -359,9 +380,9 @@ static int str_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 {
 	if (P->slen + n + 1 >= TRACE_NONE)
 		return -2;
-	if (P->slen + n + 1 > P->scap) {
+	if (P->slen + n + 1 + TR_PAD > P->scap) { /* TR_PAD: tr_hash_bytes */
 		size_t cap = P->scap ? P->scap : 4096;
-		while (cap < P->slen + n + 1)
+		while (cap < P->slen + n + 1 + TR_PAD)
 			cap *= 2;
 		char *ns = realloc(P->str, cap);
 		if (!ns)
@@ -376,7 +397,8 @@ static int str_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 	return 0;
 }
 
-/* A location (without '@'), shared by all records that name it. */
+/* A location (without '@'), shared by all records that name it; TR_PAD
+ * readable bytes must follow s + n. */
 static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 {
 	if (((size_t)P->nlocs + 1) * 2 > (size_t)P->locmask + 1) {
@@ -384,33 +406,41 @@ static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 		if (slots > ((size_t)1 << 31))
 			return -1;
 		uint32_t *ns = malloc(slots * sizeof *ns);
-		if (!ns)
+		uint64_t *nh = malloc(slots * sizeof *nh);
+		if (!ns || !nh) {
+			free(ns);
+			free(nh);
 			return -1;
+		}
 		memset(ns, 0xff, slots * sizeof *ns);
 		if (P->locset) {
 			for (size_t i = 0; i <= P->locmask; i++) {
 				uint32_t o = P->locset[i];
 				if (o == TRACE_NONE)
 					continue;
-				const char *t = P->str + o;
-				size_t k = tr_hash_bytes(&P->hash, t, strlen(t)) & (slots - 1);
+				size_t k = P->lochash[i] & (slots - 1);
 				while (ns[k] != TRACE_NONE)
 					k = (k + 1) & (slots - 1);
 				ns[k] = o;
+				nh[k] = P->lochash[i];
 			}
 		}
 		free(P->locset);
+		free(P->lochash);
 		P->locset = ns;
+		P->lochash = nh;
 		P->locmask = (uint32_t)(slots - 1);
 	}
-	size_t k = tr_hash_bytes(&P->hash, s, n) & P->locmask;
+	uint64_t h = tr_hash_bytes(&P->hash, s, n);
+	size_t k = h & P->locmask;
 	uint64_t probes = 1;
 	for (;;) {
 		uint32_t o = P->locset[k];
 		if (o == TRACE_NONE)
 			break;
 		probes++;
-		if (memcmp(P->str + o, s, n) == 0 && P->str[o + n] == 0) {
+		if (P->lochash[k] == h && memcmp(P->str + o, s, n) == 0 &&
+		    P->str[o + n] == 0) {
 			*off = o;
 			return 0;
 		}
@@ -420,6 +450,7 @@ static int loc_add(struct tr_p1 *P, const char *s, size_t n, uint32_t *off)
 	if (rc)
 		return rc;
 	P->locset[k] = *off;
+	P->lochash[k] = h;
 	P->nlocs++;
 	P->probes.loc_inserts++;
 	P->probes.loc_probes += probes;
@@ -481,6 +512,48 @@ static int rec_grow(struct tr_p1 *P)
 	}
 	P->rcap = cap;
 	return 0;
+}
+
+/* Store a record that parsed (work + sleep: units: trace unit): checks of
+ * the record count and the total work.  Returns 1, or 0 on an error. */
+static inline __attribute__((always_inline)) int
+rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
+          uint64_t work)
+{
+	uint32_t line = P->line;
+	if (P->nrec >= P->lim.max_rec) {
+		perr(P, "too many records (at most %llu)",
+		     (unsigned long long)P->lim.max_rec);
+		return 0;
+	}
+	P->total += work;
+	if (P->total >= P->lim.max_work) {
+		if (P->lim.max_work == TRACE_WORK_LIMIT)
+			perr(P, "total work exceeds 2^62 - 1 (work plus sleep of all records)");
+		else
+			perr(P, "total work exceeds %llu (work plus sleep of all records)",
+			     (unsigned long long)(P->lim.max_work - 1));
+		return 0;
+	}
+	if (!P->th_first_use[t])
+		P->th_first_use[t] = line;
+	if (!P->first_rec_line)
+		P->first_rec_line = line;
+	if (P->nrec == P->rcap && rec_grow(P))
+		return oom(P), 0;
+	if (lo != TRACE_NONE && !P->loc) {
+		P->loc = malloc(P->rcap * sizeof *P->loc);
+		if (!P->loc)
+			return oom(P), 0;
+		for (size_t i = 0; i < P->nrec; i++)
+			P->loc[i] = TRACE_NONE;
+	}
+	P->rec[P->nrec] = *r;
+	P->tid[P->nrec] = t;
+	if (P->loc)
+		P->loc[P->nrec] = lo;
+	P->nrec++;
+	return 1;
 }
 
 static const char *parse_record(struct tr_p1 *P, const char *p)
@@ -605,35 +678,218 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 		return unexpected(P, p, opstart, (size_t)(opend - opstart));
 	}
 
-	if (P->nrec >= P->lim.max_rec)
-		FAIL("too many records (at most %llu)",
-		     (unsigned long long)P->lim.max_rec);
-	P->total += w + dur;
-	if (P->total >= P->lim.max_work) {
-		if (P->lim.max_work == TRACE_WORK_LIMIT)
-			FAIL("total work exceeds 2^62 - 1 (work plus sleep of all records)");
-		FAIL("total work exceeds %llu (work plus sleep of all records)",
-		     (unsigned long long)(P->lim.max_work - 1));
+	return rec_store(P, &r, t, lo, w + dur) ? next_line(p) : NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * The fast path: a record of the common shape, its tokens separated by
+ * one space each, ending with LF right after its last token, numbers of
+ * at most 15 digits, every value in range.  It reads words (the line
+ * buffer has TR_PAD bytes past every line), checks the whole line first,
+ * and only then acts, exactly as parse_record would; anything else
+ * (blanks, comments, CR, long numbers, any error) is left to
+ * parse_record, which then reads the line from its start.
+ */
+
+#define REP(b) ((uint64_t)(b) * 0x0101010101010101ull)
+
+/* Index of the first byte of w that is not a decimal digit (8: none).
+ * ((b + 6) may carry into the next byte only from a non-digit byte, so
+ * the bytes before the first non-digit are judged right.) */
+static inline unsigned digits8(uint64_t w)
+{
+	uint64_t z = ((w & REP(0xF0)) ^ REP(0x30)) |
+	             (((w + REP(0x06)) & REP(0xF0)) ^ REP(0x30));
+	return z ? (unsigned)__builtin_ctzll(z) >> 3 : 8;
+}
+
+/* The value of the first n (1..8) bytes of w, all digits, the first the
+ * most significant (subtracting '0' borrows only from bytes past them;
+ * the shift drops those). */
+static inline uint64_t value8(uint64_t w, unsigned n)
+{
+	w = (w - REP('0')) << (8 * (8 - n));
+	w = w * 10 + (w >> 8);
+	return (((w & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+	        (((w >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+}
+
+static const uint64_t pow10_[8] = { 1, 10, 100, 1000, 10000, 100000,
+	                            1000000, 10000000 };
+
+/* A decimal of 1 to 15 digits at p, followed by a space (or with `lf`,
+ * a space or an LF): its end, else NULL. */
+static inline __attribute__((always_inline)) const char *
+fnum(const char *p, int lf, uint64_t *v)
+{
+	uint64_t w = ld64(p);
+	unsigned n = digits8(w);
+	if (n == 0)
+		return NULL;
+	if (n < 8) {
+		if (p[n] != ' ' && !(lf && p[n] == '\n'))
+			return NULL;
+		*v = value8(w, n);
+		return p + n;
 	}
-	if (!P->th_first_use[t])
-		P->th_first_use[t] = line;
-	if (!P->first_rec_line)
-		P->first_rec_line = line;
-	if (P->nrec == P->rcap && rec_grow(P))
+	uint64_t w2 = ld64(p + 8);
+	unsigned m = digits8(w2);
+	if (m == 8 || (p[8 + m] != ' ' && !(lf && p[8 + m] == '\n')))
+		return NULL;
+	*v = m ? value8(w, 8) * pow10_[m] + value8(w2, m) : value8(w, 8);
+	return p + 8 + m;
+}
+
+/* Index of the first byte of w below 0x21 (blanks, LF, CR, controls) or
+ * equal to 0x7f (8: none).  A flag can be wrong only above the first
+ * true one (borrows run upwards). */
+static inline unsigned stop8(uint64_t w)
+{
+	uint64_t lo = (w - REP(0x21)) & ~w;
+	uint64_t x = w ^ REP(0x7f);
+	uint64_t del = (x - REP(0x01)) & ~x;
+	uint64_t z = (lo | del) & REP(0x80);
+	return z ? (unsigned)__builtin_ctzll(z) >> 3 : 8;
+}
+
+/* Returns the next line, or NULL with *slow (read the line with
+ * parse_record) or an error. */
+static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
+{
+	uint64_t id, w, v[2] = { 0, 0 };
+	*slow = 1;
+	if (!(p = fnum(p, 0, &id)) || id >= TRACE_ID_LIMIT)
+		return NULL;
+	if (!(p = fnum(p + 1, 0, &w)))
+		return NULL; /* < 10^15 < 2^62 */
+	const char *s = ++p;
+	unsigned n = stop8(ld64(s));
+	if (n == 8 && (n += stop8(ld64(s + 8))) == 16)
+		return NULL;
+	int op = op_lookup(&P->opmap, s, n);
+	if (op < 0)
+		return NULL;
+	p = s + n;
+	const struct trace_opinfo *O = &trace_ops[op];
+	for (int i = 0; i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
+		if (*p != ' ')
+			return NULL;
+		p++;
+		if (O->arg[i].type == TRACE_ARG_OUTCOME) {
+			uint64_t x = ld64(p);
+			if ((x & 0xFFFFFF) == ('o' | 'k' << 8 | ' ' << 16) ||
+			    (x & 0xFFFFFF) == ('o' | 'k' << 8 | '\n' << 16)) {
+				v[i] = 1;
+				p += 2;
+			} else if ((x & 0xFFFFFFFFFFull) == ((uint64_t)0x79737562 | (uint64_t)' ' << 32) ||
+			           (x & 0xFFFFFFFFFFull) == ((uint64_t)0x79737562 | (uint64_t)'\n' << 32)) {
+				v[i] = 0; /* "busy" */
+				p += 4;
+			} else {
+				return NULL;
+			}
+			continue;
+		}
+		const char *e = fnum(p, 1, &v[i]);
+		if (!e)
+			return NULL;
+		p = e;
+		switch (O->arg[i].type) {
+		case TRACE_ARG_OBJ:
+		case TRACE_ARG_COUNT:
+			if (v[i] >= TRACE_ID_LIMIT)
+				return NULL;
+			break;
+		case TRACE_ARG_COUNT1:
+			if (v[i] > 1)
+				return NULL;
+			break;
+		case TRACE_ARG_SIZE:
+			if (v[i] == 0 || v[i] >= TRACE_ID_LIMIT)
+				return NULL;
+			break;
+		default: /* duration: < 10^15 */
+			break;
+		}
+	}
+	const char *ls = NULL;
+	size_t ln = 0;
+	if (*p == ' ') {
+		if (p[1] != '@')
+			return NULL;
+		ls = p + 2;
+		const char *e = ls;
+		for (;;) {
+			unsigned k = stop8(ld64(e));
+			e += k;
+			if (k < 8)
+				break;
+		}
+		if (*e != '\n' || e == ls)
+			return NULL;
+		ln = (size_t)(e - ls);
+		p = e;
+	} else if (*p != '\n') {
+		return NULL;
+	}
+
+	/* the line is good: act as parse_record does */
+	*slow = 0;
+	struct trace_rec r;
+	uint32_t t, d, line = P->line, lo = TRACE_NONE;
+	uint64_t dur = 0;
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, &t))
 		return oom(P);
-	if (lo != TRACE_NONE && !P->loc) {
-		P->loc = malloc(P->rcap * sizeof *P->loc);
-		if (!P->loc)
-			return oom(P);
-		for (size_t i = 0; i < P->nrec; i++)
-			P->loc[i] = TRACE_NONE;
+	r.work = w;
+	r.line = line;
+	r.op = (uint8_t)op;
+	r.a = (uint32_t)v[0];
+	r.b = (uint32_t)v[1];
+	for (int i = 0; i < 2; i++) {
+		if (O->arg[i].type == TRACE_ARG_OBJ) {
+			int k = O->arg[i].kind;
+			if (obj_get(P, k, (uint32_t)v[i], &d))
+				return oom(P);
+			if (i)
+				r.b = d;
+			else
+				r.a = d;
+			if (k == TRACE_K_THREAD) {
+				if (!P->th_first_use[d])
+					P->th_first_use[d] = line;
+			} else if (k == TRACE_K_SEM) {
+				if (!P->sem_first_use[d])
+					P->sem_first_use[d] = line;
+			}
+		} else if (O->arg[i].type == TRACE_ARG_DURATION) {
+			r.a = (uint32_t)v[0];
+			r.b = (uint32_t)(v[0] >> 32);
+			dur = v[0];
+		}
 	}
-	P->rec[P->nrec] = r;
-	P->tid[P->nrec] = t;
-	if (P->loc)
-		P->loc[P->nrec] = lo;
-	P->nrec++;
-	return next_line(p);
+	if (ls) {
+		/* a location of up to 16 bytes seen lately: its string */
+		uint64_t w0 = 0, w1 = 0;
+		struct tr_loccache *c = NULL;
+		if (ln <= 16) {
+			w0 = low_bytes(ld64(ls), ln);
+			w1 = ln > 8 ? low_bytes(ld64(ls + 8), ln - 8) : 0;
+			c = &P->loccache[((w0 ^ w1 ^ ln) * 0x9E3779B97F4A7C15ull) >>
+			                 (64 - TR_LOCCACHE_BITS)];
+			if (c->w0 == w0 && c->w1 == w1 && c->n == ln)
+				lo = c->off;
+		}
+		if (lo == TRACE_NONE) {
+			int rc = loc_add(P, ls, ln, &lo);
+			if (rc == -2)
+				FAIL("the strings of the trace exceed 4 GiB");
+			if (rc)
+				return oom(P);
+			if (c)
+				*c = (struct tr_loccache){ w0, w1, (uint32_t)ln, lo };
+		}
+	}
+	return rec_store(P, &r, t, lo, w + dur) ? p + 1 : NULL;
 }
 
 /* ---------------------------------------------------------------------
@@ -830,8 +1086,11 @@ static int parse_block(struct tr_p1 *P, const char *p, const char *end)
 		P->line_start = p;
 		p = skip_ws(p);
 		unsigned c = (unsigned char)*p;
-		if (c - '0' < 10 && P->magic)
-			p = parse_record(P, p);
+		if (c - '0' < 10 && P->magic) {
+			int slow = 1;
+			const char *q = P->lim.slow_only ? NULL : record_fast(P, p, &slow);
+			p = slow ? parse_record(P, p) : q;
+		}
 		else if (c == '\n')
 			p++;
 		else if (c == '#')
@@ -906,8 +1165,12 @@ static size_t squeeze(char *b, size_t from, size_t n, int *skip)
 static int read_stream(struct tr_p1 *P, struct src *S)
 {
 	size_t cap = P->lim.buf_init, len = 0, sq = 0; /* b[0, sq) squeezed */
+	if (S->fd < 0 && S->mlen < cap)
+		cap = S->mlen + 1 > 2 ? S->mlen + 1 : 2; /* never full: the same reading */
 	int skip = 0;
-	char *buf = malloc(cap + 1);
+	/* + TR_PAD: word loads near a line's end stay in the buffer; all
+	 * of it initialized, so that no byte read is undefined */
+	char *buf = calloc(1, cap + 1 + TR_PAD);
 	if (!buf) {
 		oom(P);
 		return -1;
@@ -920,12 +1183,13 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 			P->squeezed_line = P->line + 1;
 			if (len > cap / 2 && cap < P->lim.buf_max) {
 				size_t ncap = cap * 2 > P->lim.buf_max ? P->lim.buf_max : cap * 2;
-				char *nb = realloc(buf, ncap + 1);
+				char *nb = realloc(buf, ncap + 1 + TR_PAD);
 				if (!nb) {
 					oom(P);
 					rc = -1;
 					break;
 				}
+				memset(nb + cap + 1 + TR_PAD, 0, ncap - cap);
 				buf = nb;
 				cap = ncap;
 			} else if (len == cap) {
@@ -1001,6 +1265,7 @@ void tr_p1_release(struct tr_p1 *P)
 	free(P->sem_first_use);
 	free(P->str);
 	free(P->locset);
+	free(P->lochash);
 	memset(P, 0, sizeof *P);
 }
 

@@ -232,7 +232,13 @@ static inline uint64_t trace_sleep_time(const struct trace_rec *r)
 }
 /* The operation whose rule record r follows: trace_ops[r->op].effect, or
  * -1 for a `busy` trylock/trywait (which does nothing). */
-int trace_op_effect(const struct trace_rec *r);
+static inline int trace_op_effect(const struct trace_rec *r)
+{
+	const struct trace_opinfo *o = &trace_ops[r->op];
+	if (o->arg[1].type == TRACE_ARG_OUTCOME && !r->b)
+		return -1;
+	return o->effect;
+}
 const char *trace_op_name(enum trace_op op);       /* "create", ...      */
 const char *trace_unit_name(enum trace_unit unit); /* "tick", "us", ...  */
 const char *trace_kind_name(enum trace_kind kind); /* "mutex", ...       */

@@ -35,6 +35,8 @@ struct trace_limits {
 	                        No result depends on it.                    */
 	struct tr_probes *probes; /* NULL, or filled with the maps' work
 	                        counts at the end of the read (tests)       */
+	int slow_only;       /* 1: every record by the general parser, not
+	                        the fast path (tests: same results)         */
 };
 
 /* Work of the hash maps during one read: inserts of new keys, and slots
@@ -93,15 +95,19 @@ int tr_lookup(const char *const *names, int count, const char *s, size_t n,
  * simple tabulation (Patrascu and Thorup, "The power of simple tabulation
  * hashing", 2011: linear probing takes expected constant time per
  * operation whatever the keys) with tables drawn from a random key per
- * read.  Strings are first reduced to 61 bits by a polynomial with a
- * random base modulo 2^61 - 1 (two different strings of n bytes collide
- * with probability below (n/4 + 2) / 2^61).  The key is secret to the
- * input, so no input can be crafted to collide.  Nothing depends on the
- * key: dense indices and string offsets follow first appearance, never
- * the order of the slots.
+ * read.  Strings are first reduced to a number: those of up to 32 bytes
+ * to 32 bits by strongly universal multilinear hashing (Lemire and Kaser,
+ * "Strongly universal string hashing is fast", 2014: two different
+ * strings collide with probability 2^-32), longer ones to 61 bits by a
+ * polynomial with a random base modulo 2^61 - 1 (probability below
+ * (n/7 + 2) / 2^61); then tabulation.  The key is secret to the input,
+ * so no input can be crafted to collide.  Nothing depends on the key:
+ * dense indices and string offsets follow first appearance, never the
+ * order of the slots.
  */
 struct tr_hash {
 	uint64_t t[8][256];  /* tabulation tables, one per key byte         */
+	uint64_t ml[10];     /* multilinear keys                            */
 	uint64_t base;       /* string polynomial base, in [1, 2^61 - 1)    */
 };
 
@@ -122,7 +128,12 @@ static inline uint64_t tr_hash64(const struct tr_hash *h, uint64_t k)
 	       h->t[7][k >> 56];
 }
 
+/* The hash of the n bytes at s; reads (but does not use) up to 7 bytes
+ * past s + n, which must be readable (the line buffer and the string
+ * pool keep TR_PAD spare bytes). */
 uint64_t tr_hash_bytes(const struct tr_hash *h, const char *s, size_t n);
+#define TR_PAD 16
+#define TR_LOCCACHE_BITS 8
 
 /* ---------------------------------------------------------------------
  * Pass 1 (read.c) -> pass 2 (validate.c).
@@ -134,14 +145,17 @@ struct tr_obj {
 	uint32_t mask;   /* slots - 1                                       */
 	int shift;       /* 64 - log2(slots)                                */
 	uint32_t n;      /* objects                                         */
+	uint32_t last_key, last_idx; /* the last id looked up (ids < 2^31:
+	                    UINT32_MAX matches none)                         */
 	uint32_t cap;    /* capacity of id[] and of the side arrays         */
 	uint32_t *id;    /* [n] external ids, in order of first appearance */
 };
 
-/* Operation names -> enum trace_op, built from trace_ops. */
+/* Operation names -> enum trace_op, built from trace_ops: names of 1 to
+ * 16 bytes as two little-endian words (zero-padded). */
 #define TR_OPMAP_BITS 6
 struct tr_opmap {
-	uint32_t head[1 << TR_OPMAP_BITS]; /* first 4 bytes of the name      */
+	uint64_t w0[1 << TR_OPMAP_BITS], w1[1 << TR_OPMAP_BITS];
 	uint8_t len[1 << TR_OPMAP_BITS];   /* its length; 0: empty slot      */
 	uint8_t op[1 << TR_OPMAP_BITS];
 };
@@ -185,6 +199,14 @@ struct tr_p1 {
 	char *str;
 	size_t slen, scap;
 	uint32_t *locset;          /* offsets; empty: UINT32_MAX           */
+	uint64_t *lochash;         /* tr_hash_bytes of each slot's string  */
+	struct tr_loccache {       /* recent locations of up to 16 bytes,
+	                              direct-mapped by their bytes (a miss
+	                              costs one lookup in locset, so no
+	                              input makes it slower than without) */
+		uint64_t w0, w1;   /* the bytes, zero-padded               */
+		uint32_t n, off;   /* length (0: empty), string offset     */
+	} loccache[1 << TR_LOCCACHE_BITS];
 	uint32_t locmask, nlocs;
 };
 

@@ -14,6 +14,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "trace/traceint.h"
 
@@ -564,6 +566,22 @@ static void *fit(void *a, size_t n, size_t size)
 	return b ? b : a;
 }
 
+/* The whole pages of a[0, bytes) not given back yet (*done: the address
+ * up to which they were) go back to the system (their contents are not
+ * read again; the block is freed later). */
+static void drop_pages(void *a, size_t bytes, uintptr_t *done)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)a + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)a + bytes) & ~(page - 1);
+	if (*done > lo)
+		lo = *done;
+	if (hi > lo + 16 * page) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*done = hi;
+	}
+}
+
 static void v_release(struct v *V, uint32_t ncond)
 {
 	free(V->thid);
@@ -609,12 +627,8 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	newidx = malloc(((size_t)nth + 1) * sizeof *newidx);
 	V.thid = malloc(((size_t)nth + 1) * sizeof *V.thid);
 	V.th = calloc((size_t)nth + 1, sizeof *V.th);
-	rec = malloc((n ? n : 1) * sizeof *rec);
 	pair = malloc((n ? n : 1) * sizeof *pair);
-	if (P->loc)
-		loc = malloc((n ? n : 1) * sizeof *loc);
-	if (!key || !ord || !newidx || !V.thid || !V.th || !rec || !pair ||
-	    (P->loc && !loc)) {
+	if (!key || !ord || !newidx || !V.thid || !V.th || !pair) {
 		voom(&V);
 		goto done;
 	}
@@ -644,6 +658,17 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		V.th[t].created = NOT_CREATED;
 		V.th[t].woken_by = NONE;
 	}
+	/* thread-major copy; the pages of the file-order arrays already
+	 * copied go back to the system as the copy proceeds (memory: about
+	 * one copy of the records at any time, not two) */
+	rec = malloc((n ? n : 1) * sizeof *rec);
+	if (P->loc)
+		loc = malloc((n ? n : 1) * sizeof *loc);
+	if (!rec || (P->loc && !loc)) {
+		voom(&V);
+		goto done;
+	}
+	uintptr_t rdone = 0, ldone = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t j = V.th[tid[i]].cur++;
 		rec[j] = P->rec[i];
@@ -652,13 +677,18 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 			rec[j].a = newidx[rec[j].a];
 		if (loc)
 			loc[j] = P->loc[i];
+		if ((i & 0xffff) == 0xffff) {
+			drop_pages(P->rec, (i + 1) * sizeof *rec, &rdone);
+			if (loc)
+				drop_pages(P->loc, (i + 1) * sizeof *loc, &ldone);
+		}
 	}
-	for (uint32_t t = 0; t < nth; t++)
-		V.th[t].cur = V.th[t].first;
 	free(P->rec);
 	P->rec = NULL;
 	free(P->loc);
 	P->loc = NULL;
+	for (uint32_t t = 0; t < nth; t++)
+		V.th[t].cur = V.th[t].first;
 	memset(pair, 0xff, (n ? n : 1) * sizeof *pair);
 	V.rec = rec;
 	V.pair = pair;

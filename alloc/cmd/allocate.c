@@ -26,6 +26,7 @@
 #include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
+#include "viz/viz.h"
 
 static const char *prog = "allocate";
 
@@ -309,7 +310,7 @@ int main(int argc, char **argv)
 {
 	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
 	const char *traj_path = NULL;
-	int quiet = 0, no_bound = 0, list = 0, json = 0;
+	int quiet = 0, no_bound = 0, list = 0, json = 0, explain = 0;
 	uint32_t progress_fd = 0;
 	uint32_t cpus = 0, restarts = 0;
 	uint64_t seed = 0, max_tests = 0, stop_after = 0;
@@ -360,6 +361,10 @@ int main(int argc, char **argv)
 		 .help = "write the binding to FILE (atomically)"},
 		{CLI_FLAG, "quiet", 'q', .dst = &quiet,
 		 .help = "no progress line, no summary"},
+		{CLI_FLAG, "explain", .dst = &explain,
+		 .help = "then, on stderr, the top causes of waiting on the\n"
+		         "critical path under the binding found and the\n"
+		         "busiest processor's share (docs/viz.md)"},
 		{CLI_FLAG, "no-bound", .dst = &no_bound,
 		 .help = "leave out the bound and lower header lines\n"
 		         "(Paper VII's bound and the lower bound; their\n"
@@ -594,6 +599,8 @@ int main(int argc, char **argv)
 			                     : "below the analytic bound");
 		}
 	}
+	if (explain && viz_explain_binding(sp, &par.sim, res.binding, res.model, 3, stderr) != VIZ_OK)
+		fprintf(stderr, "%s: --explain: the binding's run could not be analysed\n", prog);
 	alloc_result_release(&res);
 	sim_program_free(sp);
 	trace_free(tr);

@@ -15,6 +15,7 @@
 #include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
+#include "viz/viz.h"
 
 /* A simulated time as "key": "exact" and "key_value": number. */
 static void json_time(struct cli_json *j, const char *key, sim_time t)
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
 	par.model = SIM_AUTO;
 	const char *binding_path = NULL;
 	int unbound = 0, json = 0;
+	const char *timeline = NULL, *svg = NULL;
 	uint32_t cpus = 0;
 	struct cli_time latency = {0}, ccost = {0}, scost = {0};
 	struct cli_opt opts[] = {
@@ -101,6 +103,12 @@ int main(int argc, char **argv)
 		         "client-server, on deadlock strict)"},
 		{CLI_GROUP, .help = "Output"},
 		{CLI_FLAG, "json", .dst = &json, .help = "the same result as one JSON object"},
+		{CLI_STR, "timeline", .metavar = "FILE", .dst = &timeline,
+		 .help = "also write the schedule as Chrome/Perfetto trace-event\n"
+		         "JSON (open it in ui.perfetto.dev; docs/viz.md)"},
+		{CLI_STR, "svg", .metavar = "FILE", .dst = &svg,
+		 .help = "also draw the execution flow graph and the parallelism\n"
+		         "graph, with the critical path, as SVG (docs/viz.md)"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
 		.name = "simulate",
@@ -186,7 +194,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	struct sim_result res;
-	int st = sim_run(prog, work, &par, binding_path ? bind.proc : NULL, SIM_STATS, &res);
+	int st = sim_run(prog, work, &par, binding_path ? bind.proc : NULL,
+	                 SIM_STATS | (timeline || svg ? SIM_SCHEDULE : 0), &res);
 	if (st == SIM_DEADLOCK) {
 		char b[64];
 		fprintf(stderr, "%s: the simulated run deadlocked at time %s with %zu threads blocked (model %s):\n",
@@ -205,6 +214,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	if ((timeline || svg) && (st = viz_save_run(prog, &par, binding_path ? bind.proc : NULL, &res,
+	                                            timeline, svg, why, sizeof why)) != VIZ_OK) {
+		rc = cli_errorf(st == VIZ_ENOMEM ? CLI_ESYSTEM : CLI_EINPUT, "%s", why);
+		goto out;
+	}
 	char b1[64], b2[64], b3[64], b4[64], b5[64], pb[32];
 	const char *unit = trace_unit_name(tr->unit);
 	sim_policy_format(&par, pb, sizeof pb);

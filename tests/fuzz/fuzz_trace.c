@@ -1,8 +1,9 @@
 /*
  * fuzz_trace.c - libFuzzer harness for the trace reader and the binding
  * reader (see tests/fuzz/Makefile).  Every input is
- *   - read as a trace with the default limits and with tiny chunks: the two
- *     must agree exactly (result and error message);
+ *   - read as a trace with the default limits and with tiny chunks, the
+ *     general parser only (not the fast path) and another hash key: the
+ *     two must agree exactly (result and error message);
  *   - read with a tiny line buffer: when that succeeds, so must the first
  *     read, with an equal trace; when it fails, with the same error (but
  *     for the column), or with "line too long" for a line that is (checked
@@ -57,14 +58,9 @@ static uint32_t ext(const struct trace *tr, int k, uint32_t v)
 
 static void kinds(int op, int *ka, int *kb)
 {
-	static const signed char A[TRACE_NOPS] = {
-		TRACE_K_THREAD, -1, TRACE_K_THREAD, TRACE_K_MUTEX, TRACE_K_MUTEX,
-		TRACE_K_MUTEX, TRACE_K_SEM, TRACE_K_SEM, TRACE_K_SEM, TRACE_K_COND,
-		TRACE_K_COND, TRACE_K_COND, TRACE_K_BARRIER, TRACE_K_RWLOCK,
-		TRACE_K_RWLOCK, TRACE_K_RWLOCK, -1,
-	};
-	*ka = A[op];
-	*kb = op == TRACE_CWAIT ? TRACE_K_MUTEX : -1;
+	const struct trace_opinfo *O = &trace_ops[op];
+	*ka = O->arg[0].type == TRACE_ARG_OBJ ? O->arg[0].kind : -1;
+	*kb = O->arg[1].type == TRACE_ARG_OBJ ? O->arg[1].kind : -1;
 }
 
 /* msg without its " (column N)" (squeezed lines have none) */
@@ -177,9 +173,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_msg(&e1, "fuzz.trace");
 	}
 
-	/* tiny chunks: the same answer */
+	/* tiny chunks, every record by the general parser (no fast path),
+	 * another hash key: the same answer */
 	trace_limits_default(&lim);
 	lim.chunk = 1 + size % 5;
+	lim.slow_only = 1;
+	lim.seed = 1 + size;
 	int rc2 = trace_read_mem_lim("fuzz.trace", text, size, &lim, &tr2, &e2);
 	if (rc2 != rc || (rc && strcmp(e1.msg, e2.msg)))
 		abort();
