@@ -8,6 +8,7 @@ cd "$(dirname "$0")"
 need=""
 # One Debian package per line, alphabetical.
 PACKAGES="
+g++
 gcc
 help2man
 libc6-dev
