@@ -14,6 +14,7 @@ help2man
 libc6-dev
 libcairo2-dev
 libcmocka-dev
+libfontconfig-dev
 libglpk-dev
 libgmp-dev
 libjansson-dev
