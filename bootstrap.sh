@@ -10,6 +10,7 @@ need=""
 PACKAGES="
 g++
 gcc
+gnuplot-nox
 help2man
 libc6-dev
 libcairo2-dev
