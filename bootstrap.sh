@@ -8,6 +8,7 @@ cd "$(dirname "$0")"
 need=""
 # One Debian package per line, alphabetical.
 PACKAGES="
+g++
 gcc
 libc6-dev
 libcairo2-dev
