@@ -493,6 +493,9 @@ static void test_greedy_no_repeat(void **state)
 				i += g;
 			}
 			free(rows);
+			/* With an observer there are no cutoffs: never
+			 * twice. */
+			assert_int_equal(resims, 0);
 			/* Every test is a simulation; with width 4 some
 			 * simulations are speculative and do not count. */
 			assert_true(r.tests + resims <= o.n);
