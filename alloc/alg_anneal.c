@@ -64,7 +64,8 @@ static int run(struct alloc_ctx *c)
 	double *u = malloc(sizeof *u * B);
 	int *st = malloc(sizeof *st * B);
 	sim_time *ms = malloc(sizeof *ms * B);
-	if (!cur || !cand || !keys || !rng_after || !u || !st || !ms) {
+	uint64_t *cut = malloc(sizeof *cut * B);
+	if (!cur || !cand || !keys || !rng_after || !u || !st || !ms || !cut) {
 		r = ALLOC_ENOMEM;
 		goto out;
 	}
@@ -93,7 +94,46 @@ static int run(struct alloc_ctx *c)
 			nulls = 0;
 			rng_after[j++] = c->rng;
 		}
-		if (j > 0 && (r = alloc_evaluate(c, cand, j, 0, st, ms)) != 0)
+		/*
+		 * Cutoff: with a test budget, candidate i's acceptance
+		 * threshold is known before its simulation -- its u, and its
+		 * temperature from the test count at its commit (the tests
+		 * before the batch plus the new ones up to it) -- so a
+		 * makespan above cms (1 - T ln u) is rejected whatever its
+		 * value.  The cutoff has a relative margin of 1e-9, far above
+		 * the rounding of the double test below.  Not with a time
+		 * schedule (T depends on the clock), a failed current run, or
+		 * a full history (commits could not be predicted).
+		 */
+		int cutting = budget != UINT64_MAX && budget > 0 &&
+		              cst == SIM_OK && !c->hist.full;
+		uint64_t tn = c->tests;
+		for (size_t i = 0; i < j; i++) {
+			cut[i] = UINT64_MAX;
+			if (!cutting)
+				continue;
+			int st0;
+			sim_time ms0;
+			int isnew = alloc_lookup(c, cand + i * n, &st0, &ms0) !=
+			            ALLOC_H_TESTED;
+			uint8_t *ki = keys; /* key of i vs earlier ones */
+			alloc_hist_key(&c->hist, cand + i * n, ki);
+			for (size_t l = 0; l < i && isnew; l++) {
+				alloc_hist_key(&c->hist, cand + l * n, keys + kl);
+				isnew = memcmp(ki, keys + kl, kl) != 0;
+			}
+			tn += isnew;
+			double f = (double)(tn - t_start) / (double)budget;
+			if (f > 1)
+				f = 1;
+			double T = T0 * pow(TEND / T0, f);
+			double lim = sim_time_to_double(cms) *
+			             (1.0 - T * log(u[i])) * (1.0 + 1e-9) + 2.0;
+			if (u[i] > 0 && lim < 1.8e19)
+				cut[i] = (uint64_t)ceil(lim);
+		}
+		if (j > 0 &&
+		    (r = alloc_evaluate_cut(c, cand, j, 0, cut, st, ms)) != 0)
 			break;
 		for (size_t i = 0; i < j; i++) {
 			int32_t *x = cand + i * n;
@@ -142,6 +182,7 @@ out:
 	free(u);
 	free(st);
 	free(ms);
+	free(cut);
 	return r;
 }
 

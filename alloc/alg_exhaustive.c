@@ -19,8 +19,9 @@ static int run(struct alloc_ctx *c)
 	int32_t *cand = malloc(sizeof *cand * n * BATCH);
 	int *st = malloc(sizeof *st * BATCH);
 	sim_time *ms = malloc(sizeof *ms * BATCH);
+	uint64_t *cut = malloc(sizeof *cut * BATCH);
 	int r = 0, more = 1;
-	if (!a || !mx || !cand || !st || !ms) {
+	if (!a || !mx || !cand || !st || !ms || !cut) {
 		r = ALLOC_ENOMEM;
 		goto out;
 	}
@@ -47,7 +48,13 @@ static int run(struct alloc_ctx *c)
 				mx[j] = mx[i];
 			}
 		}
-		if ((r = alloc_evaluate(c, cand, m, 1, st, ms)) != 0)
+		/* Only a strictly shorter run changes the best (ties keep
+		 * the first): stop each simulation once it passes the best. */
+		uint64_t cb = c->have_best ? alloc_cut_at(c->best_st, c->best_ms) :
+		              UINT64_MAX;
+		for (size_t i = 0; i < m; i++)
+			cut[i] = cb;
+		if ((r = alloc_evaluate_cut(c, cand, m, 1, cut, st, ms)) != 0)
 			break;
 	}
 	if (!more && !r) {
@@ -64,6 +71,7 @@ out:
 	free(cand);
 	free(st);
 	free(ms);
+	free(cut);
 	return r;
 }
 

@@ -15,6 +15,9 @@
  * first appearance), so no allocation is simulated twice, not even one
  * that merely renames the processors of another.
  *
+ * Cutoff: a change is kept only if it is not longer than the best, so its
+ * simulation stops once its time passes the best (alloc_evaluate_cut).
+ *
  * Parallel and exactly sequential: the B next changes are drawn
  * speculatively, as if each failed (the first from the current
  * allocation, the others from the best), and simulated at the same time;
@@ -74,16 +77,19 @@ int alloc_greedy_from(struct alloc_ctx *c, const int32_t *init,
 	uint64_t *rng_after = malloc(sizeof *rng_after * B);
 	int *st = malloc(sizeof *st * B);
 	sim_time *ms = malloc(sizeof *ms * B);
+	uint64_t *cut = malloc(sizeof *cut * B);
 	int r = 0;
 	*why = ALLOC_STOP_DONE;
-	if (!best || !base || !cand || !keys || !rng_after || !st || !ms) {
+	if (!best || !base || !cand || !keys || !rng_after || !st || !ms ||
+	    !cut) {
 		r = ALLOC_ENOMEM;
 		goto out;
 	}
 
 	int bst;
 	sim_time bms;
-	if (alloc_lookup(c, init, &bst, &bms) != ALLOC_H_TESTED &&
+	if ((alloc_lookup(c, init, &bst, &bms) != ALLOC_H_TESTED ||
+	     bst == SIM_CUTOFF) &&
 	    (r = alloc_evaluate(c, init, 1, 1, &bst, &bms)) != 0)
 		goto out;
 	memcpy(best, init, sizeof *best * n);
@@ -127,7 +133,13 @@ int alloc_greedy_from(struct alloc_ctx *c, const int32_t *init,
 			dups = 0;
 			rng_after[j++] = c->rng;
 		}
-		if (j > 0 && (r = alloc_evaluate(c, cand, j, 0, st, ms)) != 0)
+		/* Every change of the batch is compared with bst, which
+		 * changes only at an accepted one (the rest are dropped):
+		 * a makespan above bst is rejected whatever its value, so the
+		 * simulations may stop there (same tests, same result). */
+		for (size_t i = 0; i < j; i++)
+			cut[i] = alloc_cut_at(bst, bms);
+		if (j > 0 && (r = alloc_evaluate_cut(c, cand, j, 0, cut, st, ms)) != 0)
 			goto out;
 		int done = 0;
 		for (size_t i = 0; i < j; i++) {
@@ -182,6 +194,7 @@ out:
 	free(rng_after);
 	free(st);
 	free(ms);
+	free(cut);
 	return r;
 }
 

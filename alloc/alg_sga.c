@@ -47,7 +47,8 @@ int alloc_sga_place(struct alloc_ctx *c, int32_t *out, int *st, sim_time *ms)
 				memcpy(b, out, sizeof *b * n);
 				b[t] = (int32_t)p;
 			}
-			if ((r = alloc_evaluate(c, cand, m, 1, cst, cms)) != 0)
+			/* Only the first of the shortest is used. */
+			if ((r = alloc_evaluate_pick(c, cand, m, cst, cms)) != 0)
 				goto out;
 			for (uint32_t p = 1; p < m; p++)
 				if (alloc_cmp(cst[p], cms[p], cst[pick], cms[pick]) < 0)

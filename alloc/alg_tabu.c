@@ -183,7 +183,9 @@ int alloc_tabu_from(struct alloc_ctx *c, const int32_t *init, uint64_t budget)
 		int pbst = c->best_st;
 		sim_time pbms = c->best_ms;
 		uint64_t t_before = c->tests;
-		if ((r = alloc_evaluate(c, cand, m, 1, st, ms)) != 0)
+		/* Only the first of the shortest is used (it becomes the
+		 * current allocation, and the best if it beats it). */
+		if ((r = alloc_evaluate_pick(c, cand, m, st, ms)) != 0)
 			break;
 		idle = c->tests == t_before ? idle + 1 : 0;
 		size_t pick = 0;

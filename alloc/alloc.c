@@ -190,7 +190,8 @@ uint64_t alloc_room_planned(const struct alloc_ctx *c)
 	uint64_t room = alloc_room(c);
 	if (c->deadline > 0) {
 		double t = now_s(), left = c->deadline - t;
-		double per = (t - c->t0) / (double)(c->tests ? c->tests : 1);
+		double t1 = c->ts > 0 ? c->ts : c->t0;
+		double per = (t - t1) / (double)(c->tests ? c->tests : 1);
 		if (left <= 0)
 			return 0;
 		double est = per > 0 ? left / per : 1e18;
@@ -380,27 +381,58 @@ static int scratch(struct alloc_ctx *c, size_t m)
 	sim_time *t = realloc(c->sms, cap * sizeof *t);
 	if (t)
 		c->sms = t;
-	if (!k || !h || !e || !r || !s || !t)
+	uint64_t *u = realloc(c->scut, cap * sizeof *u);
+	if (u)
+		c->scut = u;
+	uint8_t *sk = realloc(c->sskip, cap);
+	if (sk)
+		c->sskip = sk;
+	if (!k || !h || !e || !r || !s || !t || !u || !sk)
 		return ALLOC_ENOMEM;
 	c->scap = cap;
 	return 0;
 }
 
+uint64_t alloc_cut_at(int st, sim_time t)
+{
+	if (st != SIM_OK || t.den == 0)
+		return UINT64_MAX;
+	uint64_t q = t.num / t.den;
+	return q + (t.num % t.den != 0);
+}
+
 int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
                    int commit, int *st, sim_time *ms)
 {
+	return alloc_evaluate_cut(c, cand, m, commit, NULL, st, ms);
+}
+
+int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                       int commit, const uint64_t *cut, int *st,
+                       sim_time *ms)
+{
+	if (c->par->no_cutoff)
+		cut = NULL;
 	if (c->error)
 		return c->error;
+	if (cut && !c->sload &&
+	    !(c->sload = malloc(sizeof *c->sload * c->k)))
+		return c->error = ALLOC_ENOMEM;
 	if (scratch(c, m + 1)) /* slot m: scratch key of alloc_commit */
 		return c->error = ALLOC_ENOMEM;
 	struct alloc_hist *h = &c->hist;
 	const uint32_t n = c->n;
 	size_t nrun = 0;
-	/* Keys live in slots 1..m (slot 0 is alloc_commit's). */
+	uint64_t *scut = c->scut;
+	/* Keys live in slots 1..m (slot 0 is alloc_commit's).  A binding
+	 * twice in the batch is simulated once, at the highest of its
+	 * cutoffs (the entry's `slot` names the simulating candidate). */
 	for (size_t i = 0; i < m; i++) {
 		const int32_t *b = cand + i * n;
+		uint64_t ci = cut ? cut[i] : UINT64_MAX;
 		c->sent[i] = -1;
 		if (!alloc_complete(c, b)) {
+			scut[i] = ci;
 			c->srun[nrun++] = (uint32_t)i;
 			continue;
 		}
@@ -411,11 +443,55 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 			e = alloc_hist_add(h, key, hv);
 			if (e == -1)
 				return c->error = ALLOC_ENOMEM;
-			c->srun[nrun++] = (uint32_t)i;
 			/* e == -2: the history is full; simulated, not kept
 			 * (a duplicate within the batch is simulated twice) */
+			scut[i] = ci;
+			c->srun[nrun++] = (uint32_t)i;
+			if (e >= 0) {
+				h->ent[e].slot = (uint32_t)i;
+				h->ent[e].resim = 1;
+			}
+		} else {
+			struct alloc_hentry *en = &h->ent[e];
+			if (en->resim) {
+				/* simulated in this batch already: at least
+				 * at this cutoff */
+				if (scut[en->slot] < ci)
+					scut[en->slot] = ci;
+			} else if (en->st == SIM_CUTOFF &&
+			           (uint64_t)en->ms.num < ci) {
+				/* known only as "more than" a lower cutoff:
+				 * simulate again (a simulation, not a test) */
+				en->slot = (uint32_t)i;
+				en->resim = 1;
+				scut[i] = ci;
+				c->srun[nrun++] = (uint32_t)i;
+			}
 		}
 		c->sent[i] = e >= 0 ? e : -1;
+	}
+
+	/* The load bound: no processor executes more than one unit of work
+	 * per unit of time under any policy, and costs and latency only add
+	 * time, so the makespan is at least the busiest processor's work.
+	 * Above the cutoff, the run need not be simulated at all. */
+	for (size_t j = 0; j < nrun; j++) {
+		uint32_t i = c->srun[j];
+		c->sskip[i] = 0;
+		if (scut[i] == UINT64_MAX)
+			continue;
+		const int32_t *b = cand + (size_t)i * n;
+		memset(c->sload, 0, sizeof *c->sload * c->k);
+		unsigned __int128 mx = 0;
+		for (uint32_t t = 0; t < n; t++) {
+			/* a shadow thread runs alone on its own processor */
+			unsigned __int128 l = b[t] < 0 ? c->work[t] :
+			                      (c->sload[b[t]] += c->work[t]);
+			if (l > mx)
+				mx = l;
+		}
+		if (mx > scut[i])
+			c->sskip[i] = 1;
 	}
 
 	/* Simulate in parallel; each OpenMP thread has its own workspace and
@@ -433,16 +509,20 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	if (!par) {
 		for (size_t j = 0; j < nrun; j++) {
 			uint32_t i = run[j];
-			sst[i] = sim_makespan(prog, wk[0], sp, cand + (size_t)i * n,
-			                      &sms[i]);
+			sst[i] = c->sskip[i] ? SIM_CUTOFF :
+			         sim_makespan_cutoff(prog, wk[0], sp,
+			                             cand + (size_t)i * n,
+			                             scut[i], &sms[i]);
 		}
 	} else {
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
 		for (size_t j = 0; j < nrun; j++) {
 			uint32_t i = run[j];
 			int t = omp_get_thread_num();
-			sst[i] = sim_makespan(prog, wk[t], sp, cand + (size_t)i * n,
-			                      &sms[i]);
+			sst[i] = c->sskip[i] ? SIM_CUTOFF :
+			         sim_makespan_cutoff(prog, wk[t], sp,
+			                             cand + (size_t)i * n,
+			                             scut[i], &sms[i]);
 		}
 	}
 	if (nth > 1)
@@ -451,21 +531,31 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	/* Reduce in order. */
 	for (size_t j = 0; j < nrun; j++) {
 		uint32_t i = run[j];
-		c->sims++;
+		if (c->sskip[i])
+			c->pruned++;
+		else
+			c->sims++;
 		if (sst[i] == SIM_EINVAL)
 			return c->error = ALLOC_ESIM;
 		if (sst[i] == SIM_ENOMEM)
 			return c->error = ALLOC_ENOMEM;
 		if (sst[i] == SIM_EOVERFLOW)
 			c->overflows++;
+		if (sst[i] == SIM_CUTOFF) {
+			c->cutoffs++;
+			sms[i] = sim_time_int(scut[i]); /* "more than this" */
+		}
 		if (c->par->observe)
 			c->par->observe(c->par->observe_arg, cand + (size_t)i * n,
-			                n, sst[i], sms[i]);
+			                n, sst[i],
+			                sst[i] == SIM_CUTOFF ? sim_time_int(0) : sms[i]);
 		if (c->sent[i] >= 0) {
 			struct alloc_hentry *en = &h->ent[c->sent[i]];
 			en->ms = sms[i];
 			en->st = (int8_t)sst[i];
-			en->state = ALLOC_H_SPECULATIVE;
+			en->resim = 0;
+			if (en->state == ALLOC_H_PENDING)
+				en->state = ALLOC_H_SPECULATIVE;
 		}
 	}
 	for (size_t i = 0; i < m; i++) {
@@ -481,6 +571,69 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		for (size_t i = 0; i < m; i++)
 			alloc_commit(c, cand + i * n, st[i], ms[i]);
 	return c->error;
+}
+
+int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                        int *st, sim_time *ms)
+{
+	const uint32_t n = c->n;
+	if (m < 2 || c->par->no_cutoff)
+		return alloc_evaluate(c, cand, m, 1, st, ms);
+	if (!c->sload && !(c->sload = malloc(sizeof *c->sload * c->k)))
+		return c->error = ALLOC_ENOMEM;
+	/* The candidate with the least load bound first, exactly. */
+	size_t i0 = 0;
+	unsigned __int128 lb0 = 0;
+	for (size_t i = 0; i < m; i++) {
+		const int32_t *b = cand + i * n;
+		memset(c->sload, 0, sizeof *c->sload * c->k);
+		unsigned __int128 mx = 0;
+		for (uint32_t t = 0; t < n; t++) {
+			unsigned __int128 l = b[t] < 0 ? c->work[t] :
+			                      (c->sload[b[t]] += c->work[t]);
+			if (l > mx)
+				mx = l;
+		}
+		if (i == 0 || mx < lb0) {
+			lb0 = mx;
+			i0 = i;
+		}
+	}
+	int r = alloc_evaluate_cut(c, cand + i0 * n, 1, 0, NULL, &st[i0], &ms[i0]);
+	if (r)
+		return r;
+	/* The others: above its makespan a candidate can be neither the
+	 * first of the shortest nor a new best. */
+	size_t m2 = m - 1;
+	int32_t *rest = malloc(sizeof *rest * n * m2);
+	uint64_t *cut = malloc(sizeof *cut * m2);
+	int *st2 = malloc(sizeof *st2 * m2);
+	sim_time *ms2 = malloc(sizeof *ms2 * m2);
+	if (!rest || !cut || !st2 || !ms2) {
+		r = c->error = ALLOC_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0, j = 0; i < m; i++)
+		if (i != i0) {
+			memcpy(rest + j * n, cand + i * n, sizeof *rest * n);
+			cut[j++] = alloc_cut_at(st[i0], ms[i0]);
+		}
+	if ((r = alloc_evaluate_cut(c, rest, m2, 0, cut, st2, ms2)) != 0)
+		goto out;
+	for (size_t i = 0, j = 0; i < m; i++)
+		if (i != i0) {
+			st[i] = st2[j];
+			ms[i] = ms2[j++];
+		}
+	for (size_t i = 0; i < m; i++)
+		alloc_commit(c, cand + i * n, st[i], ms[i]);
+	r = c->error;
+out:
+	free(rest);
+	free(cut);
+	free(st2);
+	free(ms2);
+	return r;
 }
 
 int alloc_run_phase(struct alloc_ctx *c, const struct alloc_algorithm *a)
@@ -585,6 +738,9 @@ static void ctx_release(struct alloc_ctx *c)
 	free(c->srun);
 	free(c->sst);
 	free(c->sms);
+	free(c->scut);
+	free(c->sskip);
+	free(c->sload);
 	memset(c, 0, sizeof *c);
 }
 
@@ -692,6 +848,7 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 		alloc_binpack(c.tr, c.k, b0);
 		const char *old = c.phase;
 		c.phase = "binpack";
+		c.ts = now_s();
 		r = alloc_evaluate(&c, b0, 1, 1, &st0, &ms0);
 		c.phase = old;
 		free(b0);
@@ -749,6 +906,8 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	res->deadlocks = c.deadlocks;
 	res->restarts = c.restarts;
 	res->stop = c.stop;
+	res->cutoffs = c.cutoffs;
+	res->pruned = c.pruned;
 	res->history_full = c.hist.full;
 	res->history_bytes = alloc_hist_bytes(&c.hist);
 	res->enumerated = c.enumerated;

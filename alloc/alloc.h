@@ -77,7 +77,12 @@ typedef int (*alloc_progress_fn)(void *arg, const struct alloc_progress *p);
  * Observer: called once per simulation of the search (not for the
  * one-processor reference), from the calling thread, in a deterministic
  * order, with the binding simulated (dense threads, TRACE_SHADOW allowed),
- * the simulator's status and the makespan.  For tests and tracing.
+ * the simulator's status and the makespan.  For tests and tracing.  A
+ * simulation stopped at a cutoff (alloc_params.no_cutoff) reports
+ * SIM_CUTOFF and makespan 0: its makespan was above what the search
+ * could use; such a binding may be simulated again later with a higher
+ * cutoff.  An evaluation answered by the load bound without simulating
+ * (alloc_result.pruned) is reported the same way.
  */
 typedef void (*alloc_observe_fn)(void *arg, const int32_t *binding,
                                  uint32_t nthreads, int status,
@@ -116,6 +121,14 @@ struct alloc_params {
 	                           ALLOC_HISTORY_BYTES; 0: none.  When full,
 	                           new allocations are still tested but no
 	                           longer remembered (result.history_full) */
+	int no_cutoff;          /* 1: never stop a simulation early (for
+	                           measurements: results are identical
+	                           either way, only slower).  Default 0:
+	                           greedy, dsg, anneal (with a test budget)
+	                           and exhaustive stop a test's simulation
+	                           once it provably cannot change the search
+	                           (sim_makespan_cutoff); the observer then
+	                           sees SIM_CUTOFF                           */
 	uint32_t width;         /* allocations greedy, dsg and anneal draw
 	                           speculatively at once (their results do
 	                           not depend on it); 0: the OpenMP threads
@@ -156,6 +169,11 @@ struct alloc_result {
 	                          remembered, and may have been tested (and
 	                          counted) again                            */
 	size_t history_bytes;  /* memory the history held at the end; bytes */
+	uint64_t cutoffs;      /* evaluations stopped early at a cutoff
+	                          (params.no_cutoff)                        */
+	uint64_t pruned;       /* ... of which answered without simulation:
+	                          the busiest processor's work alone passed
+	                          the cutoff (not counted in sims)          */
 	int enumerated;        /* 1 if exhaustive enumeration ran (as the
 	                          algorithm or as auto's choice)           */
 	int complete;          /* 1 if that enumeration tested every

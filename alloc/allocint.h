@@ -22,9 +22,12 @@
 enum { ALLOC_H_PENDING = 0, ALLOC_H_SPECULATIVE, ALLOC_H_TESTED };
 
 struct alloc_hentry {
-	sim_time ms;      /* makespan (valid unless PENDING)             */
+	sim_time ms;      /* makespan (valid unless PENDING); with st =
+	                     SIM_CUTOFF the cutoff: "more than ms"       */
 	int8_t st;        /* sim status                                  */
 	uint8_t state;    /* ALLOC_H_*                                   */
+	uint8_t resim;    /* being simulated in the current batch        */
+	uint32_t slot;    /* ... by this candidate of the batch          */
 };
 
 struct alloc_hist {
@@ -121,6 +124,8 @@ struct alloc_ctx {
 	uint64_t tests, sims, deadlocks, overflows, restarts;
 	uint64_t max_tests;     /* UINT64_MAX: none                         */
 	double t0, deadline;    /* monotonic seconds; deadline 0: none      */
+	double ts;              /* when the first test began (after the
+	                           set-up); 0: not yet                      */
 	double last_progress;
 	const char *phase;      /* the running algorithm, for progress      */
 	enum alloc_stop stop;   /* set once the search must stop            */
@@ -136,6 +141,12 @@ struct alloc_ctx {
 	uint32_t *srun;         /* [scap] indices to simulate               */
 	int *sst;               /* [scap]                                   */
 	sim_time *sms;          /* [scap]                                   */
+	uint64_t *scut;         /* [scap] cutoff of each simulation         */
+	uint64_t cutoffs;       /* evaluations stopped at their cutoff      */
+	uint64_t pruned;        /* ... of which answered by the load bound,
+	                           not simulated                            */
+	uint8_t *sskip;         /* [scap] answered by the load bound        */
+	unsigned __int128 *sload; /* [k] work per processor; trace units    */
 };
 
 /* An algorithm: fills the context's best through alloc_evaluate.  Returns
@@ -176,7 +187,9 @@ ALLOC_TABLE(ALLOC_DECLARE)
 #undef ALLOC_DECLARE
 
 /* Comparison of two results where a failed run (deadlock, overflow)
- * counts as infinitely long: -1, 0, 1. */
+ * counts as infinitely long: -1, 0, 1.  SIM_CUTOFF ("more than a
+ * cutoff") counts as failed too: callers cut only where every such result
+ * is worse than what they compare it with. */
 static inline int alloc_cmp(int sta, sim_time a, int stb, sim_time b)
 {
 	if (sta != SIM_OK || stb != SIM_OK)
@@ -210,6 +223,37 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
                    int commit, int *st, sim_time *ms);
 
 /*
+ * alloc_evaluate_cut - alloc_evaluate with a cutoff per binding (cut[i],
+ * trace units; UINT64_MAX or cut NULL: none): a binding whose makespan is
+ * above cut[i] may come back as st[i] = SIM_CUTOFF, ms[i] = cut[i] ("more
+ * than that"), its simulation stopped early (sim_makespan_cutoff).  Only
+ * for callers to which every makespan above cut[i] means the same (e.g.
+ * "worse than the best").  The history keeps such a result with its
+ * cutoff; a later evaluation with a higher cutoff simulates it again (a
+ * simulation, not a test).  alloc_cmp ranks SIM_CUTOFF as a failed run,
+ * so it is never the best.  With par->no_cutoff, cut is ignored.
+ */
+int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                       int commit, const uint64_t *cut, int *st,
+                       sim_time *ms);
+
+/*
+ * alloc_evaluate_pick - evaluate and commit m candidates (in order, as
+ * alloc_evaluate with commit) for a caller that keeps only the first of
+ * the shortest (alloc_cmp): the candidate with the least load bound is
+ * simulated first, exactly; the others with a cutoff at its makespan.  So
+ * the first of the shortest, and every candidate that ties it, has its
+ * exact result; the others may be SIM_CUTOFF (longer).  Two rounds of
+ * evaluation instead of one; the result is that of alloc_evaluate.
+ */
+int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
+                        int *st, sim_time *ms);
+
+/* The smallest integer >= t (the cutoff that keeps every makespan <= t
+ * exact), or UINT64_MAX when st is not SIM_OK (nothing to cut at). */
+uint64_t alloc_cut_at(int st, sim_time t);
+
+/*
  * alloc_commit - count binding b (evaluated: st, ms) as a test, unless it
  * is complete and was already tested; update the best binding; call the
  * progress callback when due; set c->stop when the budget is spent.
@@ -231,9 +275,9 @@ int alloc_check(struct alloc_ctx *c);
 uint64_t alloc_room(const struct alloc_ctx *c);
 
 /* Tests the rest of the search can afford: alloc_room, and with a time
- * limit also the time left divided by the wall time per test so far
- * (a conservative estimate: it includes the set-up).  For planning only
- * (auto); 0 once the deadline has passed. */
+ * limit also the time left divided by the wall time per test since the
+ * first test began (the floor's, a cold-cache estimate).  For planning
+ * only (auto); 0 once the deadline has passed. */
 uint64_t alloc_room_planned(const struct alloc_ctx *c);
 
 /* Seconds since alloc_run began. */

@@ -436,7 +436,8 @@ static int cmp_rows(const void *a, const void *b, void *n)
 	return memcmp(a, b, sizeof(int32_t) * *(uint32_t *)n);
 }
 
-/* No canonical allocation simulated twice (nor speculatively). */
+/* No canonical allocation simulated twice (nor speculatively), except
+ * again after a run stopped at a lower cutoff. */
 static void test_greedy_no_repeat(void **state)
 {
 	(void)state;
@@ -457,18 +458,35 @@ static void test_greedy_no_repeat(void **state)
 			p.observe_arg = &o;
 			struct alloc_result r;
 			run(sp, &p, &r);
-			uint32_t n = tr->nthreads;
-			for (size_t i = 0; i < o.n; i++)
-				alloc_canonical(o.b + i * n, n, o.b + i * n);
-			qsort_r(o.b, o.n, sizeof *o.b * n, cmp_rows, &n);
-			for (size_t i = 1; i < o.n; i++)
-				assert_true(memcmp(o.b + (i - 1) * n, o.b + i * n,
-				                   sizeof *o.b * n) != 0);
+			/* Rows: the canonical binding, then 1 if that
+			 * simulation stopped at a cutoff.  A binding is
+			 * simulated again only after a cut run (a later
+			 * comparison needed a higher cutoff): in a group of g
+			 * equal bindings, at least g - 1 were cut. */
+			uint32_t n = tr->nthreads, n1 = n + 1;
+			int32_t *rows = malloc(sizeof *rows * n1 * (o.n + 1));
+			for (size_t i = 0; i < o.n; i++) {
+				alloc_canonical(o.b + i * n, n, rows + i * n1);
+				rows[i * n1 + n] = o.st[i] == SIM_CUTOFF;
+			}
+			qsort_r(rows, o.n, sizeof *rows * n1, cmp_rows, &n);
+			size_t resims = 0;
+			for (size_t i = 0; i < o.n;) {
+				size_t g = 1, cuts = (size_t)rows[i * n1 + n];
+				while (i + g < o.n &&
+				       memcmp(rows + i * n1, rows + (i + g) * n1,
+				              sizeof *rows * n) == 0)
+					cuts += (size_t)rows[(i + g++) * n1 + n];
+				assert_true(cuts + 1 >= g);
+				resims += g - 1;
+				i += g;
+			}
+			free(rows);
 			/* Every test is a simulation; with width 4 some
 			 * simulations are speculative and do not count. */
-			assert_true(r.tests <= o.n);
+			assert_true(r.tests + resims <= o.n);
 			if (th == 1)
-				assert_int_equal(r.tests, o.n);
+				assert_int_equal(r.tests + resims, o.n);
 			assert_true(r.tests <= 400);
 			obs_free(&o);
 			alloc_result_release(&r);
@@ -715,6 +733,7 @@ static void test_determinism(void **state)
 	(void)state;
 	const char *algs[] = {"sga", "csga", "greedy", "dsg", "tabu", "anneal",
 	                      "exhaustive", "auto"};
+	uint64_t cut = 0;
 	for (uint64_t seed = 1; seed <= 4; seed++) {
 		struct trace *tr = transactions(10 + 4 * (uint32_t)seed, seed);
 		struct sim_program *sp = sim_program_new(tr);
@@ -728,6 +747,25 @@ static void test_determinism(void **state)
 				p.max_tests = 300;
 				p.sim.latency = seed % 2 ? 0 : 50;
 				run(sp, &p, &r[th - 1]);
+			}
+			/* Without cutoffs (alloc_params.no_cutoff): the same
+			 * binding, makespan and tests, only slower. */
+			{
+				struct alloc_params p;
+				params(&p, algs[a], 3 + (uint32_t)(seed % 2));
+				p.seed = seed;
+				p.max_tests = 300;
+				p.sim.latency = seed % 2 ? 0 : 50;
+				p.no_cutoff = 1;
+				struct alloc_result rn;
+				run(sp, &p, &rn);
+				assert_memory_equal(r[0].binding, rn.binding,
+				                    sizeof *rn.binding * tr->nthreads);
+				assert_int_equal(sim_time_cmp(r[0].makespan,
+				                              rn.makespan), 0);
+				assert_int_equal(r[0].tests, rn.tests);
+				assert_int_equal(rn.cutoffs, 0);
+				alloc_result_release(&rn);
 			}
 			/* Speculation widths 1..7 (greedy, dsg, anneal). */
 			for (uint32_t w = 1; w <= 7; w += 3) {
@@ -751,6 +789,7 @@ static void test_determinism(void **state)
 				                              r[th].makespan), 0);
 				assert_int_equal(r[0].tests, r[th].tests);
 			}
+			cut += r[0].cutoffs;
 			for (int th = 0; th < 3; th++)
 				alloc_result_release(&r[th]);
 		}
@@ -758,6 +797,10 @@ static void test_determinism(void **state)
 		trace_free(tr);
 	}
 	omp_set_num_threads(2);
+	/* The comparison above means something only if runs were cut. */
+	print_message("determinism: %llu simulations stopped at a cutoff\n",
+	              (unsigned long long)cut);
+	assert_true(cut > 0);
 }
 
 /* Budgets, exhaustive enumeration, cancel, lower bound. */
