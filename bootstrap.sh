@@ -8,14 +8,19 @@ cd "$(dirname "$0")"
 need=""
 # One Debian package per line, alphabetical.
 PACKAGES="
+g++
 gcc
+gnuplot-nox
+help2man
 libc6-dev
 libcairo2-dev
 libcmocka-dev
+libfontconfig-dev
 libglpk-dev
 libgmp-dev
 libjansson-dev
 make
+pkgconf
 "
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"

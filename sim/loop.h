@@ -26,6 +26,7 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 	while (w->hn && !w->nomem) {
 		uint32_t id = w->heap[0].id;
 		stime T = (stime)(w->heap[0].key >> 64);
+		w->events++;
 		if (__builtin_expect(T > cutoff, 0)) {
 			w->cut = 1;
 			return;

@@ -25,7 +25,15 @@ static inline __attribute__((always_inline)) void rr_expire(struct sim_work *w, 
 	t->seg = T;
 	struct sgrp *g = slot_group(w, s);
 	if (g->rqh == NIL) {
-		sl->qend = T + w->par->quantum;
+		/* alone: it keeps the processor until another thread joins the
+		 * queue (rr_queued), so its next expiry that matters is the
+		 * first boundary at or after the end of its current work */
+		uint64_t Q = w->par->quantum, q = t->rem > Q ? (t->rem + Q - 1) / Q : 1;
+		sl->qend = T + q * Q;
+		if (q > 1) {
+			sl->skip = 1;
+			g->rr_skip = 1;
+		}
 		slot_arm(w, s, u);
 		return;
 	}
@@ -38,9 +46,41 @@ static inline __attribute__((always_inline)) void rr_expire(struct sim_work *w, 
 	slot_idle(w, s, T);
 }
 
+/*
+ * A thread joined group g's empty queue at A: each slot whose running
+ * thread was alone and skipped its expiries gets back its next quantum
+ * boundary (boundaries lie Q apart, ending at qend): the first at or
+ * after A, unless the expiry at A has already been handled in the order
+ * of this instant (it would have come before rr_last, the expiry being
+ * handled or last handled, and found the queue empty): then the one
+ * after.  The same expiries happen as if it had stepped every quantum.
+ */
+static void rr_queued(struct sim_work *w, struct sgrp *g, stime A)
+{
+	uint64_t Q = w->par->quantum;
+	g->rr_skip = 0;
+	for (uint32_t i = 0; i < g->nslots; i++) {
+		uint32_t s = g->slot0 + i;
+		struct sslot *sl = &w->sl[s];
+		if (!sl->skip)
+			continue;
+		sl->skip = 0;
+		uint32_t u = (uint32_t)sl->run;
+		stime B = sl->qend - (sl->qend - A) / Q * Q;
+		st_u128 key = (st_u128)B << 64 | (uint64_t)1 << 32 | u;
+		if (key < w->rr_last)
+			B += Q;
+		if (B != sl->qend) {
+			sl->qend = B;
+			slot_arm(w, s, u);
+		}
+	}
+}
+
 /* class tick: the heap's entry n + G + s is slot s's quantum expiry. */
 static uint32_t rr_tick(struct sim_work *w, uint32_t id, stime T)
 {
+	w->rr_last = w->heap[0].key;
 	rr_expire(w, id - w->p->n - w->ngrp, T);
 	return NIL;
 }

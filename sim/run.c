@@ -72,6 +72,8 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->t_lat = par->latency;
 	w->nomem = 0;
 	w->steps = 0;
+	w->events = 0;
+	w->rr_last = 0;
 	w->makespan = 0;
 	w->live = n;
 	w->niv = w->nsy = 0;
@@ -107,10 +109,12 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->g[gi].rqh = w->g[gi].rqt = NIL;
 		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = 0;
 		w->g[gi].tnext = w->g[gi].tshort = UINT64_MAX;
+		w->g[gi].rr_skip = 0;
 	}
 	for (uint32_t s = 0; s < w->nslot; s++) {
 		w->sl[s].run = w->sl[s].last = -1;
 		w->sl[s].qend = w->sl[s].busy = 0;
+		w->sl[s].skip = 0;
 	}
 	/* ps heaps: carve the pool by group size */
 	if (par->mode == SIM_UNBOUND) {
@@ -222,6 +226,7 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 	const uint32_t n = p->n;
 	w->cls->run(w);
 	res->steps = w->steps;
+	res->events = w->events;
 	if (w->nomem) {
 		res->status = SIM_ENOMEM;
 		return SIM_ENOMEM;

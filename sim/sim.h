@@ -211,6 +211,9 @@ struct sim_result {
 	                         time at which the replay got stuck; units:
 	                         trace unit                                */
 	uint64_t steps;       /* operations performed                      */
+	uint64_t events;      /* events the loop processed: timers, ends of
+	                         work, ps cycle ends, rr quantum expiries
+	                         (a measure of the work a run took)        */
 	/* SIM_STATS (owned by the workspace, valid until its next run): */
 	const struct sim_thread_stats *threads; /* [nthreads]              */
 	uint32_t nprocs;                        /* k                       */

@@ -264,11 +264,15 @@ struct sgrp {
 	                     before tnext, which may be short; else
 	                     UINT64_MAX                                  */
 	uint64_t slast;   /* ps pool: units the threads get in that cycle */
+	uint8_t rr_skip;  /* rr: some slot of the group may have skipped  */
 	stime busy;       /* ps: units of work done; units: trace unit  */
 };
 
 struct sslot {
 	int32_t run, last;
+	uint8_t skip;     /* rr: the running thread was alone at an expiry
+	                     and its next expiry was moved past boundaries
+	                     (rr.c)                                       */
 	stime qend;       /* rr quantum end                            */
 	stime busy;
 };
@@ -356,6 +360,8 @@ struct sim_work {
 	int nomem;
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
+	uint64_t events;     /* heap events popped                         */
+	st_u128 rr_last;     /* rr: key of the last quantum expiry handled */
 	stime makespan;
 	stime cutoff;        /* stop when an event lies later (SIM_CUTOFF) */
 	int cut;             /* the run stopped at the cutoff              */

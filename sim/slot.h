@@ -19,6 +19,10 @@
 
 #include "sim/heap.h"
 
+#if SLOT_RR
+static void rr_queued(struct sim_work *w, struct sgrp *g, stime A);
+#endif
+
 /* The heap entry of slot s's quantum expiry. */
 static inline uint32_t slot_qid(const struct sim_work *w, uint32_t s)
 {
@@ -55,6 +59,8 @@ static void slot_start(struct sim_work *w, uint32_t s, uint32_t u, stime T)
 	}
 	sl->run = (int32_t)u;
 	sl->last = (int32_t)u;
+	if (SLOT_RR)
+		sl->skip = 0;
 	t->state = ST_RUN;
 	t->slot = (int32_t)s;
 	if (w->par->mode == SIM_UNBOUND)
@@ -101,6 +107,10 @@ static void slot_enqueue(struct sim_work *w, uint32_t u, stime T)
 		}
 	}
 	q_push(w, &g->rqh, &g->rqt, u);
+#if SLOT_RR
+	if (g->rr_skip)
+		rr_queued(w, g, T);
+#endif
 }
 
 /* class dequeue: u leaves its slot at T. */

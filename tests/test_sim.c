@@ -531,6 +531,39 @@ static const char sig_wakes_from[] =
 	"2 0 exit\n"
 	"9 0 exit\n";
 
+/* rr with a thread alone on its processor (issue 14.2: skipped ahead),
+ * rr:10, T1 shadow.  P0 runs T4 then T2, P1 T5 then T3.  T4 works 5 and
+ * blocks in wait 1: T2 starts at 5 (quantum boundaries 15, 25, 35, ...);
+ * T5 works 5 and sleeps until 35: T3 starts at 5 (same boundaries).  At
+ * 35 T5 is ready: P1's expiry at 35 starts it; it posts at once and T4
+ * joins P0's queue at 35.
+ * Variant A (P0: T2, P1: T3): P0's expiry at 35 (thread 2) came before
+ * P1's (thread 3) and found P0's queue empty, so T4 waits for 45, runs
+ * 45..50; T2 (40 units done) ends at 110; T3 ends at 105.
+ * Variant B (P0: T3, P1: T2): P0's expiry at 35 (thread 3) comes after
+ * P1's (thread 2): T4 runs 35..40, T3 (30 done) ends at 110, T2 at 105. */
+static const char rr_alone[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 4\n"
+	"1 0 create 5\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 exit\n"
+	"5 5 sleep 30\n"
+	"5 0 post 1\n"
+	"5 0 exit\n"
+	"4 5 wait 1\n"
+	"4 5 exit\n"
+	"2 100 exit\n"
+	"3 100 exit\n";
+
+/* Unbound (2 processors) the same program: T4 runs on 1 and blocks at
+ * 5, T5 on 0 sleeps at 5; T2 (on 1) and T3 (on 0) run alone from 5.  At
+ * 35 T5 joins the queue; T2's expiry (35, smaller id) gives processor 1
+ * to T5, which posts (T4 queues behind T2) and exits: T2 takes 1 again;
+ * T3's expiry gives processor 0 to T4, 35..40.  T2 ends at 105, T3 at
+ * 110. */
+
 /* sleep 0 is a yield: one processor, fifo.  T2 runs 0..5, yields to the
  * back of the queue: T3 runs 5..15, T2 15..20. */
 static const char yield0[] =
@@ -574,6 +607,9 @@ static const struct hand_case hand[] = {
 	{"issue 9.5 cwait leaves first rr", cwait_leaves_first, "rr:100", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
 	{"signaller asks for all mutexes at once", sig_all_at_once, "ps", 1, 0, {0, S, 0, S, 0, 0, 0, 0, S, 0, S}, 1, SIM_OK, 1, 1, 3, 1, 1, 0, 0},
 	{"signaller wakes from where it blocked", sig_wakes_from, "rr:1", 2, 4, {0}, 0, SIM_OK, 0, 1, 9, 0, 1, 1, 0},
+	{"rr alone, arrival after the expiry", rr_alone, "rr:10", 2, 0, {0, S, 0, 1, 0, 1}, 1, SIM_OK, 110, 1, 4, 50, 1, 0, 0},
+	{"rr alone, arrival before the expiry", rr_alone, "rr:10", 2, 0, {0, S, 1, 0, 0, 1}, 1, SIM_OK, 110, 1, 4, 40, 1, 0, 0},
+	{"rr alone, unbound", rr_alone, "rr:10", 2, 0, {0}, 0, SIM_OK, 110, 1, 4, 40, 1, 1, 0},
 	{"sleep 0 yields", yield0, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 20, 1, 3, 15, 1, 0, 0},
 	{"rr expiry ties", rr_ties, "rr:5", 2, 0, {0, S, 0, 1, 0, 1}, 1, SIM_OK, 23, 1, 5, 8, 1, 0, 0},
 	{"trywait busy", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 2, 15, 1, 0, 0},
@@ -1063,10 +1099,55 @@ static void test_cutoff(void **state)
 	tu_sim_close(&c);
 }
 
-/* Bytes the allocator has handed out and not taken back. */
+/*
+ * Issue 14.2: round robin skips ahead over the quanta of a thread alone
+ * on its processor.  A lone thread of 2^62 - 1 units under rr:1, and of
+ * 2^31 - 1 units unbound on 2 processors under rr:7: the makespan is the
+ * work, and the run takes a handful of events (its start, one expiry
+ * that skips ahead, its work's end), not work / quantum.  Two threads
+ * sharing a processor still take one expiry per quantum (rr:1000, 10^5
+ * units each: about 200).
+ */
+static void test_rr_skip(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *trace, *policy;
+		int unbound;
+		uint32_t k;
+		uint64_t makespan, max_events;
+	} cases[] = {
+		{"shadowbind-trace 1\n1 4611686018427387903 exit\n", "rr:1", 0, 1,
+		 4611686018427387903ull, 4},
+		{"shadowbind-trace 1\n1 2147483647 exit\n", "rr:7", 1, 2, 2147483647ull, 4},
+		{"shadowbind-trace 1\n1 0 create 2\n1 100000 exit\n2 100000 exit\n", "rr:1000", 0, 1,
+		 200000, 205},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, cases[i].trace);
+		struct sim_params par;
+		sim_params_init(&par);
+		assert_int_equal(sim_policy_parse(cases[i].policy, &par), 0);
+		par.cpus = cases[i].k;
+		par.mode = cases[i].unbound ? SIM_UNBOUND : SIM_BOUND;
+		int32_t b[2] = {0, 0};
+		struct sim_result res;
+		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
+		assert_time(res.makespan, cases[i].makespan, 1);
+		if (res.events > cases[i].max_events)
+			fail_msg("case %zu: %llu events, expected at most %llu", i,
+			         (unsigned long long)res.events, (unsigned long long)cases[i].max_events);
+		tu_sim_close(&c);
+	}
+}
+
+/* Bytes the allocator has handed out and not taken back (from its
+ * arenas and as mmapped blocks). */
 static size_t heap_in_use(void)
 {
-	return mallinfo2().uordblks;
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
 }
 
 /*
@@ -1167,6 +1248,7 @@ int main(void)
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_reuse_and_params),
 		cmocka_unit_test(test_cutoff),
+		cmocka_unit_test(test_rr_skip),
 		cmocka_unit_test(test_no_allocation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -596,6 +596,35 @@ static void test_timeline(void **state)
 			tu_sim_close(&c);
 		}
 	}
+	/* the prime sieve bound round-robin on 2 processors, ps: at most 2
+	 * running (the sharing threads count as ready) */
+	{
+		char *pp = progen("--family pipeline --limit 40");
+		char *pt = tu_slurp(pp, NULL);
+		struct tu_sim c2;
+		tu_sim_open(&c2, pt);
+		int32_t *bind = calloc(c2.tr->nthreads, sizeof *bind);
+		for (uint32_t u = 0; u < c2.tr->nthreads; u++)
+			bind[u] = (int32_t)(u % 2);
+		struct sim_params par2;
+		struct sim_result res2;
+		run_case(&c2, "ps", 2, bind, 0, &par2, &res2);
+		struct viz_sched *s2;
+		assert_int_equal(viz_sched_new(c2.p, &par2, bind, &res2, &s2), VIZ_OK);
+		char *b2;
+		size_t l2;
+		FILE *f2 = open_memstream(&b2, &l2);
+		assert_int_equal(viz_timeline_write(s2, f2), VIZ_OK);
+		fclose(f2);
+		check_timeline(b2, 2, c2.tr, &res2, 1, 0);
+		free(b2);
+		viz_sched_free(s2);
+		free(bind);
+		tu_sim_close(&c2);
+		free(pt);
+		unlink(pp);
+		free(pp);
+	}
 	/* a generated program on 3 processors, unbound fifo: exact cpu */
 	char *path = progen("--family transactions --threads 10 --seed 7");
 	char *text = tu_slurp(path, NULL);
@@ -768,6 +797,23 @@ static void test_commands(void **state)
 	assert_int_equal(tu_count_lines(err), 1);
 	free(out);
 	free(err);
+	/* allocate --explain: the binding file stays a binding file; the
+	 * explanation on stderr names the semaphore T4 waited on (the
+	 * shipped example: SGA's binding, makespan 2050, the path runs T1's
+	 * 1030 then T4's 1020; T4 waited on semaphore 1 for 1030 = 50.2%) */
+	char ex[512], bf[512];
+	tu_root("examples/binpack-worst-case.trace", ex, sizeof ex);
+	snprintf(bf, sizeof bf, "%s/b.txt", dir);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 -q --explain -o '%s' '%s'", bf, ex), 0);
+	assert_non_null(strstr(err, "explain: waiting on semaphore 1: 50.2% of the makespan"));
+	assert_non_null(strstr(err, "explain: busiest processor"));
+	char *btext = tu_slurp(bf, NULL);
+	assert_non_null(btext);
+	assert_null(strstr(btext, "explain"));
+	free(btext);
+	free(out);
+	free(err);
+	unlink(bf);
 	assert_int_equal(rmdir(dir), 0); /* empty: no temporary left */
 	free(dir);
 	unlink(t);
@@ -786,5 +832,7 @@ int main(void)
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_commands),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	viz_fonts_release(); /* cairo's and fontconfig's caches: not leaks */
+	return rc;
 }

@@ -121,10 +121,47 @@ int viz_critical(const struct viz_sched *s, struct viz_path **out)
 			u = v;
 	uint32_t r = tr->threads[u].first + tr->threads[u].nrec - 1;
 	uint64_t t = s->tend[u];
-	size_t guard = 4 * tr->nrec + 4 * (size_t)tr->nthreads + 16;
+	size_t guard = 4 * (tr->nrec + s->niv) + 4 * (size_t)tr->nthreads + 16;
 	while (guard-- > 0 && !b.nomem) {
 		const struct viz_rec_times *rt = &s->rt[r];
 		uint64_t beg = rt->begin < t ? rt->begin : t;
+		if (s->par.policy != SIM_PS && t > beg) {
+			/* preempted inside the record (rr, or a switch cost):
+			 * the part since it got the processor back, then the
+			 * wait for it */
+			size_t q = viz_iv_from(s, u, t);
+			if (q > s->iv_first[u] && s->iv[q - 1].from > beg && s->iv[q - 1].to >= t) {
+				const struct viz_iv *x = &s->iv[q - 1];
+				item(&b, VIZ_WORK, u, r, x->from, t);
+				uint64_t gap = q - 1 > s->iv_first[u] && s->iv[q - 2].to > beg ? s->iv[q - 2].to : beg;
+				uint64_t until = 0;
+				int32_t v = occupant(s, x->proc, u, gap, x->from, &until);
+				if (v >= 0 && until > gap) {
+					if (x->from > until)
+						item(&b, VIZ_READY, u, r, until, x->from);
+					struct viz_item it;
+					memset(&it, 0, sizeof it);
+					it.kind = VIZ_RELEASE;
+					it.obj_kind = TRACE_NKINDS;
+					it.obj = x->proc >= 0 ? (uint32_t)x->proc : UINT32_MAX;
+					it.thread = u;
+					it.rec = r;
+					it.other = v;
+					it.other_rec = rec_at(s, (uint32_t)v, until);
+					it.from = it.to = until;
+					it.waited = x->from - gap;
+					push(&b, &it);
+					u = (uint32_t)v;
+					r = it.other_rec;
+					t = until;
+					continue;
+				}
+				if (x->from > gap)
+					item(&b, VIZ_READY, u, r, gap, x->from);
+				t = gap;
+				continue;
+			}
+		}
 		if (t > beg)
 			item(&b, VIZ_WORK, u, r, beg, t);
 		t = beg;

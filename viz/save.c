@@ -58,8 +58,10 @@ int viz_save_run(const struct sim_program *p, const struct sim_params *par,
 	}
 	if (rc == VIZ_OK && timeline)
 		rc = save(timeline, w_timeline, s, cp, why, len);
-	if (rc == VIZ_OK && svg)
+	if (rc == VIZ_OK && svg) {
 		rc = save(svg, w_svg, s, cp, why, len);
+		viz_fonts_release();
+	}
 	viz_path_free(cp);
 	viz_sched_free(s);
 	return rc;

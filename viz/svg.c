@@ -16,6 +16,7 @@
 
 #include <cairo.h>
 #include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
 
 #include "viz/vizint.h"
 
@@ -482,4 +483,10 @@ int viz_svg_write(const struct viz_sched *s, const struct viz_path *cp,
 	if (fflush(f) != 0 || ferror(f))
 		return VIZ_EIO;
 	return VIZ_OK;
+}
+
+void viz_fonts_release(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
 }

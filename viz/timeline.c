@@ -2,7 +2,7 @@
  * timeline.c - the schedule as a Chrome/Perfetto trace-event JSON file
  * (the JSON object form: {"traceEvents": [...], "displayTimeUnit": ...}).
  *
- * Layout: one process per processor ("cpu 0", ...; "shadow cpu of T3" for
+ * Layout (pids from 1; Perfetto reserves 0): one process per processor ("cpu 0", ...; "shadow cpu of T3" for
  * a shadow thread; "pool" for the unbound ps pool), one thread track in
  * it per thread that ran there (tid unique per processor and thread, so
  * that Perfetto never merges two).  Under ps several threads share a
@@ -10,6 +10,7 @@
  * slices, which the format does not allow on one track.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,9 +83,13 @@ static int piece(const struct viz_sched *s, uint32_t r, int last, const struct v
 	return *to > *from;
 }
 
+/* A change of the counters: `ready` +-1 (alive and not blocked), or a
+ * member +-1 of processor group `grp` (running while the group has room,
+ * else ready: processor sharing). */
 struct cev {
 	uint64_t t;
-	int8_t run, ready;
+	int32_t grp;   /* -1: the ready count itself */
+	int8_t d;
 };
 
 static int cmp_cev(const void *a, const void *b)
@@ -139,8 +144,11 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 	cli_json_array(&j);
 
 	/* Names: processes, then each (processor, thread) track once. */
-	meta(&j, "process_name", 0, 0, 0, "threads (counters)", 0);
-	meta(&j, "process_sort_index", 0, 0, 0, NULL, -1);
+	/* the counters' process: after every processor (pid 0 is the idle
+	 * process in Perfetto) */
+	uint64_t cpid = (uint64_t)s->par.cpus + 2 + n;
+	meta(&j, "process_name", cpid, 0, 0, "threads (counters)", 0);
+	meta(&j, "process_sort_index", cpid, 0, 0, NULL, 0);
 	uint8_t *seen = NULL;
 	size_t nseen = 0;
 	for (size_t i = 0; i < s->niv; i++) {
@@ -328,51 +336,68 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 		cli_json_end(&j);
 	}
 
-	/* Counters: running and ready threads. */
+	/* Counters: running and ready threads.  ready = alive, not running,
+	 * not blocked; under ps a group with more members than processors
+	 * runs as many as it has and the rest are ready (sharing). */
 	size_t nev = 2 * s->niv + 2 * (tr->nrec + n), m = 0;
 	struct cev *ev = malloc((nev ? nev : 1) * sizeof *ev);
-	if (!ev)
+	uint32_t ngrp = s->par.cpus + 2; /* processors, the pool, shadows */
+	long *mem = calloc(ngrp, sizeof *mem);
+	if (!ev || !mem) {
+		free(ev);
+		free(mem);
 		return VIZ_ENOMEM;
+	}
 	for (size_t i = 0; i < s->niv; i++) {
-		ev[m++] = (struct cev){s->iv[i].from, 1, 0};
-		ev[m++] = (struct cev){s->iv[i].to, -1, 0};
+		int32_t g = s->iv[i].proc >= 0 ? s->iv[i].proc : s->iv[i].proc == -2 ? (int32_t)s->par.cpus
+		                                                 : (int32_t)s->par.cpus + 1;
+		ev[m++] = (struct cev){s->iv[i].from, g, 1};
+		ev[m++] = (struct cev){s->iv[i].to, g, -1};
 	}
 	for (uint32_t u = 0; u < n; u++) {
 		const struct trace_thread *th = &tr->threads[u];
-		uint64_t b0 = th->nrec ? s->rt[th->first].begin : s->tstart[u];
-		if (b0 > s->tstart[u]) {
-			ev[m++] = (struct cev){s->tstart[u], 0, 1};
-			ev[m++] = (struct cev){b0, 0, -1};
-		}
+		ev[m++] = (struct cev){s->tstart[u], -1, 1};
+		ev[m++] = (struct cev){s->tend[u], -1, -1};
 		for (uint32_t k = 0; k + 1 < th->nrec; k++) {
 			const struct viz_rec_times *t = &s->rt[th->first + k];
-			if (t->resume > t->ready) {
-				ev[m++] = (struct cev){t->ready, 0, 1};
-				ev[m++] = (struct cev){t->resume, 0, -1};
+			if (t->ready > t->op) { /* blocked */
+				ev[m++] = (struct cev){t->op, -1, -1};
+				ev[m++] = (struct cev){t->ready, -1, 1};
 			}
 		}
 	}
 	qsort(ev, m, sizeof *ev, cmp_cev);
-	long run = 0, ready = 0;
+	long alive = 0, run = 0;
 	for (size_t i = 0; i < m;) {
 		uint64_t t = ev[i].t;
 		while (i < m && ev[i].t == t) {
-			run += ev[i].run;
-			ready += ev[i].ready;
+			if (ev[i].grp < 0) {
+				alive += ev[i].d;
+			} else {
+				uint32_t g = (uint32_t)ev[i].grp;
+				long cap = g == s->par.cpus ? (long)s->par.cpus : g == s->par.cpus + 1 ? LONG_MAX : 1;
+				run -= mem[g] < cap ? mem[g] : cap;
+				mem[g] += ev[i].d;
+				run += mem[g] < cap ? mem[g] : cap;
+			}
 			i++;
 		}
+		/* alive counts every live thread not blocked; members of a
+		 * group are alive too */
+		long ready = alive - run;
 		cli_json_object(&j);
 		cli_json_key(&j, "ph"); cli_json_str(&j, "C");
 		cli_json_key(&j, "name"); cli_json_str(&j, "threads");
-		cli_json_key(&j, "pid"); cli_json_u64(&j, 0);
-		cli_json_key(&j, "tid"); cli_json_u64(&j, 0);
+		cli_json_key(&j, "pid"); cli_json_u64(&j, cpid);
+		cli_json_key(&j, "tid"); cli_json_u64(&j, tid_of(s, cpid, n));
 		ts_key(&j, "ts", unit, t);
 		cli_json_key(&j, "args"); cli_json_object(&j);
 		cli_json_key(&j, "running"); cli_json_i64(&j, run);
-		cli_json_key(&j, "ready"); cli_json_i64(&j, ready);
+		cli_json_key(&j, "ready"); cli_json_i64(&j, ready > 0 ? ready : 0);
 		cli_json_end(&j);
 		cli_json_end(&j);
 	}
+	free(mem);
 	free(ev);
 	cli_json_end(&j);
 	cli_json_end(&j);

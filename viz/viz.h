@@ -107,6 +107,14 @@ struct viz_svg_opts {
 int viz_svg_write(const struct viz_sched *s, const struct viz_path *cp,
                   const struct viz_svg_opts *o, FILE *f);
 
+/*
+ * viz_fonts_release - free the font caches cairo and fontconfig keep after
+ * viz_svg_write (leak checkers report them otherwise).  Call it only when
+ * no cairo object is alive and no other thread draws, e.g. before exit;
+ * a later viz_svg_write sets them up again.
+ */
+void viz_fonts_release(void);
+
 /* ------------------------------------------------------------------ */
 /* The extended critical path (Paper VI). */
 
@@ -219,7 +227,8 @@ int viz_whatif_run(const struct trace *tr, const struct sim_params *par,
  * viz_save_run - write `simulate --timeline FILE` and/or `--svg FILE`
  * (either may be NULL) for run `res` (SIM_STATS | SIM_SCHEDULE), each
  * through a temporary in the same directory renamed into place (no
- * partial file).  The SVG shows the critical path.  Returns VIZ_OK, or
+ * partial file).  The SVG shows the critical path.  Calls
+ * viz_fonts_release after drawing (single-threaded commands).  Returns VIZ_OK, or
  * VIZ_EIO / VIZ_ENOMEM / VIZ_EINVAL with a one-line message in `why`
  * ("out.svg: cannot write: Permission denied").
  */

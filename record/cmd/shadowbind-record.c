@@ -1,0 +1,167 @@
+/*
+ * shadowbind-record - record a run of an unmodified, dynamically linked
+ * pthread program as a shadowbind trace (docs/record.md).
+ *
+ *   shadowbind-record [-o FILE] [--cpu N | --all-cpus] -- PROGRAM ARGS...
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "record/record.h"
+#include "trace/trace.h"
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL;
+	uint32_t cpu_opt = 0;
+	int all = 0;
+	struct cli_opt opts[] = {
+		{CLI_STR, "output", 'o', .metavar = "FILE", .dst = &out,
+		 .help = "the trace (default: PROGRAM's base name + .trace);\n"
+		         "written only when complete and valid"},
+		{CLI_U32, "cpu", .metavar = "N", .dst = &cpu_opt, .max = CPU_SETSIZE - 1,
+		 .help = "the OS CPU to record on (default: the first one this\n"
+		         "process may use)"},
+		{CLI_FLAG, "all-cpus", .dst = &all,
+		 .help = "do not pin (the trace is still valid, its work less\n"
+		         "like a uniprocessor's)"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		"shadowbind-record", "[options] -- PROGRAM [ARGS...]",
+		"Run PROGRAM (unmodified, dynamically linked, POSIX threads; C or C++)\n"
+		"under the recorder and write the trace of its run (docs/trace-format.md,\n"
+		"unit ns, work = thread CPU time).  The run is pinned to one processor,\n"
+		"as the thesis recorded (a monitored uniprocessor execution).  Prints\n"
+		"where the trace went, its threads and records on stderr.",
+		opts,
+		"Exit status: the program's (128 + signal if it was killed) once the\n"
+		"trace is written; 1 usage; 2 the program cannot be recorded (static\n"
+		"binary, not found); 4 no valid trace.  Limits: docs/record.md (static\n"
+		"binaries, raw futexes/atomics such as OpenMP barriers, fork).",
+		NULL, NULL, NULL};
+	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	if (nops < 1)
+		return cli_usage(&cmd, "no program to record");
+	if (all && opts[1].given)
+		return cli_usage(&cmd, "--cpu and --all-cpus exclude each other");
+	char **pargv = argv + 1;
+	pargv[nops] = NULL;
+	int i = 0;
+	argv = pargv;
+
+	struct trace_error err;
+	struct rec_program prog;
+	if (rec_inspect(argv[i], &prog, &err) < 0) {
+		fprintf(stderr, "shadowbind-record: %s\n", err.msg);
+		return 2;
+	}
+	if (prog.is_elf && prog.is_static) {
+		fprintf(stderr, "shadowbind-record: %s is statically linked: the recorder (LD_PRELOAD) cannot see its thread calls; nothing recorded\n",
+		        prog.path);
+		return 2;
+	}
+	if (prog.uses_gomp)
+		fprintf(stderr, "shadowbind-record: warning: %s uses OpenMP (libgomp), whose barriers and locks use raw futexes the recorder does not see; the trace will miss that synchronization\n",
+		        prog.path);
+	char preload[PATH_MAX];
+	if (rec_preload_path(preload, sizeof preload, &err) < 0) {
+		fprintf(stderr, "shadowbind-record: %s\n", err.msg);
+		return 4;
+	}
+
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) {
+		fprintf(stderr, "shadowbind-record: sched_getaffinity: %s\n", strerror(errno));
+		return 4;
+	}
+	int cpu = -1;
+	if (!all) {
+		if (opts[1].given) {
+			cpu = (int)cpu_opt;
+			if (!CPU_ISSET(cpu, &allowed)) {
+				fprintf(stderr, "shadowbind-record: --cpu %d: not a CPU this process may use\n", cpu);
+				return 2;
+			}
+		} else {
+			cpu = rec_cpu_first(&allowed);
+		}
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof one, &one) < 0) {
+			fprintf(stderr, "shadowbind-record: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+			return 4;
+		}
+	}
+
+	/* default output: the program's base name + .trace */
+	char defout[PATH_MAX];
+	if (!out) {
+		const char *b = strrchr(argv[i], '/');
+		snprintf(defout, sizeof defout, "%s.trace", b ? b + 1 : argv[i]);
+		out = defout;
+	}
+	/* the recorder writes a private name; we validate, then rename */
+	char raw[PATH_MAX + 64], absraw[2 * PATH_MAX + 128];
+	snprintf(raw, sizeof raw, "%s.rec-%ld", out, (long)getpid());
+	if (raw[0] == '/') {
+		snprintf(absraw, sizeof absraw, "%s", raw);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd)) {
+			fprintf(stderr, "shadowbind-record: getcwd: %s\n", strerror(errno));
+			return 4;
+		}
+		snprintf(absraw, sizeof absraw, "%s/%s", cwd, raw);
+	}
+	char envp[2][2 * PATH_MAX + 256];
+	snprintf(envp[0], sizeof envp[0], "LD_PRELOAD=%s", preload);
+	snprintf(envp[1], sizeof envp[1], "SHADOWBIND_TRACE=%s", absraw);
+	char *extra[3] = { envp[0], envp[1], NULL };
+	unlink(raw);
+	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
+	if (pid < 0) {
+		fprintf(stderr, "shadowbind-record: %s\n", err.msg);
+		return 2;
+	}
+	uint64_t ns;
+	int st = rec_wait(pid, &ns);
+	if (access(raw, F_OK) != 0) {
+		fprintf(stderr, "shadowbind-record: %s wrote no trace (status %d): it ended without exit() "
+		        "(_exit, abort, a signal the recorder does not catch), or the recorder could not load\n",
+		        argv[i], st);
+		return 4;
+	}
+	struct trace *tr;
+	if (trace_read_file(raw, &tr, &err) < 0) {
+		char bad[PATH_MAX + 64];
+		snprintf(bad, sizeof bad, "%s.invalid", out);
+		rename(raw, bad);
+		fprintf(stderr, "shadowbind-record: the recorded trace is not valid (kept as %s): %s\n", bad,
+		        err.msg);
+		return 4;
+	}
+	if (rename(raw, out) < 0) {
+		fprintf(stderr, "shadowbind-record: cannot rename %s to %s: %s\n", raw, out, strerror(errno));
+		unlink(raw);
+		trace_free(tr);
+		return 4;
+	}
+	fprintf(stderr, "shadowbind-record: trace %s: %u threads, %zu records", out, tr->nthreads,
+	        tr->nrec);
+	if (cpu >= 0)
+		fprintf(stderr, ", recorded on CPU %d", cpu);
+	fprintf(stderr, " (%.3f s)\n", (double)ns / 1e9);
+	if (st)
+		fprintf(stderr, "shadowbind-record: %s exited with status %d\n", argv[i], st);
+	trace_free(tr);
+	return st;
+}

@@ -1,0 +1,108 @@
+/*
+ * shadowbind-run - run a program with its threads pinned as a binding
+ * file says (docs/record.md).
+ *
+ *   shadowbind-run --binding FILE [--time] -- PROGRAM ARGS...
+ *   shadowbind-run --unbound [--time] -- PROGRAM ARGS...
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "record/record.h"
+
+int main(int argc, char **argv)
+{
+	const char *binding = NULL;
+	int unbound = 0, timed = 0;
+	struct cli_opt opts[] = {
+		{CLI_STR, "binding", 'b', .metavar = "FILE", .dst = &binding,
+		 .help = "the binding (docs/binding-format.md)"},
+		{CLI_FLAG, "unbound", .dst = &unbound,
+		 .help = "no pinning: the operating system schedules"},
+		{CLI_FLAG, "time", .dst = &timed,
+		 .help = "print the wall time of the run on stderr"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		"shadowbind-run", "(--binding FILE | --unbound) [--time] -- PROGRAM [ARGS...]",
+		"Run PROGRAM with each of its threads pinned to the processor the binding\n"
+		"file gives it: thread 1 is the initial thread, then threads are numbered\n"
+		"in the order the program creates them, as shadowbind-record numbers\n"
+		"them.  Logical processor p runs on OS CPU map[p] (the binding's `map`\n"
+		"line), else on the p-th CPU this process may use.  Threads pin\n"
+		"themselves (pthread_setaffinity_np) before they run any code of the\n"
+		"program.",
+		opts,
+		"Exit status: the program's (128 + signal if it was killed); 1 usage;\n"
+		"2 bad binding, or the machine has fewer CPUs than it needs (nothing\n"
+		"run), or the program created a thread the binding does not name (the\n"
+		"program is stopped at that point, docs/record.md); 4 system error.",
+		NULL, NULL, NULL};
+	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	if (nops < 1)
+		return cli_usage(&cmd, "no program to run");
+	if (!binding == !unbound)
+		return cli_usage(&cmd, "give exactly one of --binding FILE and --unbound");
+	argv = argv + 1;
+	argv[nops] = NULL;
+	int i = 0;
+
+	struct trace_error err;
+	struct rec_program prog;
+	if (rec_inspect(argv[i], &prog, &err) < 0) {
+		fprintf(stderr, "shadowbind-run: %s\n", err.msg);
+		return 2;
+	}
+	if (prog.is_elf && prog.is_static && binding) {
+		fprintf(stderr, "shadowbind-run: %s is statically linked: its threads cannot be pinned (LD_PRELOAD); nothing run\n",
+		        prog.path);
+		return 2;
+	}
+	char preload[PATH_MAX];
+	if (rec_preload_path(preload, sizeof preload, &err) < 0) {
+		fprintf(stderr, "shadowbind-run: %s\n", err.msg);
+		return 4;
+	}
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) {
+		fprintf(stderr, "shadowbind-run: sched_getaffinity: %s\n", strerror(errno));
+		return 4;
+	}
+	char *pins = NULL;
+	uint32_t nthreads = 0;
+	if (binding && rec_pins_from_binding(binding, &allowed, &pins, &nthreads, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 2;
+	}
+	char e0[PATH_MAX + 32], *e1 = NULL;
+	snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
+	if (pins) {
+		size_t l = strlen(pins) + 32;
+		e1 = malloc(l);
+		if (!e1) {
+			fprintf(stderr, "shadowbind-run: out of memory\n");
+			free(pins);
+			return 4;
+		}
+		snprintf(e1, l, "SHADOWBIND_PIN=%s", pins);
+	}
+	char *extra[4] = { e0, "SHADOWBIND_MODE=run", e1, NULL };
+	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
+	free(pins);
+	free(e1);
+	if (pid < 0) {
+		fprintf(stderr, "shadowbind-run: %s\n", err.msg);
+		return 2;
+	}
+	uint64_t ns;
+	int st = rec_wait(pid, &ns);
+	if (timed)
+		fprintf(stderr, "shadowbind-run: elapsed %.6f s\n", (double)ns / 1e9);
+	return st;
+}

@@ -1,0 +1,204 @@
+/*
+ * rp.h - internals of libshadowbind-record.so, the LD_PRELOAD library of
+ * shadowbind-record (recording) and shadowbind-run (pinning).  See
+ * docs/record.md.
+ *
+ * This library lives inside someone else's process, so unlike the rest of
+ * shadowbind it has global state (one recorder per process), takes its
+ * functions from the next object (dlsym RTLD_NEXT) and never calls the
+ * functions it interposes.  It is compiled with -fPIC into its own shared
+ * object, never into build/librecord.a (see record/module.mk).
+ *
+ * Recording.  Every recorded event takes the recorder lock G; a release
+ * (unlock, post, signal, ...) performs the real operation while holding G,
+ * an acquisition records after the real operation returned.  Each event
+ * gets the next global sequence number under G, so the order of the
+ * sequence numbers is an order in which the operations took effect
+ * (docs/trace-format.md, Order).  Records go to per-thread chunks; at exit
+ * (or SIGINT/SIGTERM) they are merged by sequence number into the trace.
+ */
+#ifndef SHADOWBIND_RP_H
+#define SHADOWBIND_RP_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "trace/trace.h"
+
+enum rp_mode { RP_OFF = 0, RP_RECORD, RP_RUN };
+
+/* One record in a thread's buffer: 32 bytes. */
+struct rp_rec {
+	uint64_t seq;   /* global order (file order)                        */
+	uint64_t work;  /* CPU time before the operation; units: ns         */
+	uint64_t arg;   /* a | b << 32; for sleep the duration in ns        */
+	uint8_t op;     /* enum trace_op                                    */
+	uint8_t dead;   /* 1: not written (a reservation that was not used) */
+	uint8_t note;   /* 1: an exit written at process exit (comment)     */
+};
+
+#define RP_CHUNK 4096 /* records per chunk (128 KiB) */
+
+struct rp_chunk {
+	struct rp_chunk *next;
+	uint32_t n;
+	struct rp_rec rec[RP_CHUNK];
+};
+
+struct rp_thread {
+	uint32_t id;             /* trace thread id: 1 = initial thread      */
+	char name[64];           /* start routine's symbol, or ""            */
+	void *(*fn)(void *);     /* its start routine (NULL: thread 1)       */
+	pthread_t pt;
+	clockid_t clock;         /* its CPU-time clock (for the exit at
+	                            process exit)                            */
+	int started, exited;
+	int busy;                /* inside a wrapper: nested calls (signal
+	                            handlers) pass through unrecorded         */
+	uint64_t last;           /* CPU time at its previous record; ns      */
+	struct rp_chunk *head, *tail;
+	uint64_t nrec;
+	/* a condition wait in progress */
+	int cw_active;
+	const void *cw_cond, *cw_mutex;
+	struct rp_rec *cw_rec;   /* its reserved `unlock M` (dead unless the
+	                            wait ends without a wake-up)             */
+	uint64_t cw_ticket;      /* its registration number on the condvar   */
+	int cw_claimed;          /* a signal/broadcast counted it as woken   */
+	uint64_t cw_limit;       /* the condvar's registration number when it
+	                            was claimed: waiters registered up to it
+	                            could have been woken instead            */
+	struct rp_thread *cw_next; /* next waiter of the condvar             */
+};
+
+/* Object table entry (address -> current id and recorder state). */
+struct rp_obj {
+	uintptr_t key;           /* address, 0 = empty                       */
+	uint8_t kind;            /* enum trace_kind                          */
+	uint32_t id;             /* 0: not used yet (assigned at first use)  */
+	uint32_t owner;          /* mutex: thread holding it, 0 = none       */
+	uint32_t depth;          /* mutex: recursive re-locks                */
+	uint32_t init;           /* sem: value at sem_init; barrier: count   */
+	int has_init;
+	int64_t count;           /* sem: tokens in the replay                */
+	struct rp_thread *wq;    /* cond: waiting threads, in registration
+	                            order (claimed or not)                   */
+	uint64_t reg;            /* cond: registrations so far               */
+};
+
+/* rp_state.c */
+extern int rp_mode;
+extern volatile int rp_finished;
+extern __thread struct rp_thread *rp_self __attribute__((tls_model("initial-exec")));
+
+struct rp_real {
+	int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	int (*join)(pthread_t, void **);
+	void (*exit)(void *) __attribute__((noreturn));
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+	int (*cond_signal)(pthread_cond_t *);
+	int (*cond_broadcast)(pthread_cond_t *);
+	int (*barrier_init)(pthread_barrier_t *, const pthread_barrierattr_t *, unsigned);
+	int (*barrier_wait)(pthread_barrier_t *);
+	int (*rw_rdlock)(pthread_rwlock_t *);
+	int (*rw_tryrdlock)(pthread_rwlock_t *);
+	int (*rw_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_clockrdlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*rw_wrlock)(pthread_rwlock_t *);
+	int (*rw_trywrlock)(pthread_rwlock_t *);
+	int (*rw_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_clockwrlock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*rw_unlock)(pthread_rwlock_t *);
+	int (*sem_init)(void *, int, unsigned);
+	int (*sem_wait)(void *);
+	int (*sem_trywait)(void *);
+	int (*sem_timedwait)(void *, const struct timespec *);
+	int (*sem_clockwait)(void *, clockid_t, const struct timespec *);
+	int (*sem_post)(void *);
+	unsigned (*sleep)(unsigned);
+	int (*usleep)(useconds_t);
+	int (*nanosleep)(const struct timespec *, struct timespec *);
+	int (*clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
+};
+extern struct rp_real rp_real;
+
+void rp_init(void);
+/* The calling thread if it is recorded and not already inside a wrapper
+ * (then marks it busy), else NULL: the wrapper just calls the real
+ * function. */
+struct rp_thread *rp_enter(void);
+/* Leave a wrapper: if `recorded`, the thread's next work starts now. */
+void rp_leave(struct rp_thread *t, int recorded);
+/* CPU time of the calling thread; ns. */
+uint64_t rp_cpu_now(void);
+/* The calling thread's work since its previous record; ns. */
+uint64_t rp_work(struct rp_thread *t);
+
+/* The recorder lock G; rp_lock returns 0, or -1 when the recording has
+ * finished (then G is not held and nothing may be recorded). */
+int rp_lock(void);
+void rp_unlock(void);
+
+/* Under G: the object at `addr` of `kind` (inserted if new; NULL when out
+ * of memory); its id (assigned at first use). */
+struct rp_obj *rp_obj(const void *addr, int kind);
+uint32_t rp_obj_id(struct rp_obj *o);
+/* Under G: forget the id of the object at addr (it was initialized
+ * again); `init` is its semaphore value or barrier count. */
+void rp_obj_reinit(const void *addr, int kind, uint32_t init);
+/* Under G: append a record for t; returns it (NULL when out of memory:
+ * the recording then fails with an error at exit). */
+struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
+                       uint64_t a, uint64_t b);
+/* Under G: a new thread (id in creation order); NULL when out of memory. */
+struct rp_thread *rp_thread_new(void *(*fn)(void *));
+/* Record the calling thread's exit (once). */
+void rp_thread_exit(struct rp_thread *t);
+/* Under G: the thread id of pthread_t pt, 0 if unknown; remember it. */
+uint32_t rp_thread_of(pthread_t pt);
+void rp_thread_map(pthread_t pt, uint32_t id);
+
+/* Nanoseconds from the clock's now to the deadline (0 if passed). */
+uint64_t rp_until(clockid_t clk, const struct timespec *deadline, const struct timespec *now);
+uint64_t rp_ts_ns(const struct timespec *ts);
+
+/* Semaphore bookkeeping under G (initial tokens from what the replay
+ * needs when sem_init was not seen). */
+void rp_sem_take(struct rp_obj *o);
+
+/* Condition variables (under G): register t as a waiter; claim waiters
+ * for a signal (at most 1) or broadcast (all), returning how many; take t
+ * out of the queue, returning whether it ends as woken (claimed, possibly
+ * by taking over the claim of a waiter that is still blocked and
+ * registered later, see rp_state.c). */
+void rp_cv_register(struct rp_obj *c, struct rp_thread *t);
+uint32_t rp_cv_claim(struct rp_obj *c, int all);
+int rp_cv_leave(struct rp_obj *c, struct rp_thread *t, int returned);
+
+/* Barrier of the id: count its lines. */
+void rp_barrier_line(uint32_t id);
+
+/* rp_pin.c: run mode */
+void rp_pin_init(void);
+/* The next thread's id (run mode) and the OS CPU to pin it to (-1: none);
+ * exits the process with status 2 and a message when the binding does
+ * not name the thread. */
+int rp_pin_next(uint32_t *id);
+void rp_pin_self(int cpu);
+
+/* rp_name.c: the symbol of function fn into out ("" if unknown). */
+void rp_symname(void *fn, char *out, size_t len);
+
+/* Write a message to stderr with write(2) (async-signal-safe). */
+void rp_say(const char *a, const char *b, const char *c);
+
+#endif

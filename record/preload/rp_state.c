@@ -1,0 +1,820 @@
+/*
+ * rp_state.c - the recorder's state: the lock G, per-thread record
+ * buffers, the object table, and writing the trace at exit or on
+ * SIGINT/SIGTERM (rp.h, docs/record.md).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "record/preload/rp.h"
+
+int rp_mode;
+volatile int rp_finished;
+__thread struct rp_thread *rp_self __attribute__((tls_model("initial-exec")));
+struct rp_real rp_real;
+
+static pthread_mutex_t G = PTHREAD_MUTEX_INITIALIZER;
+static volatile pid_t g_owner;        /* tid holding G, 0 = none          */
+static uint64_t g_seq;                /* next sequence number             */
+static int g_oom;                     /* a record could not be stored     */
+static int g_inited;
+static char g_path[4096];             /* the trace file                   */
+
+/* threads by id (1-based); capacity in pointers */
+static struct rp_thread **g_th;
+static uint32_t g_nth, g_thcap;
+
+/* object table: open addressing, power-of-two size */
+static struct rp_obj *g_obj;
+static size_t g_objcap, g_objn;
+static uint32_t g_next_id[TRACE_NKINDS];
+
+/* per-id facts written at the top: semaphore initial tokens, barrier
+ * sizes and lines */
+static uint32_t *g_sem_init, g_sem_cap;
+static uint32_t *g_bar_n, *g_bar_lines, g_bar_ncap, g_bar_lcap;
+
+static void *rp_mmap(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void rp_say(const char *a, const char *b, const char *c)
+{
+	const char *s[3] = { a, b, c };
+	for (int i = 0; i < 3; i++)
+		if (s[i] && write(2, s[i], strlen(s[i])) < 0)
+			return;
+}
+
+static pid_t rp_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+uint64_t rp_ts_ns(const struct timespec *ts)
+{
+	if (ts->tv_sec < 0)
+		return 0;
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+uint64_t rp_cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return rp_ts_ns(&ts);
+}
+
+uint64_t rp_work(struct rp_thread *t)
+{
+	uint64_t now = rp_cpu_now();
+	return now > t->last ? now - t->last : 0;
+}
+
+uint64_t rp_until(clockid_t clk, const struct timespec *deadline, const struct timespec *now)
+{
+	struct timespec n;
+	if (!now) {
+		clock_gettime(clk, &n);
+		now = &n;
+	}
+	uint64_t d = rp_ts_ns(deadline), s = rp_ts_ns(now);
+	return d > s ? d - s : 0;
+}
+
+struct rp_thread *rp_enter(void)
+{
+	struct rp_thread *t = rp_self;
+	if (rp_mode != RP_RECORD || !t || t->busy || t->exited || rp_finished)
+		return NULL;
+	t->busy = 1;
+	return t;
+}
+
+void rp_leave(struct rp_thread *t, int recorded)
+{
+	if (recorded)
+		t->last = rp_cpu_now();
+	t->busy = 0;
+}
+
+int rp_lock(void)
+{
+	rp_real.mutex_lock(&G);
+	if (rp_finished) {
+		rp_real.mutex_unlock(&G);
+		return -1;
+	}
+	g_owner = rp_tid();
+	return 0;
+}
+
+void rp_unlock(void)
+{
+	g_owner = 0;
+	rp_real.mutex_unlock(&G);
+}
+
+/* ---- objects ---- */
+
+static size_t rp_hash(uintptr_t key, int kind)
+{
+	uint64_t h = ((uint64_t)key ^ ((uint64_t)kind << 58)) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 20);
+}
+
+static int rp_obj_grow(void)
+{
+	size_t ncap = g_objcap ? g_objcap * 2 : 4096;
+	struct rp_obj *n = rp_mmap(ncap * sizeof *n);
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < g_objcap; i++) {
+		struct rp_obj *o = &g_obj[i];
+		if (!o->key)
+			continue;
+		size_t j = rp_hash(o->key, o->kind) & (ncap - 1);
+		while (n[j].key)
+			j = (j + 1) & (ncap - 1);
+		n[j] = *o;
+	}
+	if (g_obj)
+		munmap(g_obj, g_objcap * sizeof *g_obj);
+	g_obj = n;
+	g_objcap = ncap;
+	return 0;
+}
+
+struct rp_obj *rp_obj(const void *addr, int kind)
+{
+	uintptr_t key = (uintptr_t)addr;
+	if (!key)
+		key = 1; /* never 0 (empty) */
+	if ((g_objn + 1) * 2 > g_objcap && rp_obj_grow() < 0) {
+		g_oom = 1;
+		return NULL;
+	}
+	size_t j = rp_hash(key, kind) & (g_objcap - 1);
+	while (g_obj[j].key) {
+		if (g_obj[j].key == key && g_obj[j].kind == kind)
+			return &g_obj[j];
+		j = (j + 1) & (g_objcap - 1);
+	}
+	struct rp_obj *o = &g_obj[j];
+	memset(o, 0, sizeof *o);
+	o->key = key;
+	o->kind = (uint8_t)kind;
+	g_objn++;
+	return o;
+}
+
+static int rp_grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
+{
+	if (need < *cap)
+		return 0;
+	uint32_t ncap = *cap ? *cap : 1024;
+	while (ncap <= need)
+		ncap *= 2;
+	uint32_t *n = rp_mmap((size_t)ncap * sizeof *n);
+	if (!n)
+		return -1;
+	if (*a) {
+		memcpy(n, *a, (size_t)*cap * sizeof *n);
+		munmap(*a, (size_t)*cap * sizeof **a);
+	}
+	*a = n;
+	*cap = ncap;
+	return 0;
+}
+
+uint32_t rp_obj_id(struct rp_obj *o)
+{
+	if (o->id)
+		return o->id;
+	o->id = ++g_next_id[o->kind];
+	if (o->kind == TRACE_K_SEM) {
+		if (rp_grow_u32(&g_sem_init, &g_sem_cap, o->id) < 0) {
+			g_oom = 1;
+		} else {
+			g_sem_init[o->id] = o->has_init ? o->init : 0;
+			o->count = o->has_init ? o->init : 0;
+		}
+	} else if (o->kind == TRACE_K_BARRIER) {
+		if (rp_grow_u32(&g_bar_n, &g_bar_ncap, o->id) < 0 ||
+		    rp_grow_u32(&g_bar_lines, &g_bar_lcap, o->id) < 0) {
+			g_oom = 1;
+		} else {
+			g_bar_n[o->id] = o->init;
+		}
+	}
+	return o->id;
+}
+
+void rp_obj_reinit(const void *addr, int kind, uint32_t init)
+{
+	struct rp_obj *o = rp_obj(addr, kind);
+	if (!o)
+		return;
+	uintptr_t key = o->key;
+	memset(o, 0, sizeof *o);
+	o->key = key;
+	o->kind = (uint8_t)kind;
+	o->init = init;
+	o->has_init = 1;
+}
+
+void rp_sem_take(struct rp_obj *o)
+{
+	if (o->count > 0) {
+		o->count--;
+	} else if (o->id < g_sem_cap) {
+		/* a token the recorder did not see (sem_open, or initialized
+		 * before the recorder started): an initial token */
+		g_sem_init[o->id]++;
+	}
+}
+
+void rp_barrier_line(uint32_t id)
+{
+	if (id < g_bar_lcap)
+		g_bar_lines[id]++;
+}
+
+/* ---- condition variables ----
+ *
+ * The trace says, for each signal/broadcast, how many waiters it woke,
+ * and each woken waiter's `cwait` must follow it; a waiter counts as
+ * registered from its previous record on.  glibc does not say whom a
+ * signal woke, so the recorder decides: a signal claims the oldest
+ * unclaimed waiter, a broadcast all of them.  A waiter that returns
+ * without a claim (the kernel woke another one than we chose, or a
+ * timeout) takes over the claim of a still-blocked waiter if that claim
+ * was made when it was already registered (so the same signal could have
+ * woken it); else it is recorded as not woken (docs/record.md).
+ */
+
+void rp_cv_register(struct rp_obj *c, struct rp_thread *t)
+{
+	t->cw_ticket = ++c->reg;
+	t->cw_claimed = 0;
+	t->cw_next = NULL;
+	struct rp_thread **p = &c->wq;
+	while (*p)
+		p = &(*p)->cw_next;
+	*p = t;
+}
+
+uint32_t rp_cv_claim(struct rp_obj *c, int all)
+{
+	uint32_t n = 0;
+	for (struct rp_thread *w = c->wq; w; w = w->cw_next) {
+		if (w->cw_claimed)
+			continue;
+		w->cw_claimed = 1;
+		w->cw_limit = c->reg;
+		n++;
+		if (!all)
+			break;
+	}
+	return n;
+}
+
+int rp_cv_leave(struct rp_obj *c, struct rp_thread *t, int returned)
+{
+	if (!t->cw_claimed && returned) {
+		for (struct rp_thread *w = c->wq; w; w = w->cw_next)
+			if (w != t && w->cw_claimed && w->cw_limit >= t->cw_ticket) {
+				w->cw_claimed = 0;
+				t->cw_claimed = 1;
+				t->cw_limit = w->cw_limit;
+				break;
+			}
+	}
+	for (struct rp_thread **p = &c->wq; *p; p = &(*p)->cw_next)
+		if (*p == t) {
+			*p = t->cw_next;
+			break;
+		}
+	t->cw_next = NULL;
+	return t->cw_claimed;
+}
+
+/* ---- records and threads ---- */
+
+struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
+                       uint64_t a, uint64_t b)
+{
+	struct rp_chunk *c = t->tail;
+	if (!c || c->n == RP_CHUNK) {
+		struct rp_chunk *n = rp_mmap(sizeof *n);
+		if (!n) {
+			g_oom = 1;
+			return NULL;
+		}
+		n->next = NULL;
+		n->n = 0;
+		if (c)
+			c->next = n;
+		else
+			t->head = n;
+		t->tail = c = n;
+	}
+	struct rp_rec *r = &c->rec[c->n];
+	r->seq = g_seq++;
+	r->work = work;
+	r->arg = op == TRACE_SLEEP ? a : (a | b << 32);
+	r->op = (uint8_t)op;
+	r->dead = 0;
+	r->note = 0;
+	c->n++;
+	t->nrec++;
+	return r;
+}
+
+struct rp_thread *rp_thread_new(void *(*fn)(void *))
+{
+	if (g_nth + 1 >= g_thcap) {
+		uint32_t ncap = g_thcap ? g_thcap * 2 : 1024;
+		struct rp_thread **n = rp_mmap((size_t)ncap * sizeof *n);
+		if (!n) {
+			g_oom = 1;
+			return NULL;
+		}
+		if (g_th) {
+			memcpy(n, g_th, (size_t)g_thcap * sizeof *n);
+			munmap(g_th, (size_t)g_thcap * sizeof *g_th);
+		}
+		g_th = n;
+		g_thcap = ncap;
+	}
+	struct rp_thread *t = rp_mmap(sizeof *t);
+	if (!t) {
+		g_oom = 1;
+		return NULL;
+	}
+	t->id = ++g_nth;
+	g_th[t->id] = t;
+	t->fn = fn; /* named when the trace is written (rp_name.c) */
+	return t;
+}
+
+uint32_t rp_thread_of(pthread_t pt)
+{
+	struct rp_obj *o = rp_obj((const void *)pt, TRACE_K_THREAD);
+	return o ? o->init : 0;
+}
+
+void rp_thread_map(pthread_t pt, uint32_t id)
+{
+	struct rp_obj *o = rp_obj((const void *)pt, TRACE_K_THREAD);
+	if (o)
+		o->init = id;
+}
+
+void rp_thread_exit(struct rp_thread *t)
+{
+	if (t->exited)
+		return;
+	t->busy = 1;
+	uint64_t w = rp_work(t);
+	if (rp_lock() == 0) {
+		rp_emit(t, w, TRACE_EXIT, 0, 0);
+		t->exited = 1;
+		rp_unlock();
+	}
+	t->exited = 1;
+}
+
+/* ---- writing the trace ---- */
+
+struct rp_out {
+	int fd, err;
+	size_t n;
+	char buf[1 << 16];
+};
+static struct rp_out g_out;
+
+static void out_flush(struct rp_out *o)
+{
+	size_t k = 0;
+	while (k < o->n && !o->err) {
+		ssize_t w = write(o->fd, o->buf + k, o->n - k);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			o->err = errno;
+		} else {
+			k += (size_t)w;
+		}
+	}
+	o->n = 0;
+}
+
+static void out_s(struct rp_out *o, const char *s)
+{
+	for (; *s; s++) {
+		if (o->n == sizeof o->buf)
+			out_flush(o);
+		o->buf[o->n++] = *s;
+	}
+}
+
+static void out_u(struct rp_out *o, uint64_t v)
+{
+	char b[24];
+	int k = 23;
+	b[k] = 0;
+	do {
+		b[--k] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	out_s(o, b + k);
+}
+
+static void out_rec(struct rp_out *o, uint32_t tid, const struct rp_rec *r)
+{
+	const struct trace_opinfo *oi = &trace_ops[r->op];
+	if (r->note) {
+		out_s(o, "# thread ");
+		out_u(o, tid);
+		out_s(o, " was still running at process exit: its exit is recorded here\n");
+	}
+	out_u(o, tid);
+	out_s(o, " ");
+	out_u(o, r->work);
+	out_s(o, " ");
+	out_s(o, oi->name);
+	for (int i = 0; i < 2; i++) {
+		uint64_t v = i == 0 ? (r->arg & 0xffffffffu) : (r->arg >> 32);
+		switch (oi->arg[i].type) {
+		case TRACE_ARG_NONE:
+			continue;
+		case TRACE_ARG_OUTCOME:
+			out_s(o, v ? " ok" : " busy");
+			continue;
+		case TRACE_ARG_DURATION:
+			v = r->arg;
+			break;
+		default:
+			break;
+		}
+		out_s(o, " ");
+		out_u(o, v);
+	}
+	out_s(o, "\n");
+}
+
+/* The thread's next live record after r (in its own buffer), or NULL. */
+static struct rp_rec *next_live(struct rp_thread *t, struct rp_rec *r)
+{
+	int seen = 0;
+	for (struct rp_chunk *c = t->head; c; c = c->next)
+		for (uint32_t i = 0; i < c->n; i++) {
+			if (&c->rec[i] == r)
+				seen = 1;
+			else if (seen && !c->rec[i].dead)
+				return &c->rec[i];
+		}
+	return NULL;
+}
+
+/* Drop the last `rem` barrier lines of barrier `id` (an episode cut by the
+ * process exit), moving their work to each thread's next record. */
+static void drop_barrier_tail(uint32_t id, uint32_t rem)
+{
+	while (rem--) {
+		struct rp_rec *best = NULL;
+		struct rp_thread *bt = NULL;
+		for (uint32_t i = 1; i <= g_nth; i++)
+			for (struct rp_chunk *c = g_th[i]->head; c; c = c->next)
+				for (uint32_t k = 0; k < c->n; k++) {
+					struct rp_rec *r = &c->rec[k];
+					if (!r->dead && r->op == TRACE_BARRIER &&
+					    (r->arg & 0xffffffffu) == id &&
+					    (!best || r->seq > best->seq)) {
+						best = r;
+						bt = g_th[i];
+					}
+				}
+		if (!best)
+			return;
+		best->dead = 1;
+		struct rp_rec *n = next_live(bt, best);
+		if (n)
+			n->work += best->work;
+	}
+}
+
+/* Under G: give every thread that has not exited its exit, complete the
+ * waits cut short, drop unfinished barrier episodes. */
+static void finalize_records(void)
+{
+	for (uint32_t i = 1; i <= g_nth; i++) {
+		struct rp_thread *t = g_th[i];
+		if (t->exited)
+			continue;
+		if (t->cw_active) {
+			struct rp_obj *c = rp_obj(t->cw_cond, TRACE_K_COND);
+			struct rp_obj *m = rp_obj(t->cw_mutex, TRACE_K_MUTEX);
+			if (c && m && rp_cv_leave(c, t, 0)) {
+				/* woken, not yet returned: its cwait */
+				rp_emit(t, t->cw_rec ? t->cw_rec->work : 0, TRACE_CWAIT,
+				        rp_obj_id(c), rp_obj_id(m));
+			} else if (t->cw_rec) {
+				t->cw_rec->dead = 0; /* it released M and waits */
+			}
+			t->cw_active = 0;
+		}
+		uint64_t w = 0;
+		if (t->started) {
+			struct timespec ts;
+			if (t == rp_self) {
+				w = rp_work(t);
+			} else if (clock_gettime(t->clock, &ts) == 0) {
+				uint64_t now = rp_ts_ns(&ts);
+				w = now > t->last ? now - t->last : 0;
+			}
+		}
+		struct rp_rec *r = rp_emit(t, w, TRACE_EXIT, 0, 0);
+		if (r && t != rp_self)
+			r->note = 1;
+		t->exited = 1;
+	}
+	for (uint32_t b = 1; b <= g_next_id[TRACE_K_BARRIER] && b < g_bar_ncap && b < g_bar_lcap; b++)
+		if (g_bar_n[b] && g_bar_lines[b] % g_bar_n[b])
+			drop_barrier_tail(b, g_bar_lines[b] % g_bar_n[b]);
+}
+
+/* Merge the threads' records by sequence number into g_out. */
+static void write_records(struct rp_out *o)
+{
+	/* cursor per thread, kept in the thread structs' spare fields would be
+	 * intrusive: use a small mmap'd array */
+	size_t n = g_nth + 1;
+	struct cur { struct rp_chunk *c; uint32_t i; } *cur = rp_mmap(n * sizeof *cur);
+	if (!cur) {
+		o->err = ENOMEM;
+		return;
+	}
+	for (uint32_t t = 1; t <= g_nth; t++)
+		cur[t].c = g_th[t]->head, cur[t].i = 0;
+	for (;;) {
+		uint32_t best = 0;
+		uint64_t bseq = UINT64_MAX;
+		for (uint32_t t = 1; t <= g_nth; t++) {
+			while (cur[t].c && cur[t].i >= cur[t].c->n) {
+				cur[t].c = cur[t].c->next;
+				cur[t].i = 0;
+			}
+			if (cur[t].c && cur[t].c->rec[cur[t].i].seq < bseq) {
+				bseq = cur[t].c->rec[cur[t].i].seq;
+				best = t;
+			}
+		}
+		if (!best)
+			break;
+		struct rp_rec *r = &cur[best].c->rec[cur[best].i++];
+		if (!r->dead)
+			out_rec(o, best, r);
+		if (o->err)
+			break;
+	}
+	munmap(cur, n * sizeof *cur);
+}
+
+/* Under G, once: write the trace (temporary file, then rename). */
+static void rp_write_trace(const char *why)
+{
+	if (rp_finished)
+		return;
+	finalize_records();
+	rp_finished = 1;
+	if (g_oom) {
+		rp_say("shadowbind-record: out of memory while recording; no trace written (", g_path, ")\n");
+		return;
+	}
+	char tmp[4200];
+	size_t pl = strlen(g_path);
+	memcpy(tmp, g_path, pl);
+	memcpy(tmp + pl, ".tmp", 5);
+	struct rp_out *o = &g_out;
+	o->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	o->err = 0;
+	o->n = 0;
+	if (o->fd < 0) {
+		rp_say("shadowbind-record: cannot create ", tmp, ": no trace written\n");
+		return;
+	}
+	out_s(o, "shadowbind-trace 1\n# recorded by shadowbind-record (");
+	out_s(o, why);
+	out_s(o, "); work is thread CPU time\nunit ns\n");
+	for (uint32_t i = 1; i <= g_nth; i++) {
+		if (i > 1 && g_th[i]->fn)
+			rp_symname((void *)g_th[i]->fn, g_th[i]->name, sizeof g_th[i]->name);
+		const char *nm = i == 1 ? "main" : g_th[i]->name;
+		if (!*nm)
+			continue;
+		out_s(o, "thread ");
+		out_u(o, i);
+		out_s(o, " ");
+		out_s(o, nm);
+		out_s(o, "\n");
+	}
+	for (uint32_t s = 1; s <= g_next_id[TRACE_K_SEM] && s < g_sem_cap; s++) {
+		if (!g_sem_init[s])
+			continue;
+		out_s(o, "sem ");
+		out_u(o, s);
+		out_s(o, " ");
+		out_u(o, g_sem_init[s]);
+		out_s(o, "\n");
+	}
+	out_s(o, "\n");
+	write_records(o);
+	out_flush(o);
+	if (close(o->fd) < 0 && !o->err)
+		o->err = errno;
+	if (o->err || rename(tmp, g_path) < 0) {
+		unlink(tmp);
+		rp_say("shadowbind-record: cannot write ", g_path, ": no trace written\n");
+	}
+}
+
+/* ---- start, exit, signals ---- */
+
+static void on_fatal(int sig)
+{
+	if (rp_mode == RP_RECORD && !rp_finished) {
+		if (g_owner == rp_tid()) {
+			rp_say("shadowbind-record: interrupted inside the recorder; no trace written (",
+			       g_path, ")\n");
+			rp_finished = 1;
+		} else {
+			rp_real.mutex_lock(&G);
+			g_owner = rp_tid();
+			rp_write_trace(sig == SIGINT ? "interrupted by SIGINT" : "terminated by SIGTERM");
+			g_owner = 0;
+			rp_real.mutex_unlock(&G);
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void on_fork_child(void)
+{
+	rp_mode = RP_OFF;
+	rp_finished = 1;
+}
+
+static void on_fork_prepare(void)
+{
+	static int said;
+	if (rp_mode == RP_RECORD && !said) {
+		said = 1;
+		rp_say("shadowbind-record: warning: the program forks; the child process is not recorded\n",
+		       NULL, NULL);
+	}
+}
+
+#define REAL(field, name) \
+	(*(void **)&rp_real.field = dlsym(RTLD_NEXT, name))
+#define REALV(field, name, ver) \
+	do { \
+		if (!(*(void **)&rp_real.field = dlvsym(RTLD_NEXT, name, ver))) \
+			REAL(field, name); \
+	} while (0)
+
+/* Remove our entry from LD_PRELOAD and our variables, so that programs
+ * the recorded program starts are not recorded into the same file. */
+static void clean_env(void)
+{
+	const char *lp = getenv("LD_PRELOAD");
+	if (lp && strstr(lp, "libshadowbind-record")) {
+		char buf[8192];
+		size_t k = 0;
+		const char *p = lp;
+		while (*p) {
+			const char *e = p + strcspn(p, ": ");
+			size_t len = (size_t)(e - p);
+			int ours = len >= 23 && memmem(p, len, "libshadowbind-record", 20);
+			if (len && !ours && k + len + 2 < sizeof buf) {
+				if (k)
+					buf[k++] = ':';
+				memcpy(buf + k, p, len);
+				k += len;
+			}
+			p = *e ? e + 1 : e;
+		}
+		buf[k] = 0;
+		if (k)
+			setenv("LD_PRELOAD", buf, 1);
+		else
+			unsetenv("LD_PRELOAD");
+	}
+	unsetenv("SHADOWBIND_TRACE");
+	unsetenv("SHADOWBIND_PIN");
+	unsetenv("SHADOWBIND_MODE");
+}
+
+void rp_init(void)
+{
+	if (g_inited)
+		return;
+	g_inited = 1;
+	REAL(create, "pthread_create");
+	REAL(join, "pthread_join");
+	REAL(exit, "pthread_exit");
+	REAL(mutex_lock, "pthread_mutex_lock");
+	REAL(mutex_trylock, "pthread_mutex_trylock");
+	REAL(mutex_timedlock, "pthread_mutex_timedlock");
+	REAL(mutex_clocklock, "pthread_mutex_clocklock");
+	REAL(mutex_unlock, "pthread_mutex_unlock");
+	/* the condition variables of glibc 2.3.2 (the default version), not
+	 * the old compatibility ones that dlsym may return */
+	REALV(cond_wait, "pthread_cond_wait", "GLIBC_2.3.2");
+	REALV(cond_timedwait, "pthread_cond_timedwait", "GLIBC_2.3.2");
+	REAL(cond_clockwait, "pthread_cond_clockwait");
+	REALV(cond_signal, "pthread_cond_signal", "GLIBC_2.3.2");
+	REALV(cond_broadcast, "pthread_cond_broadcast", "GLIBC_2.3.2");
+	REAL(barrier_init, "pthread_barrier_init");
+	REAL(barrier_wait, "pthread_barrier_wait");
+	REAL(rw_rdlock, "pthread_rwlock_rdlock");
+	REAL(rw_tryrdlock, "pthread_rwlock_tryrdlock");
+	REAL(rw_timedrdlock, "pthread_rwlock_timedrdlock");
+	REAL(rw_clockrdlock, "pthread_rwlock_clockrdlock");
+	REAL(rw_wrlock, "pthread_rwlock_wrlock");
+	REAL(rw_trywrlock, "pthread_rwlock_trywrlock");
+	REAL(rw_timedwrlock, "pthread_rwlock_timedwrlock");
+	REAL(rw_clockwrlock, "pthread_rwlock_clockwrlock");
+	REAL(rw_unlock, "pthread_rwlock_unlock");
+	REAL(sem_init, "sem_init");
+	REAL(sem_wait, "sem_wait");
+	REAL(sem_trywait, "sem_trywait");
+	REAL(sem_timedwait, "sem_timedwait");
+	REAL(sem_clockwait, "sem_clockwait");
+	REAL(sem_post, "sem_post");
+	REAL(sleep, "sleep");
+	REAL(usleep, "usleep");
+	REAL(nanosleep, "nanosleep");
+	REAL(clock_nanosleep, "clock_nanosleep");
+
+	const char *path = getenv("SHADOWBIND_TRACE");
+	const char *mode = getenv("SHADOWBIND_MODE");
+	if (path && *path && strlen(path) < sizeof g_path - 1) {
+		memcpy(g_path, path, strlen(path) + 1);
+		rp_mode = RP_RECORD;
+	} else if (mode && !strcmp(mode, "run")) {
+		rp_mode = RP_RUN;
+		rp_pin_init();
+	}
+	if (rp_mode == RP_RECORD) {
+		struct rp_thread *t = rp_thread_new(NULL);
+		if (t) {
+			t->pt = pthread_self();
+			t->clock = CLOCK_THREAD_CPUTIME_ID;
+			pthread_getcpuclockid(t->pt, &t->clock);
+			t->started = 1;
+			t->last = 0; /* work of thread 1 counts from process start */
+			rp_thread_map(t->pt, t->id);
+			rp_self = t;
+		}
+		pthread_atfork(on_fork_prepare, NULL, on_fork_child);
+		int sigs[2] = { SIGINT, SIGTERM };
+		for (int i = 0; i < 2; i++) {
+			struct sigaction old, sa;
+			if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+				memset(&sa, 0, sizeof sa);
+				sa.sa_handler = on_fatal;
+				sigfillset(&sa.sa_mask);
+				sigaction(sigs[i], &sa, NULL);
+			}
+		}
+	}
+	clean_env();
+}
+
+__attribute__((constructor)) static void rp_ctor(void)
+{
+	rp_init();
+}
+
+__attribute__((destructor)) static void rp_dtor(void)
+{
+	if (rp_mode != RP_RECORD || rp_finished)
+		return;
+	rp_real.mutex_lock(&G);
+	g_owner = rp_tid();
+	rp_write_trace("process exit");
+	g_owner = 0;
+	rp_real.mutex_unlock(&G);
+}

@@ -1,0 +1,79 @@
+/*
+ * record.h - the recorder's and launcher's library side (docs/record.md):
+ * what bin/shadowbind-record and bin/shadowbind-run need besides the
+ * LD_PRELOAD library (record/preload/, built into
+ * libshadowbind-record.so, never into this library).
+ *
+ * No global state; nothing prints.  Functions that can fail return 0 or
+ * -1 with a one-line reason in `err` (struct trace_error's msg).
+ */
+#ifndef SHADOWBIND_RECORD_H
+#define SHADOWBIND_RECORD_H
+
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "trace/trace.h"
+
+/* Name of the preload library, next to the commands. */
+#define REC_PRELOAD_NAME "libshadowbind-record.so"
+
+/*
+ * rec_preload_path - where the preload library is: $SHADOWBIND_PRELOAD if
+ * set, else next to the running executable (/proc/self/exe), else
+ * ../lib/shadowbind/ from it (an installed layout).  Fills buf (absolute
+ * path) and returns 0, or -1 with the reason in err.
+ */
+int rec_preload_path(char *buf, size_t len, struct trace_error *err);
+
+/* What rec_inspect finds out about a program before running it. */
+struct rec_program {
+	char path[4096];  /* resolved through PATH                           */
+	int is_elf;       /* an ELF file we could read                       */
+	int is_static;    /* no program interpreter: LD_PRELOAD cannot work  */
+	int uses_gomp;    /* needs libgomp (OpenMP: raw futex barriers)      */
+};
+
+/*
+ * rec_inspect - resolve `prog` (as execvp would) and read its ELF headers.
+ * Returns 0 and fills *out, or -1 (not found / not executable) with err.
+ * A file that is not ELF (a script) gives is_elf = 0 and no further facts.
+ */
+int rec_inspect(const char *prog, struct rec_program *out, struct trace_error *err);
+
+/*
+ * rec_pins_from_binding - read the binding file at `path` (its thread
+ * lines give the threads; the official reader validates it) and produce
+ * the SHADOWBIND_PIN value: the OS CPU of thread 1, 2, ... up to the
+ * largest id, comma-separated, `-` for ids the binding does not name.
+ * Logical processor p runs on OS CPU map[p] (the `map` line) or p.
+ * `allowed` is the set of CPUs this process may use: a binding needing
+ * more processors than it holds, or mapped to a CPU outside it, is an
+ * error.  *pins is malloc'd (free it); *nthreads the threads named.
+ */
+int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pins,
+                          uint32_t *nthreads, struct trace_error *err);
+
+/* Number of CPUs in the set, and its first CPU (-1 if empty). */
+int rec_cpu_count(const cpu_set_t *s);
+int rec_cpu_first(const cpu_set_t *s);
+
+/*
+ * rec_spawn - run argv[0] (resolved path `path`) with `extra` added to the
+ * environment (NAME=VALUE strings, NULL-terminated; LD_PRELOAD is put in
+ * front of an existing one) in a child process.  Returns its pid, or -1
+ * with err.
+ */
+pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
+                struct trace_error *err);
+
+/*
+ * rec_wait - wait for pid; forwards SIGINT and SIGTERM sent to us to the
+ * child meanwhile.  Returns the exit status in shell form (0..255, or
+ * 128 + signal) and the elapsed wall time in *ns (may be NULL).
+ */
+int rec_wait(pid_t pid, uint64_t *ns);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * spawn.c - run the program with the preload library in its environment
+ * and wait for it (record.h: rec_spawn, rec_wait).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/recint.h"
+
+pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
+                struct trace_error *err)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return rec_fail(err, "pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return rec_fail(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		for (size_t i = 0; extra && extra[i]; i++) {
+			char *eq = strchr(extra[i], '=');
+			if (!eq)
+				continue;
+			size_t k = (size_t)(eq - extra[i]);
+			char name[64];
+			if (k >= sizeof name)
+				continue;
+			memcpy(name, extra[i], k);
+			name[k] = 0;
+			const char *old = getenv(name);
+			if (!strcmp(name, "LD_PRELOAD") && old && *old) {
+				size_t l = strlen(eq + 1) + strlen(old) + 2;
+				char *v = malloc(l);
+				if (v) {
+					snprintf(v, l, "%s:%s", eq + 1, old);
+					setenv(name, v, 1);
+				}
+			} else {
+				setenv(name, eq + 1, 1);
+			}
+		}
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execv(path, argv);
+		int e = errno;
+		if (write(fds[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(fds[1]);
+	int e = 0;
+	ssize_t r;
+	do
+		r = read(fds[0], &e, sizeof e);
+	while (r < 0 && errno == EINTR);
+	close(fds[0]);
+	if (r == (ssize_t)sizeof e) {
+		waitpid(pid, NULL, 0);
+		return rec_fail(err, "%s: cannot run: %s", path, strerror(e));
+	}
+	return pid;
+}
+
+static volatile pid_t g_child;
+
+static void forward(int sig)
+{
+	if (g_child > 0)
+		kill(g_child, sig);
+}
+
+int rec_wait(pid_t pid, uint64_t *ns)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	g_child = pid;
+	struct sigaction sa, oi, ot;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = forward;
+	sigaction(SIGINT, &sa, &oi);
+	sigaction(SIGTERM, &sa, &ot);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	sigaction(SIGINT, &oi, NULL);
+	sigaction(SIGTERM, &ot, NULL);
+	g_child = 0;
+	if (ns)
+		*ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec -
+		      (uint64_t)a.tv_nsec;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 255;
+}
