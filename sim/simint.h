@@ -39,6 +39,8 @@
 #ifndef SHADOWBIND_SIMINT_H
 #define SHADOWBIND_SIMINT_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "sim/sim.h"
@@ -285,7 +287,14 @@ struct sim_program {
 	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
 	uint32_t tok_total;
 	uint64_t nsync;      /* records that can pay a latency or cost    */
-	struct sim_pairs px; /* the recorded pairing (strict, client-server) */
+	/* The recorded pairing (strict, client-server): built on the first
+	 * run of one of those models (sim_program_pairs), since the Direct
+	 * model never needs it (about 20 bytes per record).  A cache that
+	 * keeps the program logically immutable: built once, under px_lock,
+	 * then only read; px_ready says it is there. */
+	struct sim_pairs px;
+	atomic_int px_ready;
+	pthread_mutex_t px_lock;
 };
 
 /* An event of a strict or client-server run. */
@@ -305,12 +314,23 @@ struct pth {
 	uint8_t exit_wait;   /* client-server: at its exit, lists pending    */
 };
 
-/* An event, ordered by key = time << 64 | class << 32 | thread id (one
- * 128-bit comparison, which the compiler makes branch-free). */
+/* An event: one 16-byte key, time << 64 | class << 63 | thread id << 32
+ * | entry id, ordered by one 128-bit comparison (branch-free).  The order
+ * is (time, class, thread id): no two entries share those three, so the
+ * entry id in the low bits never decides.  Thread ids < 2^31 (setup). */
 struct hent {
-	unsigned __int128 key;
-	uint32_t id;
+	st_u128 key;
 };
+
+static inline uint32_t hent_id(struct hent e)
+{
+	return (uint32_t)e.key;
+}
+
+static inline st_u128 hent_key(uint64_t t, unsigned cls, uint32_t tid, uint32_t id)
+{
+	return (st_u128)t << 64 | (uint64_t)cls << 63 | (uint64_t)tid << 32 | id;
+}
 
 /* A ready thread in a ps group's heap, by (finish tag, id). */
 struct pent {
@@ -483,6 +503,11 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 
 /* ------------------------------------------------------------------ */
 /* Functions of one file used by others */
+
+/* program.c: build p's recorded pairing if not yet done (safe when
+ * several threads run p at once); 0, or -1 on allocation failure (p
+ * unaltered: a later call tries again) */
+int sim_program_pairs(const struct sim_program *p);
 
 /* program.c: size the workspace for k processors and for the pairing
  * models (0, or -1 on allocation failure: the workspace is unaltered) */
