@@ -664,6 +664,44 @@ static void test_cap(void **state)
 	mpq_clears(t, want, NULL);
 }
 
+/* Issue 14's reproduction: a fork-join of 4000 threads (`T 100 exit`
+ * each, joined) kept allocate's bound header busy past 90 s.  With
+ * bound_for_trace's quick caps it stops one coefficient past
+ * BOUND_WORK_QUICK units, says so, and still gives a true upper bound: the
+ * one-processor value, the total work 3999 * 100 = 399900 (every thread
+ * runs at once: V = (0, ..., 0, 1), s((n)) = sum q v_q = 3999 over
+ * T = 100); the lower bound is untouched: 3999 * 100 / 2 = 199950 on two
+ * processors. */
+static void test_cap_forkjoin(void **state)
+{
+	(void)state;
+	const uint32_t n = 4000;
+	size_t cap = 64 + 32 * (size_t)n * 3, len = 0;
+	char *text = malloc(cap);
+	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "1 0 create %u\n", i);
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%u 100 exit\n", i);
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "1 0 join %u\n", i);
+	snprintf(text + len, cap - len, "1 0 exit\n");
+	struct trace *tr = tu_trace(text);
+	struct bound_trace_opts o;
+	bound_trace_opts_init(&o);
+	o.max_seconds = 0; /* work counts only */
+	struct bound_result r;
+	assert_int_equal(bound_for_trace_opts(tr, 2, 0, &o, &r), BOUND_OK);
+	assert_int_equal(r.capped, BOUND_CAP_WORK);
+	assert_true(r.work > BOUND_WORK_QUICK);
+	/* one coefficient: at most 2n multiply-adds of weight 1 + n/64 */
+	assert_true(r.work <= BOUND_WORK_QUICK + 2ull * n * (1 + n / 64));
+	assert_string_equal(r.bound_str, "399900");
+	assert_string_equal(r.lower_str, "199950");
+	trace_free(tr);
+	free(text);
+}
+
 /* ---------------------------------------------------------------------
  * Program parameters from hand-written traces
  */
@@ -1171,6 +1209,7 @@ int main(void)
 		cmocka_unit_test(test_p_properties),
 		cmocka_unit_test(test_p_n79),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_cap_forkjoin),
 		cmocka_unit_test(test_qfmt),
 		cmocka_unit_test(test_params_figure),
 		cmocka_unit_test(test_params_sleep),
