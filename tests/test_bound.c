@@ -303,6 +303,46 @@ static void test_f_larger(void **state)
 		bd_count_release(&z);
 		bd_count_release(&p);
 	}
+	/* Many processors of few distinct loads: the GMP path multiplies
+	 * them by the power and product recurrences (Miller; D F' = N F),
+	 * the 128-bit path factor by factor.  Every F[q], full and
+	 * truncated at several qmax, must agree. */
+	{
+		static const uint32_t many[][41] = {
+			/* 30 x 4 = 120: one group */
+			{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+			 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},
+			/* 20 x 3 + 20 x 2 = 100: two groups */
+			{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+			 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},
+			/* 12 x 4 + 12 x 3 + 12 x 2 = 108, and a 1 and an 11 */
+			{11, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3,
+			 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1},
+		};
+		for (size_t i = 0; i < sizeof many / sizeof many[0]; i++) {
+			uint32_t k = 0, n = 0;
+			while (k < 41 && many[i][k])
+				n += many[i][k++];
+			assert_true(n <= BD_WIDE_MAX);
+			assert_int_equal(bd_count_init2(&w, n, 1), BOUND_OK);
+			assert_int_equal(bd_f_all(&w, many[i], k, 0, BOUND_POLY), BOUND_OK);
+			const uint32_t qs[] = {n, n / 2, 7, 1};
+			for (size_t t = 0; t < 4; t++) {
+				assert_int_equal(bd_count_init2(&z, n, 0), BOUND_OK);
+				assert_int_equal(bd_f_upto(&z, many[i], k, 0,
+				                           BOUND_POLY, qs[t]), BOUND_OK);
+				for (uint32_t q = 0; q <= qs[t]; q++) {
+					bd_F_get(&w, q, a);
+					bd_F_get(&z, q, b);
+					if (mpz_cmp(a, b) != 0)
+						fail_msg("many[%zu] qmax %u: F[%u] differs",
+						         i, qs[t], q);
+				}
+				bd_count_release(&z);
+			}
+			bd_count_release(&w);
+		}
+	}
 	/* truncated counting (the search's fast path): F[0..qmax] equal the
 	 * full computation, for every qmax */
 	{
