@@ -67,7 +67,7 @@ static void rr_queued(struct sim_work *w, struct sgrp *g, stime A)
 		sl->skip = 0;
 		uint32_t u = (uint32_t)sl->run;
 		stime B = sl->qend - (sl->qend - A) / Q * Q;
-		st_u128 key = (st_u128)B << 64 | (uint64_t)1 << 32 | u;
+		st_u128 key = hent_key(B, 1, u, 0);
 		if (key < w->rr_last)
 			B += Q;
 		if (B != sl->qend) {
