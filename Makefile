@@ -119,3 +119,53 @@ clean:
 	rm -rf build bin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]; make uninstall (same vars).
+# Installs the commands, their man pages (generated from --help with
+# help2man), the libraries of the core modules as libshadowbind_X.a, their
+# public headers under include/shadowbind/X/, and shadowbind.pc, so that
+#   cc prog.c $(pkg-config --cflags --libs shadowbind)
+# builds a program that reads traces and calls the simulator.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+bindir   = $(PREFIX)/bin
+libdir   = $(PREFIX)/lib
+incdir   = $(PREFIX)/include/shadowbind
+man1dir  = $(PREFIX)/share/man/man1
+pcdir    = $(libdir)/pkgconfig
+INSTALL_MODULES = $(filter alloc bound gen sim cli trace,$(MODULES))
+INSTALL_HEADERS = $(filter-out %int.h,$(foreach m,$(INSTALL_MODULES),$(wildcard $(m)/*.h)))
+MANPAGES = $(patsubst $(BIN)/%,$(BUILD)/man/%.1,$(CMDS))
+
+$(BUILD)/man/%.1: $(BIN)/%
+	@mkdir -p $(@D)
+	help2man -N --no-discard-stderr -n "$$($< --help | awk 'p && /^$$/ {exit} p {printf "%s ", $$0} /^$$/ {p = 1}' | sed 's/[.;:] .*//; s/[.;: ]*$$//')" $< -o $@
+
+$(BUILD)/shadowbind.pc: Makefile
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
+	  'includedir=$${prefix}/include/shadowbind' '' \
+	  'Name: shadowbind' \
+	  'Description: trace-driven simulation and thread binding (Broberg 2002)' \
+	  'Version: 1.0' \
+	  'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} $(foreach m,$(INSTALL_MODULES),-lshadowbind_$(m)) -lglpk -lgmp -lgomp -lpthread -lm' > $@
+
+install: all $(MANPAGES) $(BUILD)/shadowbind.pc
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(pcdir)
+	install -m 0755 $(CMDS) $(DESTDIR)$(bindir)
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(man1dir)
+	for m in $(INSTALL_MODULES); do \
+	  install -m 0644 $(BUILD)/lib$$m.a $(DESTDIR)$(libdir)/libshadowbind_$$m.a || exit 1; \
+	  install -d $(DESTDIR)$(incdir)/$$m || exit 1; done
+	for h in $(INSTALL_HEADERS); do install -m 0644 $$h $(DESTDIR)$(incdir)/$$h || exit 1; done
+	install -m 0644 $(BUILD)/shadowbind.pc $(DESTDIR)$(pcdir)/shadowbind.pc
+
+uninstall:
+	rm -f $(foreach c,$(CMDS),$(DESTDIR)$(bindir)/$(notdir $(c)) $(DESTDIR)$(man1dir)/$(notdir $(c)).1)
+	rm -f $(foreach m,$(INSTALL_MODULES),$(DESTDIR)$(libdir)/libshadowbind_$(m).a)
+	rm -f $(foreach h,$(INSTALL_HEADERS),$(DESTDIR)$(incdir)/$(h)) $(DESTDIR)$(pcdir)/shadowbind.pc
+	-rmdir $(foreach m,$(INSTALL_MODULES),$(DESTDIR)$(incdir)/$(m)) $(DESTDIR)$(incdir) 2>/dev/null
+
+.PHONY: install uninstall

@@ -10,6 +10,8 @@ need=""
 PACKAGES="
 g++
 gcc
+gnuplot-nox
+help2man
 libc6-dev
 libcairo2-dev
 libcmocka-dev
@@ -18,6 +20,7 @@ libglpk-dev
 libgmp-dev
 libjansson-dev
 make
+pkgconf
 "
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need="$need $p"

@@ -53,12 +53,8 @@
 
 #define CLI_VERSION "1.0"
 
-/* Largest --cpus (and binding `cpus`) of every command. */
-#ifdef TRACE_CPUS_MAX
+/* Largest --cpus of every command (= a binding file's largest `cpus`). */
 #define CLI_CPUS_MAX TRACE_CPUS_MAX
-#else
-#define CLI_CPUS_MAX 65536u
-#endif
 
 /* Exit status of every command (README, "Exit status"). */
 enum cli_exit {

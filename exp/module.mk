@@ -11,9 +11,22 @@ $(BUILD)/exp/mpi.o: CFLAGS += $(EXP_MPI_CFLAGS)
 SYSLIBS += -Wl,--push-state,--as-needed $(EXP_MPI_LIBS) -Wl,--pop-state
 endif
 
-# A small experiment end to end (CI): run, then the report into build/.
+# A small experiment end to end (CI, well under 2 minutes): run, resume
+# (nothing left to do), plots and a report, in $(BUILD)/quick.
 .PHONY: bench-quick
 bench-quick: $(BIN)/experiment
-	rm -f $(BUILD)/quick.csv $(BUILD)/quick.timing.csv
-	$(BIN)/experiment -o $(BUILD)/quick.csv bench/experiments/quick.ini
-	$(BIN)/experiment -q -o $(BUILD)/quick.csv bench/experiments/quick.ini
+	rm -rf $(BUILD)/quick && mkdir -p $(BUILD)/quick
+	cp bench/experiments/quick.ini $(BUILD)/quick/
+	printf '# quick\n\n@TABLE:quick/ratio@\n\n@PLOT:quick/ratio@\n' \
+	  >$(BUILD)/quick/REPORT.md.in
+	$(BIN)/experiment $(BUILD)/quick/quick.ini
+	$(BIN)/experiment $(BUILD)/quick/quick.ini
+	$(BIN)/experiment --report $(BUILD)/quick $(BUILD)/quick/REPORT.md
+	grep -q 'plots/quick-ratio.svg' $(BUILD)/quick/REPORT.md
+	test -s $(BUILD)/quick/plots/quick-ratio.svg
+
+# The plots and bench/REPORT.md from the CSVs of bench/experiments
+# (needs gnuplot: gnuplot-nox; not needed by make check).
+.PHONY: report
+report: $(BIN)/experiment
+	$(BIN)/experiment --report bench/experiments bench/REPORT.md

@@ -418,6 +418,8 @@ static int on_key(void *arg, const char *sec, const char *key,
 			list_clear(&l);
 			return rc;
 		}
+	} else if (strncmp(sec, "plot.", 5) == 0) {
+		return EXP_OK; /* the report's (exp/report.c) */
 	} else {
 		return fail(err, errlen, "%s:%u: [%.100s]: unknown section",
 		            ps->fname, line, sec);

@@ -19,7 +19,10 @@
  *     action (impossible=other); then continue with probability 15/16;
  *   - enter: hierarchical numbering; a thread may only enter a section
  *     numbered above every section it holds; the section is uniform among
- *     those; exit: the most recently entered one (release=lifo, properly
+ *     those (choose=above), or drawn uniformly among all the group's and
+ *     entered only if above every held one, else the step is impossible
+ *     (choose=any: another reading of the papers); exit: the most
+ *     recently entered one (release=lifo, properly
  *     nested) or a uniformly chosen held one (release=random);
  *   - termination: each held section (most recent first) is released
  *     after a segment, then a final segment, then exit;
@@ -47,6 +50,7 @@ enum {
 	P_RELEASE,
 	P_PRIMITIVE,
 	P_MAIN,
+	P_CHOOSE,
 	NP
 };
 
@@ -82,6 +86,11 @@ static const struct gen_param params[NP] = {
 	[P_MAIN] = {"main", GEN_P_ENUM, "txn", 0, 0, 0, 0, "txn|idle",
 	            "thread 1 runs a transaction too, or only creates and "
 	            "joins"},
+	[P_CHOOSE] = {"choose", GEN_P_ENUM, "above", 0, 0, 0, 0, "above|any",
+	              "the section an enter step picks: uniform among those "
+	              "numbered above every held one, or uniform among all "
+	              "the group's (entering only if above every held one, "
+	              "else the step is impossible)"},
 };
 
 struct txn {
@@ -125,6 +134,7 @@ static void transaction(struct txn *x, uint32_t tid, uint32_t lo,
 	gen_rng_init(&r, a->seed, tid);
 	int other = a->v[P_IMPOSSIBLE] == 1;
 	int lifo = a->v[P_RELEASE] == 0;
+	int any = a->v[P_CHOOSE] == 1;
 	uint32_t h = 0;
 	uint32_t *held = x->held;
 	do {
@@ -132,6 +142,13 @@ static void transaction(struct txn *x, uint32_t tid, uint32_t lo,
 		x->iterations++;
 		int enter = gen_rng_chance(&r, a->d[P_ENTER]);
 		int can_enter = h == 0 || held[h - 1] < hi;
+		uint32_t pick = 0;
+		if (any && enter) {
+			/* choose=any: draw first, then see if the hierarchy
+			 * allows it */
+			pick = (uint32_t)gen_rng_range(&r, lo, hi);
+			can_enter = h == 0 || held[h - 1] < pick;
+		}
 		int can_exit = h > 0;
 		if (enter ? !can_enter : !can_exit) {
 			if (!other) {
@@ -142,7 +159,9 @@ static void transaction(struct txn *x, uint32_t tid, uint32_t lo,
 		}
 		if (enter) {
 			uint32_t from = h ? held[h - 1] + 1 : lo;
-			uint32_t s = (uint32_t)gen_rng_range(&r, from, hi);
+			uint32_t s = any && pick >= from
+			                     ? pick
+			                     : (uint32_t)gen_rng_range(&r, from, hi);
 			held[h++] = s;
 			acquire(x, tid, s);
 			x->entries++;

@@ -59,11 +59,32 @@ struct sim_program *sim_program_new(const struct trace *tr)
 	}
 	for (uint32_t s = 0; s < nsem; s++)
 		p->tok_total += p->sem_cap[s];
-	if (sim_pairs_build(tr, &p->px) != 0) {
-		sim_program_free(p);
+	atomic_init(&p->px_ready, 0);
+	if (pthread_mutex_init(&p->px_lock, NULL) != 0) {
+		free(p->maxheld);
+		free(p->sem_cap);
+		free(p);
 		return NULL;
 	}
 	return p;
+}
+
+int sim_program_pairs(const struct sim_program *cp)
+{
+	/* the pairing is a cache: the program was allocated non-const by
+	 * sim_program_new, and stays logically immutable */
+	struct sim_program *p = (struct sim_program *)cp;
+	if (atomic_load_explicit(&p->px_ready, memory_order_acquire))
+		return 0;
+	int rc = 0;
+	pthread_mutex_lock(&p->px_lock);
+	if (!atomic_load_explicit(&p->px_ready, memory_order_relaxed)) {
+		rc = sim_pairs_build(p->tr, &p->px);
+		if (rc == 0)
+			atomic_store_explicit(&p->px_ready, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&p->px_lock);
+	return rc;
 }
 
 void sim_program_free(struct sim_program *p)
@@ -73,6 +94,7 @@ void sim_program_free(struct sim_program *p)
 	free(p->maxheld);
 	free(p->sem_cap);
 	sim_pairs_release(&p->px);
+	pthread_mutex_destroy(&p->px_lock);
 	free(p);
 }
 
@@ -196,6 +218,8 @@ int sim_work_reserve_pm(struct sim_work *w)
 {
 	if (w->pm_ok)
 		return 0;
+	if (sim_program_pairs(w->p) != 0)
+		return -1;
 	const struct sim_pairs *px = &w->p->px;
 	w->pt = xcalloc(w->p->n, sizeof *w->pt);
 	w->ev = xcalloc(px->nev, sizeof *w->ev);

@@ -125,10 +125,12 @@ struct sim_work;    /* one per evaluating thread         */
 
 /*
  * sim_program_new - prepare trace `tr` for simulation (per-object
- * capacities, offsets, and the recorded pairing the strict and
- * client-server models follow: about 20 bytes per record).  `tr` must
- * outlive the program and is not modified.  Returns the program, or NULL
- * on allocation failure.
+ * capacities, offsets).  The recorded pairing that the strict and
+ * client-server models follow (about 20 bytes per record) is built on
+ * the first run of one of them (or by sim_work_reserve for them), once,
+ * under a lock: the program may be shared by threads that run it at the
+ * same time.  `tr` must outlive the program and is not modified.
+ * Returns the program, or NULL on allocation failure.
  */
 struct sim_program *sim_program_new(const struct trace *tr);
 void sim_program_free(struct sim_program *p); /* accepts NULL */

@@ -39,6 +39,8 @@
 #ifndef SHADOWBIND_SIMINT_H
 #define SHADOWBIND_SIMINT_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "sim/sim.h"
@@ -285,7 +287,14 @@ struct sim_program {
 	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
 	uint32_t tok_total;
 	uint64_t nsync;      /* records that can pay a latency or cost    */
-	struct sim_pairs px; /* the recorded pairing (strict, client-server) */
+	/* The recorded pairing (strict, client-server): built on the first
+	 * run of one of those models (sim_program_pairs), since the Direct
+	 * model never needs it (about 20 bytes per record).  A cache that
+	 * keeps the program logically immutable: built once, under px_lock,
+	 * then only read; px_ready says it is there. */
+	struct sim_pairs px;
+	atomic_int px_ready;
+	pthread_mutex_t px_lock;
 };
 
 /* An event of a strict or client-server run. */
@@ -483,6 +492,11 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 
 /* ------------------------------------------------------------------ */
 /* Functions of one file used by others */
+
+/* program.c: build p's recorded pairing if not yet done (safe when
+ * several threads run p at once); 0, or -1 on allocation failure (p
+ * unaltered: a later call tries again) */
+int sim_program_pairs(const struct sim_program *p);
 
 /* program.c: size the workspace for k processors and for the pairing
  * models (0, or -1 on allocation failure: the workspace is unaltered) */

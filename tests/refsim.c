@@ -302,7 +302,8 @@ static void unblock(struct S *s, int i)
 }
 
 /* A running thread i acquired at once something released at `st`: it
- * goes on now, or leaves its processor and waits out the latency. */
+ * goes on now, or waits out the latency (reading, as docs/sim.md: waiting
+ * out a latency uses no processor; it is ready again at its end). */
 static void acquired_now(struct S *s, int i, struct stamp st)
 {
 	uint64_t at = lat(s, st, i, s->T);
@@ -411,7 +412,10 @@ static void cwait_wake(struct S *s, int w, struct stamp st)
  * come first: each asks again for the mutexes it released, in the order it
  * had taken them, then wakes its N waiters (whose requests for their mutex
  * queue behind it); it continues once it holds all of them, no earlier
- * than the latency after the registration (`reg`) that completed it. */
+ * than the latency after the registration (`reg`) that completed it.
+ * (reading, agreed with sim/: it asks for all of them at once, queueing
+ * for each one held, before it wakes the waiters; "behind it" holds for
+ * every one of its mutexes.) */
 static void cond_check(struct S *s, int c, struct stamp reg)
 {
 	struct cond *cv = &s->cv[c];
@@ -427,13 +431,13 @@ static void cond_check(struct S *s, int c, struct stamp reg)
 		t->ask_list_n = 0;
 		for (int j = 0; j < n; j++)
 			mutex_ask_blocked(s, g, t->ask_list[j]);
-		/* the registration is in: if it holds all its mutexes now it
-		 * continues (ready before the waiters it then wakes) */
-		int wake = t->sig_n;
-		grant(s, g, reg);
+		/* then wakes the N waiters; it continues (the registration is
+		 * its last grant) once it holds all its mutexes: after the
+		 * waiters in the ready queue when it holds them at once */
 		struct stamp st = {1, s->T, lproc(s, g)};
-		for (int j = 0; j < wake; j++)
+		for (int j = 0; j < t->sig_n; j++)
 			cwait_wake(s, q_pop(&cv->registered), st);
+		grant(s, g, reg);
 	}
 }
 
@@ -452,6 +456,8 @@ static void rw_grant_queue(struct S *s, int r)
 				return;
 			q_pop(&rw->waiters);
 			rw->writer = w;
+			/* reading: a writer waits for the last release of any
+			 * kind */
 			grant(s, w, rw->anyst);
 			return;
 		}
@@ -674,7 +680,9 @@ static void perform(struct S *s, int i)
 		leave(s, i);
 		advance(s, i);
 		if (d == 0) {
-			/* a yield: ready again at once, at the back of its queue */
+			/* a yield: ready again at once, at the back of its queue
+			 * (reading: unbound fifo/rr, it then runs on the lowest
+			 * numbered idle processor, like any ready thread) */
 			make_ready(s, i);
 		} else {
 			t->st = T_TIMED;
@@ -736,9 +744,9 @@ static int run_steps(struct S *s)
  * time units, one unit of work each.  The unbound pool: m <= k, every
  * thread one unit per unit of time (cycles of 1); m > k, cycles giving
  * each min(k, need) units, "with no capacity lost when a thread needs
- * fewer than k in its last cycle" (reading: the cycle lasts
- * max(largest grant, ceil(sum of grants / k)) units, which is m when
- * every thread needs k or more).
+ * fewer than k in its last cycle" (reading, agreed with sim/ and in
+ * docs/sim.md: the cycle lasts max(largest grant, ceil(sum of grants /
+ * k)) units, which is m when every thread needs k or more).
  */
 
 static void ps_cycle_end(struct S *s)

@@ -303,6 +303,45 @@ static void test_hand_rows(void **state)
 	free(csv);
 	exp_spec_release(s);
 	free(s);
+
+	/* The report: binpack/sga per program is 4060/2050 = 1.980 and
+	 * 100/100 = 1, mean 1.490, min 1, 2 programs; sga worse than
+	 * binpacking on neither (frac<1 = 0). */
+	char *o1 = NULL, *e1 = NULL;
+	int have = tu_run("command -v gnuplot >/dev/null", &o1, &e1) == 0;
+	free(o1);
+	free(e1);
+	if (!have) {
+		printf("test_exp: gnuplot absent: SKIPPED the report\n");
+	} else {
+		FILE *f = fopen(ini, "a");
+		assert_non_null(f);
+		fputs("[plot.r]\ntitle = t\nx = cpus\nxlabel = processors\n"
+		      "ylabel = ratio\nwhere = algorithm=sga\n"
+		      "line = mean: binpack/makespan\n"
+		      "line = min: binpack/makespan min\n"
+		      "line = worse: binpack/makespan frac<1\n", f);
+		fclose(f);
+		put_file(d, "REPORT.md.in", "# R\n@TABLE:hand/r@\n@PLOT:hand/r@\n"
+		         "@PLOT:hand/nosuch@ @ left alone\n");
+		char rep[600];
+		snprintf(rep, sizeof rep, "%s/REPORT.md", d);
+		if (exp_report(d, rep, err, sizeof err))
+			fail_msg("%s", err);
+		char *r = tu_slurp(rep, NULL);
+		assert_non_null(r);
+		assert_non_null(strstr(r, "| processors | mean | min | worse | n |"));
+		assert_non_null(strstr(r, "| 2 | 1.490 | 1.000 | 0.000 | 2 |"));
+		assert_non_null(strstr(r, "![hand/r](./plots/hand-r.svg)"));
+		assert_non_null(strstr(r, "*(no data for hand/nosuch"));
+		assert_non_null(strstr(r, "@ left alone"));
+		free(r);
+		snprintf(rep, sizeof rep, "%s/plots/hand-r.svg", d);
+		r = tu_slurp(rep, NULL);
+		assert_non_null(r);
+		assert_non_null(strstr(r, "<svg"));
+		free(r);
+	}
 	rmtree(d);
 	free(d);
 }

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "sim/sim.h"
+#include "sim/simint.h" /* test_lazy_pairing looks at the program's cache */
 #include "tests/testutil.h"
 #include "trace/trace.h"
 
@@ -1403,6 +1404,66 @@ static void test_cli_model(void **state)
 	free(path);
 }
 
+/*
+ * The recorded pairing is built on the first pairing-model run, under a
+ * lock: threads that share a fresh program and run the strict and
+ * client-server models at the same time all get the serial result (an
+ * independent run on a program of its own), and a Direct-only program
+ * never builds it.
+ */
+static void test_lazy_pairing(void **state)
+{
+	(void)state;
+	struct tu_sim ref;
+	tu_sim_open(&ref, prog_r);
+	sim_time want[2];
+	static const enum sim_model models[2] = {SIM_STRICT, SIM_CLIENT_SERVER};
+	for (int m = 0; m < 2; m++) {
+		struct sim_params par;
+		sim_params_init(&par);
+		par.model = models[m];
+		struct sim_result res;
+		int rc = sim_run(ref.p, ref.w, &par, NULL, 0, &res);
+		assert_true(rc == SIM_OK || rc == SIM_DEADLOCK);
+		want[m] = res.makespan;
+	}
+	for (int rep = 0; rep < 20; rep++) {
+		struct sim_program *p = sim_program_new(ref.tr);
+		assert_non_null(p);
+		if (rep == 0) { /* Direct runs leave it unbuilt */
+			struct sim_work *w = sim_work_new(p);
+			struct sim_params par;
+			sim_params_init(&par);
+			par.model = SIM_DIRECT;
+			struct sim_result res;
+			sim_run(p, w, &par, NULL, 0, &res);
+			assert_int_equal(atomic_load(&p->px_ready), 0);
+			assert_null(p->px.rp);
+			sim_work_free(w);
+		}
+		int bad = 0;
+#pragma omp parallel for num_threads(4) reduction(+ : bad)
+		for (int i = 0; i < 8; i++) {
+			struct sim_work *w = sim_work_new(p);
+			struct sim_params par;
+			sim_params_init(&par);
+			par.model = models[i % 2];
+			struct sim_result res;
+			if (!w) {
+				bad++;
+				continue;
+			}
+			sim_run(p, w, &par, NULL, 0, &res);
+			if (sim_time_cmp(res.makespan, want[i % 2]) != 0)
+				bad++;
+			sim_work_free(w);
+		}
+		assert_int_equal(bad, 0);
+		sim_program_free(p);
+	}
+	tu_sim_close(&ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1413,6 +1474,7 @@ int main(void)
 		cmocka_unit_test(test_direct_equals_strict),
 		cmocka_unit_test(test_determinism_and_params),
 		cmocka_unit_test(test_cli_model),
+		cmocka_unit_test(test_lazy_pairing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

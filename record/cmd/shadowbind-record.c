@@ -12,83 +12,50 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "record/record.h"
 #include "trace/trace.h"
 
-static const char usage[] =
-	"usage: shadowbind-record [-o FILE] [--cpu N | --all-cpus] -- PROGRAM [ARGS...]\n"
-	"\n"
-	"Run PROGRAM (unmodified, dynamically linked, POSIX threads; C or C++)\n"
-	"under the recorder and write the trace of its run (docs/trace-format.md,\n"
-	"unit ns, work = thread CPU time).  The run is pinned to one processor,\n"
-	"as the thesis recorded (a monitored uniprocessor execution).\n"
-	"\n"
-	"  -o, --output FILE  the trace (default: PROGRAM's base name + .trace);\n"
-	"                     written only when complete and valid\n"
-	"      --cpu N        the OS CPU to record on (default: the first one this\n"
-	"                     process may use)\n"
-	"      --all-cpus     do not pin (a multiprocessor recording: the trace is\n"
-	"                     still valid, the work less like a uniprocessor's)\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"Prints where the trace went, its threads and records on stderr.  Exit\n"
-	"status: the program's (128 + signal if it was killed), 1 usage, 2 the\n"
-	"program cannot be recorded (static binary, not found), 4 no valid trace.\n"
-	"Limits: docs/record.md (static binaries, raw futexes/atomics such as\n"
-	"OpenMP barriers, fork, spin locks).\n";
-
-enum { O_OUTPUT, O_CPU, O_ALL, O_HELP };
-static const struct opt {
-	const char *s, *l;
-	int arg;
-} opts[] = {
-	[O_OUTPUT] = { "-o", "--output", 1 },
-	[O_CPU] = { NULL, "--cpu", 1 },
-	[O_ALL] = { NULL, "--all-cpus", 0 },
-	[O_HELP] = { "-h", "--help", 0 },
-};
-
-static void die_usage(const char *msg, const char *what)
-{
-	fprintf(stderr, "shadowbind-record: %s%s%s\n", msg, what ? ": " : "", what ? what : "");
-	fprintf(stderr, "usage: shadowbind-record [-o FILE] [--cpu N | --all-cpus] -- PROGRAM [ARGS...]\n");
-	exit(1);
-}
-
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *cpu_arg = NULL;
-	int all = 0, i = 1;
-	for (; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (argv[i][0] != '-')
-			break;
-		int k = -1;
-		for (int o = 0; o < (int)(sizeof opts / sizeof *opts); o++)
-			if ((opts[o].s && !strcmp(argv[i], opts[o].s)) || !strcmp(argv[i], opts[o].l))
-				k = o;
-		if (k < 0)
-			die_usage("unknown option", argv[i]);
-		const char *val = NULL;
-		if (opts[k].arg) {
-			if (i + 1 >= argc)
-				die_usage("option needs a value", argv[i]);
-			val = argv[++i];
-		}
-		switch (k) {
-		case O_OUTPUT: out = val; break;
-		case O_CPU: cpu_arg = val; break;
-		case O_ALL: all = 1; break;
-		case O_HELP: fputs(usage, stdout); return 0;
-		}
-	}
-	if (i >= argc)
-		die_usage("no program to record", NULL);
-	if (all && cpu_arg)
-		die_usage("--cpu and --all-cpus exclude each other", NULL);
+	const char *out = NULL;
+	uint32_t cpu_opt = 0;
+	int all = 0;
+	struct cli_opt opts[] = {
+		{CLI_STR, "output", 'o', .metavar = "FILE", .dst = &out,
+		 .help = "the trace (default: PROGRAM's base name + .trace);\n"
+		         "written only when complete and valid"},
+		{CLI_U32, "cpu", .metavar = "N", .dst = &cpu_opt, .max = CPU_SETSIZE - 1,
+		 .help = "the OS CPU to record on (default: the first one this\n"
+		         "process may use)"},
+		{CLI_FLAG, "all-cpus", .dst = &all,
+		 .help = "do not pin (the trace is still valid, its work less\n"
+		         "like a uniprocessor's)"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		"shadowbind-record", "[options] -- PROGRAM [ARGS...]",
+		"Run PROGRAM (unmodified, dynamically linked, POSIX threads; C or C++)\n"
+		"under the recorder and write the trace of its run (docs/trace-format.md,\n"
+		"unit ns, work = thread CPU time).  The run is pinned to one processor,\n"
+		"as the thesis recorded (a monitored uniprocessor execution).  Prints\n"
+		"where the trace went, its threads and records on stderr.",
+		opts,
+		"Exit status: the program's (128 + signal if it was killed) once the\n"
+		"trace is written; 1 usage; 2 the program cannot be recorded (static\n"
+		"binary, not found); 4 no valid trace.  Limits: docs/record.md (static\n"
+		"binaries, raw futexes/atomics such as OpenMP barriers, fork).",
+		NULL, NULL, NULL};
+	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	if (nops < 1)
+		return cli_usage(&cmd, "no program to record");
+	if (all && opts[1].given)
+		return cli_usage(&cmd, "--cpu and --all-cpus exclude each other");
+	char **pargv = argv + 1;
+	pargv[nops] = NULL;
+	int i = 0;
+	argv = pargv;
 
 	struct trace_error err;
 	struct rec_program prog;
@@ -117,11 +84,8 @@ int main(int argc, char **argv)
 	}
 	int cpu = -1;
 	if (!all) {
-		if (cpu_arg) {
-			uint64_t v;
-			if (trace_parse_u64(cpu_arg, CPU_SETSIZE - 1, &v) < 0)
-				die_usage("--cpu needs a CPU number", cpu_arg);
-			cpu = (int)v;
+		if (opts[1].given) {
+			cpu = (int)cpu_opt;
 			if (!CPU_ISSET(cpu, &allowed)) {
 				fprintf(stderr, "shadowbind-record: --cpu %d: not a CPU this process may use\n", cpu);
 				return 2;

@@ -12,81 +12,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "record/record.h"
-
-static const char usage[] =
-	"usage: shadowbind-run (--binding FILE | --unbound) [--time] -- PROGRAM [ARGS...]\n"
-	"\n"
-	"Run PROGRAM with each of its threads pinned to the processor the binding\n"
-	"file gives it (docs/binding-format.md): thread 1 is the initial thread,\n"
-	"then threads are numbered in the order the program creates them, as\n"
-	"shadowbind-record numbers them.  Logical processor p runs on OS CPU\n"
-	"map[p] (the binding's `map` line), else on the p-th CPU this process may\n"
-	"use.  Threads pin themselves (pthread_setaffinity_np) before they run\n"
-	"any code of the program.\n"
-	"\n"
-	"  -b, --binding FILE  the binding\n"
-	"      --unbound       no pinning: the operating system schedules\n"
-	"      --time          print the wall time of the run on stderr\n"
-	"  -h, --help          this text\n"
-	"\n"
-	"Exit status: the program's (128 + signal if it was killed); 1 usage;\n"
-	"2 bad binding, or the machine has fewer CPUs than it needs (nothing\n"
-	"run), or the program created a thread the binding does not name (the\n"
-	"program is stopped at that point); 4 system error.\n";
-
-enum { O_BINDING, O_UNBOUND, O_TIME, O_HELP };
-static const struct opt {
-	const char *s, *l;
-	int arg;
-} opts[] = {
-	[O_BINDING] = { "-b", "--binding", 1 },
-	[O_UNBOUND] = { NULL, "--unbound", 0 },
-	[O_TIME] = { NULL, "--time", 0 },
-	[O_HELP] = { "-h", "--help", 0 },
-};
-
-static void die_usage(const char *msg, const char *what)
-{
-	fprintf(stderr, "shadowbind-run: %s%s%s\n", msg, what ? ": " : "", what ? what : "");
-	fprintf(stderr, "usage: shadowbind-run (--binding FILE | --unbound) [--time] -- PROGRAM [ARGS...]\n");
-	exit(1);
-}
 
 int main(int argc, char **argv)
 {
 	const char *binding = NULL;
-	int unbound = 0, timed = 0, i = 1;
-	for (; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (argv[i][0] != '-')
-			break;
-		int k = -1;
-		for (int o = 0; o < (int)(sizeof opts / sizeof *opts); o++)
-			if ((opts[o].s && !strcmp(argv[i], opts[o].s)) || !strcmp(argv[i], opts[o].l))
-				k = o;
-		if (k < 0)
-			die_usage("unknown option", argv[i]);
-		const char *val = NULL;
-		if (opts[k].arg) {
-			if (i + 1 >= argc)
-				die_usage("option needs a value", argv[i]);
-			val = argv[++i];
-		}
-		switch (k) {
-		case O_BINDING: binding = val; break;
-		case O_UNBOUND: unbound = 1; break;
-		case O_TIME: timed = 1; break;
-		case O_HELP: fputs(usage, stdout); return 0;
-		}
-	}
-	if (i >= argc)
-		die_usage("no program to run", NULL);
+	int unbound = 0, timed = 0;
+	struct cli_opt opts[] = {
+		{CLI_STR, "binding", 'b', .metavar = "FILE", .dst = &binding,
+		 .help = "the binding (docs/binding-format.md)"},
+		{CLI_FLAG, "unbound", .dst = &unbound,
+		 .help = "no pinning: the operating system schedules"},
+		{CLI_FLAG, "time", .dst = &timed,
+		 .help = "print the wall time of the run on stderr"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		"shadowbind-run", "(--binding FILE | --unbound) [--time] -- PROGRAM [ARGS...]",
+		"Run PROGRAM with each of its threads pinned to the processor the binding\n"
+		"file gives it: thread 1 is the initial thread, then threads are numbered\n"
+		"in the order the program creates them, as shadowbind-record numbers\n"
+		"them.  Logical processor p runs on OS CPU map[p] (the binding's `map`\n"
+		"line), else on the p-th CPU this process may use.  Threads pin\n"
+		"themselves (pthread_setaffinity_np) before they run any code of the\n"
+		"program.",
+		opts,
+		"Exit status: the program's (128 + signal if it was killed); 1 usage;\n"
+		"2 bad binding, or the machine has fewer CPUs than it needs (nothing\n"
+		"run), or the program created a thread the binding does not name (the\n"
+		"program is stopped at that point, docs/record.md); 4 system error.",
+		NULL, NULL, NULL};
+	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
+	if (prc != CLI_CONTINUE)
+		return prc;
+	if (nops < 1)
+		return cli_usage(&cmd, "no program to run");
 	if (!binding == !unbound)
-		die_usage("give exactly one of --binding FILE and --unbound", NULL);
+		return cli_usage(&cmd, "give exactly one of --binding FILE and --unbound");
+	argv = argv + 1;
+	argv[nops] = NULL;
+	int i = 0;
 
 	struct trace_error err;
 	struct rec_program prog;

@@ -50,6 +50,7 @@ struct rp_chunk {
 struct rp_thread {
 	uint32_t id;             /* trace thread id: 1 = initial thread      */
 	char name[64];           /* start routine's symbol, or ""            */
+	void *(*fn)(void *);     /* its start routine (NULL: thread 1)       */
 	pthread_t pt;
 	clockid_t clock;         /* its CPU-time clock (for the exit at
 	                            process exit)                            */
@@ -193,6 +194,9 @@ void rp_pin_init(void);
  * not name the thread. */
 int rp_pin_next(uint32_t *id);
 void rp_pin_self(int cpu);
+
+/* rp_name.c: the symbol of function fn into out ("" if unknown). */
+void rp_symname(void *fn, char *out, size_t len);
 
 /* Write a message to stderr with write(2) (async-signal-safe). */
 void rp_say(const char *a, const char *b, const char *c);

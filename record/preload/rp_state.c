@@ -363,15 +363,7 @@ struct rp_thread *rp_thread_new(void *(*fn)(void *))
 	}
 	t->id = ++g_nth;
 	g_th[t->id] = t;
-	if (fn) {
-		Dl_info di;
-		if (dladdr((void *)fn, &di) && di.dli_sname) {
-			size_t k = 0;
-			for (const char *s = di.dli_sname; *s && k + 1 < sizeof t->name; s++)
-				t->name[k++] = (*s > ' ' && *s < 127 && *s != '#') ? *s : '_';
-			t->name[k] = 0;
-		}
-	}
+	t->fn = fn; /* named when the trace is written (rp_name.c) */
 	return t;
 }
 
@@ -626,6 +618,8 @@ static void rp_write_trace(const char *why)
 	out_s(o, why);
 	out_s(o, "); work is thread CPU time\nunit ns\n");
 	for (uint32_t i = 1; i <= g_nth; i++) {
+		if (i > 1 && g_th[i]->fn)
+			rp_symname((void *)g_th[i]->fn, g_th[i]->name, sizeof g_th[i]->name);
 		const char *nm = i == 1 ? "main" : g_th[i]->name;
 		if (!*nm)
 			continue;

@@ -121,14 +121,18 @@ int pthread_join(pthread_t pt, void **ret)
 	if (!t)
 		return rp_real.join(pt, ret);
 	uint64_t w = rp_work(t);
+	/* which thread: looked up before the join, since once joined its
+	 * pthread_t may be reused at once by a thread created meanwhile */
+	uint32_t id = 0;
+	if (rp_lock() == 0) {
+		id = rp_thread_of(pt);
+		rp_unlock();
+	}
 	int r = rp_real.join(pt, ret);
 	int rec = 0;
-	if (r == 0 && rp_lock() == 0) {
-		uint32_t id = rp_thread_of(pt);
-		if (id) {
-			rp_emit(t, w, TRACE_JOIN, id, 0);
-			rec = 1;
-		}
+	if (r == 0 && id && rp_lock() == 0) {
+		rp_emit(t, w, TRACE_JOIN, id, 0);
+		rec = 1;
 		rp_unlock();
 	}
 	rp_leave(t, rec);
