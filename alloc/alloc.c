@@ -310,9 +310,15 @@ int alloc_commit(struct alloc_ctx *c, const int32_t *b, int st, sim_time ms)
  * when the machine frees up.  Results never depend on the mode: only the
  * speed does.
  */
-static int parallel_pays(struct alloc_ctx *c)
+static int parallel_pays(struct alloc_ctx *c, size_t nrun)
 {
 	struct alloc_pmode *m = &c->pmode;
+	/* A region must be worth its start-up: a batch that takes less
+	 * than 50 us on one thread stays there (a fork-join costs a few us
+	 * on an idle machine, milliseconds when a team member waits for a
+	 * descheduled thread). */
+	if (m->per[0] > 0 && m->per[0] * (double)nrun < 50e-6)
+		return 0;
 	if (m->per[1] == 0)
 		return 1;
 	if (m->per[0] == 0)
@@ -339,6 +345,8 @@ size_t alloc_width(const struct alloc_ctx *c)
 		return c->par->width;
 	if (c->nworkers < 2)
 		return 1;
+	if (m->per[0] > 0 && m->per[0] * (double)c->nworkers < 50e-6)
+		return 1; /* too small a region (parallel_pays) */
 	if (m->per[1] == 0 || m->per[0] == 0 || m->per[1] < m->per[0] ||
 	    now_s() - m->last_try > 20 * m->try_cost + 0.002)
 		return (size_t)c->nworkers;
@@ -411,7 +419,7 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
                        int commit, const uint64_t *cut, int *st,
                        sim_time *ms)
 {
-	if (c->par->no_cutoff)
+	if (c->par->no_cutoff || c->par->observe)
 		cut = NULL;
 	if (c->error)
 		return c->error;
@@ -504,7 +512,7 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	int *sst = c->sst;
 	sim_time *sms = c->sms;
 	int nth = (int)(nrun < (size_t)c->nworkers ? nrun : (size_t)c->nworkers);
-	int par = nth > 1 && parallel_pays(c);
+	int par = nth > 1 && parallel_pays(c, nrun);
 	double t0 = nth > 1 ? now_s() : 0;
 	if (!par) {
 		for (size_t j = 0; j < nrun; j++) {
@@ -577,7 +585,7 @@ int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
                         int *st, sim_time *ms)
 {
 	const uint32_t n = c->n;
-	if (m < 2 || c->par->no_cutoff)
+	if (m < 2 || c->par->no_cutoff || c->par->observe)
 		return alloc_evaluate(c, cand, m, 1, st, ms);
 	if (!c->sload && !(c->sload = malloc(sizeof *c->sload * c->k)))
 		return c->error = ALLOC_ENOMEM;

@@ -10,6 +10,12 @@
  * on a 36-thread program.  Each figure is the best of `repeats` runs
  * (default 5).  Goals: sga 32/8 under 50 ms, 500 greedy tests under 100 ms
  * on one core, and 1.8x faster on two cores than on one.
+ *
+ * Then the cutoffs (alloc_params.no_cutoff): CPU time of one thread per
+ * algorithm with and without them on the 79-thread sieve (pipeline,
+ * limit 397) at k = 8, 600 tests, and auto's default budget on the
+ * 1000-thread transactions program at k = 64; the results are asserted
+ * equal (binding, makespan, tests).
  */
 #include <omp.h>
 #include <stdio.h>
@@ -48,6 +54,54 @@ struct fig {
 	double sec;     /* best wall time                      */
 	uint64_t tests, sims;
 };
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One run of `alg` on one thread, with or without cutoffs: CPU seconds,
+ * and the result in *r (release it). */
+static double cut_run(const struct sim_program *sp, const char *alg,
+                      uint32_t k, uint64_t max_tests, int no_cutoff,
+                      struct alloc_result *r)
+{
+	omp_set_num_threads(1);
+	struct alloc_params p;
+	alloc_params_init(&p);
+	p.sim.cpus = k;
+	snprintf(p.algorithm, sizeof p.algorithm, "%s", alg);
+	p.max_tests = max_tests;
+	p.no_cutoff = no_cutoff;
+	double t0 = cpu_s();
+	if (alloc_run(sp, &p, r) != ALLOC_OK) {
+		fprintf(stderr, "alloc-speed: %s failed\n", alg);
+		exit(2);
+	}
+	return cpu_s() - t0;
+}
+
+static void cut_row(const struct sim_program *sp, const char *label,
+                    const char *alg, uint32_t k, uint64_t max_tests)
+{
+	struct alloc_result a, b;
+	double ta = cut_run(sp, alg, k, max_tests, 0, &a);
+	double tb = cut_run(sp, alg, k, max_tests, 1, &b);
+	if (sim_time_cmp(a.makespan, b.makespan) != 0 || a.tests != b.tests ||
+	    memcmp(a.binding, b.binding, sizeof *a.binding * a.nthreads) != 0) {
+		fprintf(stderr, "alloc-speed: %s: cutoffs changed the result\n",
+		        alg);
+		exit(1);
+	}
+	printf("%-26s %6llu %8.3fs %8.3fs %6.2fx %6llu %6llu %6llu\n", label,
+	       (unsigned long long)a.tests, ta, tb, tb / ta,
+	       (unsigned long long)b.sims, (unsigned long long)a.sims,
+	       (unsigned long long)a.pruned);
+	alloc_result_release(&a);
+	alloc_result_release(&b);
+}
 
 /* Best of `rep` runs of `alg` with `th` OpenMP threads. */
 static struct fig measure(const struct sim_program *sp, const char *alg,
@@ -133,6 +187,34 @@ int main(int argc, char **argv)
 	printf("%-38s %9.0fms %9.0fms %7.2fx  a few seconds (%llu tests)\n",
 	       "auto default budget, 64 thr/8 cpu", x1.sec * 1e3, x2.sec * 1e3,
 	       x1.sec / x2.sec, (unsigned long long)x1.tests);
+
+	/* Cutoffs. */
+	struct gen_opts o;
+	gen_opts_init(&o);
+	gen_opts_set(&o, "limit", "397");
+	struct trace *sieve = NULL, *t1000 = transactions(1000, 1);
+	char err[256];
+	if (gen_trace("pipeline", &o, &sieve, NULL, err, sizeof err) != GEN_OK)
+		return 2;
+	struct sim_program *ps = sim_program_new(sieve);
+	struct sim_program *p1000 = sim_program_new(t1000);
+	printf("\ncutoffs (one thread, CPU time; identical results asserted)\n");
+	printf("%-26s %6s %9s %9s %7s %6s %6s %6s\n", "run", "tests", "cut",
+	       "no cut", "gain", "sims-", "sims+", "pruned");
+	printf("  (sims-: simulations without cutoffs; sims+: with them, plus "
+	       "pruned: answered by the load bound)\n");
+	const char *algs[] = {"sga", "greedy", "dsg", "tabu", "anneal",
+	                      "exhaustive", "auto"};
+	for (size_t i = 0; i < sizeof algs / sizeof *algs; i++) {
+		char label[64];
+		snprintf(label, sizeof label, "%s sieve k=8", algs[i]);
+		cut_row(ps, label, algs[i], 8, 600);
+	}
+	cut_row(p1000, "auto 1000 thr k=64 default", "auto", 64, 0);
+	sim_program_free(ps);
+	sim_program_free(p1000);
+	trace_free(sieve);
+	trace_free(t1000);
 
 	sim_program_free(p32);
 	sim_program_free(p36);

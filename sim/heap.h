@@ -3,8 +3,9 @@
  * policy's file, see simint.h).
  *
  * One indexed binary heap orders everything that can happen at a future
- * instant by key = time << 64 | class << 32 | thread id, one 128-bit
- * comparison that the compiler makes branch-free:
+ * instant by (time, class, thread id), packed with the entry's id into
+ * one 16-byte key (struct hent), one 128-bit comparison that the compiler
+ * makes branch-free:
  *   - a thread's timer (end of a sleep or of a latency wait, a cwait's
  *     wake-up on its way), and under fifo/rr the end of a running
  *     thread's current work (entry id = the thread, 0..n-1);
@@ -35,11 +36,11 @@ static inline void heap_up(struct sim_work *w, uint32_t i)
 		if (!hent_less(&e, &w->heap[pa]))
 			break;
 		w->heap[i] = w->heap[pa];
-		w->hpos[w->heap[i].id] = (int32_t)i;
+		w->hpos[hent_id(w->heap[i])] = (int32_t)i;
 		i = pa;
 	}
 	w->heap[i] = e;
-	w->hpos[e.id] = (int32_t)i;
+	w->hpos[hent_id(e)] = (int32_t)i;
 }
 
 static inline void heap_down(struct sim_work *w, uint32_t i)
@@ -54,18 +55,18 @@ static inline void heap_down(struct sim_work *w, uint32_t i)
 		if (!hent_less(&w->heap[c], &e))
 			break;
 		w->heap[i] = w->heap[c];
-		w->hpos[w->heap[i].id] = (int32_t)i;
+		w->hpos[hent_id(w->heap[i])] = (int32_t)i;
 		i = c;
 	}
 	w->heap[i] = e;
-	w->hpos[e.id] = (int32_t)i;
+	w->hpos[hent_id(e)] = (int32_t)i;
 }
 
 /* Schedule event `id` at (t, cls, tid), or move it there. */
 static inline void heap_set(struct sim_work *w, uint32_t id, stime t, uint8_t cls,
                      uint32_t tid)
 {
-	struct hent e = {(unsigned __int128)t << 64 | (uint64_t)cls << 32 | tid, id};
+	struct hent e = {hent_key(t, cls, tid, id)};
 	int32_t pos = w->hpos[id];
 	if (pos < 0) {
 		w->heap[w->hn] = e;
@@ -90,9 +91,9 @@ static inline void heap_del(struct sim_work *w, uint32_t id)
 	if ((uint32_t)pos == w->hn)
 		return;
 	w->heap[pos] = last;
-	w->hpos[last.id] = pos;
+	w->hpos[hent_id(last)] = pos;
 	heap_up(w, (uint32_t)pos);
-	heap_down(w, (uint32_t)w->hpos[last.id]);
+	heap_down(w, (uint32_t)w->hpos[hent_id(last)]);
 }
 
 #endif

@@ -24,7 +24,7 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 	const uint32_t n = w->p->n;
 	const stime cutoff = w->cutoff;
 	while (w->hn && !w->nomem) {
-		uint32_t id = w->heap[0].id;
+		uint32_t id = hent_id(w->heap[0]);
 		stime T = (stime)(w->heap[0].key >> 64);
 		w->events++;
 		if (__builtin_expect(T > cutoff, 0)) {

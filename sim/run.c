@@ -42,7 +42,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	const struct sim_program *p = w->p;
 	const struct trace *tr = p->tr;
 	uint32_t n = p->n, k = par->cpus;
-	if (k == 0 || (par->policy == SIM_RR && par->quantum == 0) ||
+	if (k == 0 || n >= (uint32_t)1 << 31 || (par->policy == SIM_RR && par->quantum == 0) ||
 	    par->policy > SIM_RR || par->mode > SIM_UNBOUND)
 		return SIM_EINVAL;
 	if (par->model != SIM_DIRECT && par->model != SIM_CLIENT_SERVER &&

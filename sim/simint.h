@@ -314,12 +314,23 @@ struct pth {
 	uint8_t exit_wait;   /* client-server: at its exit, lists pending    */
 };
 
-/* An event, ordered by key = time << 64 | class << 32 | thread id (one
- * 128-bit comparison, which the compiler makes branch-free). */
+/* An event: one 16-byte key, time << 64 | class << 63 | thread id << 32
+ * | entry id, ordered by one 128-bit comparison (branch-free).  The order
+ * is (time, class, thread id): no two entries share those three, so the
+ * entry id in the low bits never decides.  Thread ids < 2^31 (setup). */
 struct hent {
-	unsigned __int128 key;
-	uint32_t id;
+	st_u128 key;
 };
+
+static inline uint32_t hent_id(struct hent e)
+{
+	return (uint32_t)e.key;
+}
+
+static inline st_u128 hent_key(uint64_t t, unsigned cls, uint32_t tid, uint32_t id)
+{
+	return (st_u128)t << 64 | (uint64_t)cls << 63 | (uint64_t)tid << 32 | id;
+}
 
 /* A ready thread in a ps group's heap, by (finish tag, id). */
 struct pent {

@@ -1165,8 +1165,6 @@ static size_t squeeze(char *b, size_t from, size_t n, int *skip)
 static int read_stream(struct tr_p1 *P, struct src *S)
 {
 	size_t cap = P->lim.buf_init, len = 0, sq = 0; /* b[0, sq) squeezed */
-	if (S->fd < 0 && S->mlen < cap)
-		cap = S->mlen + 1 > 2 ? S->mlen + 1 : 2; /* never full: the same reading */
 	int skip = 0;
 	/* + TR_PAD: word loads near a line's end stay in the buffer; all
 	 * of it initialized, so that no byte read is undefined */
