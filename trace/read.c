@@ -1166,9 +1166,10 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 {
 	size_t cap = P->lim.buf_init, len = 0, sq = 0; /* b[0, sq) squeezed */
 	int skip = 0;
-	/* + TR_PAD: word loads near a line's end stay in the buffer; all
-	 * of it initialized, so that no byte read is undefined */
-	char *buf = calloc(1, cap + 1 + TR_PAD);
+	/* + TR_PAD: word loads near a line's end stay in the buffer; the
+	 * TR_PAD bytes past the data are kept zero, so that no byte such a
+	 * load reads is undefined */
+	char *buf = malloc(cap + 1 + TR_PAD);
 	if (!buf) {
 		oom(P);
 		return -1;
@@ -1187,7 +1188,6 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 					rc = -1;
 					break;
 				}
-				memset(nb + cap + 1 + TR_PAD, 0, ncap - cap);
 				buf = nb;
 				cap = ncap;
 			} else if (len == cap) {
@@ -1214,6 +1214,7 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 		if (k == 0) {
 			if (len) {
 				buf[len++] = '\n';
+				memset(buf + len, 0, TR_PAD);
 				rc = parse_block(P, buf, buf + len);
 			}
 			break;
@@ -1228,6 +1229,7 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 			skip = 0;
 		}
 		len += (size_t)k;
+		memset(buf + len, 0, TR_PAD);
 		char *last = memrchr(nb, '\n', (size_t)k);
 		if (!last)
 			continue;
