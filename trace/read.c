@@ -771,7 +771,13 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 		return NULL;
 	p = s + n;
 	const struct trace_opinfo *O = &trace_ops[op];
-	for (int i = 0; i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
+	/* the most common shape first: one object */
+	int one = O->arg[0].type == TRACE_ARG_OBJ && O->arg[1].type == TRACE_ARG_NONE;
+	if (one) {
+		if (*p != ' ' || !(p = fnum(p + 1, 1, &v[0])) || v[0] >= TRACE_ID_LIMIT)
+			return NULL;
+	}
+	for (int i = 0; !one && i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
 		if (*p != ' ')
 			return NULL;
 		p++;
@@ -845,7 +851,7 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	r.op = (uint8_t)op;
 	r.a = (uint32_t)v[0];
 	r.b = (uint32_t)v[1];
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 - one; i++) {
 		if (O->arg[i].type == TRACE_ARG_OBJ) {
 			int k = O->arg[i].kind;
 			if (obj_get(P, k, (uint32_t)v[i], &d))
