@@ -419,7 +419,7 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
                        int commit, const uint64_t *cut, int *st,
                        sim_time *ms)
 {
-	if (c->par->no_cutoff)
+	if (c->par->no_cutoff || c->par->observe)
 		cut = NULL;
 	if (c->error)
 		return c->error;
@@ -585,7 +585,7 @@ int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
                         int *st, sim_time *ms)
 {
 	const uint32_t n = c->n;
-	if (m < 2 || c->par->no_cutoff)
+	if (m < 2 || c->par->no_cutoff || c->par->observe)
 		return alloc_evaluate(c, cand, m, 1, st, ms);
 	if (!c->sload && !(c->sload = malloc(sizeof *c->sload * c->k)))
 		return c->error = ALLOC_ENOMEM;

@@ -77,12 +77,10 @@ typedef int (*alloc_progress_fn)(void *arg, const struct alloc_progress *p);
  * Observer: called once per simulation of the search (not for the
  * one-processor reference), from the calling thread, in a deterministic
  * order, with the binding simulated (dense threads, TRACE_SHADOW allowed),
- * the simulator's status and the makespan.  For tests and tracing.  A
- * simulation stopped at a cutoff (alloc_params.no_cutoff) reports
- * SIM_CUTOFF and makespan 0: its makespan was above what the search
- * could use; such a binding may be simulated again later with a higher
- * cutoff.  An evaluation answered by the load bound without simulating
- * (alloc_result.pruned) is reported the same way.
+ * the simulator's status and the makespan.  For tests and tracing.  With
+ * an observer the search uses no cutoffs (alloc_params.no_cutoff): every
+ * simulation runs to its end, in candidate order, once per allocation,
+ * as observers of trajectories expect.
  */
 typedef void (*alloc_observe_fn)(void *arg, const int32_t *binding,
                                  uint32_t nthreads, int status,
@@ -123,12 +121,11 @@ struct alloc_params {
 	                           longer remembered (result.history_full) */
 	int no_cutoff;          /* 1: never stop a simulation early (for
 	                           measurements: results are identical
-	                           either way, only slower).  Default 0:
-	                           greedy, dsg, anneal (with a test budget)
-	                           and exhaustive stop a test's simulation
-	                           once it provably cannot change the search
-	                           (sim_makespan_cutoff); the observer then
-	                           sees SIM_CUTOFF                           */
+	                           either way, only slower); implied by an
+	                           observer.  Default 0: the searches stop
+	                           a test's simulation once it provably
+	                           cannot change the search
+	                           (sim_makespan_cutoff, docs/alloc.md)     */
 	uint32_t width;         /* allocations greedy, dsg and anneal draw
 	                           speculatively at once (their results do
 	                           not depend on it); 0: the OpenMP threads

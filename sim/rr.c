@@ -13,6 +13,50 @@
 
 static void policy_run(struct sim_work *w);
 
+/*
+ * Whole rounds (a bound processor, m >= 2 threads sharing it, no
+ * schedule recorded): at an expiry at T, the running thread u and the
+ * queue q1..q(m-1) rotate; one round of m quanta, each after a context
+ * switch, lasts L = m (Q + switch cost), gives every thread Q units and
+ * ends in the same state (u's quantum expiring, the same queue).  As long
+ * as no thread's work ends within the rounds (rem > R Q) and no other
+ * event comes before their end (the heap's next entry, E > T + R L),
+ * nothing else can happen to this processor meanwhile: R rounds are
+ * taken at once.  Returns the time of the expiry to handle, T + R L.
+ */
+static stime rr_rounds(struct sim_work *w, uint32_t s, struct sgrp *g, stime T)
+{
+	uint64_t Q = w->par->quantum, sc = w->par->switch_cost;
+	stime E = UINT64_MAX / 2;
+	if (w->hn > 1) { /* the earliest entry other than this expiry */
+		uint32_t c = w->hn > 2 && w->heap[2].key < w->heap[1].key ? 2 : 1;
+		E = (stime)(w->heap[c].key >> 64);
+	}
+	if (E - T <= 2 * (Q + sc))
+		return T; /* not even a round of two threads fits */
+	struct sth *t = &w->th[w->sl[s].run];
+	uint64_t m = 1, minrem = t->rem;
+	for (uint32_t v = g->rqh; v != NIL; v = w->th[v].qnext) {
+		m++;
+		if (w->th[v].rem < minrem)
+			minrem = w->th[v].rem;
+	}
+	uint64_t L = m * (Q + sc), R = minrem ? (minrem - 1) / Q : 0;
+	if (R > (E - T - 1) / L)
+		R = (E - T - 1) / L;
+	if (R == 0)
+		return T;
+	t->rem -= R * Q;
+	for (uint32_t v = g->rqh; v != NIL; v = w->th[v].qnext)
+		w->th[v].rem -= R * Q;
+	if (w->flags & SIM_STATS)
+		w->sl[s].busy += R * L;
+	T += R * L;
+	t->seg = T;
+	w->rr_last = hent_key(T, 1, (uint32_t)w->sl[s].run, 0);
+	return T;
+}
+
 /* rr quantum expiry on slot s at T. */
 static inline __attribute__((always_inline)) void rr_expire(struct sim_work *w, uint32_t s, stime T)
 {
@@ -37,6 +81,8 @@ static inline __attribute__((always_inline)) void rr_expire(struct sim_work *w, 
 		slot_arm(w, s, u);
 		return;
 	}
+	if (g->nslots == 1 && !(w->flags & SIM_SCHEDULE))
+		T = rr_rounds(w, s, g, T);
 	if (w->flags & SIM_SCHEDULE)
 		sim_iv_add(w, u, sim_iv_proc(w, u), t->run_from, T);
 	heap_del(w, u);

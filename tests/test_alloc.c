@@ -493,6 +493,9 @@ static void test_greedy_no_repeat(void **state)
 				i += g;
 			}
 			free(rows);
+			/* With an observer there are no cutoffs: never
+			 * twice. */
+			assert_int_equal(resims, 0);
 			/* Every test is a simulation; with width 4 some
 			 * simulations are speculative and do not count. */
 			assert_true(r.tests + resims <= o.n);
@@ -633,6 +636,12 @@ static void test_floor(void **state)
 				}
 				if (mode >= 5 && r.stop == ALLOC_STOP_CANCELLED)
 					assert_true(r.tests >= after);
+				/* auto never starts an enumeration it cannot
+				 * finish: 16 threads on 4 processors are
+				 * 1.7e8 bindings, far beyond 1 ms or 40
+				 * tests. */
+				if (strcmp(algs[a], "auto") == 0 && mode != 0)
+					assert_int_equal(r.enumerated, 0);
 				runs++;
 				alloc_result_release(&r);
 			}
@@ -641,6 +650,24 @@ static void test_floor(void **state)
 		trace_free(tr);
 	}
 	print_message("floor: %d runs, none worse than binpacking\n", runs);
+
+	/* With time to spare, auto enumerates a small space and says it is
+	 * complete: 5 threads on 2 processors, 16 bindings (S(5,1) +
+	 * S(5,2)), the optimum 2050 (test_worst_sga). */
+	struct trace *w = read_shared("examples/binpack-worst-case.trace");
+	struct sim_program *wp = sim_program_new(w);
+	struct alloc_params p;
+	params(&p, "auto", 2);
+	p.time_limit = 60;
+	struct alloc_result r;
+	run(wp, &p, &r);
+	assert_int_equal(r.enumerated, 1);
+	assert_int_equal(r.complete, 1);
+	assert_int_equal(r.makespan.num, 2050);
+	assert_int_equal(r.tests, 16);
+	alloc_result_release(&r);
+	sim_program_free(wp);
+	trace_free(w);
 }
 
 /* The baselines (Paper VII Section 7.2): block and roundrobin, by hand. */

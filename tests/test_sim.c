@@ -1104,9 +1104,12 @@ static void test_cutoff(void **state)
  * on its processor.  A lone thread of 2^62 - 1 units under rr:1, and of
  * 2^31 - 1 units unbound on 2 processors under rr:7: the makespan is the
  * work, and the run takes a handful of events (its start, one expiry
- * that skips ahead, its work's end), not work / quantum.  Two threads
- * sharing a processor still take one expiry per quantum (rr:1000, 10^5
- * units each: about 200).
+ * that skips ahead, its work's end), not work / quantum.  Threads that
+ * share a processor and nothing else take whole rounds at once: T1 (10^6
+ * + 3 units after its create) and T2 (10^6) under rr:7 on one processor
+ * alternate 142,857 rounds of 14 units (to 1,999,998), leaving T1 4
+ * units and T2 1: T1 ends at 2,000,002, T2 at 2,000,003, in a handful of
+ * events.
  */
 static void test_rr_skip(void **state)
 {
@@ -1120,8 +1123,8 @@ static void test_rr_skip(void **state)
 		{"shadowbind-trace 1\n1 4611686018427387903 exit\n", "rr:1", 0, 1,
 		 4611686018427387903ull, 4},
 		{"shadowbind-trace 1\n1 2147483647 exit\n", "rr:7", 1, 2, 2147483647ull, 4},
-		{"shadowbind-trace 1\n1 0 create 2\n1 100000 exit\n2 100000 exit\n", "rr:1000", 0, 1,
-		 200000, 205},
+		{"shadowbind-trace 1\n1 0 create 2\n1 1000003 exit\n2 1000000 exit\n", "rr:7", 0, 1,
+		 2000003, 12},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tu_sim c;
@@ -1135,11 +1138,75 @@ static void test_rr_skip(void **state)
 		struct sim_result res;
 		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
 		assert_time(res.makespan, cases[i].makespan, 1);
+		if (i == 2) {
+			assert_time(res.threads[0].end, 2000002, 1);
+			assert_time(res.threads[1].end, 2000003, 1);
+		}
 		if (res.events > cases[i].max_events)
 			fail_msg("case %zu: %llu events, expected at most %llu", i,
 			         (unsigned long long)res.events, (unsigned long long)cases[i].max_events);
 		tu_sim_close(&c);
 	}
+}
+
+/*
+ * Whole rr rounds are taken at once only when no schedule is recorded:
+ * with SIM_SCHEDULE every quantum is stepped.  Both must agree (the
+ * schedule's run gives the reference, quantum by quantum) on random
+ * programs with sleeps and semaphores, bound on 1-3 processors, rr with
+ * small quanta and switch costs: makespan, and every thread's end and
+ * ready time, and every processor's busy time.
+ */
+static void test_rr_rounds(void **state)
+{
+	(void)state;
+	uint64_t seed = 4242;
+	int checked = 0, jumped = 0;
+	for (int iter = 0; iter < 150; iter++) {
+		int n = 2 + (int)(tu_rand(&seed) % 8);
+		char *text = random_trace(&seed, n, 10, 0, iter % 2);
+		struct tu_sim c;
+		tu_sim_open(&c, text);
+		uint32_t nt = c.tr->nthreads;
+		int32_t *b = calloc(nt, sizeof *b);
+		for (int rep = 0; rep < 4; rep++) {
+			struct sim_params par;
+			sim_params_init(&par);
+			par.policy = SIM_RR;
+			par.quantum = 1 + tu_rand(&seed) % 4;
+			par.switch_cost = tu_rand(&seed) % 3;
+			par.latency = tu_rand(&seed) % 2 ? tu_rand(&seed) % 9 : 0;
+			par.cpus = 1 + (uint32_t)(tu_rand(&seed) % 3);
+			for (uint32_t i = 0; i < nt; i++)
+				b[i] = (int32_t)(tu_rand(&seed) % par.cpus);
+			struct sim_result a, r;
+			assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS | SIM_SCHEDULE, &r), SIM_OK);
+			sim_time ms = r.makespan, end[16], ready[16], busy[4];
+			for (uint32_t i = 0; i < nt; i++) {
+				end[i] = r.threads[i].end;
+				ready[i] = r.threads[i].ready;
+			}
+			for (uint32_t p = 0; p < par.cpus; p++)
+				busy[p] = r.busy[p];
+			uint64_t stepped = r.events;
+			assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &a), SIM_OK);
+			assert_true(sim_time_cmp(a.makespan, ms) == 0);
+			for (uint32_t i = 0; i < nt; i++) {
+				assert_true(sim_time_cmp(a.threads[i].end, end[i]) == 0);
+				assert_true(sim_time_cmp(a.threads[i].ready, ready[i]) == 0);
+			}
+			for (uint32_t p = 0; p < par.cpus; p++)
+				assert_true(sim_time_cmp(a.busy[p], busy[p]) == 0);
+			assert_true(a.events <= stepped);
+			jumped += a.events < stepped;
+			checked++;
+		}
+		free(b);
+		tu_sim_close(&c);
+		free(text);
+	}
+	print_message("rr rounds checked on %d runs (%d took rounds at once)\n", checked, jumped);
+	assert_true(jumped > 50);
 }
 
 /* Bytes the allocator has handed out and not taken back (from its
@@ -1249,6 +1316,7 @@ int main(void)
 		cmocka_unit_test(test_reuse_and_params),
 		cmocka_unit_test(test_cutoff),
 		cmocka_unit_test(test_rr_skip),
+		cmocka_unit_test(test_rr_rounds),
 		cmocka_unit_test(test_no_allocation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,7 @@
 // (dynamic scheduling); the last thread to finish wakes the main thread,
 // which waits on a condition variable, then joins them all.
 //
-//   cxxpool [N [WORK [W]]]   N = 300 chunks, WORK = 4000 us per chunk on
+//   cxxpool [N [WORK [W]]]   N = 300 chunks, WORK = 8000 us per chunk on
 //                            average (chunk k costs WORK * (1 + k%4)/2.5),
 //                            W = 4 threads
 #include <condition_variable>
@@ -39,7 +39,7 @@ static double integrate(long k, long units)
 
 int main(int argc, char **argv)
 {
-	long n = arg(argc, argv, 1, 300), work = arg(argc, argv, 2, 4000);
+	long n = arg(argc, argv, 1, 300), work = arg(argc, argv, 2, 8000);
 	long w = arg(argc, argv, 3, 4);
 	std::mutex mx;
 	std::condition_variable all_done;

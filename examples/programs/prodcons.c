@@ -7,7 +7,7 @@
  * one item; here each picks 20, so that all 1500 items are consumed and
  * the program ends by joining everyone.)
  *
- *   prodcons [WORK]    WORK = 300 (units of ~1 us to produce an item;
+ *   prodcons [WORK]    WORK = 500 (units of ~1 us to produce an item;
  *                      consuming one takes WORK/2)
  */
 #include <pthread.h>
@@ -61,7 +61,7 @@ static void *consumer(void *arg)
 
 int main(int argc, char **argv)
 {
-	g_work = arg_long(argc, argv, 1, 300);
+	g_work = arg_long(argc, argv, 1, 500);
 	pthread_t t[PRODUCERS + CONSUMERS];
 	sem_init(&g_items, 0, 0);
 	count(C_THREADS);

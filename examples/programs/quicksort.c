@@ -5,7 +5,7 @@
  * items, threads while more than 100,000), else sorts sequentially with
  * RecursiveQuickSort; each thread joins its two children.
  *
- *   quicksort [N]      N = 4000000 random integers (fixed seed)
+ *   quicksort [N]      N = 6000000 random integers (fixed seed)
  */
 #include <pthread.h>
 
@@ -72,7 +72,7 @@ static void *parallel_quicksort(void *arg)
 
 int main(int argc, char **argv)
 {
-	long n = arg_long(argc, argv, 1, 4000000);
+	long n = arg_long(argc, argv, 1, 6000000);
 	g_a = malloc((size_t)n * sizeof *g_a);
 	uint64_t s = 12345;
 	for (long i = 0; i < n; i++) {

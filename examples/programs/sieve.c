@@ -6,7 +6,7 @@
  * filter thread.  X = 397 gives 78 primes, 79 threads besides main.
  * Channels are one-slot buffers guarded by two semaphores.
  *
- *   sieve [X [WORK]]   X = 397, WORK = 150 (units of ~1 us per test)
+ *   sieve [X [WORK]]   X = 397, WORK = 500 (units of ~1 us per test)
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -109,7 +109,7 @@ static void *generator(void *arg)
 int main(int argc, char **argv)
 {
 	long x = arg_long(argc, argv, 1, 397);
-	g_work = arg_long(argc, argv, 2, 150);
+	g_work = arg_long(argc, argv, 2, 500);
 	struct chan *c = chan_new();
 	struct gen g = { c, x };
 	struct filter f = { c, 0 };

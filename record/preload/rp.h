@@ -57,7 +57,10 @@ struct rp_thread {
 	int started, exited;
 	int busy;                /* inside a wrapper: nested calls (signal
 	                            handlers) pass through unrecorded         */
-	uint64_t last;           /* CPU time at its previous record; ns      */
+	uint64_t last;           /* CPU time when its last wrapper was
+	                            entered; ns                              */
+	uint64_t carry;          /* work not yet in a record (a wrapper that
+	                            recorded nothing); ns                    */
 	struct rp_chunk *head, *tail;
 	uint64_t nrec;
 	/* a condition wait in progress */
@@ -136,11 +139,14 @@ void rp_init(void);
  * (then marks it busy), else NULL: the wrapper just calls the real
  * function. */
 struct rp_thread *rp_enter(void);
-/* Leave a wrapper: if `recorded`, the thread's next work starts now. */
+/* Leave a wrapper: if `recorded`, the work rp_work returned is in a
+ * record. */
 void rp_leave(struct rp_thread *t, int recorded);
 /* CPU time of the calling thread; ns. */
 uint64_t rp_cpu_now(void);
-/* The calling thread's work since its previous record; ns. */
+/* The calling thread's work since its previous record (read once, when
+ * a wrapper is entered; minus the measured cost of one clock read, the
+ * recorder's own main cost); ns. */
 uint64_t rp_work(struct rp_thread *t);
 
 /* The recorder lock G; rp_lock returns 0, or -1 when the recording has

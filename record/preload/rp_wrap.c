@@ -3,8 +3,11 @@
  * mutexes, semaphores, condition variables, barriers, read-write locks,
  * sleeps.  Each calls the real function; when the calling thread is
  * recorded it also appends a record, under G, in the order the operation
- * took effect: a release performs the real operation while holding G, an
- * acquisition records after the real operation returned.
+ * took effect: a release takes its place (under G) just before the real
+ * operation, an acquisition just after the real operation returned; so
+ * whatever an acquisition waited for precedes it.  (A release performed
+ * while holding G would make the thread it wakes block on G at once on
+ * one processor: two more context switches per hand-off.)
  */
 #include <errno.h>
 #include <semaphore.h>
@@ -244,24 +247,36 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 	if (!t)
 		return rp_real.mutex_unlock(m);
 	uint64_t w = rp_work(t);
-	int r, rec = 0;
+	struct rp_rec *rec = NULL;
+	int recursive = 0;
+	/* the record takes its place before the real release (see
+	 * rp_release_undo): nobody can acquire M before it */
 	if (rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(m, TRACE_K_MUTEX);
-		r = rp_real.mutex_unlock(m);
-		if (r == 0 && o && o->owner == t->id) {
+		if (o && o->owner == t->id) {
 			if (o->depth) {
 				o->depth--;
+				recursive = 1;
 			} else {
 				o->owner = 0;
-				rp_emit(t, w, TRACE_UNLOCK, rp_obj_id(o), 0);
-				rec = 1;
+				rec = rp_emit(t, w, TRACE_UNLOCK, rp_obj_id(o), 0);
 			}
 		}
 		rp_unlock();
-	} else {
-		r = rp_real.mutex_unlock(m);
 	}
-	rp_leave(t, rec);
+	int r = rp_real.mutex_unlock(m);
+	if (r != 0 && (rec || recursive) && rp_lock() == 0) {
+		struct rp_obj *o = rp_obj(m, TRACE_K_MUTEX);
+		if (rec)
+			rec->dead = 1;
+		if (o && rec)
+			o->owner = t->id;
+		else if (o)
+			o->depth++;
+		rp_unlock();
+		rec = NULL;
+	}
+	rp_leave(t, rec != NULL);
 	return r;
 }
 
@@ -378,19 +393,20 @@ static int cond_wake(pthread_cond_t *c, int all)
 	if (!t)
 		return all ? rp_real.cond_broadcast(c) : rp_real.cond_signal(c);
 	uint64_t w = rp_work(t);
-	int r, rec = 0;
+	int rec = 0;
+	/* claimed and recorded before the real call, which wakes only
+	 * waiters registered before (they registered under G holding the
+	 * mutex); it cannot fail on a valid condition variable */
 	if (rp_lock() == 0) {
-		r = all ? rp_real.cond_broadcast(c) : rp_real.cond_signal(c);
 		struct rp_obj *o = rp_obj(c, TRACE_K_COND);
-		if (r == 0 && o) {
+		if (o) {
 			uint32_t n = rp_cv_claim(o, all);
 			rp_emit(t, w, all ? TRACE_BROADCAST : TRACE_SIGNAL, rp_obj_id(o), (uint64_t)n);
 			rec = 1;
 		}
 		rp_unlock();
-	} else {
-		r = all ? rp_real.cond_broadcast(c) : rp_real.cond_signal(c);
 	}
+	int r = all ? rp_real.cond_broadcast(c) : rp_real.cond_signal(c);
 	rp_leave(t, rec);
 	return r;
 }
@@ -547,19 +563,20 @@ int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	if (!t)
 		return rp_real.rw_unlock(l);
 	uint64_t w = rp_work(t);
-	int r, rec = 0;
+	struct rp_rec *rec = NULL;
 	if (rp_lock() == 0) {
-		r = rp_real.rw_unlock(l);
 		struct rp_obj *o = rp_obj(l, TRACE_K_RWLOCK);
-		if (r == 0 && o) {
-			rp_emit(t, w, TRACE_RWUNLOCK, rp_obj_id(o), 0);
-			rec = 1;
-		}
+		if (o)
+			rec = rp_emit(t, w, TRACE_RWUNLOCK, rp_obj_id(o), 0);
 		rp_unlock();
-	} else {
-		r = rp_real.rw_unlock(l);
 	}
-	rp_leave(t, rec);
+	int r = rp_real.rw_unlock(l);
+	if (r != 0 && rec && rp_lock() == 0) {
+		rec->dead = 1;
+		rp_unlock();
+		rec = NULL;
+	}
+	rp_leave(t, rec != NULL);
 	return r;
 }
 
@@ -665,23 +682,27 @@ int sem_post(sem_t *s)
 	if (!t)
 		return rp_real.sem_post(s);
 	uint64_t w = rp_work(t);
-	int r, e, rec = 0;
+	struct rp_rec *rec = NULL;
+	struct rp_obj *o = NULL;
 	if (rp_lock() == 0) {
-		r = rp_real.sem_post(s);
-		e = errno;
-		struct rp_obj *o = rp_obj(s, TRACE_K_SEM);
-		if (r == 0 && o) {
+		o = rp_obj(s, TRACE_K_SEM);
+		if (o) {
 			uint32_t id = rp_obj_id(o);
 			o->count++;
-			rp_emit(t, w, TRACE_POST, id, 0);
-			rec = 1;
+			rec = rp_emit(t, w, TRACE_POST, id, 0);
 		}
 		rp_unlock();
-	} else {
-		r = rp_real.sem_post(s);
-		e = errno;
 	}
-	rp_leave(t, rec);
+	int r = rp_real.sem_post(s), e = errno;
+	if (r != 0 && rec && rp_lock() == 0) {
+		rec->dead = 1;
+		o = rp_obj(s, TRACE_K_SEM);
+		if (o)
+			o->count--;
+		rp_unlock();
+		rec = NULL;
+	}
+	rp_leave(t, rec != NULL);
 	errno = e;
 	return r;
 }
