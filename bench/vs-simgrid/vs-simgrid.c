@@ -21,14 +21,16 @@
  *                 option scaled to reach about N records (transactions
  *                 32 threads, --continue; pipeline --limit, its threads
  *                 grow with it; prodcons 16 + 16 threads, 4 buffers,
- *                 --items; dag 32 threads, --depth).  pipeline and
- *                 prodcons with their works times 1000 (10^3..10^5, as in
- *                 a trace recorded in ns): with the generator's default
- *                 works of 1..10 units our ps cycles (of m units, up to 27
- *                 threads per processor here) are as long as the works,
- *                 and the makespans differ from SimGrid's fluid sharing
- *                 by 14% (pipeline) and 1-8% (prodcons); times 1000, by
- *                 0.1% (measured, 10^5 records).
+ *                 --items; dag 32 threads, --depth).  prodcons with its
+ *                 works times 1000, pipeline times 10^5 (as in a trace
+ *                 recorded in ns): with the generator's default works of
+ *                 1..200 units our ps cycles (m units for m threads on a
+ *                 processor: about 27 for pipeline at 10^5 records, 87
+ *                 at 10^6) are as long as the works, and the makespans
+ *                 differ from SimGrid's fluid sharing by 14-24%
+ *                 (pipeline) and 1-8% (prodcons); pipeline times 1000
+ *                 still 0.2% at 10^5 records but 16% at 10^6; times 10^5,
+ *                 0.07% (measured).
  * Each simulator runs in a child process of its own (SimGrid's engine can
  * be initialised once per process); its CPU time (user + system, from
  * getrusage) covers reading the trace file with trace_read_file, setting
@@ -342,10 +344,10 @@ static int write_gen(FILE *f, const char *family, long records)
 		 * records about 63657 (L / 1000)^1.66 (measured) */
 		snprintf(v, sizeof v, "%ld", (long)(1000 * pow((double)records / 63657, 1 / 1.66)));
 		gen_opts_set(&o, "limit", v);
-		gen_opts_set(&o, "gen-work", "10000");
-		gen_opts_set(&o, "filter-work", "10000");
-		gen_opts_set(&o, "send-work", "1000");
-		gen_opts_set(&o, "recv-work", "1000");
+		gen_opts_set(&o, "gen-work", "1000000");
+		gen_opts_set(&o, "filter-work", "1000000");
+		gen_opts_set(&o, "send-work", "100000");
+		gen_opts_set(&o, "recv-work", "100000");
 	} else if (!strcmp(family, "prodcons")) {
 		gen_opts_set(&o, "producers", "16");
 		gen_opts_set(&o, "consumers", "16");
@@ -362,12 +364,13 @@ static int write_gen(FILE *f, const char *family, long records)
 		snprintf(v, sizeof v, "%ld", records / (32 * 18) + 1);
 		gen_opts_set(&o, "depth", v);
 	}
-	/* transactions' length is random (geometric per thread): take the
-	 * first seed that gives 0.7N..1.5N lines */
+	/* transactions' length is random (geometric per thread): correct
+	 * the continue probability by the measured length until it gives
+	 * 0.7N..1.5N lines (at most 8 tries) */
 	char err[256], *text = NULL;
 	size_t len = 0;
-	for (uint64_t seed = 1; seed <= 50; seed++) {
-		o.seed = seed;
+	double q = 0.27 * 32 / (double)records; /* 1 - continue */
+	for (int tries = 0; tries < 8; tries++) {
 		free(text);
 		int rc = gen_generate(family, &o, &text, &len, NULL, err, sizeof err);
 		if (rc) {
@@ -379,6 +382,9 @@ static int write_gen(FILE *f, const char *family, long records)
 			lines += text[i] == '\n';
 		if (strcmp(family, "transactions") || (lines >= records * 7 / 10 && lines <= records * 3 / 2))
 			break;
+		q *= (double)lines / (double)records;
+		snprintf(v, sizeof v, "%.9f", 1.0 - q);
+		gen_opts_set(&o, "continue", v);
 	}
 	int rc = fwrite(text, 1, len, f) == len ? 0 : -1;
 	free(text);
