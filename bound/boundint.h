@@ -40,6 +40,8 @@ struct bd_count {
 	mpz_t *zCn;        /* [n+1] C(n, q)                                   */
 	mpz_t *zrowA;      /* [n+1] a binomial row C(a_i, .), made on demand  */
 	mpz_t *zQ;         /* [n+1] a group's power P^g (GMP path)           */
+	mpz_t *zP;         /* [BD_GROUPS * (n+1)] group factors (GMP path)   */
+	mpz_t *zA, *zB, *zD, *zN; /* [n+2] scratch of the product recurrence */
 	mpz_t zt;          /* scratch (initialized iff zt_init)              */
 	int zt_init;
 	uint32_t *sorted;  /* [n] scratch: non-zero loads, non-increasing    */
@@ -55,6 +57,8 @@ struct bd_count {
 };
 
 enum { BD_CAP_WORK = 1, BD_CAP_TIME = 2 };
+/* Most distinct loads the product recurrence of f_poly_mpz handles. */
+#define BD_GROUPS 6
 /* Internal return code: the work or time cap stopped the computation. */
 #define BD_ECAP (-100)
 

@@ -77,13 +77,20 @@ void bd_count_release(struct bd_count *c)
 	free(c->poly);
 	free(c->tmp);
 	free(c->F);
-	mpz_t *arr[6] = {c->zpoly, c->ztmp, c->zF, c->zCn, c->zrowA, c->zQ};
-	for (int j = 0; j < 6; j++)
+	mpz_t *arr[10] = {c->zpoly, c->ztmp, c->zF, c->zCn, c->zrowA, c->zQ,
+	                  c->zA, c->zB, c->zD, c->zN};
+	size_t len[10] = {n1, n1, n1, n1, n1, n1, n1 + 1, n1 + 1, n1 + 1, n1 + 1};
+	for (int j = 0; j < 10; j++)
 		if (arr[j]) {
-			for (size_t i = 0; i < n1; i++)
+			for (size_t i = 0; i < len[j]; i++)
 				mpz_clear(arr[j][i]);
 			free(arr[j]);
 		}
+	if (c->zP) {
+		for (size_t i = 0; i < BD_GROUPS * n1; i++)
+			mpz_clear(c->zP[i]);
+		free(c->zP);
+	}
 	free(c->sorted);
 	if (c->zt_init)
 		mpz_clear(c->zt);
@@ -151,10 +158,15 @@ int bd_count_init2(struct bd_count *c, uint32_t n, int wide)
 		c->zCn = zarray(n1);
 		c->zrowA = zarray(n1);
 		c->zQ = zarray(n1);
+		c->zP = zarray(BD_GROUPS * n1);
+		c->zA = zarray(n1 + 1);
+		c->zB = zarray(n1 + 1);
+		c->zD = zarray(n1 + 1);
+		c->zN = zarray(n1 + 1);
 		mpz_init(c->zt);
 		c->zt_init = 1;
 		if (!c->zpoly || !c->ztmp || !c->zF || !c->zCn || !c->zrowA ||
-		    !c->zQ)
+		    !c->zQ || !c->zP || !c->zA || !c->zB || !c->zD || !c->zN)
 			goto nomem;
 		binom_row(c->zCn, n, n);
 	}
@@ -260,6 +272,97 @@ static int f_poly_wide(struct bd_count *c, const uint32_t *s, uint32_t m_,
 	return BOUND_OK;
 }
 
+/* out[0..da+db] = a[0..da] * b[0..db] (out distinct from a and b). */
+static void pmul(mpz_t *out, mpz_t *a, uint32_t da, mpz_t *b, uint32_t db)
+{
+	for (uint32_t x = 0; x <= da + db; x++)
+		mpz_set_ui(out[x], 0);
+	for (uint32_t i = 0; i <= da; i++)
+		for (uint32_t j = 0; j <= db; j++)
+			mpz_addmul(out[i + j], a[i], b[j]);
+}
+
+/*
+ * The whole product F = (1+x)^S prod_g P_g^{e_g} at once, truncated at
+ * qmax, for G <= BD_GROUPS distinct loads a_g (e_g processors each,
+ * P_g = sum_{j<=m} C(a_g,j) x^j): from the logarithmic derivative,
+ * D F' = N F with D = (1+x) prod_g P_g and N = S prod_g P_g + sum_g e_g
+ * P_g' (1+x) prod_{h!=g} P_h, so (D_0 = 1, F_0 = 1)
+ *   (t+1) F_{t+1} = sum_{i<=t} N_i F_{t-i} - sum_{1<=i<=t} D_i (t-i+1) F_{t-i+1},
+ * exact in integers: O(G m) per coefficient instead of O(sum e_g m).
+ * Result in out[0..*deg].  Returns BD_ECAP if the cap stopped it.
+ */
+static int prod_rec(struct bd_count *c, const uint32_t *a, const uint32_t *e,
+                    uint32_t G, uint32_t S, uint32_t m, uint32_t qmax,
+                    mpz_t *out, uint32_t *deg)
+{
+	const size_t n1 = (size_t)c->n + 1;
+	mpz_t *A = c->zA, *B = c->zB, *D = c->zD, *N = c->zN;
+	for (uint32_t g = 0; g < G; g++)
+		binom_row(c->zP + g * n1, a[g], m); /* m < a_g */
+	/* A = prod_g P_g (degree G m) */
+	uint32_t da = 0;
+	mpz_set_ui(A[0], 1);
+	for (uint32_t g = 0; g < G; g++) {
+		pmul(B, A, da, c->zP + g * n1, m);
+		da += m;
+		for (uint32_t x = 0; x <= da; x++)
+			mpz_swap(A[x], B[x]);
+	}
+	uint32_t dd = da + 1, dn = da;
+	mpz_set(D[0], A[0]);
+	for (uint32_t x = 1; x <= da; x++)
+		mpz_add(D[x], A[x], A[x - 1]);
+	mpz_set(D[dd], A[da]);
+	for (uint32_t x = 0; x <= dn; x++)
+		mpz_mul_ui(N[x], A[x], S);
+	for (uint32_t g = 0; g < G; g++) {
+		/* B = P_g' (1+x) = sum_j (j+1) C(a_g,j+1) x^j (1+x) */
+		mpz_t *P = c->zP + g * n1;
+		uint32_t db = m; /* degree of P_g' (1+x) */
+		for (uint32_t x = 0; x <= db; x++)
+			mpz_set_ui(B[x], 0);
+		for (uint32_t j = 0; j + 1 <= m; j++) {
+			mpz_addmul_ui(B[j], P[j + 1], j + 1);
+			mpz_addmul_ui(B[j + 1], P[j + 1], j + 1);
+		}
+		/* times prod_{h != g} P_h, into out (scratch here) */
+		uint32_t dc = db;
+		for (uint32_t h = 0; h < G; h++) {
+			if (h == g)
+				continue;
+			pmul(out, B, dc, c->zP + h * n1, m);
+			dc += m;
+			for (uint32_t x = 0; x <= dc; x++)
+				mpz_swap(B[x], out[x]);
+		}
+		for (uint32_t x = 0; x <= dc && x <= dn; x++)
+			mpz_addmul_ui(N[x], B[x], e[g]);
+	}
+	uint64_t full = S;
+	for (uint32_t g = 0; g < G; g++)
+		full += (uint64_t)e[g] * m;
+	uint32_t top = full < qmax ? (uint32_t)full : qmax;
+	mpz_set_ui(out[0], 1);
+	for (uint32_t t = 0; t < top; t++) {
+		mpz_t *acc = &out[t + 1];
+		mpz_set_ui(*acc, 0);
+		uint32_t hi = t < dn ? t : dn;
+		for (uint32_t i = 0; i <= hi; i++)
+			mpz_addmul(*acc, N[i], out[t - i]);
+		hi = t < dd ? t : dd;
+		for (uint32_t i = 1; i <= hi; i++) {
+			mpz_mul_ui(c->zt, D[i], t - i + 1);
+			mpz_submul(*acc, c->zt, out[t - i + 1]);
+		}
+		mpz_divexact_ui(*acc, *acc, t + 1);
+		if (charge(c, 2 * (uint64_t)(dn + dd + 1)))
+			return BD_ECAP;
+	}
+	*deg = top;
+	return BOUND_OK;
+}
+
 static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
                       uint32_t l, uint32_t qmax)
 {
@@ -275,9 +378,34 @@ static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 		while (big > 0 && s[big - 1] <= m)
 			S += s[--big];
 		uint32_t deg = S < qmax ? S : qmax;
-		binom_row(poly, S, deg);
+		/* The distinct loads of the big processors. */
+		uint32_t G = 0, ga[BD_GROUPS], ge[BD_GROUPS];
+		for (uint32_t i = 0; i < big && G <= BD_GROUPS;) {
+			uint32_t g = 1;
+			while (i + g < big && s[i + g] == s[i])
+				g++;
+			if (G < BD_GROUPS) {
+				ga[G] = s[i];
+				ge[G] = g;
+			}
+			G++;
+			i += g;
+		}
+		uint64_t rec = (uint64_t)(qmax + 1) * (2 * (uint64_t)G * m + 2) * 2;
+		uint64_t seq = (uint64_t)big * (m + 1) * (qmax + 1);
+		uint32_t from = 0; /* first big processor still to multiply in */
+		if (G >= 1 && G <= BD_GROUPS && big > 1 && 4 * rec < seq) {
+			if (prod_rec(c, ga, ge, G, S, m, qmax, poly, &deg)) {
+				c->zpoly = poly;
+				c->ztmp = tmp;
+				return BD_ECAP;
+			}
+			from = big;
+		} else {
+			binom_row(poly, S, deg);
+		}
 		mpz_t *Ca = c->zrowA, *Q = c->zQ;
-		for (uint32_t i = 0; i < big;) {
+		for (uint32_t i = from; i < big;) {
 			/* A group of g processors with the same load a_i. */
 			uint32_t g = 1;
 			while (i + g < big && s[i + g] == s[i])

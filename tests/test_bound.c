@@ -303,6 +303,46 @@ static void test_f_larger(void **state)
 		bd_count_release(&z);
 		bd_count_release(&p);
 	}
+	/* Many processors of few distinct loads: the GMP path multiplies
+	 * them by the power and product recurrences (Miller; D F' = N F),
+	 * the 128-bit path factor by factor.  Every F[q], full and
+	 * truncated at several qmax, must agree. */
+	{
+		static const uint32_t many[][41] = {
+			/* 30 x 4 = 120: one group */
+			{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+			 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},
+			/* 20 x 3 + 20 x 2 = 100: two groups */
+			{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+			 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},
+			/* 12 x 4 + 12 x 3 + 12 x 2 = 108, and a 1 and an 11 */
+			{11, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3,
+			 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1},
+		};
+		for (size_t i = 0; i < sizeof many / sizeof many[0]; i++) {
+			uint32_t k = 0, n = 0;
+			while (k < 41 && many[i][k])
+				n += many[i][k++];
+			assert_true(n <= BD_WIDE_MAX);
+			assert_int_equal(bd_count_init2(&w, n, 1), BOUND_OK);
+			assert_int_equal(bd_f_all(&w, many[i], k, 0, BOUND_POLY), BOUND_OK);
+			const uint32_t qs[] = {n, n / 2, 7, 1};
+			for (size_t t = 0; t < 4; t++) {
+				assert_int_equal(bd_count_init2(&z, n, 0), BOUND_OK);
+				assert_int_equal(bd_f_upto(&z, many[i], k, 0,
+				                           BOUND_POLY, qs[t]), BOUND_OK);
+				for (uint32_t q = 0; q <= qs[t]; q++) {
+					bd_F_get(&w, q, a);
+					bd_F_get(&z, q, b);
+					if (mpz_cmp(a, b) != 0)
+						fail_msg("many[%zu] qmax %u: F[%u] differs",
+						         i, qs[t], q);
+				}
+				bd_count_release(&z);
+			}
+			bd_count_release(&w);
+		}
+	}
 	/* truncated counting (the search's fast path): F[0..qmax] equal the
 	 * full computation, for every qmax */
 	{
@@ -662,6 +702,44 @@ static void test_cap(void **state)
 	bound_pres_release(&full);
 	bound_prog_release(&bp);
 	mpq_clears(t, want, NULL);
+}
+
+/* Issue 14's reproduction: a fork-join of 4000 threads (`T 100 exit`
+ * each, joined) kept allocate's bound header busy past 90 s.  With
+ * bound_for_trace's quick caps it stops one coefficient past
+ * BOUND_WORK_QUICK units, says so, and still gives a true upper bound: the
+ * one-processor value, the total work 3999 * 100 = 399900 (every thread
+ * runs at once: V = (0, ..., 0, 1), s((n)) = sum q v_q = 3999 over
+ * T = 100); the lower bound is untouched: 3999 * 100 / 2 = 199950 on two
+ * processors. */
+static void test_cap_forkjoin(void **state)
+{
+	(void)state;
+	const uint32_t n = 4000;
+	size_t cap = 64 + 32 * (size_t)n * 3, len = 0;
+	char *text = malloc(cap);
+	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "1 0 create %u\n", i);
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%u 100 exit\n", i);
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "1 0 join %u\n", i);
+	snprintf(text + len, cap - len, "1 0 exit\n");
+	struct trace *tr = tu_trace(text);
+	struct bound_trace_opts o;
+	bound_trace_opts_init(&o);
+	o.max_seconds = 0; /* work counts only */
+	struct bound_result r;
+	assert_int_equal(bound_for_trace_opts(tr, 2, 0, &o, &r), BOUND_OK);
+	assert_int_equal(r.capped, BOUND_CAP_WORK);
+	assert_true(r.work > BOUND_WORK_QUICK);
+	/* one coefficient: at most 2n multiply-adds of weight 1 + n/64 */
+	assert_true(r.work <= BOUND_WORK_QUICK + 2ull * n * (1 + n / 64));
+	assert_string_equal(r.bound_str, "399900");
+	assert_string_equal(r.lower_str, "199950");
+	trace_free(tr);
+	free(text);
 }
 
 /* ---------------------------------------------------------------------
@@ -1171,6 +1249,7 @@ int main(void)
 		cmocka_unit_test(test_p_properties),
 		cmocka_unit_test(test_p_n79),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_cap_forkjoin),
 		cmocka_unit_test(test_qfmt),
 		cmocka_unit_test(test_params_figure),
 		cmocka_unit_test(test_params_sleep),
