@@ -247,6 +247,7 @@ static void test_whatif(void **state)
 	} cases[] = {
 		{"line:10:50%", 165, 25}, {"line:13:50%", 190, 5}, {"line:8:10%", 180, 10},
 		{"thread:2:50%", 120, 70}, {"latency:7", 211, 0}, {"line:10:0%", 190, 0},
+		{"at:b.c:21:50%", 165, 25}, /* the location of line 10 */
 	};
 	struct tu_sim c;
 	tu_sim_open(&c, three);
@@ -264,7 +265,8 @@ static void test_whatif(void **state)
 	}
 	static const char *const bad[] = {"", "line", "line:10", "line:10:50", "line:x:5%",
 	                                  "line:10:101%", "thread:2:-1%", "latency:", "latency:-3",
-	                                  "speed:1:5%", "line:10:%", "line:10:5%%"};
+	                                  "speed:1:5%", "line:10:%", "line:10:5%%", "at:5%",
+	                                  "at::5%", "at:b.c:21:x%"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		struct viz_whatif w;
 		if (viz_whatif_parse(bad[i], &w) != VIZ_EINVAL)
@@ -276,6 +278,8 @@ static void test_whatif(void **state)
 	assert_int_equal(viz_whatif_parse("line:99:5%", &w), VIZ_OK);
 	assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_EINVAL);
 	assert_int_equal(m.num, 0);
+	assert_int_equal(viz_whatif_parse("at:b.c:2:5%", &w), VIZ_OK); /* a prefix is no match */
+	assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_EINVAL);
 	tu_sim_close(&c);
 }
 
@@ -754,6 +758,10 @@ static void test_commands(void **state)
 	for (size_t i = 0; i < json_array_size(items); i++)
 		sum += json_integer_value(json_object_get(json_array_get(items, i), "length"));
 	assert_int_equal(sum, 190);
+	/* the profile of the path by source location: a.c:11 100 first */
+	json_t *loc0 = json_array_get(json_object_get(path, "locations"), 0);
+	assert_string_equal(json_string_value(json_object_get(loc0, "location")), "a.c:11");
+	assert_int_equal(json_integer_value(json_object_get(loc0, "time")), 100);
 	json_t *wi = json_array_get(json_object_get(root, "what_if"), 0);
 	assert_true(json_number_value(json_object_get(wi, "makespan")) == 165);
 	json_decref(root);

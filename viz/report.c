@@ -34,6 +34,64 @@ static char *rec_where(const struct trace *tr, uint32_t r, char *buf, size_t len
 	return buf;
 }
 
+/* Work on the path per source location (Paper VI, 2.2: the profile of
+ * the path); sorted by decreasing time.  *n = 0 when the trace has no
+ * locations.  Returns a malloc'd array or NULL (none, or no memory). */
+struct locshare {
+	const char *loc;
+	uint64_t time;
+	uint32_t count;
+};
+
+static int cmp_loc(const void *a, const void *b)
+{
+	const struct locshare *x = a, *y = b;
+	return strcmp(x->loc, y->loc);
+}
+
+static int cmp_loctime(const void *a, const void *b)
+{
+	const struct locshare *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time > y->time ? -1 : 1;
+	return strcmp(x->loc, y->loc);
+}
+
+static struct locshare *loc_shares(const struct viz_sched *s, const struct viz_path *p, size_t *n)
+{
+	*n = 0;
+	const struct trace *tr = s->tr;
+	if (!tr->loc || p->n == 0)
+		return NULL;
+	struct locshare *a = malloc(p->n * sizeof *a);
+	if (!a)
+		return NULL;
+	size_t m = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct viz_item *it = &p->items[i];
+		const char *loc = it->kind == VIZ_WORK ? trace_rec_loc(tr, it->rec) : NULL;
+		if (!loc || it->to == it->from)
+			continue;
+		a[m].loc = loc;
+		a[m].time = it->to - it->from;
+		a[m].count = 1;
+		m++;
+	}
+	qsort(a, m, sizeof *a, cmp_loc);
+	size_t k = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (k && strcmp(a[k - 1].loc, a[i].loc) == 0) {
+			a[k - 1].time += a[i].time;
+			a[k - 1].count++;
+		} else {
+			a[k++] = a[i];
+		}
+	}
+	qsort(a, k, sizeof *a, cmp_loctime);
+	*n = k;
+	return a;
+}
+
 int viz_path_print(const struct viz_sched *s, const struct viz_path *p, unsigned top, FILE *f)
 {
 	const struct trace *tr = s->tr;
@@ -83,6 +141,17 @@ int viz_path_print(const struct viz_sched *s, const struct viz_path *p, unsigned
 		        th[i].time, pct(th[i].time, p->makespan), th[i].count);
 	if (nt > top)
 		fprintf(f, "  ... %zu more threads\n", nt - top);
+	size_t nl;
+	struct locshare *ls = loc_shares(s, p, &nl);
+	if (nl) {
+		fprintf(f, "\nshare of the makespan per source location (work on the path):\n");
+		for (size_t i = 0; i < nl && i < top; i++)
+			fprintf(f, "  @%-23s %12" PRIu64 " %6.1f%%  (%u items)\n", ls[i].loc, ls[i].time,
+			        pct(ls[i].time, p->makespan), ls[i].count);
+		if (nl > top)
+			fprintf(f, "  ... %zu more locations\n", nl - top);
+	}
+	free(ls);
 	fprintf(f, "\nper synchronization object (time threads on the path were blocked on it, plus latency):\n");
 	if (no == 0)
 		fprintf(f, "  none: the path never waits\n");
@@ -155,6 +224,19 @@ int viz_path_json(const struct viz_sched *s, const struct viz_path *p, FILE *f)
 		cli_json_end(&j);
 	}
 	cli_json_end(&j);
+	size_t nl;
+	struct locshare *ls = loc_shares(s, p, &nl);
+	cli_json_key(&j, "locations");
+	cli_json_array(&j);
+	for (size_t i = 0; i < nl; i++) {
+		cli_json_object(&j);
+		cli_json_key(&j, "location"); cli_json_str(&j, ls[i].loc);
+		cli_json_key(&j, "time"); cli_json_u64(&j, ls[i].time);
+		cli_json_key(&j, "share"); cli_json_double(&j, p->makespan ? (double)ls[i].time / (double)p->makespan : 0);
+		cli_json_end(&j);
+	}
+	cli_json_end(&j);
+	free(ls);
 	cli_json_key(&j, "objects");
 	cli_json_array(&j);
 	for (size_t i = 0; i < no; i++) {

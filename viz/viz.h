@@ -196,14 +196,17 @@ int viz_explain_print(const struct viz_sched *s, const struct viz_path *p,
 
 /*
  * A what-if: "line:L:P%" (the record at trace line L runs P% faster),
+ * "at:FILE:LINE:P%" (every record whose source location is FILE:LINE),
  * "thread:ID:P%" (every record of thread ID), "latency:T" (the
  * synchronization latency is T).  P in 0..100.
  */
 struct viz_whatif {
-	enum { VIZ_WI_LINE, VIZ_WI_THREAD, VIZ_WI_LATENCY } what;
+	enum { VIZ_WI_LINE, VIZ_WI_THREAD, VIZ_WI_LATENCY, VIZ_WI_LOC } what;
 	uint64_t arg;       /* line, external thread id, or latency       */
 	uint32_t percent;   /* faster by, 0..100                          */
-	const char *text;   /* as given                                   */
+	const char *text;   /* as given (VIZ_WI_LOC: FILE:LINE is text + 3,
+	                       loc_len bytes)                             */
+	size_t loc_len;
 };
 /* Parses `s`; returns VIZ_OK or VIZ_EINVAL (*w zeroed). */
 int viz_whatif_parse(const char *s, struct viz_whatif *w);
@@ -213,7 +216,7 @@ int viz_whatif_parse(const char *s, struct viz_whatif *w);
  * (works scaled down by percent, rounded down to an integer), the same
  * `par` and `binding`.  *saved: the total work removed (trace units);
  * *out the new makespan.  Returns VIZ_OK; VIZ_EINVAL (no record at that
- * line / no such thread); VIZ_ENOMEM; VIZ_ESIM (the re-simulation failed,
+ * line or location / no such thread); VIZ_ENOMEM; VIZ_ESIM (the re-simulation failed,
  * e.g. deadlocked).  Outputs are zero on failure.
  */
 int viz_whatif_run(const struct trace *tr, const struct sim_params *par,

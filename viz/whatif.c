@@ -28,6 +28,23 @@ int viz_whatif_parse(const char *s, struct viz_whatif *w)
 		return VIZ_OK;
 	}
 	int what;
+	if (kl == 2 && strncmp(s, "at", 2) == 0) {
+		/* at:FILE:LINE:P% -- the percent after the last ':' */
+		const char *pcol = strrchr(s, ':');
+		size_t pl = strlen(pcol + 1);
+		uint64_t p;
+		if (pcol <= c + 1 || pl < 2 || pl >= sizeof pc || pcol[pl] != '%')
+			return VIZ_EINVAL;
+		memcpy(pc, pcol + 1, pl - 1);
+		pc[pl - 1] = 0;
+		if (trace_parse_u64(pc, 100, &p))
+			return VIZ_EINVAL;
+		w->what = VIZ_WI_LOC;
+		w->percent = (uint32_t)p;
+		w->text = s;
+		w->loc_len = (size_t)(pcol - (c + 1));
+		return VIZ_OK;
+	}
 	if (kl == 4 && strncmp(s, "line", 4) == 0)
 		what = VIZ_WI_LINE;
 	else if (kl == 6 && strncmp(s, "thread", 6) == 0)
@@ -80,6 +97,12 @@ int viz_whatif_run(const struct trace *tr, const struct sim_params *par,
 				struct trace_rec *x = &rec[th->first + k];
 				if (w->what == VIZ_WI_LINE && x->line != w->arg)
 					continue;
+				if (w->what == VIZ_WI_LOC) {
+					const char *loc = trace_rec_loc(tr, th->first + k);
+					if (!loc || strlen(loc) != w->loc_len ||
+					    memcmp(loc, w->text + 3, w->loc_len) != 0)
+						continue;
+				}
 				found = 1;
 				/* work * (100 - P) / 100, rounded down, without overflow */
 				uint64_t keep = x->work / 100 * (100 - w->percent) +

@@ -199,6 +199,10 @@ static void write_json(FILE *f, const struct trace *tr, const struct alloc_resul
 	cli_json_number(&j, br ? b->bound : NULL);
 	cli_json_key(&j, "lower");
 	cli_json_number(&j, br ? b->lower : NULL);
+	if (br && br->capped) {
+		cli_json_key(&j, "bound_search");
+		cli_json_str(&j, bound_cap_name(br->capped));
+	}
 	cli_json_key(&j, "tests");
 	cli_json_u64(&j, res->tests);
 	cli_json_key(&j, "simulations");
@@ -270,6 +274,7 @@ static const struct {
 	{"model", "the simulation model every test used"},
 	{"stopped", "why the search stopped"},
 	{"complete", "exhaustive enumeration stopped before the end"},
+	{"bound_search", "the bound's search was capped: a weaker upper bound"},
 };
 
 /* text with the notes appended to its header lines; malloc'd (NULL: out
@@ -537,10 +542,15 @@ int main(int argc, char **argv)
 	};
 	const char *stopped = res.stop == ALLOC_STOP_CANCELLED && !sig ? "cancelled"
 	                      : stop_word(res.stop);
-	char extra[256], lower_buf[48];
-	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s\nstopped %s%s",
+	char extra[320], lower_buf[48], capped[96] = "";
+	if (judged == 0 && br.capped)
+		snprintf(capped, sizeof capped, "\nbound_search %s", bound_cap_name(br.capped));
+	for (char *c = capped; *c; c++)
+		if (*c == ' ' && c > capped + 13)
+			*c = '-'; /* one word: "stopped-at-time-cap" */
+	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s\nstopped %s%s%s",
 	         res.tests, sim_model_name(res.model), stopped,
-	         res.enumerated && !res.complete ? "\ncomplete no" : "");
+	         res.enumerated && !res.complete ? "\ncomplete no" : "", capped);
 	b.extra = extra;
 	if (judged == 0) {
 		b.bound = br.bound_str;

@@ -52,7 +52,7 @@ static int whatif_opt(void *dst, const char *v, char *why, size_t len)
 		return -1;
 	}
 	if (viz_whatif_parse(v, &w->w[w->n])) {
-		snprintf(why, len, "is not line:L:P%%, thread:ID:P%% or latency:T");
+		snprintf(why, len, "is not line:L:P%%, at:FILE:LINE:P%%, thread:ID:P%% or latency:T");
 		return -1;
 	}
 	w->n++;
@@ -108,8 +108,9 @@ int main(int argc, char **argv)
 		{CLI_FUNC, "what-if", .metavar = "SPEC", .dst = &wi, .fn = whatif_opt,
 		 .help = "re-simulate with a change, print the new makespan\n"
 		         "(repeatable): line:L:P% (the record at trace line L\n"
-		         "runs P% faster), thread:ID:P% (every record of\n"
-		         "thread ID), latency:T (latency T instead)"},
+		         "runs P% faster), at:FILE:LINE:P% (every record\n"
+		         "at that source location), thread:ID:P% (every\n"
+		         "record of thread ID), latency:T (latency T instead)"},
 		{CLI_U32, "weights", .metavar = "N", .dst = &weights, .max = 1000,
 		 .help = "weigh the N records with the most work on the path\n"
 		         "(re-simulated 10% faster; default 5, 0: none)"},
@@ -282,7 +283,8 @@ int main(int argc, char **argv)
 			int r2 = viz_whatif_run(tr, &rpar, binding, &wi.w[i], &saved, &nm);
 			if (r2 == VIZ_EINVAL) {
 				fprintf(stderr, "%s: --what-if '%s': no such %s in the trace\n", path, wi.w[i].text,
-				        wi.w[i].what == VIZ_WI_LINE ? "record line" : "thread");
+				        wi.w[i].what == VIZ_WI_LINE ? "record line"
+				        : wi.w[i].what == VIZ_WI_LOC ? "source location" : "thread");
 				rc = 2;
 				goto out;
 			}
