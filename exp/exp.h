@@ -250,6 +250,8 @@ int exp_mpi_available(void);
 /* exp_mpi_launched - 1 if the process was started by mpirun (the
  * environment says so). */
 int exp_mpi_launched(void);
+/* exp_mpi_rank - this process's MPI rank (0 without MPI). */
+int exp_mpi_rank(int use);
 /* exp_mpi_init/finalize - MPI_Init_thread / MPI_Finalize when available;
  * init returns 0 or -1. */
 int exp_mpi_init(int *argc, char ***argv);
@@ -260,11 +262,14 @@ void exp_mpi_finalize(void);
  */
 
 /*
- * exp_report - for every experiment file in dir (NAME.ini with a NAME.csv):
- * its tables (markdown) and gnuplot SVG plots in dir/plots/, then
- * `report` (bench/REPORT.md) from the prose of dir/NAME.md with the
- * markers @TABLE:ID@ and @PLOT:ID@ replaced.  gnuplot is run as a
- * command; returns EXP_OK or an error with err.
+ * exp_report - for every experiment file DIR/NAME.ini (sorted by name):
+ * its [plot.ID] sections (docs/exp.md, "The report") aggregated from its
+ * CSV into a markdown table and DIR/plots/EXP-ID.{dat,gp,svg} (gnuplot,
+ * run as a command); then `report` is rewritten (temporary + rename) from
+ * DIR/REPORT.md.in with @TABLE:EXP/ID@ and @PLOT:EXP/ID@ replaced (a
+ * plot without data yet: a note instead).  Returns EXP_OK, EXP_EINVAL (a
+ * bad experiment file or plot section), EXP_EIO (a file, or gnuplot
+ * failed) or EXP_ENOMEM, with err.
  */
 int exp_report(const char *dir, const char *report, char *err, size_t errlen);
 

@@ -219,6 +219,13 @@ int exp_mpi_poll(int block, int waiting, exp_mpi_job_fn fn, void *arg,
 
 #endif
 
+int exp_mpi_rank(int use)
+{
+	int rank, size;
+	exp_mpi_world(use, &rank, &size);
+	return rank;
+}
+
 int exp_mpi_launched(void)
 {
 	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK",

@@ -369,10 +369,11 @@ static double result(const struct acc *a, int stat)
 /* Make one plot: its table (markdown, malloc'd into *table), its data
  * file and its SVG. */
 static int make_plot(const char *dir, const char *exp, const struct plot *p,
-                     const struct csv *c, char **table, char *err,
-                     size_t errlen)
+                     const struct csv *c, char **table, int *drawn,
+                     char *err, size_t errlen)
 {
 	*table = NULL;
+	*drawn = 0;
 	int xk = colidx(c, p->x);
 	int sk = p->series[0] ? colidx(c, p->series) : -1;
 	if (xk < 0 || (p->series[0] && sk < 0))
@@ -493,8 +494,21 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 		fputc('\n', df);
 	}
 	fclose(df);
+	size_t have = 0;
+	for (size_t k = 0; k < xs.n * ncols; k++)
+		have += a[k].n > 0;
 	free(a);
 	*table = t;
+	if (have == 0) { /* nothing to draw (yet): the table says so */
+		free(t);
+		*table = NULL;
+		size_t l2 = strlen(exp) + strlen(p->name) + 64;
+		*table = malloc(l2);
+		if (*table)
+			snprintf(*table, l2, "*(no rows for %s/%s yet)*\n", exp,
+			         p->name);
+		return EXP_OK;
+	}
 	/* The SVG. */
 	char gp[1024], svg[1024];
 	snprintf(gp, sizeof gp, "%s/plots/%s-%s.gp", dir, exp, p->name);
@@ -514,12 +528,21 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	        svg, p->title, p->xlabel, p->ylabel);
 	if (p->yrange[0])
 		fprintf(g, "set yrange [%s]\n", p->yrange);
+	/* Twelve distinguishable colours; categories (non-numeric x) as
+	 * points only: a line between two families would mean nothing. */
+	static const char *const colour[] = {
+		"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+		"#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"};
+	int cat = 0;
+	for (size_t i = 0; i < xs.n; i++)
+		cat |= !numeric(xs.v[i]) && !strchr(xs.v[i], '@');
 	fprintf(g, "plot ");
 	for (size_t k = 0; k < ncols; k++)
-		fprintf(g, "%s'%s-%s.dat' using 0:%zu%s with linespoints lw 2 "
-		        "pt %zu title columnheader",
+		fprintf(g, "%s'%s-%s.dat' using 0:%zu%s with %s lw 2 pt %zu "
+		        "ps 1.3 lc rgb '%s' title columnheader",
 		        k ? ", \\\n     " : "", exp, p->name, k + 2,
-		        k == 0 ? ":xtic(1)" : "", k % 12 + 1);
+		        k == 0 ? ":xtic(1)" : "", cat ? "points" : "linespoints",
+		        k % 13 + 1, colour[k % 12]);
 	fprintf(g, "\n");
 	fclose(g);
 	char cmd[3072];
@@ -529,12 +552,14 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	if (st != 0)
 		return fail(err, errlen, EXP_EIO, "gnuplot failed on %s (status "
 		            "%d); is gnuplot-nox installed?", gp, st);
+	*drawn = 1;
 	return EXP_OK;
 }
 
 struct made {
 	char key[128];   /* EXP/PLOT */
 	char *table;
+	int drawn;       /* its SVG was drawn now */
 };
 
 static int by_name(const void *a, const void *b)
@@ -595,7 +620,7 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 				snprintf(m->key, sizeof m->key, "%s/%s", s->name,
 				         pf->p[k].name);
 				rc = make_plot(dir, s->name, &pf->p[k], &c, &m->table,
-				               err, errlen);
+				               &m->drawn, err, errlen);
 			}
 			csv_free(&c);
 		} else if (pf->np) {
@@ -650,11 +675,12 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 					if (strlen(made[i].key) == kl &&
 					    strncmp(made[i].key, k, kl) == 0)
 						f = &made[i];
-				if (!f) {
+				if (!f || (!tab && !f->drawn)) {
 					fprintf(o, "*(no data for %.*s: run its "
 					        "experiment)*", (int)kl, k);
 				} else if (tab) {
-					fputs(f->table, o);
+					if (f->table)
+						fputs(f->table, o);
 				} else {
 					char file[160];
 					snprintf(file, sizeof file, "%s", f->key);

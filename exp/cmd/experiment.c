@@ -146,7 +146,8 @@ int main(int argc, char **argv)
 		}
 		int rc = exp_spec_load(argv[i], s, err, sizeof err);
 		if (rc) {
-			fprintf(stderr, "%s\n", err);
+			if (exp_mpi_rank(mpi) == 0) /* once, not once per rank */
+				fprintf(stderr, "%s\n", err);
 			exp_spec_release(s);
 			free(s);
 			status = rc == EXP_EINVAL ? 2 : 4;

@@ -10,6 +10,7 @@
  * one processor: two more context switches per hand-off.)
  */
 #include <errno.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +66,31 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 	s->cpu = -1;
 	if (rp_mode == RP_RUN) {
 		uint32_t id;
-		s->cpu = rp_pin_next(&id);
-		int r = rp_real.create(pt, attr, rp_trampoline, s);
+		int cpu = rp_pin_next(&id);
+		s->cpu = cpu;
+		if (cpu < 0) {
+			int r = rp_real.create(pt, attr, rp_trampoline, s);
+			if (r)
+				free(s);
+			return r;
+		}
+		/* the thread must start on its CPU: it inherits its creator's
+		 * affinity, and a creator that keeps its CPU (FIFO) would keep
+		 * it from ever running its own pinning code */
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_attr_t own;
+		int r;
+		if (!attr && pthread_attr_init(&own) == 0) {
+			pthread_attr_setaffinity_np(&own, sizeof set, &set);
+			r = rp_real.create(pt, &own, rp_trampoline, s);
+			pthread_attr_destroy(&own);
+		} else {
+			r = rp_real.create(pt, attr, rp_trampoline, s);
+			if (r == 0)
+				pthread_setaffinity_np(*pt, sizeof set, &set);
+		}
 		if (r)
 			free(s);
 		return r;
