@@ -256,7 +256,8 @@ static int obj_init(struct tr_obj *o)
 	if (!o->slot)
 		return -1;
 	memset(o->slot, 0xff, 16 * sizeof *o->slot);
-	o->last_key = UINT32_MAX;
+	for (int i = 0; i < TR_OBJCACHE; i++)
+		o->cache[i].key = UINT32_MAX;
 	return 0;
 }
 
@@ -349,8 +350,9 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
-	if (key == o->last_key) {
-		*idx = o->last_idx;
+	unsigned c = key % TR_OBJCACHE;
+	if (o->cache[c].key == key) {
+		*idx = o->cache[c].idx;
 		return 0;
 	}
 	size_t k = hpos(&P->hash, key, o->shift);
@@ -367,8 +369,8 @@ static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx
 		}
 		k = (k + 1) & o->mask;
 	}
-	o->last_key = key;
-	o->last_idx = *idx;
+	o->cache[c].key = key;
+	o->cache[c].idx = *idx;
 	return 0;
 }
 
