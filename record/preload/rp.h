@@ -10,8 +10,8 @@
  * object, never into build/librecord.a (see record/module.mk).
  *
  * Recording.  Every recorded event takes the recorder lock G; a release
- * (unlock, post, signal, ...) performs the real operation while holding G,
- * an acquisition records after the real operation returned.  Each event
+ * (unlock, post, signal, ...) is numbered just before the real operation,
+ * an acquisition after the real operation returned.  Each event
  * gets the next global sequence number under G, so the order of the
  * sequence numbers is an order in which the operations took effect
  * (docs/trace-format.md, Order).  Records go to per-thread chunks; at exit
