@@ -200,6 +200,8 @@ void rp_pin_init(void);
  * not name the thread. */
 int rp_pin_next(uint32_t *id);
 void rp_pin_self(int cpu);
+/* The calling thread's id in run mode (set by the trampoline). */
+void rp_pin_set_id(uint32_t id);
 
 /* rp_name.c: the symbol of function fn into out ("" if unknown). */
 void rp_symname(void *fn, char *out, size_t len);
