@@ -167,9 +167,10 @@ struct bound_opts {
 	                             With it the result depends on the
 	                             machine's speed.                        */
 };
-/* The default work cap: about 5 s of one core of the development machine
- * (about 2 x 10^8 units per second on the GMP path); every case of the
- * test suite and bench/bound-speed's sieve sweep stays far below it. */
+/* The default work cap: 1-5 s of one core of the development machine
+ * (2 x 10^8 to 10^9 units per second on the GMP path, depending on n);
+ * every case of the test suite and bench/bound-speed's sieve sweep stays
+ * far below it. */
 #define BOUND_WORK_DEFAULT 1000000000ull
 /* Defaults: BOUND_POLY, lazy, branch-and-bound, BOUND_WORK_DEFAULT, no
  * time cap. */

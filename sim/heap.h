@@ -81,6 +81,20 @@ static inline void heap_set(struct sim_work *w, uint32_t id, stime t, uint8_t cl
 		heap_up(w, (uint32_t)pos);
 }
 
+/* Entry `to` (not in the heap) takes over entry `from`'s place and key,
+ * if `from` is in the heap: the caller then moves it with heap_set (one
+ * sift instead of a deletion and an insertion).  The low bits of the key
+ * (the entry id) never decide the order, so the heap stays valid. */
+static inline void heap_handover(struct sim_work *w, uint32_t from, uint32_t to)
+{
+	int32_t pos = w->hpos[from];
+	if (pos < 0)
+		return;
+	w->hpos[from] = -1;
+	w->hpos[to] = pos;
+	w->heap[pos].key = (w->heap[pos].key & ~(st_u128)UINT32_MAX) | to;
+}
+
 static inline void heap_del(struct sim_work *w, uint32_t id)
 {
 	int32_t pos = w->hpos[id];

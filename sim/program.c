@@ -59,6 +59,7 @@ struct sim_program *sim_program_new(const struct trace *tr)
 	}
 	for (uint32_t s = 0; s < nsem; s++)
 		p->tok_total += p->sem_cap[s];
+	p->work = trace_total_work(tr);
 	atomic_init(&p->px_ready, 0);
 	if (pthread_mutex_init(&p->px_lock, NULL) != 0) {
 		free(p->maxheld);

@@ -203,7 +203,9 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 	}
 	uint32_t u = w->pheap[g->hbase].u;
 	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
-	uint64_t units = ps_units(g), cycles = (left + units - 1) / units;
+	uint64_t units = ps_units(g);
+	/* (a bound processor: one unit per cycle, no division) */
+	uint64_t cycles = units == 1 ? left : (left + units - 1) / units;
 	uint64_t len = ps_len(g), t = g->tlast + cycles * len;
 	g->tshort = UINT64_MAX;
 	if (units > 1 && cycles) {

@@ -85,11 +85,10 @@ static inline __attribute__((always_inline)) void rr_expire(struct sim_work *w, 
 		T = rr_rounds(w, s, g, T);
 	if (w->flags & SIM_SCHEDULE)
 		sim_iv_add(w, u, sim_iv_proc(w, u), t->run_from, T);
-	heap_del(w, u);
 	t->state = ST_READY;
 	t->slot = -1;
 	q_push(w, &g->rqh, &g->rqt, u);
-	slot_idle(w, s, T);
+	slot_idle(w, s, T, u); /* the queue's head takes over u's entry */
 }
 
 /*

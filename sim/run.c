@@ -57,6 +57,10 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	per = par->latency + par->create_cost + par->switch_cost;
 	if (per && (p->nsync + n) > (lim / per))
 		return SIM_EOVERFLOW;
+	/* rr may also switch once per quantum of work */
+	if (par->policy == SIM_RR && par->switch_cost &&
+	    p->work / par->quantum > (lim - (p->nsync + n) * per) / par->switch_cost)
+		return SIM_EOVERFLOW;
 	if (sim_work_reserve_k(w, k) != 0)
 		return SIM_ENOMEM;
 	w->cs = par->model == SIM_CLIENT_SERVER;

@@ -287,6 +287,7 @@ struct sim_program {
 	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
 	uint32_t tok_total;
 	uint64_t nsync;      /* records that can pay a latency or cost    */
+	uint64_t work;       /* total work of the trace; units: trace unit */
 	/* The recorded pairing (strict, client-server): built on the first
 	 * run of one of those models (sim_program_pairs), since the Direct
 	 * model never needs it (about 20 bytes per record).  A cache that

@@ -79,17 +79,23 @@ static inline struct sgrp *slot_group(struct sim_work *w, uint32_t s)
 	return &w->g[w->par->mode == SIM_UNBOUND ? 0 : s];
 }
 
-/* A slot fell idle at T: start the next ready thread of its group. */
-static void slot_idle(struct sim_work *w, uint32_t s, stime T)
+/* A slot fell idle at T when thread `gone` left it: start the next ready
+ * thread of its group, which takes over gone's heap entry (and under rr
+ * the slot's expiry entry stays, to be moved). */
+static void slot_idle(struct sim_work *w, uint32_t s, stime T, uint32_t gone)
 {
 	struct sslot *sl = &w->sl[s];
 	sl->run = -1;
-	if (SLOT_RR)
-		heap_del(w, slot_qid(w, s));
 	struct sgrp *g = slot_group(w, s);
 	uint32_t u = q_pop(w, &g->rqh, &g->rqt);
-	if (u != NIL)
-		slot_start(w, s, u, T);
+	if (u == NIL) {
+		heap_del(w, gone);
+		if (SLOT_RR)
+			heap_del(w, slot_qid(w, s));
+		return;
+	}
+	heap_handover(w, gone, u);
+	slot_start(w, s, u, T);
 }
 
 /* class enqueue: u ready at T runs on an idle slot of its group (the
@@ -117,10 +123,9 @@ static void slot_enqueue(struct sim_work *w, uint32_t u, stime T)
 static void slot_dequeue(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
-	heap_del(w, u);
 	uint32_t s = (uint32_t)t->slot;
 	t->slot = -1;
-	slot_idle(w, s, T);
+	slot_idle(w, s, T, u);
 }
 
 /* class go_on: u keeps its slot (and its quantum) for its next record. */

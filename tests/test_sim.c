@@ -1147,6 +1147,23 @@ static void test_rr_skip(void **state)
 			         (unsigned long long)res.events, (unsigned long long)cases[i].max_events);
 		tu_sim_close(&c);
 	}
+
+	/* rr pays a switch per quantum: two threads of 2^30 units on one
+	 * processor under rr:1 switch about 2^31 times; at 2^40 per switch
+	 * that passes 2^63: refused, where 2^20 per switch is fine (and
+	 * takes a handful of rounds-at-once events). */
+	struct tu_sim c;
+	tu_sim_open(&c, "shadowbind-trace 1\n1 0 create 2\n1 1073741824 exit\n2 1073741824 exit\n");
+	struct sim_params par;
+	sim_params_init(&par);
+	assert_int_equal(sim_policy_parse("rr:1", &par), 0);
+	int32_t one[2] = {0, 0};
+	sim_time ms;
+	par.switch_cost = (uint64_t)1 << 40;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, one, &ms), SIM_EOVERFLOW);
+	par.switch_cost = (uint64_t)1 << 20;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, one, &ms), SIM_OK);
+	tu_sim_close(&c);
 }
 
 /*

@@ -256,7 +256,8 @@ static int obj_init(struct tr_obj *o)
 	if (!o->slot)
 		return -1;
 	memset(o->slot, 0xff, 16 * sizeof *o->slot);
-	o->last_key = UINT32_MAX;
+	for (int i = 0; i < TR_OBJCACHE; i++)
+		o->cache[i].key = UINT32_MAX;
 	return 0;
 }
 
@@ -349,8 +350,9 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
-	if (key == o->last_key) {
-		*idx = o->last_idx;
+	unsigned c = key % TR_OBJCACHE;
+	if (o->cache[c].key == key) {
+		*idx = o->cache[c].idx;
 		return 0;
 	}
 	size_t k = hpos(&P->hash, key, o->shift);
@@ -367,8 +369,8 @@ static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx
 		}
 		k = (k + 1) & o->mask;
 	}
-	o->last_key = key;
-	o->last_idx = *idx;
+	o->cache[c].key = key;
+	o->cache[c].idx = *idx;
 	return 0;
 }
 
@@ -771,7 +773,13 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 		return NULL;
 	p = s + n;
 	const struct trace_opinfo *O = &trace_ops[op];
-	for (int i = 0; i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
+	/* the most common shape first: one object */
+	int one = O->arg[0].type == TRACE_ARG_OBJ && O->arg[1].type == TRACE_ARG_NONE;
+	if (one) {
+		if (*p != ' ' || !(p = fnum(p + 1, 1, &v[0])) || v[0] >= TRACE_ID_LIMIT)
+			return NULL;
+	}
+	for (int i = 0; !one && i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
 		if (*p != ' ')
 			return NULL;
 		p++;
@@ -845,7 +853,7 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	r.op = (uint8_t)op;
 	r.a = (uint32_t)v[0];
 	r.b = (uint32_t)v[1];
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 - one; i++) {
 		if (O->arg[i].type == TRACE_ARG_OBJ) {
 			int k = O->arg[i].kind;
 			if (obj_get(P, k, (uint32_t)v[i], &d))
@@ -1166,9 +1174,10 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 {
 	size_t cap = P->lim.buf_init, len = 0, sq = 0; /* b[0, sq) squeezed */
 	int skip = 0;
-	/* + TR_PAD: word loads near a line's end stay in the buffer; all
-	 * of it initialized, so that no byte read is undefined */
-	char *buf = calloc(1, cap + 1 + TR_PAD);
+	/* + TR_PAD: word loads near a line's end stay in the buffer; the
+	 * TR_PAD bytes past the data are kept zero, so that no byte such a
+	 * load reads is undefined */
+	char *buf = malloc(cap + 1 + TR_PAD);
 	if (!buf) {
 		oom(P);
 		return -1;
@@ -1187,7 +1196,6 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 					rc = -1;
 					break;
 				}
-				memset(nb + cap + 1 + TR_PAD, 0, ncap - cap);
 				buf = nb;
 				cap = ncap;
 			} else if (len == cap) {
@@ -1214,6 +1222,7 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 		if (k == 0) {
 			if (len) {
 				buf[len++] = '\n';
+				memset(buf + len, 0, TR_PAD);
 				rc = parse_block(P, buf, buf + len);
 			}
 			break;
@@ -1228,6 +1237,7 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 			skip = 0;
 		}
 		len += (size_t)k;
+		memset(buf + len, 0, TR_PAD);
 		char *last = memrchr(nb, '\n', (size_t)k);
 		if (!last)
 			continue;

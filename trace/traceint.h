@@ -140,13 +140,17 @@ uint64_t tr_hash_bytes(const struct tr_hash *h, const char *s, size_t n);
  */
 
 /* External id -> dense index, per object kind; open addressing. */
+#define TR_OBJCACHE 64
 struct tr_obj {
 	uint64_t *slot;  /* key << 32 | index; empty: UINT64_MAX            */
 	uint32_t mask;   /* slots - 1                                       */
 	int shift;       /* 64 - log2(slots)                                */
 	uint32_t n;      /* objects                                         */
-	uint32_t last_key, last_idx; /* the last id looked up (ids < 2^31:
-	                    UINT32_MAX matches none)                         */
+	struct {         /* ids seen lately, by id mod TR_OBJCACHE (a miss
+	                    costs one lookup in slot[], so no input makes it
+	                    slower than without); key UINT32_MAX: empty     */
+		uint32_t key, idx;
+	} cache[TR_OBJCACHE];
 	uint32_t cap;    /* capacity of id[] and of the side arrays         */
 	uint32_t *id;    /* [n] external ids, in order of first appearance */
 };

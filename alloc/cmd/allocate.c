@@ -593,11 +593,12 @@ int main(int argc, char **argv)
 			snprintf(gain, sizeof gain, " (%.2fx)",
 			         sim_time_to_double(res.binpack) / m);
 		fprintf(stderr, "%s: %s on %u cpus: makespan %s, binpack %s%s%s; "
-		        "%" PRIu64 " tests, %.2f s, %s\n", prog, res.algorithm,
+		        "%" PRIu64 " tests, %.2f s, %s%s\n", prog, res.algorithm,
 		        res.cpus, mk, bp, gain, speed, res.tests, res.seconds,
 		        sig && res.stop == ALLOC_STOP_CANCELLED
 		        ? (sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
-		        : alloc_stop_name(res.stop));
+		        : alloc_stop_name(res.stop),
+		        res.enumerated && !res.complete ? "; the enumeration is incomplete" : "");
 		if (judged == 0) {
 			double lo = strtod(b.lower, NULL);
 			char pct[64] = "at the lower bound (optimal)";
