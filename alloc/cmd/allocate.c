@@ -446,7 +446,9 @@ int main(int argc, char **argv)
 	if (par.sim.cpus == 0)
 		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
 
-	cli_signals_install(CLI_SIG_FLAG);
+	/* Until the search: a signal exits at once (reading a trace from a
+	 * terminal or a pipe that never ends must stay interruptible). */
+	cli_signals_install(CLI_SIG_EXIT);
 	/* Read the trace once: hash the bytes parsed. */
 	char hex[65], why[600];
 	char *bytes = NULL;
@@ -475,6 +477,8 @@ int main(int argc, char **argv)
 		die_input("%s: out of memory", trace_path);
 
 	struct bound_result br;
+	/* From here on a first signal stops the search cleanly. */
+	cli_signals_install(CLI_SIG_FLAG);
 	int judged = no_bound ? -1 : judge(tr, &par, &br);
 	if (judged == 0 && par.lower.num == 0)
 		par.lower = sim_time_int(br.lower_any); /* valid for every model */
