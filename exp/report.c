@@ -632,6 +632,12 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 		free(names[i]);
 	free(pf);
 	free(s);
+	/* Never replace a report with one that has no data at all (a fresh
+	 * clone has no CSVs: they are not in git). */
+	if (!rc && nmade == 0)
+		rc = fail(err, errlen, EXP_EINVAL,
+		          "%s: no experiment has its CSV yet; run bin/experiment "
+		          "%s/NAME.ini first (%s left as it is)", dir, dir, report);
 	/* The report from its template. */
 	if (!rc) {
 		snprintf(path, sizeof path, "%s/REPORT.md.in", dir);

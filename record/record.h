@@ -56,6 +56,17 @@ int rec_inspect(const char *prog, struct rec_program *out, struct trace_error *e
 int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pins,
                           uint32_t *nthreads, struct trace_error *err);
 
+/*
+ * rec_tree_from_trace - the SHADOWBIND_TREE value for the trace at `path`
+ * (read and validated): for each thread that creates threads, in
+ * increasing id, `P:C1,C2,...;` its children's ids in the order it created
+ * them.  With it the launcher numbers a new thread by its creator and the
+ * creator's count of creates, not by global creation order (which differs
+ * between runs when several threads create threads).  *tree is malloc'd
+ * (free it).  0, or -1 with err.
+ */
+int rec_tree_from_trace(const char *path, char **tree, struct trace_error *err);
+
 /* Number of CPUs in the set, and its first CPU (-1 if empty). */
 int rec_cpu_count(const cpu_set_t *s);
 int rec_cpu_first(const cpu_set_t *s);

@@ -191,8 +191,32 @@ static void ps_finishing(const struct sim_work *w, const struct sgrp *g, uint32_
 	}
 }
 
+/* The pool, m > c, its next completion `cycles` >= 1 cycles away: the
+ * last cycle gives each thread what it needs, at most c units; the
+ * threads that finish in it act by id from the smallest.  Sets tshort and
+ * slast; returns the completion's time, *u its first thread.  Out of
+ * line: bound processors (the common case) never come here, and
+ * ps_resched stays small enough to inline. */
+static __attribute__((noinline)) uint64_t ps_pool_last(struct sim_work *w, struct sgrp *g,
+                                                       uint64_t cycles, uint32_t *u)
+{
+	uint64_t units = g->nslots, len = g->m;
+	uint64_t V0 = g->V + (cycles - 1) * units;
+	struct ps_fin f = {0, 0, 0, *u};
+	ps_finishing(w, g, 0, V0 + units, &f);
+	uint64_t S = g->m * units - f.lost, L = (S + units - 1) / units;
+	if (f.n < g->m)
+		f.maxg = units; /* the others get c units */
+	if (L < f.maxg)
+		L = f.maxg; /* no thread runs faster than rate 1 */
+	*u = f.id;
+	g->tshort = g->tlast + (cycles - 1) * len;
+	g->slast = S;
+	return g->tshort + L;
+}
+
 /* Put a ps group's next completion into the event heap. */
-static void ps_resched(struct sim_work *w, uint32_t gi)
+static inline void ps_resched(struct sim_work *w, uint32_t gi)
 {
 	struct sgrp *g = &w->g[gi];
 	uint32_t id = w->p->n + gi;
@@ -203,25 +227,17 @@ static void ps_resched(struct sim_work *w, uint32_t gi)
 	}
 	uint32_t u = w->pheap[g->hbase].u;
 	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
-	uint64_t units = ps_units(g), cycles = (left + units - 1) / units;
-	uint64_t len = ps_len(g), t = g->tlast + cycles * len;
+	uint64_t t;
 	g->tshort = UINT64_MAX;
-	if (units > 1 && cycles) {
-		/* the pool, m > c: the last cycle gives each thread what it
-		 * needs, at most c units; the threads that finish in it act by
-		 * id from the smallest */
-		uint64_t V0 = g->V + (cycles - 1) * units;
-		struct ps_fin f = {0, 0, 0, u};
-		ps_finishing(w, g, 0, V0 + units, &f);
-		uint64_t S = g->m * units - f.lost, L = (S + units - 1) / units;
-		if (f.n < g->m)
-			f.maxg = units; /* the others get c units */
-		if (L < f.maxg)
-			L = f.maxg; /* no thread runs faster than rate 1 */
-		u = f.id;
-		g->tshort = g->tlast + (cycles - 1) * len;
-		g->slast = S;
-		t = g->tshort + L;
+	if (g->m <= g->nslots) {
+		t = g->tlast + left; /* cycles of 1 tick, 1 unit each */
+	} else if (g->nslots == 1) {
+		t = g->tlast + left * g->m; /* a bound processor: m ticks, 1 unit */
+	} else {
+		uint64_t units = g->nslots, cycles = (left + units - 1) / units;
+		t = g->tlast + cycles * g->m;
+		if (cycles)
+			t = ps_pool_last(w, g, cycles, &u);
 	}
 	g->tnext = t;
 	heap_set(w, id, t, 0, u);

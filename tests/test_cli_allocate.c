@@ -286,6 +286,29 @@ static void test_bad_arguments(void **state)
 	free(tr);
 }
 
+/* Exhaustive enumeration stopped early says so (issue 11 item 1): 5
+ * threads on at most 3 processors have S(5,1) + S(5,2) + S(5,3) = 1 + 15
+ * + 25 = 41 canonical bindings, more than a budget of 20 tests; with a
+ * budget of 1000 it completes and the header has no `complete` line. */
+static void test_exhaustive_incomplete(void **state)
+{
+	(void)state;
+	char *out, *err;
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 3 -a exhaustive --max-tests 20 "
+	                         "'%s'", worst), 0);
+	assert_non_null(strstr(out, "\ncomplete no "));
+	assert_non_null(strstr(out, "\nstopped max-tests "));
+	assert_non_null(strstr(err, "; the enumeration is incomplete\n"));
+	free(out);
+	free(err);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 3 -a exhaustive --max-tests 1000 "
+	                         "'%s'", worst), 0);
+	assert_null(strstr(out, "\ncomplete "));
+	assert_null(strstr(err, "incomplete"));
+	free(out);
+	free(err);
+}
+
 static void test_help_list(void **state)
 {
 	(void)state;
@@ -396,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_help_list),
+		cmocka_unit_test(test_exhaustive_incomplete),
 		cmocka_unit_test(test_deadlock_exit),
 		cmocka_unit_test(test_determinism),
 	};

@@ -17,8 +17,9 @@
  *
  * On a disagreement the test prints the program (trace text), the
  * parameters and binding, and both makespans, after a greedy minimizer
- * has dropped records, threads and work while the trace stays valid and
- * the disagreement stays.
+ * has dropped whole threads, single records and pairs of records,
+ * shortened works and zeroed latency and costs while the trace stays
+ * valid and the disagreement stays.
  *
  * Environment:
  *   SB_DIFF_PROGRAMS=N   number of random programs (default 3000; 300
@@ -735,12 +736,53 @@ static int try_drop(struct lines *L, int i, int j, const struct run *r)
 	return ok;
 }
 
+/* Does line s belong to thread id (its record, or a create or join of
+ * it)? */
+static int about_thread(const char *s, unsigned id)
+{
+	unsigned th, w, x;
+	char op[16];
+	int n = sscanf(s, "%u %u %15s %u", &th, &w, op, &x);
+	if (n < 3)
+		return 0;
+	return th == id || (n == 4 && x == id && (!strcmp(op, "create") || !strcmp(op, "join")));
+}
+
+/* Drop a whole thread (never thread 1) if that keeps the trace valid and
+ * the disagreement. */
+static int try_drop_thread(struct lines *L, unsigned id, const struct run *r)
+{
+	char **saved = malloc((size_t)L->n * sizeof *saved);
+	assert_non_null(saved);
+	int any = 0;
+	for (int i = 0; i < L->n; i++) {
+		saved[i] = L->v[i];
+		if (i > 0 && L->v[i][0] && about_thread(L->v[i], id)) {
+			L->v[i] = (char *)"";
+			any = 1;
+		}
+	}
+	char *t = join_lines(L, -1, -1);
+	int ok = any && still(t, r);
+	free(t);
+	for (int i = 0; i < L->n; i++) {
+		if (ok && saved[i] != L->v[i])
+			saved[i][0] = 0;
+		L->v[i] = saved[i];
+	}
+	free(saved);
+	return ok;
+}
+
 static char *minimize(const char *text, struct run *r)
 {
 	struct lines L;
 	split(text, &L);
 	for (int changed = 1, rounds = 0; changed && rounds < 20; rounds++) {
 		changed = 0;
+		for (unsigned id = 2; id < 64; id++)
+			if (try_drop_thread(&L, id, r))
+				changed = 1;
 		for (int i = L.n - 1; i >= 1; i--)
 			if (L.v[i][0] && try_drop(&L, i, -1, r))
 				changed = 1;

@@ -449,6 +449,28 @@ static void test_determinism_resume(void **state)
 	free(d);
 }
 
+/* A directory whose experiments have no CSV yet (a fresh clone) leaves
+ * the report as it is. */
+static void test_report_no_data(void **state)
+{
+	(void)state;
+	char *d = tmpdir();
+	char rep[600], err[512];
+	put_file(d, "e.ini", "[programs]\nfamily = worstcase\n[run]\n"
+	         "algorithms = binpack\n[plot.p]\nx = cpus\n"
+	         "line = m: makespan\n");
+	put_file(d, "REPORT.md.in", "@TABLE:e/p@\n");
+	put_file(d, "REPORT.md", "kept\n");
+	snprintf(rep, sizeof rep, "%s/REPORT.md", d);
+	assert_int_equal(exp_report(d, rep, err, sizeof err), EXP_EINVAL);
+	assert_non_null(strstr(err, "no experiment has its CSV yet"));
+	char *r = tu_slurp(rep, NULL);
+	assert_string_equal(r, "kept\n");
+	free(r);
+	rmtree(d);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_hand_rows),
 		cmocka_unit_test(test_determinism_resume),
+		cmocka_unit_test(test_report_no_data),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

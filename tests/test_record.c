@@ -396,6 +396,40 @@ static void test_run_errors(void **state)
 	free(err);
 }
 
+/* --trace numbers threads by their creator as recorded: a binding for
+ * the recorded run of `affinity 2` applies to `affinity 2`; `affinity 3`
+ * creates a thread the recorded main thread did not: exit 2. */
+static void test_tree(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	struct trace *tr = record("affinity", "2", "aff.trace", &out, 0);
+	assert_int_equal(tr->nthreads, 3);
+	trace_free(tr);
+	free(out);
+	int cpu[CPU_SETSIZE];
+	assert_true(allowed_cpus(cpu, CPU_SETSIZE) >= 1);
+	char *bpath = tu_tmpfile("shadowbind-binding 1\ncpus 1\n1 0\n2 0\n3 0\n");
+	char *err = NULL;
+	int st = tu_cmdf("shadowbind-run", &out, &err, "--binding '%s' --trace '%s/aff.trace' -- '%s/affinity' 2",
+	                 bpath, g_dir, g_ex);
+	if (st != 0)
+		fail_msg("status %d: %s", st, err);
+	char line[64];
+	snprintf(line, sizeof line, "thread 3 cpus %d\n", cpu[0]);
+	assert_non_null(strstr(out, line));
+	free(out);
+	free(err);
+	st = tu_cmdf("shadowbind-run", &out, &err, "--binding '%s' --trace '%s/aff.trace' -- '%s/affinity' 3",
+	             bpath, g_dir, g_ex);
+	assert_int_equal(st, 2);
+	assert_non_null(strstr(err, "thread 1 creates its thread number 3, which it did not create in the recorded run"));
+	free(out);
+	free(err);
+	unlink(bpath);
+	free(bpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_abrupt),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_run_errors),
+		cmocka_unit_test(test_tree),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -461,7 +461,9 @@ int main(int argc, char **argv)
 	if (par.sim.cpus == 0)
 		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
 
-	cli_signals_install(CLI_SIG_FLAG);
+	/* Until the search: a signal exits at once (reading a trace from a
+	 * terminal or a pipe that never ends must stay interruptible). */
+	cli_signals_install(CLI_SIG_EXIT);
 	/* Read the trace once: hash the bytes parsed. */
 	char hex[65], why[600];
 	char *bytes = NULL;
@@ -490,6 +492,8 @@ int main(int argc, char **argv)
 		die_input("%s: out of memory", trace_path);
 
 	struct bound_result br;
+	/* From here on a first signal stops the search cleanly. */
+	cli_signals_install(CLI_SIG_FLAG);
 	int judged = no_bound ? -1 : judge(tr, &par, full_bound, &br);
 	if (judged == 0 && par.lower.num == 0)
 		par.lower = sim_time_int(br.lower_any); /* valid for every model */
@@ -608,11 +612,12 @@ int main(int argc, char **argv)
 			snprintf(gain, sizeof gain, " (%.2fx)",
 			         sim_time_to_double(res.binpack) / m);
 		fprintf(stderr, "%s: %s on %u cpus: makespan %s, binpack %s%s%s; "
-		        "%" PRIu64 " tests, %.2f s, %s\n", prog, res.algorithm,
+		        "%" PRIu64 " tests, %.2f s, %s%s\n", prog, res.algorithm,
 		        res.cpus, mk, bp, gain, speed, res.tests, res.seconds,
 		        sig && res.stop == ALLOC_STOP_CANCELLED
 		        ? (sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
-		        : alloc_stop_name(res.stop));
+		        : alloc_stop_name(res.stop),
+		        res.enumerated && !res.complete ? "; the enumeration is incomplete" : "");
 		if (judged == 0) {
 			double lo = strtod(b.lower, NULL);
 			char pct[64] = "at the lower bound (optimal)";

@@ -342,7 +342,8 @@ static int write_gen(FILE *f, const char *family, long records)
 	} else if (!strcmp(family, "pipeline")) {
 		/* the prime sieve up to L: threads grow with L (169 at 1000),
 		 * records about 63657 (L / 1000)^1.66 (measured) */
-		snprintf(v, sizeof v, "%ld", (long)(1000 * pow((double)records / 63657, 1 / 1.66)));
+		/* (the generator's limit is at most 10000: about 3.1 M records) */
+		snprintf(v, sizeof v, "%ld", (long)fmin(10000, 1000 * pow((double)records / 63657, 1 / 1.66)));
 		gen_opts_set(&o, "limit", v);
 		gen_opts_set(&o, "gen-work", "1000000");
 		gen_opts_set(&o, "filter-work", "1000000");

@@ -17,18 +17,22 @@
 
 int main(int argc, char **argv)
 {
-	const char *binding = NULL;
+	const char *binding = NULL, *trace = NULL;
 	int unbound = 0, timed = 0;
 	struct cli_opt opts[] = {
 		{CLI_STR, "binding", 'b', .metavar = "FILE", .dst = &binding,
 		 .help = "the binding (docs/binding-format.md)"},
+		{CLI_STR, "trace", .metavar = "FILE", .dst = &trace,
+		 .help = "the recorded trace the binding is for: number the threads\n"
+		         "by their creator (its 1st, 2nd, ... create, as recorded)\n"
+		         "instead of by global creation order (docs/record.md)"},
 		{CLI_FLAG, "unbound", .dst = &unbound,
 		 .help = "no pinning: the operating system schedules"},
 		{CLI_FLAG, "time", .dst = &timed,
 		 .help = "print the wall time of the run on stderr"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
-		"shadowbind-run", "(--binding FILE | --unbound) [--time] -- PROGRAM [ARGS...]",
+		"shadowbind-run", "(--binding FILE [--trace FILE] | --unbound) [--time] -- PROGRAM [ARGS...]",
 		"Run PROGRAM with each of its threads pinned to the processor the binding\n"
 		"file gives it: thread 1 is the initial thread, then threads are numbered\n"
 		"in the order the program creates them, as shadowbind-record numbers\n"
@@ -80,6 +84,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 		return 2;
 	}
+	char *tree = NULL, *e2 = NULL;
+	if (trace && binding) {
+		if (rec_tree_from_trace(trace, &tree, &err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			free(pins);
+			return 2;
+		}
+		size_t l = strlen(tree) + 32;
+		e2 = malloc(l);
+		if (!e2) {
+			fprintf(stderr, "shadowbind-run: out of memory\n");
+			free(pins);
+			free(tree);
+			return 4;
+		}
+		snprintf(e2, l, "SHADOWBIND_TREE=%s", tree);
+		free(tree);
+	}
 	char e0[PATH_MAX + 32], *e1 = NULL;
 	snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
 	if (pins) {
@@ -88,14 +110,16 @@ int main(int argc, char **argv)
 		if (!e1) {
 			fprintf(stderr, "shadowbind-run: out of memory\n");
 			free(pins);
+			free(e2);
 			return 4;
 		}
 		snprintf(e1, l, "SHADOWBIND_PIN=%s", pins);
 	}
-	char *extra[4] = { e0, "SHADOWBIND_MODE=run", e1, NULL };
+	char *extra[5] = { e0, "SHADOWBIND_MODE=run", e1 ? e1 : e2, e1 ? e2 : NULL, NULL };
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
 	free(pins);
 	free(e1);
+	free(e2);
 	if (pid < 0) {
 		fprintf(stderr, "shadowbind-run: %s\n", err.msg);
 		return 2;

@@ -10,8 +10,8 @@
  * object, never into build/librecord.a (see record/module.mk).
  *
  * Recording.  Every recorded event takes the recorder lock G; a release
- * (unlock, post, signal, ...) performs the real operation while holding G,
- * an acquisition records after the real operation returned.  Each event
+ * (unlock, post, signal, ...) is numbered just before the real operation,
+ * an acquisition after the real operation returned.  Each event
  * gets the next global sequence number under G, so the order of the
  * sequence numbers is an order in which the operations took effect
  * (docs/trace-format.md, Order).  Records go to per-thread chunks; at exit
@@ -200,6 +200,8 @@ void rp_pin_init(void);
  * not name the thread. */
 int rp_pin_next(uint32_t *id);
 void rp_pin_self(int cpu);
+/* The calling thread's id in run mode (set by the trampoline). */
+void rp_pin_set_id(uint32_t id);
 
 /* rp_name.c: the symbol of function fn into out ("" if unknown). */
 void rp_symname(void *fn, char *out, size_t len);

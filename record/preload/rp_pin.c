@@ -19,6 +19,60 @@ static int g_pin[RP_PIN_MAX + 1]; /* [id] OS CPU, -1 none */
 static uint32_t g_npin;           /* ids listed                  */
 static int g_pinning;             /* SHADOWBIND_PIN was given    */
 static uint32_t g_next = 1;       /* last id given               */
+/* SHADOWBIND_TREE: children of thread p are g_kids[g_first[p] ..
+ * g_first[p] + g_nkids[p]) */
+static int g_tree;
+static uint32_t g_first[RP_PIN_MAX + 1], g_nkids[RP_PIN_MAX + 1];
+static uint32_t g_kids[RP_PIN_MAX + 1], g_nk;
+static __thread uint32_t t_id = 1, t_made; /* this thread's id, children */
+
+void rp_pin_set_id(uint32_t id)
+{
+	t_id = id;
+	t_made = 0;
+}
+
+static uint32_t num(const char **s)
+{
+	uint32_t v = 0;
+	while (**s >= '0' && **s <= '9' && v < (1u << 28))
+		v = v * 10 + (uint32_t)(*(*s)++ - '0');
+	return v;
+}
+
+static void tree_init(const char *s)
+{
+	g_tree = 1;
+	while (*s) {
+		uint32_t p = num(&s);
+		if (*s != ':' || p == 0 || p > RP_PIN_MAX)
+			return;
+		s++;
+		g_first[p] = g_nk;
+		while (*s >= '0' && *s <= '9' && g_nk <= RP_PIN_MAX) {
+			g_kids[g_nk++] = num(&s);
+			g_nkids[p]++;
+			if (*s == ',')
+				s++;
+		}
+		if (*s == ';')
+			s++;
+		else
+			return;
+	}
+}
+
+static void say_num(const char *a, uint32_t v, const char *b)
+{
+	char n[16];
+	int k = 15;
+	n[k] = 0;
+	do {
+		n[--k] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	rp_say(a, n + k, b);
+}
 
 void rp_pin_self(int cpu)
 {
@@ -53,27 +107,34 @@ void rp_pin_init(void)
 		else
 			break;
 	}
+	const char *tree = getenv("SHADOWBIND_TREE");
+	if (tree)
+		tree_init(tree);
 	if (g_npin >= 1 && g_pin[1] >= 0)
 		rp_pin_self(g_pin[1]);
 }
 
 int rp_pin_next(uint32_t *id)
 {
-	uint32_t k = __atomic_add_fetch(&g_next, 1, __ATOMIC_RELAXED);
+	uint32_t k;
+	if (g_tree) {
+		uint32_t p = t_id, j = t_made++;
+		if (p > RP_PIN_MAX || j >= g_nkids[p]) {
+			say_num("shadowbind-run: thread ", p, NULL);
+			say_num(" creates its thread number ", j + 1,
+			        ", which it did not create in the recorded run; stopping the program (exit status 2)\n");
+			_exit(2);
+		}
+		k = g_kids[g_first[p] + j];
+	} else {
+		k = __atomic_add_fetch(&g_next, 1, __ATOMIC_RELAXED);
+	}
 	*id = k;
 	if (!g_pinning)
 		return -1;
 	if (k > g_npin || g_pin[k] < 0) {
-		char num[16];
-		int n = 15;
-		num[n] = 0;
-		uint32_t v = k;
-		do {
-			num[--n] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-		rp_say("shadowbind-run: the program creates thread ", num + n,
-		       ", which the binding does not name; stopping it (exit status 2)\n");
+		say_num("shadowbind-run: the program creates thread ", k,
+		        ", which the binding does not name; stopping it (exit status 2)\n");
 		_exit(2);
 	}
 	return g_pin[k];

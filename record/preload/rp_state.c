@@ -638,9 +638,22 @@ static void rp_write_trace(const char *why)
 	out_s(o, "shadowbind-trace 1\n# recorded by shadowbind-record (");
 	out_s(o, why);
 	out_s(o, "); work is thread CPU time\nunit ns\n");
+	/* names: one symbol lookup per distinct start routine (the last 16) */
+	struct rp_thread *named[16] = { NULL };
 	for (uint32_t i = 1; i <= g_nth; i++) {
-		if (i > 1 && g_th[i]->fn)
-			rp_symname((void *)g_th[i]->fn, g_th[i]->name, sizeof g_th[i]->name);
+		struct rp_thread *t = g_th[i];
+		if (i > 1 && t->fn) {
+			int k = 0;
+			while (k < 16 && named[k] && named[k]->fn != t->fn)
+				k++;
+			if (k < 16 && named[k]) {
+				memcpy(t->name, named[k]->name, sizeof t->name);
+			} else {
+				rp_symname((void *)t->fn, t->name, sizeof t->name);
+				memmove(named + 1, named, 15 * sizeof *named);
+				named[0] = t;
+			}
+		}
 		const char *nm = i == 1 ? "main" : g_th[i]->name;
 		if (!*nm)
 			continue;

@@ -28,12 +28,15 @@ struct rp_start {
 	void *arg;
 	struct rp_thread *t; /* recording */
 	int cpu;             /* run mode: OS CPU, -1 none */
+	uint32_t run_id;     /* run mode: its thread id */
 };
 
 static void *rp_trampoline(void *p)
 {
 	struct rp_start s = *(struct rp_start *)p;
 	free(p);
+	if (s.run_id)
+		rp_pin_set_id(s.run_id);
 	if (s.cpu >= 0)
 		rp_pin_self(s.cpu);
 	struct rp_thread *t = s.t;
@@ -64,10 +67,12 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 	s->arg = arg;
 	s->t = NULL;
 	s->cpu = -1;
+	s->run_id = 0;
 	if (rp_mode == RP_RUN) {
 		uint32_t id;
 		int cpu = rp_pin_next(&id);
 		s->cpu = cpu;
+		s->run_id = id;
 		if (cpu < 0) {
 			int r = rp_real.create(pt, attr, rp_trampoline, s);
 			if (r)

@@ -1,0 +1,15 @@
+set terminal svg size 820,520 dynamic font 'Helvetica,13' background rgb 'white'
+set output 'paper7-coarse-fig18.svg'
+set title "coarse grain: Paper VII Fig. 18: prime sieve, latency 4 us (4 units of 1 us)"
+set xlabel "processors"
+set ylabel "speedup over one processor"
+set key outside right top box
+set grid
+set datafile missing 'NaN'
+set offsets 0.3, 0.3, 0, 0
+plot 'paper7-coarse-fig18.dat' using 0:2:xtic(1) with linespoints lw 2 pt 1 ps 1.3 lc rgb '#1f77b4' title columnheader, \
+     'paper7-coarse-fig18.dat' using 0:3 with linespoints lw 2 pt 2 ps 1.3 lc rgb '#d62728' title columnheader, \
+     'paper7-coarse-fig18.dat' using 0:4 with linespoints lw 2 pt 3 ps 1.3 lc rgb '#2ca02c' title columnheader, \
+     'paper7-coarse-fig18.dat' using 0:5 with linespoints lw 2 pt 4 ps 1.3 lc rgb '#ff7f0e' title columnheader, \
+     'paper7-coarse-fig18.dat' using 0:6 with linespoints lw 2 pt 5 ps 1.3 lc rgb '#9467bd' title columnheader, \
+     'paper7-coarse-fig18.dat' using 0:7 with linespoints lw 2 pt 6 ps 1.3 lc rgb '#8c564b' title columnheader
