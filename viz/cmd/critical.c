@@ -52,7 +52,7 @@ static int whatif_opt(void *dst, const char *v, char *why, size_t len)
 		return -1;
 	}
 	if (viz_whatif_parse(v, &w->w[w->n])) {
-		snprintf(why, len, "is not line:L:P%%, at:FILE:LINE:P%%, thread:ID:P%% or latency:T");
+		snprintf(why, len, "is not line:L:P%%, at:FILE:LINE:P%%, thread:ID:P%%, latency:T or latency:KIND:ID:T");
 		return -1;
 	}
 	w->n++;
@@ -110,7 +110,10 @@ int main(int argc, char **argv)
 		         "(repeatable): line:L:P% (the record at trace line L\n"
 		         "runs P% faster), at:FILE:LINE:P% (every record\n"
 		         "at that source location), thread:ID:P% (every\n"
-		         "record of thread ID), latency:T (latency T instead)"},
+		         "record of thread ID), latency:T (latency T instead),\n"
+		         "latency:KIND:ID:T (the releases of that one object\n"
+		         "take latency T; KIND mutex, sem, cond, barrier,\n"
+		         "rwlock, or thread: its exit for a join; Direct model)"},
 		{CLI_U32, "weights", .metavar = "N", .dst = &weights, .max = 1000,
 		 .help = "weigh the N records with the most work on the path\n"
 		         "(re-simulated 10% faster; default 5, 0: none)"},
@@ -128,7 +131,9 @@ int main(int argc, char **argv)
 		         "@file:line of its record, its length and its share of the makespan; then\n"
 		         "the share per thread and per synchronization object; then the weight of\n"
 		         "the records with the most work on the path (makespan saved per unit of\n"
-		         "work saved; Paper VI's weight, negative when faster makes it later).",
+		         "work saved; Paper VI's weight, negative when faster makes it later).\n"
+		         "With --latency > 0 (Direct model), what each object's latency costs:\n"
+		         "the makespan re-simulated with that object's latency 0.",
 		.opts = opts,
 		.epilog = "Example: critical --unbound --cpus 2 --policy fifo --what-if line:21:50% T.trace\n"
 		          "docs/viz.md explains the items and the shares.",
@@ -148,6 +153,9 @@ int main(int argc, char **argv)
 		return cli_usage(&cmd, "--unbound needs --cpus K");
 	if (have_cpus && !binding_path && !unbound)
 		return cli_usage(&cmd, "--cpus needs --binding FILE or --unbound");
+	for (size_t i = 0; i < wi.n; i++)
+		if (wi.w[i].what == VIZ_WI_OBJLAT && par.model != SIM_DIRECT && par.model != SIM_AUTO)
+			return cli_usage(&cmd, "--what-if %s needs the Direct model", wi.w[i].text);
 	const char *path = argv[1];
 	struct trace *tr = NULL;
 	struct trace_error err;
@@ -272,6 +280,47 @@ int main(int argc, char **argv)
 			fputs("]", stdout);
 		free(w);
 	}
+	/* what each object's latency costs: re-simulated with it 0 */
+	if (par.latency && res.model == SIM_DIRECT) {
+		struct viz_share *th, *ob;
+		size_t nt, no;
+		if (viz_path_shares(vs, cp, &th, &nt, &ob, &no)) {
+			fprintf(stderr, "critical: out of memory\n");
+			goto out;
+		}
+		if (json)
+			fputs(", \"latency_cost\": [", stdout);
+		else
+			printf("\nlatency cost per object on the path (re-simulated with its latency 0):\n");
+		size_t shown = 0;
+		for (size_t i = 0; i < no && shown < top; i++) {
+			if (ob[i].kind >= TRACE_NKINDS)
+				continue; /* a processor */
+			char spec[96];
+			uint32_t id = ob[i].kind == TRACE_K_THREAD ? tr->threads[ob[i].id].id
+			                                           : tr->obj_id[ob[i].kind][ob[i].id];
+			snprintf(spec, sizeof spec, "latency:%s:%u:0", viz_whatif_kinds[ob[i].kind], id);
+			struct viz_whatif x;
+			uint64_t saved;
+			sim_time nm;
+			if (viz_whatif_parse(spec, &x) || viz_whatif_run(tr, &rpar, binding, &x, &saved, &nm))
+				continue;
+			double m1 = sim_time_to_double(nm);
+			if (json)
+				printf("%s{\"what\": \"%s\", \"makespan\": %.17g, \"cost\": %.17g}", shown ? ", " : "",
+				       spec, m1, (double)cp->makespan - m1);
+			else
+				printf("  %-24s makespan %" PRIu64 " -> %.0f %s: its latency costs %.0f\n", spec,
+				       cp->makespan, m1, unit, (double)cp->makespan - m1);
+			shown++;
+		}
+		if (!json && shown == 0)
+			printf("  none: the path waits on no object\n");
+		if (json)
+			fputs("]", stdout);
+		free(th);
+		free(ob);
+	}
 	if (wi.n) {
 		if (json)
 			fputs(", \"what_if\": [", stdout);
@@ -280,11 +329,18 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < wi.n; i++) {
 			uint64_t saved;
 			sim_time nm;
+			if (wi.w[i].what == VIZ_WI_OBJLAT && rpar.model != SIM_DIRECT) {
+				fprintf(stderr, "%s: --what-if '%s': needs the Direct model, which deadlocks on this run (it used %s)\n",
+				        path, wi.w[i].text, sim_model_name(rpar.model));
+				rc = 3;
+				goto out;
+			}
 			int r2 = viz_whatif_run(tr, &rpar, binding, &wi.w[i], &saved, &nm);
 			if (r2 == VIZ_EINVAL) {
 				fprintf(stderr, "%s: --what-if '%s': no such %s in the trace\n", path, wi.w[i].text,
 				        wi.w[i].what == VIZ_WI_LINE ? "record line"
-				        : wi.w[i].what == VIZ_WI_LOC ? "source location" : "thread");
+				        : wi.w[i].what == VIZ_WI_LOC ? "source location"
+				        : wi.w[i].what == VIZ_WI_OBJLAT ? "object" : "thread");
 				rc = 2;
 				goto out;
 			}
