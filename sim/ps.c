@@ -124,9 +124,25 @@ static void ps_clamp(struct sim_work *w, struct sgrp *g)
 	}
 }
 
+/* The pool, m > c: advance by dt ticks, full cycles and maybe a short
+ * last one (out of line, so that ps_advance inlines). */
+static __attribute__((noinline)) void ps_advance_pool(struct sim_work *w, struct sgrp *g,
+                                                      stime T, uint64_t dt)
+{
+	uint64_t c = g->nslots;
+	g->V += (dt + g->m - 1) / g->m * c;
+	if (w->flags & SIM_STATS) {
+		if (T > g->tshort)
+			g->busy += (g->tshort - g->tlast) * c + g->slast;
+		else
+			g->busy += dt * c;
+	}
+	ps_clamp(w, g);
+}
+
 /* Advance a ps group to T, a boundary of its current cycle (or any time
  * when the group is empty). */
-static void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
+static inline void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
 {
 	uint64_t dt = T - g->tlast;
 	if (dt && g->m) {
@@ -138,16 +154,8 @@ static void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
 			g->V += dt / g->m;
 			if (w->flags & SIM_STATS)
 				g->busy += dt;
-		} else { /* the pool: full cycles, maybe a short last one */
-			uint64_t c = g->nslots;
-			g->V += (dt + g->m - 1) / g->m * c;
-			if (w->flags & SIM_STATS) {
-				if (T > g->tshort)
-					g->busy += (g->tshort - g->tlast) * c + g->slast;
-				else
-					g->busy += dt * c;
-			}
-			ps_clamp(w, g);
+		} else {
+			ps_advance_pool(w, g, T, dt);
 		}
 	}
 	g->tlast = T;
