@@ -124,9 +124,25 @@ static void ps_clamp(struct sim_work *w, struct sgrp *g)
 	}
 }
 
+/* The pool, m > c: advance by dt ticks, full cycles and maybe a short
+ * last one (out of line, so that ps_advance inlines). */
+static __attribute__((noinline)) void ps_advance_pool(struct sim_work *w, struct sgrp *g,
+                                                      stime T, uint64_t dt)
+{
+	uint64_t c = g->nslots;
+	g->V += (dt + g->m - 1) / g->m * c;
+	if (w->flags & SIM_STATS) {
+		if (T > g->tshort)
+			g->busy += (g->tshort - g->tlast) * c + g->slast;
+		else
+			g->busy += dt * c;
+	}
+	ps_clamp(w, g);
+}
+
 /* Advance a ps group to T, a boundary of its current cycle (or any time
  * when the group is empty). */
-static void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
+static inline void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
 {
 	uint64_t dt = T - g->tlast;
 	if (dt && g->m) {
@@ -138,16 +154,8 @@ static void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
 			g->V += dt / g->m;
 			if (w->flags & SIM_STATS)
 				g->busy += dt;
-		} else { /* the pool: full cycles, maybe a short last one */
-			uint64_t c = g->nslots;
-			g->V += (dt + g->m - 1) / g->m * c;
-			if (w->flags & SIM_STATS) {
-				if (T > g->tshort)
-					g->busy += (g->tshort - g->tlast) * c + g->slast;
-				else
-					g->busy += dt * c;
-			}
-			ps_clamp(w, g);
+		} else {
+			ps_advance_pool(w, g, T, dt);
 		}
 	}
 	g->tlast = T;
@@ -283,13 +291,27 @@ static void ps_dequeue(struct sim_work *w, uint32_t u, stime T)
 	ps_resched(w, t->grp);
 }
 
-/* class go_on: u's new work gives it a new finish tag. */
+/* class go_on: u's new work gives it a new finish tag.
+ *
+ * A record with no work (most records of a task graph: its posts and
+ * waits) leaves everything as it was: u acted at T as its group's first
+ * thread, with tag V; its tag stays V, so its group's heap is unchanged,
+ * and when the group's event already says (T, u) and no short pool cycle
+ * is pending, ps_resched would compute exactly that event again (left =
+ * 0 cycles: t = tlast = T, first thread u, tshort = UINT64_MAX).  Then
+ * nothing is done. */
 static void ps_go_on(struct sim_work *w, uint32_t u, stime T)
 {
-	(void)T;
 	struct sth *t = &w->th[u];
 	struct sgrp *g = &w->g[t->grp];
-	t->seg = g->V + t->rem;
+	stime tag = g->V + t->rem;
+	if (tag == t->seg && tag == g->V && g->tlast == T && g->tnext == T &&
+	    g->tshort == UINT64_MAX && w->pheap[g->hbase].u == u) {
+		int32_t pos = w->hpos[w->p->n + t->grp];
+		if (pos >= 0 && w->heap[pos].key == hent_key(T, 0, u, w->p->n + t->grp))
+			return;
+	}
+	t->seg = tag;
 	pheap_later(w, g, u);
 	ps_resched(w, t->grp);
 }
