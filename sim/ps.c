@@ -286,13 +286,27 @@ static void ps_dequeue(struct sim_work *w, uint32_t u, stime T)
 	ps_resched(w, t->grp);
 }
 
-/* class go_on: u's new work gives it a new finish tag. */
+/* class go_on: u's new work gives it a new finish tag.
+ *
+ * A record with no work (most records of a task graph: its posts and
+ * waits) leaves everything as it was: u acted at T as its group's first
+ * thread, with tag V; its tag stays V, so its group's heap is unchanged,
+ * and when the group's event already says (T, u) and no short pool cycle
+ * is pending, ps_resched would compute exactly that event again (left =
+ * 0 cycles: t = tlast = T, first thread u, tshort = UINT64_MAX).  Then
+ * nothing is done. */
 static void ps_go_on(struct sim_work *w, uint32_t u, stime T)
 {
-	(void)T;
 	struct sth *t = &w->th[u];
 	struct sgrp *g = &w->g[t->grp];
-	t->seg = g->V + t->rem;
+	stime tag = g->V + t->rem;
+	if (tag == t->seg && tag == g->V && g->tlast == T && g->tnext == T &&
+	    g->tshort == UINT64_MAX && w->pheap[g->hbase].u == u) {
+		int32_t pos = w->hpos[w->p->n + t->grp];
+		if (pos >= 0 && w->heap[pos].key == hent_key(T, 0, u, w->p->n + t->grp))
+			return;
+	}
+	t->seg = tag;
 	pheap_later(w, g, u);
 	ps_resched(w, t->grp);
 }
