@@ -172,6 +172,67 @@ static void test_paths(void **state)
 	}
 }
 
+/* A latency waited out after an acquisition granted at once, just before
+ * the exit.  T1 on processor 0, T2 on 1, latency 50, fifo: T2 locks and
+ * unlocks M1 at 0, waits S1 (blocked); T1 posts at 10 (T2 woken at 60,
+ * exits at 65), works 100, locks M1 at 110 (released at 0: no wait),
+ * joins T2 at 110: T2's exit at 65 on processor 1 arrives at 115; T1
+ * exits at 115.  Path: T1's work [0, 10] (line 5) and [10, 110] (line 7),
+ * then the join's latency [110, 115] on thread 2, not work of the exit. */
+static const char late_join[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"   /* line 2 */
+	"2 0 lock 1\n"     /* 3 */
+	"2 0 unlock 1\n"   /* 4 */
+	"1 10 post 1\n"    /* 5 */
+	"2 0 wait 1\n"     /* 6 */
+	"1 100 lock 1\n"   /* 7 */
+	"1 0 unlock 1\n"   /* 8 */
+	"2 5 exit\n"       /* 9 */
+	"1 0 join 2\n"     /* 10 */
+	"1 0 exit\n";      /* 11 */
+
+static void test_path_late_join(void **state)
+{
+	(void)state;
+	struct tu_sim c;
+	tu_sim_open(&c, late_join);
+	struct sim_params par;
+	sim_params_init(&par);
+	par.cpus = 2;
+	par.policy = SIM_FIFO;
+	par.latency = 50;
+	int32_t bind[2] = {0, 1};
+	struct sim_result res;
+	assert_int_equal(sim_run(c.p, c.w, &par, bind, SIM_STATS | SIM_SCHEDULE, &res), SIM_OK);
+	assert_int_equal(res.makespan.num, 115);
+	struct viz_sched *s;
+	struct viz_path *p;
+	assert_int_equal(viz_sched_new(c.p, &par, bind, &res, &s), VIZ_OK);
+	assert_int_equal(viz_critical(s, &p), VIZ_OK);
+	static const struct {
+		int kind;
+		uint32_t line;
+		uint64_t from, to;
+	} want[] = {{VIZ_WORK, 5, 0, 10}, {VIZ_WORK, 7, 10, 110}, {VIZ_LATENCY, 10, 110, 115}};
+	if (p->n != 3)
+		viz_path_print(s, p, 10, stderr);
+	assert_int_equal(p->n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct viz_item *it = &p->items[i];
+		if (it->kind != want[i].kind || c.tr->rec[it->rec].line != want[i].line ||
+		    it->from != want[i].from || it->to != want[i].to) {
+			viz_path_print(s, p, 10, stderr);
+			fail_msg("item %zu differs", i);
+		}
+	}
+	assert_int_equal(p->items[2].obj_kind, TRACE_K_THREAD);
+	assert_int_equal(c.tr->threads[p->items[2].obj].id, 2);
+	viz_path_free(p);
+	viz_sched_free(s);
+	tu_sim_close(&c);
+}
+
 /* Shares of the three-thread path: T2 10 + 100 + 30 = 140, T3 50.  The
  * objects: mutex 1: T3 waited [20, 110], the path was in T2 since 0:
  * 110 - 20 = 90; semaphore 1: T2 waited [110, 160], the path came to T3
@@ -928,6 +989,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_path_late_join),
 		cmocka_unit_test(test_whatif),
 		cmocka_unit_test(test_whatif_object_latency),
 		cmocka_unit_test(test_invariants),
