@@ -143,7 +143,8 @@ int cli_errorf(int status, const char *fmt, ...)
 
 /*
  * cli_quote - `s` made safe to print in a one-line message: bytes below
- * 0x20, 0x7f and bytes that are not UTF-8 are written as \xHH, a
+ * 0x20, 0x7f, the C1 controls U+0080..U+009F (whose bytes are written as
+ * \xc2\xHH) and bytes that are not UTF-8 are written as \xHH, a
  * backslash as \\; at most `len`-1 bytes (cut with "..." if longer).
  * Returns buf.
  */

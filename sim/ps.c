@@ -108,11 +108,6 @@ static inline uint64_t ps_len(const struct sgrp *g)
 	return g->m <= g->nslots ? 1 : g->m;
 }
 
-static inline uint64_t ps_units(const struct sgrp *g)
-{
-	return g->m <= g->nslots ? 1 : g->nslots;
-}
-
 /* Pool: raise the tags below V to V (threads whose work ended at this
  * boundary), so that they act in increasing id. */
 static void ps_clamp(struct sim_work *w, struct sgrp *g)

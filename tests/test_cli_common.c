@@ -187,6 +187,9 @@ static void test_quote(void **state)
 	assert_string_equal(cli_quote("a\033[2Jb", 6, b, sizeof b), "a\\x1b[2Jb");
 	assert_string_equal(cli_quote("\xff\xc3\xa9", 3, b, sizeof b), "\\xff\xc3\xa9");
 	assert_string_equal(cli_quote("a\\b", 3, b, sizeof b), "a\\\\b");
+	/* U+009B (CSI to some terminals) escaped; U+00A0 is text */
+	assert_string_equal(cli_quote("\xc2\x9b" "31m\xc2\xa0", 7, b, sizeof b),
+	                    "\\xc2\\x9b31m\xc2\xa0");
 	assert_string_equal(cli_quote("abcdefghij", 10, b, 8), "abcd...");
 }
 
