@@ -57,6 +57,16 @@ static const struct {
 	{"[programs]\nfamily = transactions\nthreads = 4..x\n", "t.ini:3:"},
 	{"[programs]\nfamily = transactions\n[run]\nalgorithms = binpack\n"
 	 "unbound = 2\n", "'2' is not 0 or 1"},
+	/* The reader is cli's (cli/ini.h) with repeats allowed. */
+	{"[programs]\nfamily = transactions\n[run]\nalgorithms = binpack\n"
+	 "[plot.p]\nline = a: makespan\nline = b: tests\n", NULL},
+	{"[programs]\nfamily = transactions ; inline comment\n[run]\n"
+	 "algorithms = binpack\n", NULL},
+	{"family = transactions\n", "t.ini:1: key outside any [section]"},
+	{"[programs]\nfamily = trans\001actions\n", "t.ini:2: control character"},
+	{"[programs]\nfamily = transactions\n[\xc3\xa9]\n",
+	 "t.ini:3: syntax error: not a [section] (names: letters, digits, _ - .): "
+	 "'[??]'"},
 };
 
 static void test_spec(void **state)
