@@ -204,6 +204,23 @@ int cli_slurp(const char *path, char **buf, size_t *n, char *why, size_t len);
 const char *cli_input_name(const char *path);
 
 /* ---------------------------------------------------------------------
+ * Process setup.
+ */
+
+/*
+ * cli_omp_passive - call first in main() of a command with OpenMP
+ * searches (allocate, experiment).  OpenMP threads that wait spin by
+ * default (OMP_WAIT_POLICY=active, for a while), which made short
+ * parallel regions 2-5x slower on a shared machine (docs/alloc.md,
+ * Parallelism).  libgomp reads the variable when it is loaded, before
+ * main, so setting it needs one re-execution of the program
+ * (/proc/self/exe with argv): returns only when OMP_WAIT_POLICY was
+ * already set (a value the user set is kept) or the re-execution failed
+ * (then the run goes on as before).
+ */
+void cli_omp_passive(char **argv);
+
+/* ---------------------------------------------------------------------
  * The machine options simulate and critical share: --cpus K, --binding
  * FILE, --unbound, --latency T, --create-cost C, --switch-cost C.  The
  * command's option table (with its own help texts) points into a struct
