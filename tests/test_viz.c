@@ -694,6 +694,25 @@ static void check_timeline(const char *json, uint32_t cpus, const struct trace *
 	free(cpu);
 }
 
+/* Simulate c as run_case does and return the run's timeline JSON
+ * (malloc'd; free it); par and res filled. */
+static char *timeline_json(struct tu_sim *c, const char *policy, uint32_t cpus,
+                           const int32_t *bind, unsigned unbound, struct sim_params *par,
+                           struct sim_result *res)
+{
+	run_case(c, policy, cpus, bind, unbound, par, res);
+	struct viz_sched *s;
+	assert_int_equal(viz_sched_new(c->p, par, cpus && !unbound ? bind : NULL, res, &s), VIZ_OK);
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(viz_timeline_write(s, f), VIZ_OK);
+	fclose(f);
+	viz_sched_free(s);
+	return buf;
+}
+
 static void test_timeline(void **state)
 {
 	(void)state;
@@ -711,14 +730,8 @@ static void test_timeline(void **state)
 			struct sim_params par;
 			struct sim_result res;
 			int32_t bind[3] = {0, 0, 0};
-			run_case(&c, fifo ? "fifo" : "ps", fifo ? 1 : 0, bind, 0, &par, &res);
-			struct viz_sched *s;
-			assert_int_equal(viz_sched_new(c.p, &par, fifo ? bind : NULL, &res, &s), VIZ_OK);
-			char *buf;
-			size_t len;
-			FILE *f = open_memstream(&buf, &len);
-			assert_int_equal(viz_timeline_write(s, f), VIZ_OK);
-			fclose(f);
+			char *buf = timeline_json(&c, fifo ? "fifo" : "ps", fifo ? 1 : 0, bind, 0,
+			                          &par, &res);
 			check_timeline(buf, fifo ? 1 : 0, c.tr, &res, units[k].us, 1);
 			/* the three sync edges: named by location and releaser */
 			assert_non_null(strstr(buf, "\"T3 b @b.c:21\""));
@@ -726,7 +739,6 @@ static void test_timeline(void **state)
 				assert_non_null(strstr(buf, "lock mutex 1 <- T2"));
 			assert_non_null(strstr(buf, "wait semaphore 1 <- T3"));
 			free(buf);
-			viz_sched_free(s);
 			tu_sim_close(&c);
 		}
 	}
@@ -742,17 +754,9 @@ static void test_timeline(void **state)
 			bind[u] = (int32_t)(u % 2);
 		struct sim_params par2;
 		struct sim_result res2;
-		run_case(&c2, "ps", 2, bind, 0, &par2, &res2);
-		struct viz_sched *s2;
-		assert_int_equal(viz_sched_new(c2.p, &par2, bind, &res2, &s2), VIZ_OK);
-		char *b2;
-		size_t l2;
-		FILE *f2 = open_memstream(&b2, &l2);
-		assert_int_equal(viz_timeline_write(s2, f2), VIZ_OK);
-		fclose(f2);
+		char *b2 = timeline_json(&c2, "ps", 2, bind, 0, &par2, &res2);
 		check_timeline(b2, 2, c2.tr, &res2, 1, 0);
 		free(b2);
-		viz_sched_free(s2);
 		free(bind);
 		tu_sim_close(&c2);
 		free(pt);
@@ -766,17 +770,9 @@ static void test_timeline(void **state)
 	tu_sim_open(&c, text);
 	struct sim_params par;
 	struct sim_result res;
-	run_case(&c, "fifo", 3, NULL, 1, &par, &res);
-	struct viz_sched *s;
-	assert_int_equal(viz_sched_new(c.p, &par, NULL, &res, &s), VIZ_OK);
-	char *buf;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(viz_timeline_write(s, f), VIZ_OK);
-	fclose(f);
+	char *buf = timeline_json(&c, "fifo", 3, NULL, 1, &par, &res);
 	check_timeline(buf, 3, c.tr, &res, 1, 1);
 	free(buf);
-	viz_sched_free(s);
 	tu_sim_close(&c);
 	free(text);
 	unlink(path);
@@ -792,14 +788,7 @@ static void test_timeline_escapes(void **state)
 	tu_sim_open(&c, "shadowbind-trace 1\nthread 1 m\"a\\in\xff\n1 5 exit @f\"\\\xc3\xa9.c:1\n");
 	struct sim_params par;
 	struct sim_result res;
-	run_case(&c, "ps", 0, NULL, 0, &par, &res);
-	struct viz_sched *s;
-	assert_int_equal(viz_sched_new(c.p, &par, NULL, &res, &s), VIZ_OK);
-	char *buf;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(viz_timeline_write(s, f), VIZ_OK);
-	fclose(f);
+	char *buf = timeline_json(&c, "ps", 0, NULL, 0, &par, &res);
 	json_error_t je;
 	json_t *root = json_loads(buf, 0, &je);
 	if (!root)
@@ -808,7 +797,6 @@ static void test_timeline_escapes(void **state)
 	assert_non_null(strstr(buf, "\xc3\xa9")); /* valid UTF-8 kept */
 	json_decref(root);
 	free(buf);
-	viz_sched_free(s);
 	tu_sim_close(&c);
 }
 
