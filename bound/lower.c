@@ -322,6 +322,11 @@ int bound_partition_capped(const uint64_t *w_in, uint32_t n, uint32_t k,
 		goto out;
 	}
 	*ilp = 1;
+	/* library code never prints: GLPK writes some messages whatever
+	 * msg_lev says (e.g. "Constructing initial basis..." when a capped
+	 * search restores a basis); its terminal switch is per thread
+	 * (GLPK 5's environment is thread-local), restored below */
+	int term = glp_term_out(GLP_OFF);
 	glp_prob *P = glp_create_prob();
 	glp_set_obj_dir(P, GLP_MIN);
 	uint32_t kk = k;
@@ -466,6 +471,7 @@ ilp_out:
 	free(ar);
 	free(heur);
 	glp_delete_prob(P);
+	glp_term_out(term);
 out:
 	free(where);
 	free(w);
