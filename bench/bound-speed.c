@@ -5,6 +5,7 @@
  * in Paper VII Figure 22.  Prints a table.  Not a test.
  *
  *   build/bench/bound-speed [--work W,...] [--repeat R] [--random N]
+ *   build/bench/bound-speed --header TRACE K TESTS
  *
  * Paper VII does not state the program's V and z, so they are measured
  * from the generated trace (unit us): a divisibility test and the
@@ -18,6 +19,14 @@
  * --random N adds a stress test: N random profiles over 1..79 with random
  * z t, k = 1..16; prints the mean and the worst time per point.
  *
+ * --header TRACE K TESTS: the parts of allocate's header for a search of
+ * TESTS tests (0: alloc_default_budget's) at k = K, with the limits of
+ * bound_trace_opts_budget and without caps: CPU time and work count of
+ * the program's parameters (one simulation), the lower bound (GLPK) and
+ * p (uncapped: bin/bound's defaults, GLPK 1 s, p at BOUND_WORK_DEFAULT),
+ * and the search's record-equivalents for comparison (docs/bound.md,
+ * "The header's share").
+ *
  * Goal: under 100 ms per point on one core (the paper: 102 s on average on
  * a 300 MHz Ultra 10).
  */
@@ -29,6 +38,7 @@
 
 #include <gmp.h>
 
+#include "alloc/alloc.h"
 #include "bound/bound.h"
 #include "gen/gen.h"
 #include "trace/trace.h"
@@ -219,8 +229,65 @@ static void random_stress(unsigned N, int rep)
 	       "worst %.2f ms per point (%s)\n", N, pts ? sum / pts : 0, worst, worst_desc);
 }
 
+/* --header: the parts of bound_for_trace_opts, timed one by one. */
+static int header(const char *path, uint32_t k, uint64_t tests)
+{
+	struct trace *tr = NULL;
+	struct trace_error err;
+	if (trace_read_file(path, &tr, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	if (tests == 0)
+		tests = alloc_default_budget(tr);
+	uint64_t per = tr->nrec + 4 * (uint64_t)tr->nthreads + 16;
+	printf("%s: %u threads, %zu records, k = %u, %" PRIu64 " tests: the search "
+	       "simulates about %.3g record-equivalents\n", path, tr->nthreads,
+	       tr->nrec, k, tests, (double)tests * (double)per);
+	for (int capped = 1; capped >= 0; capped--) {
+		struct bound_trace_opts o;
+		bound_trace_opts_budget(&o, tr, k, capped ? tests : 0);
+		double t0 = cpu_ms();
+		struct bound_prog bp;
+		memset(&bp, 0, sizeof bp);
+		if (bound_prog_from_trace(tr, &bp)) {
+			fprintf(stderr, "bound-speed: parameters failed\n");
+			return 1;
+		}
+		double t1 = cpu_ms();
+		struct bound_lower lo;
+		bound_lower_capped(tr, k, o.ilp_ms, o.ilp_iters, &lo);
+		double t2 = cpu_ms();
+		struct bound_opts po;
+		bound_opts_init(&po);
+		po.max_work = capped ? o.max_work : BOUND_WORK_DEFAULT;
+		struct bound_pres pr;
+		memset(&pr, 0, sizeof pr);
+		mpq_t t;
+		mpq_init(t);
+		bound_p(&bp, k, t, &po, &pr);
+		double t3 = cpu_ms();
+		char pb[64];
+		printf("  %-9s parameters %7.1f ms | lower %7.1f ms (GLPK cap %" PRIu64
+		       "%s%s, partition %" PRIu64 ") | p %7.1f ms (work %" PRIu64 " of cap %"
+		       PRIu64 ", %s, p %s)\n", capped ? "budget" : "bin/bound", t1 - t0,
+		       t2 - t1, o.ilp_iters, lo.part_itercap ? ", reached" : "",
+		       lo.part_timeout ? ", time limit" : "", lo.part_lb, t3 - t2,
+		       pr.work, po.max_work, bound_cap_name(pr.capped),
+		       bound_qfmt(pr.p, 6, 1, pb, sizeof pb));
+		mpq_clear(t);
+		bound_pres_release(&pr);
+		bound_prog_release(&bp);
+	}
+	trace_free(tr);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "--header"))
+		return header(argv[2], (uint32_t)strtoul(argv[3], NULL, 10),
+		              strtoull(argv[4], NULL, 10));
 	int rep = 3;
 	unsigned nrand = 0;
 	uint64_t works[8] = {10, 100};

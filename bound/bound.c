@@ -71,6 +71,37 @@ void bound_trace_opts_init(struct bound_trace_opts *o)
 	o->max_work = BOUND_WORK_QUICK;
 	o->max_seconds = 0.1;
 	o->ilp_ms = 100;
+	o->ilp_iters = 0;
+}
+
+/* a * b / c, saturating; units as the caller's */
+static uint64_t muldiv_sat(uint64_t a, uint64_t b, uint64_t c)
+{
+	bd_u128 x = (bd_u128)a * b / (c ? c : 1);
+	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+void bound_trace_opts_budget(struct bound_trace_opts *o, const struct trace *tr,
+                             uint32_t k, uint64_t tests)
+{
+	o->max_seconds = 0;
+	o->ilp_ms = 1000;
+	o->max_work = 0;
+	o->ilp_iters = 0;
+	if (tests == 0 || !tr)
+		return;
+	/* the header's share: a tenth of the search's record-equivalents */
+	uint64_t per_test = tr->nrec + 4 * (uint64_t)tr->nthreads + 16;
+	uint64_t share = muldiv_sat(tests, per_test, 10);
+	o->max_work = muldiv_sat(share, BOUND_UNITS_PER_REC, 1);
+	if (o->max_work == 0)
+		o->max_work = 1;
+	/* a GLPK iteration costs about BOUND_GLPK_COST x threads x k (the
+	 * integer program has threads x k columns) */
+	uint64_t nk = (uint64_t)tr->nthreads * (k ? k : 1);
+	o->ilp_iters = muldiv_sat(share, 1, nk * BOUND_GLPK_COST);
+	if (o->ilp_iters == 0)
+		o->ilp_iters = 1;
 }
 
 int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
@@ -105,9 +136,11 @@ int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
 	struct bound_pres pr;
 	memset(&pr, 0, sizeof pr);
 	struct bound_lower lo;
-	rc = bound_p(&bp, k, t, &po, &pr);
+	/* the lower bound first: it is the part that can stop a search */
+	rc = bound_lower_capped(tr, k, to->ilp_ms ? to->ilp_ms : 1000, to->ilp_iters,
+	                       &lo);
 	if (rc == BOUND_OK)
-		rc = bound_lower(tr, k, to->ilp_ms ? to->ilp_ms : 1000, &lo);
+		rc = bound_p(&bp, k, t, &po, &pr);
 	if (rc == BOUND_OK) {
 		out->n = bp.n;
 		out->k = k;
@@ -127,6 +160,7 @@ int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
 		out->lower_exact_partition = lo.part_lb == lo.part_ub;
 		out->lower_any = lo.work_max > lo.part_lb ? lo.work_max : lo.part_lb;
 		out->part_timeout = lo.part_timeout;
+		out->part_itercap = lo.part_itercap;
 		out->classes = pr.classes;
 		out->thick = pr.thick;
 		out->work = pr.work;

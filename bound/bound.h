@@ -244,6 +244,9 @@ struct bound_lower {
 	int path_relaxed;      /* 0: nothing dropped, path = T(P,n,0)         */
 	uint64_t path_dropped; /* records dropped                             */
 	sim_time lower;        /* max(work_max, part_lb, path)                */
+	int part_itercap;      /* 1 if GLPK stopped at the iteration cap
+	                          (bound_lower_capped): part_lb is the proven
+	                          bound it reached; deterministic            */
 };
 
 /*
@@ -256,6 +259,15 @@ struct bound_lower {
  */
 int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
                 struct bound_lower *out);
+/* The same with a deterministic cap on GLPK as well: ilp_iters simplex
+ * iterations in all, root relaxation and branch-and-bound together
+ * (checked at every call of GLPK's search callback, i.e. at least once
+ * per node); 0: no cap.  Stopped there, out->part_itercap
+ * = 1 and part_lb is the bound GLPK had proven (never below the trivial
+ * bounds); unlike the time limit, the result does not depend on the
+ * machine.  bound_lower is bound_lower_capped with ilp_iters = 0. */
+int bound_lower_capped(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
+                      uint64_t ilp_iters, struct bound_lower *out);
 
 /*
  * bound_partition - the P||Cmax part alone: lower bound *lb and best found
@@ -266,6 +278,11 @@ int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
  */
 int bound_partition(const uint64_t *w, uint32_t n, uint32_t k, uint32_t ilp_ms,
                     uint64_t *lb, uint64_t *ub, int *ilp, int *timeout);
+/* The same with GLPK capped at ilp_iters simplex iterations in all (0: no
+ * cap); *itercap = 1 if it stopped there. */
+int bound_partition_capped(const uint64_t *w, uint32_t n, uint32_t k,
+                          uint32_t ilp_ms, uint64_t ilp_iters, uint64_t *lb,
+                          uint64_t *ub, int *ilp, int *timeout, int *itercap);
 
 /*
  * bound_relaxed_trace - a copy of `tr` in which every record whose
@@ -302,8 +319,11 @@ struct bound_result {
 	                        simulation model (the critical-path part does
 	                        not hold for client-server, whose lists may
 	                        run out of order); trace units              */
-	int part_timeout;    /* GLPK stopped at its limit (the partition
-	                        part is the bound it had proven)             */
+	int part_timeout;    /* GLPK stopped at its time limit (the partition
+	                        part is the bound it had proven; depends on
+	                        the machine)                                 */
+	int part_itercap;    /* GLPK stopped at its iteration cap (the same, but
+	                        deterministic)                               */
 	uint64_t classes, thick; /* evaluation counts of bound_p             */
 	uint64_t work;       /* bound_p's counting work (bound_pres.work)    */
 	int capped;          /* bound_pres.capped: 0, or the bound is that of
@@ -315,14 +335,39 @@ struct bound_result {
 
 /* Limits of bound_for_trace_opts (the one call for allocation tools). */
 struct bound_trace_opts {
-	uint64_t max_work;   /* bound_opts.max_work for p                    */
-	double max_seconds;  /* bound_opts.max_seconds for p; units: s       */
-	uint32_t ilp_ms;     /* GLPK's limit for the lower bound; units: ms  */
+	uint64_t max_work;   /* bound_opts.max_work for p (0: none)          */
+	double max_seconds;  /* bound_opts.max_seconds for p; units: s
+	                        (0: none)                                    */
+	uint32_t ilp_ms;     /* GLPK's time limit for the lower bound (a last
+	                        resort: the result then depends on the
+	                        machine); units: ms; 0: 1000                 */
+	uint64_t ilp_iters;  /* GLPK's deterministic cap: simplex iterations
+	                        (bound_lower_capped);
+	                        0: none                                      */
 };
 /* For a header next to a search of about a second: p capped at
  * BOUND_WORK_QUICK (about 0.1 s) and 0.1 s, GLPK at 100 ms. */
 #define BOUND_WORK_QUICK 20000000ull
 void bound_trace_opts_init(struct bound_trace_opts *o);
+
+/*
+ * bound_trace_opts_budget - limits proportional to a search of `tests`
+ * tests of `tr` (docs/bound.md, "The header's share"): the search
+ * simulates about tests x (records + 4 threads + 16) record-equivalents
+ * (alloc_default_budget's measure), and the header gets a tenth of that,
+ * converted with constants measured on the development machine:
+ * BOUND_UNITS_PER_REC counting units and one GLPK simplex
+ * iteration (with its share of the branch-and-bound around it) for
+ * BOUND_GLPK_COST x threads x k record-equivalents.  Every limit is a
+ * work count, so the header's values depend only on the trace, k and
+ * `tests`, never on timing (max_seconds 0; ilp_ms 1000 stays as the last
+ * resort).  tests = 0: no caps at all (Paper VII's minimum, GLPK to
+ * optimality or its time limit).
+ */
+#define BOUND_UNITS_PER_REC 40u
+#define BOUND_GLPK_COST 4u
+void bound_trace_opts_budget(struct bound_trace_opts *o, const struct trace *tr,
+                             uint32_t k, uint64_t tests);
 
 /*
  * bound_for_trace - n, V, z, T(P,n,0), p, bound = p T(P,n,0) and the lower

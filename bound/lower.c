@@ -69,6 +69,7 @@
  */
 #include "bound/boundint.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,11 +185,20 @@ struct ilp_cb {
 	int have_bound;
 	const double *heur;  /* [1 + ncols] LPT solution for GLP_IHEUR     */
 	int heur_given;
+	uint64_t max_iters;  /* simplex iterations (root and branch-and-
+	                        bound together); 0: no cap                  */
+	int itercap;         /* 1 once stopped there                        */
 };
 
 static void ilp_callback(glp_tree *T, void *info)
 {
 	struct ilp_cb *cb = info;
+	if (cb->max_iters && !cb->itercap &&
+	    (uint64_t)glp_get_it_cnt(glp_ios_get_prob(T)) > cb->max_iters) {
+		/* the iteration cap: deterministic (checked at every call) */
+		cb->itercap = 1;
+		glp_ios_terminate(T);
+	}
 	switch (glp_ios_reason(T)) {
 	case GLP_IHEUR:
 		if (!cb->heur_given) {
@@ -232,11 +242,20 @@ static uint64_t safe_ceil(double b)
 	return (double)v < d ? v + 1 : v;
 }
 
-int bound_partition(const uint64_t *w_in, uint32_t n, uint32_t k, uint32_t ilp_ms,
+int bound_partition(const uint64_t *w, uint32_t n, uint32_t k, uint32_t ilp_ms,
                     uint64_t *lb, uint64_t *ub, int *ilp, int *timeout)
 {
+	int itercap;
+	return bound_partition_capped(w, n, k, ilp_ms, 0, lb, ub, ilp, timeout,
+	                             &itercap);
+}
+
+int bound_partition_capped(const uint64_t *w_in, uint32_t n, uint32_t k,
+                          uint32_t ilp_ms, uint64_t ilp_iters, uint64_t *lb,
+                          uint64_t *ub, int *ilp, int *timeout, int *itercap)
+{
 	*lb = *ub = 0;
-	*ilp = *timeout = 0;
+	*ilp = *timeout = *itercap = 0;
 	if (k == 0)
 		return BOUND_EINVAL;
 	if (n == 0)
@@ -295,7 +314,19 @@ int bound_partition(const uint64_t *w_in, uint32_t n, uint32_t k, uint32_t ilp_m
 	 *              x_ij binary, x_ij = 0 for j > i (symmetry: sorted
 	 *              works, the i-th largest goes to a processor <= i),
 	 *              l0 <= C <= u0. */
+	if (ilp_iters && ilp_iters < (uint64_t)n + k) {
+		/* fewer iterations than the root relaxation's basis needs: its
+		 * bound would be the trivial one; GLPK's set-up alone would pass
+		 * the cap */
+		*itercap = 1;
+		goto out;
+	}
 	*ilp = 1;
+	/* library code never prints: GLPK writes some messages whatever
+	 * msg_lev says (e.g. "Constructing initial basis..." when a capped
+	 * search restores a basis); its terminal switch is per thread
+	 * (GLPK 5's environment is thread-local), restored below */
+	int term = glp_term_out(GLP_OFF);
 	glp_prob *P = glp_create_prob();
 	glp_set_obj_dir(P, GLP_MIN);
 	uint32_t kk = k;
@@ -370,13 +401,17 @@ int bound_partition(const uint64_t *w_in, uint32_t n, uint32_t k, uint32_t ilp_m
 	glp_init_smcp(&sp);
 	sp.msg_lev = GLP_MSG_OFF;
 	sp.tm_lim = (int)ilp_ms;
+	if (ilp_iters)
+		sp.it_lim = ilp_iters > INT_MAX ? INT_MAX : (int)ilp_iters;
 	int src = glp_simplex(P, &sp);
 	if (src != 0 || glp_get_status(P) != GLP_OPT) {
 		if (src == GLP_ETMLIM)
 			*timeout = 1;
+		if (src == GLP_EITLIM)
+			*itercap = 1;
 		goto ilp_out; /* keep the trivial bound */
 	}
-	struct ilp_cb cb = {.heur = heur};
+	struct ilp_cb cb = {.heur = heur, .max_iters = ilp_iters};
 	glp_iocp ip;
 	glp_init_iocp(&ip);
 	ip.msg_lev = GLP_MSG_OFF;
@@ -396,6 +431,8 @@ int bound_partition(const uint64_t *w_in, uint32_t n, uint32_t k, uint32_t ilp_m
 		/* a time-out, or another early stop: keep what was proven */
 		if (irc == GLP_ETMLIM)
 			*timeout = 1;
+		if (cb.itercap)
+			*itercap = 1;
 		if (cb.have_bound) {
 			uint64_t v = safe_ceil(cb.best_bound);
 			if (v > *lb)
@@ -434,12 +471,13 @@ ilp_out:
 	free(ar);
 	free(heur);
 	glp_delete_prob(P);
+	glp_term_out(term);
 out:
 	free(where);
 	free(w);
 	free(load);
 	if (rc != BOUND_OK)
-		*lb = *ub = 0, *ilp = *timeout = 0;
+		*lb = *ub = 0, *ilp = *timeout = *itercap = 0;
 	return rc;
 }
 
@@ -449,6 +487,12 @@ out:
 
 int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
                 struct bound_lower *out)
+{
+	return bound_lower_capped(tr, k, ilp_ms, 0, out);
+}
+
+int bound_lower_capped(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
+                      uint64_t ilp_iters, struct bound_lower *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!tr || k == 0 || tr->nthreads == 0)
@@ -462,8 +506,9 @@ int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
 		if (w[i] > out->work_max)
 			out->work_max = w[i];
 	}
-	int rc = bound_partition(w, n, k, ilp_ms, &out->part_lb, &out->part_ub,
-	                         &out->part_ilp, &out->part_timeout);
+	int rc = bound_partition_capped(w, n, k, ilp_ms, ilp_iters, &out->part_lb,
+	                               &out->part_ub, &out->part_ilp,
+	                               &out->part_timeout, &out->part_itercap);
 	free(w);
 	if (rc) {
 		memset(out, 0, sizeof *out);

@@ -91,6 +91,13 @@ static int same(const struct cli_ini_entry *a, const struct cli_ini_entry *b)
 int cli_ini_parse(const char *name, const char *buf, size_t len,
                   struct cli_ini *out, char *why, size_t whylen)
 {
+	return cli_ini_parse_flags(name, buf, len, 0, out, why, whylen);
+}
+
+int cli_ini_parse_flags(const char *name, const char *buf, size_t len,
+                        unsigned flags, struct cli_ini *out, char *why,
+                        size_t whylen)
+{
 	memset(out, 0, sizeof *out);
 	if (len > (SIZE_MAX - 16) / 3) {
 		snprintf(why, whylen, "%s: too large", name);
@@ -183,7 +190,7 @@ int cli_ini_parse(const char *name, const char *buf, size_t len,
 		const char *val = keep(&p, vb, ve);
 		e[n++] = (struct cli_ini_entry){section, key, val, line};
 	}
-	if (rc == 0 && n > 1) {
+	if (rc == 0 && n > 1 && !(flags & CLI_INI_REPEATS)) {
 		/* Duplicates: the repeat with the smallest line is reported. */
 		struct cli_ini_entry *sorted = malloc(n * sizeof *sorted);
 		if (!sorted) {

@@ -26,7 +26,7 @@
  *   - a line that is none of the above (syntax error, with its text);
  *   - a key before any section;
  *   - a section that appears twice, a key that appears twice in its
- *     section (naming the first line);
+ *     section (naming the first line), unless CLI_INI_REPEATS;
  *   - a NUL byte.
  *
  * No global state; the parsed structure owns its memory.
@@ -60,6 +60,19 @@ struct cli_ini {
  */
 int cli_ini_parse(const char *name, const char *buf, size_t len,
                   struct cli_ini *out, char *why, size_t whylen);
+
+/*
+ * cli_ini_parse_flags - cli_ini_parse with flags (0: the same):
+ *   CLI_INI_REPEATS  a section or a key may appear more than once (no
+ *                    "repeated" error); every occurrence is an entry, in
+ *                    file order, so that the caller can read repeatable
+ *                    keys (exp's `line` of [plot.NAME]); cli_ini_get
+ *                    returns the first.
+ */
+enum { CLI_INI_REPEATS = 1 };
+int cli_ini_parse_flags(const char *name, const char *buf, size_t len,
+                        unsigned flags, struct cli_ini *out, char *why,
+                        size_t whylen);
 
 /* cli_ini_read - the same for the file at path (cli_slurp's messages). */
 int cli_ini_read(const char *path, struct cli_ini *out, char *why, size_t whylen);

@@ -84,7 +84,7 @@ const char *cli_quote(const char *s, size_t n, char *buf, size_t len)
 	for (size_t i = 0; i < n;) {
 		const unsigned char *u = (const unsigned char *)s + i;
 		size_t l = utf8_len(u, n - i);
-		char tmp[8];
+		char tmp[12];
 		size_t tl;
 		if (l == 1 && (u[0] < 0x20 || u[0] == 0x7f)) {
 			tl = (size_t)snprintf(tmp, sizeof tmp, "\\x%02x", u[0]);
@@ -95,6 +95,10 @@ const char *cli_quote(const char *s, size_t n, char *buf, size_t len)
 		} else if (l == 0) {
 			tl = (size_t)snprintf(tmp, sizeof tmp, "\\x%02x", u[0]);
 			l = 1;
+		} else if (l == 2 && u[0] == 0xc2 && u[1] < 0xa0) {
+			/* C1 controls U+0080..U+009F: U+009B is CSI to some
+			 * terminals */
+			tl = (size_t)snprintf(tmp, sizeof tmp, "\\xc2\\x%02x", u[1]);
 		} else {
 			memcpy(tmp, u, l);
 			tl = l;

@@ -39,17 +39,18 @@ enum {
 };
 
 /* ---------------------------------------------------------------------
- * Reading the experiment file (exp/ini.c, exp/spec.c)
+ * Reading the experiment file (exp/spec.c)
  */
 
 /*
- * exp_ini_parse - the small INI syntax of experiment files: `[section]`,
- * `key = value`, comments starting with `;` or `#` (whole lines), blank
- * lines; leading and trailing blanks are ignored.  Calls cb for every
- * key (section "" before the first header) with its line number; a
- * non-zero return from cb stops the parse and is returned.  Syntax
- * errors return -1 with "FILE:LINE: problem" in err.  Any bytes are
- * accepted as input (NUL bytes and lines over 4095 bytes are errors).
+ * exp_ini_parse - read the INI text of an experiment file with cli's
+ * reader (cli/ini.h: `[section]`, `key = value`, `;`/`#` comments, inline
+ * comments, quoted values; CLI_INI_REPEATS, since `line` of [plot.NAME]
+ * repeats) and call cb for every key in file order, with its section and
+ * line; a non-zero return from cb stops and is returned.  A control
+ * character (other than tab) in a value is an error too.  Errors return
+ * -1 with one line "FILE:LINE: problem" in err, every byte outside
+ * printable ASCII shown as '?'.  Any bytes are accepted as input.
  */
 typedef int (*exp_ini_fn)(void *arg, const char *section, const char *key,
                           const char *value, unsigned line, char *err,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/ini.h"
 #include "exp/exp.h"
 #include "trace/trace.h"
 
@@ -19,17 +20,51 @@ struct pstate {
 	int vardef[EXP_MAX_VARIANTS];
 };
 
+/* One printable line, whatever the file's bytes. */
+static void printable(char *err, size_t len)
+{
+	for (char *c = err; len && *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
+}
+
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
-	/* One printable line, whatever the file's bytes. */
-	for (char *c = err; len && *c; c++)
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
-			*c = '?';
+	printable(err, len);
 	return EXP_EINVAL;
+}
+
+int exp_ini_parse(const char *buf, size_t len, const char *fname,
+                  exp_ini_fn cb, void *arg, char *err, size_t errlen)
+{
+	struct cli_ini ini;
+	if (cli_ini_parse_flags(fname, buf, len, CLI_INI_REPEATS, &ini, err,
+	                        errlen)) {
+		printable(err, errlen);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; !rc && i < ini.n; i++) {
+		const struct cli_ini_entry *e = &ini.e[i];
+		if (!e->key)
+			continue;
+		for (const char *c = e->value; *c; c++)
+			if ((unsigned char)*c < 0x20 && *c != '\t') {
+				fail(err, errlen, "%s:%zu: control character",
+				     fname, e->line);
+				rc = -1;
+				break;
+			}
+		if (!rc)
+			rc = cb(arg, e->section, e->key, e->value,
+			        (unsigned)e->line, err, errlen);
+	}
+	cli_ini_release(&ini);
+	return rc;
 }
 
 static void list_clear(struct exp_list *l)

@@ -35,7 +35,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		w->live--;
 		uint32_t v;
 		while ((v = q_pop(w, &t->jhead, &t->jtail)) != NIL) {
-			nb_after(w, v, T, x);
+			nb_after(w, v, T, x, TRACE_K_THREAD, u);
 			if (w->flags & SIM_SCHEDULE)
 				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
 			proceed(w, v, T);
@@ -45,7 +45,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 	case TRACE_JOIN: {
 		struct sth *tt = &w->th[r->a];
 		if (tt->state == ST_DONE) {
-			nb_after(w, u, tt->exit_time, tt->exit_proc);
+			nb_after(w, u, tt->exit_time, tt->exit_proc, TRACE_K_THREAD, r->a);
 			return acquired_now(w, u, T);
 		}
 		q_push(w, &tt->jhead, &tt->jtail, u);
@@ -61,8 +61,8 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		if (mx->owner < 0 && mx->qh == NIL) {
 			mx->owner = (int32_t)u;
 			held_push(w, u, r->a);
-			if (before_latency_end(w, T, mx->rel))
-				nb_after(w, u, mx->rel, mx->rel_proc);
+			if (before_latency_end(w, T, mx->rel, TRACE_K_MUTEX, r->a))
+				nb_after(w, u, mx->rel, mx->rel_proc, TRACE_K_MUTEX, r->a);
 			return acquired_now(w, u, T);
 		}
 		mq_push(w, mx, u);
@@ -87,7 +87,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 			struct stok *tk = &w->tok[s->rbase + s->rhead];
 			s->rhead = s->rhead + 1 == s->rcap ? 0 : s->rhead + 1;
 			s->rcount--;
-			nb_after(w, u, tk->t, tk->proc);
+			nb_after(w, u, tk->t, tk->proc, TRACE_K_SEM, r->a);
 			return acquired_now(w, u, T);
 		}
 		q_push(w, &s->qh, &s->qt, u);
@@ -98,7 +98,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		struct ssem *s = &w->sem[r->a];
 		uint32_t v = q_pop(w, &s->qh, &s->qt);
 		if (v != NIL) {
-			nb_after(w, v, T, x);
+			nb_after(w, v, T, x, TRACE_K_SEM, r->a);
 			if (w->flags & SIM_SCHEDULE)
 				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
 			proceed(w, v, T);
@@ -150,7 +150,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		b->count = 0;
 		uint32_t v;
 		while ((v = q_pop(w, &b->qh, &b->qt)) != NIL) {
-			nb_after(w, v, T, x);
+			nb_after(w, v, T, x, TRACE_K_BARRIER, r->a);
 			if (w->flags & SIM_SCHEDULE)
 				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
 			proceed(w, v, T);
@@ -164,13 +164,13 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		if (rw->qh == NIL && rw->writer < 0 && (!wr || rw->readers == 0)) {
 			if (wr) {
 				rw->writer = (int32_t)u;
-				if (before_latency_end(w, T, rw->rel))
-					nb_after(w, u, rw->rel, rw->rel_proc);
+				if (before_latency_end(w, T, rw->rel, TRACE_K_RWLOCK, r->a))
+					nb_after(w, u, rw->rel, rw->rel_proc, TRACE_K_RWLOCK, r->a);
 			} else {
 				rw->readers++;
 				/* only the last writer's release excluded readers */
-				if (before_latency_end(w, T, rw->wrel))
-					nb_after(w, u, rw->wrel, rw->wrel_proc);
+				if (before_latency_end(w, T, rw->wrel, TRACE_K_RWLOCK, r->a))
+					nb_after(w, u, rw->wrel, rw->wrel_proc, TRACE_K_RWLOCK, r->a);
 			}
 			return acquired_now(w, u, T);
 		}

@@ -64,11 +64,11 @@ static void pm_latency(struct sim_work *w, uint32_t u, uint32_t d)
 {
 	const struct sim_pairs *px = &w->p->px;
 	w->th[u].nb = 0;
-	if (!w->t_lat)
+	if (!w->lat_on)
 		return;
 	for (uint32_t i = px->w_off[d]; i < px->w_off[d + 1]; i++) {
 		uint32_t e = px->w_cond[i];
-		nb_after(w, u, w->ev[e].t, w->ev[e].p);
+		nb_after_u(w, u, w->ev[e].t, w->ev[e].p);
 	}
 }
 
@@ -109,7 +109,7 @@ static void pm_grant_blocked(struct sim_work *w, uint32_t v, uint32_t d,
 	int32_t me = t->lproc;
 	uint32_t e = w->p->px.rp[rec].ev;
 	t->nb = 0;
-	nb_after(w, v, T, x);
+	nb_after_u(w, v, T, x);
 	proceed(w, v, T);
 	if (e != SIM_NONE) {
 		int32_t saved = w->cur_releaser;
@@ -223,7 +223,7 @@ static int pm_cs_fire(struct sim_work *w, uint32_t s, stime T, uint32_t u)
 	int32_t xy = ty->lproc;
 	if (u != y) {
 		ty->nb = 0;
-		nb_after(w, y, T, w->th[u].lproc);
+		nb_after_u(w, y, T, w->th[u].lproc);
 		if (w->flags & SIM_SCHEDULE)
 			sim_sy_add(w, y, srec, T, (int32_t)u);
 		proceed(w, y, T);

@@ -50,11 +50,24 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		return SIM_EINVAL;
 	/* Times stay below 2^63: trace work + sleeps < 2^62 (reader), and
 	 * each record adds at most one latency, create and switch cost. */
-	uint64_t per = 0, lim = (uint64_t)1 << 62;
-	if (par->latency >= lim || par->create_cost >= lim ||
+	uint64_t per = 0, lim = (uint64_t)1 << 62, lat = par->latency;
+	int over = 0;
+	for (unsigned kd = 0; kd < TRACE_NKINDS; kd++) {
+		const uint64_t *o = par->obj_latency[kd];
+		if (!o)
+			continue;
+		over = 1;
+		uint32_t no = kd == TRACE_K_THREAD ? n : tr->nobj[kd];
+		for (uint32_t i = 0; i < no; i++)
+			if (o[i] > lat)
+				lat = o[i];
+	}
+	if (over && par->model != SIM_DIRECT)
+		return SIM_EINVAL; /* the override is for the Direct model */
+	if (lat >= lim || par->create_cost >= lim ||
 	    par->switch_cost >= lim || par->quantum >= lim)
 		return SIM_EOVERFLOW;
-	per = par->latency + par->create_cost + par->switch_cost;
+	per = lat + par->create_cost + par->switch_cost;
 	if (per && (p->nsync + n) > (lim / per))
 		return SIM_EOVERFLOW;
 	/* rr may also switch once per quantum of work */
@@ -74,6 +87,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->cls = classes[par->policy];
 	w->tr = tr;
 	w->t_lat = par->latency;
+	w->lat_on = lat != 0;
 	w->nomem = 0;
 	w->steps = 0;
 	w->events = 0;
@@ -304,6 +318,9 @@ static int run_scheme(const struct sim_program *p, struct sim_work *w,
 		rc = run_model(p, w, &q, binding, flags, cutoff, res);
 		if (rc != SIM_DEADLOCK)
 			break;
+		for (unsigned kd = 0; kd < TRACE_NKINDS; kd++)
+			if (par->obj_latency[kd])
+				return rc; /* the override: Direct only (sim.h) */
 	}
 	return rc;
 }

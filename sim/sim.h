@@ -87,6 +87,23 @@ struct sim_params {
 	uint64_t switch_cost;   /* context switch (fifo, rr); units: trace unit */
 	enum sim_model model;   /* SIM_DIRECT (default), SIM_CLIENT_SERVER,
 	                           SIM_STRICT or SIM_AUTO (see above)        */
+	/* Per-object latency override (what-if analyses: "what if this
+	 * lock's latency were 0"): obj_latency[kind] is NULL (every object
+	 * of that kind has the uniform `latency`, the default) or an array
+	 * [trace.nobj[kind]] indexed by dense object index, units: trace
+	 * unit, owned by the caller and read during the run.  Where the
+	 * latency rule (docs/simulation.md) applies to a release of object
+	 * X, X's latency is used instead of `latency`: a mutex hand-off or
+	 * release (TRACE_K_MUTEX, also a woken cwait's reacquisition), a
+	 * semaphore token or post (TRACE_K_SEM), a condition variable's
+	 * wake-up and a waiter's registration that lets a blocked signaller
+	 * go on (TRACE_K_COND), a barrier release (TRACE_K_BARRIER), a
+	 * read-write lock release (TRACE_K_RWLOCK), and for a join the exit
+	 * of the joined thread (TRACE_K_THREAD, indexed by dense thread).
+	 * Direct model only: with any array set, SIM_CLIENT_SERVER and
+	 * SIM_STRICT give SIM_EINVAL and SIM_AUTO stops after Direct (its
+	 * result, deadlocked or not).  All NULL costs nothing. */
+	const uint64_t *obj_latency[TRACE_NKINDS];
 };
 
 /* sim_params_init - defaults: 1 cpu, bound, ps, quantum 1, all costs 0,

@@ -377,6 +377,7 @@ struct sim_work {
 	const struct trace *tr;
 	uint32_t ngrp, nslot;
 	stime t_lat;
+	uint8_t lat_on;      /* latency or some obj_latency nonzero      */
 	unsigned flags;
 	int nomem;
 	int32_t cur_releaser; /* schedule: who performs the current step */
@@ -465,14 +466,35 @@ static inline const struct trace_rec *cur_rec(const struct sim_work *w, uint32_t
 	return &w->tr->rec[w->th[u].cur];
 }
 
-/* Latency from a release on processor x to thread u. */
+/* Latency from a release on processor x to thread u (some latency is
+ * on: the uniform one or an override). */
 static inline int lat_applies(const struct sim_work *w, int32_t x, uint32_t u)
 {
-	return w->par->latency && x != NOPROC && x != w->th[u].lproc;
+	return w->lat_on && x != NOPROC && x != w->th[u].lproc;
 }
 
-/* u may proceed no earlier than r + t after a release at r on x. */
-static inline void nb_after(struct sim_work *w, uint32_t u, stime r, int32_t x)
+/* The latency of a release of object `obj` of kind `kind` (sim.h,
+ * sim_params.obj_latency); units: trace unit. */
+static inline stime lat_of(const struct sim_work *w, unsigned kind, uint32_t obj)
+{
+	const uint64_t *o = w->par->obj_latency[kind];
+	return o ? o[obj] : w->t_lat;
+}
+
+/* u may proceed no earlier than r + t after a release at r on x of
+ * object obj of kind `kind`. */
+static inline void nb_after(struct sim_work *w, uint32_t u, stime r, int32_t x,
+                            unsigned kind, uint32_t obj)
+{
+	if (lat_applies(w, x, u)) {
+		stime t = r + lat_of(w, kind, obj);
+		if (t > w->th[u].nb)
+			w->th[u].nb = t;
+	}
+}
+
+/* The same with the uniform latency (strict, client-server: no override). */
+static inline void nb_after_u(struct sim_work *w, uint32_t u, stime r, int32_t x)
 {
 	if (lat_applies(w, x, u)) {
 		stime t = r + w->t_lat;
@@ -481,10 +503,11 @@ static inline void nb_after(struct sim_work *w, uint32_t u, stime r, int32_t x)
 	}
 }
 
-/* A release at rel is still on its way at T. */
-static inline int before_latency_end(const struct sim_work *w, stime T, stime rel)
+/* A release at rel of object obj of kind `kind` is still on its way at T. */
+static inline int before_latency_end(const struct sim_work *w, stime T, stime rel,
+                                     unsigned kind, uint32_t obj)
 {
-	return w->par->latency && T < rel + w->t_lat;
+	return w->lat_on && T < rel + lat_of(w, kind, obj);
 }
 
 static inline int is_signal(const struct trace_rec *r)

@@ -120,12 +120,12 @@ static void mutex_release(struct sim_work *w, uint32_t m, stime T, int32_t x)
 	if (v >= w->p->n) { /* a signaller's held slot */
 		uint32_t s = w->hthr[v - w->p->n];
 		mx->owner = (int32_t)s;
-		nb_after(w, s, T, x);
+		nb_after(w, s, T, x, TRACE_K_MUTEX, m);
 		sig_granted(w, s, T);
 		return;
 	}
 	mx->owner = (int32_t)v;
-	nb_after(w, v, T, x);
+	nb_after(w, v, T, x, TRACE_K_MUTEX, m);
 	mutex_granted(w, v, m, T);
 }
 
@@ -137,8 +137,8 @@ static int mutex_request(struct sim_work *w, uint32_t u, uint32_t id, uint32_t m
 	struct smutex *mx = &w->mx[m];
 	if (mx->owner < 0 && mx->qh == NIL) {
 		mx->owner = (int32_t)u;
-		if (T < mx->rel + w->t_lat)
-			nb_after(w, u, mx->rel, mx->rel_proc);
+		if (before_latency_end(w, T, mx->rel, TRACE_K_MUTEX, m))
+			nb_after(w, u, mx->rel, mx->rel_proc, TRACE_K_MUTEX, m);
 		return 1;
 	}
 	mq_push(w, mx, id);
@@ -189,7 +189,7 @@ static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
 		uint32_t v = q_pop(w, &cv->wh, &cv->wt);
 		cv->nw--;
 		struct sth *t = &w->th[v];
-		nb_after(w, v, T, x);
+		nb_after(w, v, T, x, TRACE_K_COND, c);
 		if (w->flags & SIM_SCHEDULE)
 			sim_sy_add(w, v, t->cur, T, w->cur_releaser);
 		uint32_t m = cur_rec(w, v)->b;
@@ -224,7 +224,7 @@ static void cond_serve(struct sim_work *w, uint32_t c, stime T, int32_t x)
 			return;
 		q_pop(w, &cv->sh, &cv->stl);
 		struct sth *t = &w->th[s];
-		nb_after(w, s, T, x);
+		nb_after(w, s, T, x, TRACE_K_COND, c);
 		if (w->flags & SIM_SCHEDULE)
 			sim_sy_add(w, s, t->cur, T, w->cur_releaser);
 		t->bk = BK_SIG_REACQ;
@@ -255,12 +255,12 @@ static void rw_grant_queue(struct sim_work *w, uint32_t r, stime T, int32_t x)
 		q_pop(w, &rw->qh, &rw->qt);
 		if (wr) {
 			rw->writer = (int32_t)v;
-			nb_after(w, v, T, x);
+			nb_after(w, v, T, x, TRACE_K_RWLOCK, r);
 		} else {
 			rw->readers++;
 			/* a reader waits only for the last writer's release */
-			if (before_latency_end(w, T, rw->wrel))
-				nb_after(w, v, rw->wrel, rw->wrel_proc);
+			if (before_latency_end(w, T, rw->wrel, TRACE_K_RWLOCK, r))
+				nb_after(w, v, rw->wrel, rw->wrel_proc, TRACE_K_RWLOCK, r);
 		}
 		if (w->flags & SIM_SCHEDULE)
 			sim_sy_add(w, v, w->th[v].cur, T, w->cur_releaser);

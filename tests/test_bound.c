@@ -742,6 +742,77 @@ static void test_cap_forkjoin(void **state)
 	free(text);
 }
 
+/* allocate's header in proportion to the search: the 4000-thread fork-join
+ * above with a search of 10 tests.  Records: 3999 creates, 3999 exits,
+ * 3999 joins and thread 1's exit = 11998; per test 11998 + 4 * 4000 + 16
+ * = 28014 record-equivalents; a tenth of 10 tests: 28014; counting cap
+ * 28014 * BOUND_UNITS_PER_REC (40) = 1120560 units; GLPK: 28014 / (4000
+ * * 2 * BOUND_GLPK_COST (4)) = 0 -> 1 iteration, fewer than the n + k
+ * the root relaxation needs, so GLPK is skipped: the trivial bound
+ * 3999 * 100 / 2 = 199950 stands (LPT: 200000).  The same work twice (no
+ * clock involved); the bound is the one-processor value, 399900. */
+static void test_cap_budget(void **state)
+{
+	(void)state;
+	const uint32_t n = 4000;
+	size_t cap = 64 + 32 * (size_t)n * 3, len = 0;
+	char *text = malloc(cap);
+	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "1 0 create %u\n", i);
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%u 100 exit\n", i);
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "1 0 join %u\n", i);
+	snprintf(text + len, cap - len, "1 0 exit\n");
+	struct trace *tr = tu_trace(text);
+	struct bound_trace_opts o;
+	bound_trace_opts_budget(&o, tr, 2, 10);
+	assert_int_equal(o.max_work, 1120560);
+	assert_int_equal(o.ilp_iters, 1);
+	assert_true(o.max_seconds == 0);
+	uint64_t work[2];
+	for (int rep = 0; rep < 2; rep++) {
+		struct bound_result r;
+		assert_int_equal(bound_for_trace_opts(tr, 2, 0, &o, &r), BOUND_OK);
+		assert_int_equal(r.capped, BOUND_CAP_WORK);
+		assert_true(r.work > o.max_work);
+		assert_true(r.work <= o.max_work + 2ull * n * (1 + n / 64));
+		assert_string_equal(r.bound_str, "399900");
+		assert_string_equal(r.lower_str, "199950");
+		/* GLPK skipped: the trivial bound stands (LPT's 2000 x 100 =
+		 * 200000 is above it, so the gap was not closed) */
+		assert_int_equal(r.part_itercap, 1);
+		work[rep] = r.work;
+	}
+	assert_int_equal(work[0], work[1]);
+	/* no budget: no caps */
+	bound_trace_opts_budget(&o, tr, 2, 0);
+	assert_int_equal(o.max_work, 0);
+	assert_int_equal(o.ilp_iters, 0);
+	trace_free(tr);
+	free(text);
+}
+
+/* The limits for fig_trace below (9 records, 3 threads, k = 2): per test
+ * 9 + 12 + 16 = 37 record-equivalents; 1000 tests: a tenth is 3700;
+ * counting 3700 * 40 = 148000 units; GLPK 3700 / (3 * 2 * 4) = 154
+ * iterations.  One test: 3 -> 120 units, 3 / 24 = 0 -> 1 iteration. */
+static const char *fig_trace;
+static void test_trace_opts_budget(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(fig_trace);
+	struct bound_trace_opts o;
+	bound_trace_opts_budget(&o, tr, 2, 1000);
+	assert_int_equal(o.max_work, 148000);
+	assert_int_equal(o.ilp_iters, 154);
+	bound_trace_opts_budget(&o, tr, 2, 1);
+	assert_int_equal(o.max_work, 120);
+	assert_int_equal(o.ilp_iters, 1);
+	trace_free(tr);
+}
+
 /* ---------------------------------------------------------------------
  * Program parameters from hand-written traces
  */
@@ -1003,6 +1074,52 @@ static uint64_t part_brute(const uint64_t *w, uint32_t n, uint32_t k)
 	return best;
 }
 
+/* GLPK's iteration cap (bound_partition_capped).  {3,3,2,2,2} on 2
+ * processors: trivial bound max(3, 12/2, 3 + 2) = 6, LPT 7 (3,2,2 | 3,2);
+ * a cap of 1 iteration is below n + k = 7, so GLPK does not run: [6, 7],
+ * capped; a large cap changes nothing ([6, 6], not capped).  On random
+ * instances every cap keeps lb <= optimum (brute force) <= ub, and the
+ * same cap gives the same result twice. */
+static void test_partition_itercap(void **state)
+{
+	(void)state;
+	uint64_t lb, ub;
+	int ilp, to, cap;
+	static const uint64_t w1[] = {3, 3, 2, 2, 2};
+	assert_int_equal(bound_partition_capped(w1, 5, 2, 1000, 1, &lb, &ub, &ilp, &to, &cap),
+	                 BOUND_OK);
+	assert_int_equal(lb, 6);
+	assert_int_equal(ub, 7);
+	assert_int_equal(ilp, 0);
+	assert_int_equal(cap, 1);
+	assert_int_equal(bound_partition_capped(w1, 5, 2, 1000, 1000000, &lb, &ub, &ilp, &to,
+	                                        &cap), BOUND_OK);
+	assert_int_equal(lb, 6);
+	assert_int_equal(ub, 6);
+	assert_int_equal(cap, 0);
+	uint64_t seed = 7;
+	int capped = 0;
+	for (int it = 0; it < 60; it++) {
+		uint32_t n = 1 + (uint32_t)(tu_rand(&seed) % 9), k = 1 + (uint32_t)(tu_rand(&seed) % 4);
+		uint64_t w[12], iters = 1 + tu_rand(&seed) % 40;
+		for (uint32_t i = 0; i < n; i++)
+			w[i] = 1 + tu_rand(&seed) % 1000;
+		uint64_t opt = part_brute(w, n, k), lb2, ub2;
+		assert_int_equal(bound_partition_capped(w, n, k, 60000, iters, &lb, &ub, &ilp,
+		                                        &to, &cap), BOUND_OK);
+		assert_true(lb <= opt);
+		assert_true(ub >= opt);
+		capped += cap;
+		int cap2;
+		assert_int_equal(bound_partition_capped(w, n, k, 60000, iters, &lb2, &ub2, &ilp,
+		                                        &to, &cap2), BOUND_OK);
+		assert_int_equal(lb, lb2);
+		assert_int_equal(ub, ub2);
+		assert_int_equal(cap, cap2);
+	}
+	assert_true(capped > 0); /* the cap was exercised */
+}
+
 static void test_partition(void **state)
 {
 	(void)state;
@@ -1257,6 +1374,9 @@ int main(void)
 		cmocka_unit_test(test_signals_cond),
 		cmocka_unit_test(test_lower_mutex),
 		cmocka_unit_test(test_partition),
+		cmocka_unit_test(test_partition_itercap),
+		cmocka_unit_test(test_trace_opts_budget),
+		cmocka_unit_test(test_cap_budget),
 		cmocka_unit_test(test_exhaustive_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

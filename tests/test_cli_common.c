@@ -187,6 +187,9 @@ static void test_quote(void **state)
 	assert_string_equal(cli_quote("a\033[2Jb", 6, b, sizeof b), "a\\x1b[2Jb");
 	assert_string_equal(cli_quote("\xff\xc3\xa9", 3, b, sizeof b), "\\xff\xc3\xa9");
 	assert_string_equal(cli_quote("a\\b", 3, b, sizeof b), "a\\\\b");
+	/* U+009B (CSI to some terminals) escaped; U+00A0 is text */
+	assert_string_equal(cli_quote("\xc2\x9b" "31m\xc2\xa0", 7, b, sizeof b),
+	                    "\\xc2\\x9b31m\xc2\xa0");
 	assert_string_equal(cli_quote("abcdefghij", 10, b, 8), "abcd...");
 }
 
@@ -236,6 +239,21 @@ static void test_same_messages(void **state)
 		 "allocate: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'allocate --help'\n"},
 		{"bound", "--cpus 2 --latency 4us", 1,
 		 "bound: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'bound --help'\n"},
+		{"critical", "--latency 4us", 1,
+		 "critical: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'critical --help'\n"},
+		/* the machine rules of simulate and critical (cli_machine) */
+		{"simulate", "--unbound", 1, "simulate: --unbound needs --cpus K; see 'simulate --help'\n"},
+		{"critical", "--unbound", 1, "critical: --unbound needs --cpus K; see 'critical --help'\n"},
+		{"simulate", "--unbound --binding b", 1,
+		 "simulate: --binding and --unbound exclude each other; see 'simulate --help'\n"},
+		{"critical", "--unbound --binding b", 1,
+		 "critical: --binding and --unbound exclude each other; see 'critical --help'\n"},
+		{"critical", "--cpus 2", 1,
+		 "critical: --cpus needs --binding FILE or --unbound; see 'critical --help'\n"},
+		{"critical", "--binding /nonexistent", 2,
+		 "/nonexistent: cannot open: No such file or directory\n"},
+		{"simulate", "--binding /nonexistent", 2,
+		 "/nonexistent: cannot open: No such file or directory\n"},
 	};
 	char dir[] = "/tmp/sbcliXXXXXX";
 	assert_non_null(mkdtemp(dir));

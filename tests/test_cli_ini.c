@@ -116,6 +116,44 @@ static void test_refuses(void **state)
 	}
 }
 
+/* CLI_INI_REPEATS: the repeats that test_refuses refuses are entries, in
+ * file order (written by hand from the text); other errors stay. */
+static void test_repeats(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *want; /* want: entries, or the error */
+		int ok;
+		const char *sec; /* cli_ini_get(sec, "k") is the first k: 1 */
+	} t[] = {
+		{"[a]\nk = 1\nk = 2\n", "a|||1;a|k|1|2;a|k|2|3;", 1, "a"},
+		{"[a]\n[b]\nk = 1\n[a]\nk = 2\n", "a|||1;b|||2;b|k|1|3;a|||4;a|k|2|5;", 1, "b"},
+		{"k = v\n", "f.ini:1: key outside any [section]: 'k'", 0, NULL},
+		{"[a\n", "f.ini:1: syntax error: not a [section] (names: letters, "
+		 "digits, _ - .): '[a'", 0, NULL},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		struct cli_ini ini;
+		char why[256] = "", got[512] = "";
+		int rc = cli_ini_parse_flags("f.ini", t[i].text, strlen(t[i].text),
+		                             CLI_INI_REPEATS, &ini, why, sizeof why);
+		assert_int_equal(rc, t[i].ok ? 0 : -1);
+		size_t o = 0;
+		for (size_t k = 0; k < ini.n; k++)
+			o += (size_t)snprintf(got + o, sizeof got - o, "%s|%s|%s|%zu;",
+			                      ini.e[k].section, ini.e[k].key ? ini.e[k].key : "",
+			                      ini.e[k].value ? ini.e[k].value : "", ini.e[k].line);
+		if (strcmp(t[i].ok ? got : why, t[i].want))
+			fail_msg("row %zu: got %s want %s", i, t[i].ok ? got : why, t[i].want);
+		if (t[i].ok) {
+			const struct cli_ini_entry *e = cli_ini_get(&ini, t[i].sec, "k");
+			assert_non_null(e);
+			assert_string_equal(e->value, "1"); /* the first */
+		}
+		cli_ini_release(&ini);
+	}
+}
+
 /* Random bytes over an INI-ish alphabet: never a crash or a leak; an
  * error is one line naming the file and a line number. */
 static void test_any_bytes(void **state)
@@ -149,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_accepts),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_refuses),
+		cmocka_unit_test(test_repeats),
 		cmocka_unit_test(test_any_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

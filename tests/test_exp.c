@@ -57,6 +57,16 @@ static const struct {
 	{"[programs]\nfamily = transactions\nthreads = 4..x\n", "t.ini:3:"},
 	{"[programs]\nfamily = transactions\n[run]\nalgorithms = binpack\n"
 	 "unbound = 2\n", "'2' is not 0 or 1"},
+	/* The reader is cli's (cli/ini.h) with repeats allowed. */
+	{"[programs]\nfamily = transactions\n[run]\nalgorithms = binpack\n"
+	 "[plot.p]\nline = a: makespan\nline = b: tests\n", NULL},
+	{"[programs]\nfamily = transactions ; inline comment\n[run]\n"
+	 "algorithms = binpack\n", NULL},
+	{"family = transactions\n", "t.ini:1: key outside any [section]"},
+	{"[programs]\nfamily = trans\001actions\n", "t.ini:2: control character"},
+	{"[programs]\nfamily = transactions\n[\xc3\xa9]\n",
+	 "t.ini:3: syntax error: not a [section] (names: letters, digits, _ - .): "
+	 "'[??]'"},
 };
 
 static void test_spec(void **state)
@@ -449,6 +459,28 @@ static void test_determinism_resume(void **state)
 	free(d);
 }
 
+/* A directory whose experiments have no CSV yet (a fresh clone) leaves
+ * the report as it is. */
+static void test_report_no_data(void **state)
+{
+	(void)state;
+	char *d = tmpdir();
+	char rep[600], err[512];
+	put_file(d, "e.ini", "[programs]\nfamily = worstcase\n[run]\n"
+	         "algorithms = binpack\n[plot.p]\nx = cpus\n"
+	         "line = m: makespan\n");
+	put_file(d, "REPORT.md.in", "@TABLE:e/p@\n");
+	put_file(d, "REPORT.md", "kept\n");
+	snprintf(rep, sizeof rep, "%s/REPORT.md", d);
+	assert_int_equal(exp_report(d, rep, err, sizeof err), EXP_EINVAL);
+	assert_non_null(strstr(err, "no experiment has its CSV yet"));
+	char *r = tu_slurp(rep, NULL);
+	assert_string_equal(r, "kept\n");
+	free(r);
+	rmtree(d);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_hand_rows),
 		cmocka_unit_test(test_determinism_resume),
+		cmocka_unit_test(test_report_no_data),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1320,6 +1320,200 @@ static void test_reuse_and_params(void **state)
 	tu_sim_close(&c);
 }
 
+/* ------------------------------------------------------------------ */
+/* Per-object latency (sim_params.obj_latency) */
+
+/*
+ * T1 on processor 0, T2 on 1, latency t = 50 (fifo):
+ *   T2 locks mutex 1 at 0 (free, never released: no latency), unlocks
+ *   it at 0 (a release on processor 1), then waits on sem 1 (blocks).
+ *   T1 works 10 and posts sem 1 at 10: T2 is woken at 10 + 50 = 60,
+ *   works 5, exits at 65 (on processor 1).  T1 works 100 and locks
+ *   mutex 1 at 110 >= 0 + 50 (the release is no longer on its way: no
+ *   wait), unlocks, joins T2 at 110: the exit at 65 on processor 1
+ *   arrives at 65 + 50 = 115.  Makespan 115.
+ * Zero one object's latency:
+ *   mutex 1: only the lock at 110 could pay it, and did not: 115.
+ *   sem 1: T2 woken at 10, exits 15; join at max(110, 15 + 50) = 110.
+ *   thread 2 (the exit a join waits for): T2 exits 65; join at 110: 110.
+ * A larger override, sem 1 at 80: woken 90, exit 95, join 145: 145.
+ * Uniform t = 0 and only sem 1 at 50: woken 60, exit 65, join at
+ *   max(110, 65) = 110 (the thread's latency is 0): 110.
+ */
+static const char olat_trace[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"2 0 lock 1\n"
+	"2 0 unlock 1\n"
+	"1 10 post 1\n"
+	"2 0 wait 1\n"
+	"1 100 lock 1\n"
+	"1 0 unlock 1\n"
+	"2 5 exit\n"
+	"1 0 join 2\n"
+	"1 0 exit\n";
+
+/* Dense index of the object of kind `kind` with external id `id`. */
+static uint32_t dense_obj(const struct trace *tr, unsigned kind, uint32_t id)
+{
+	if (kind == TRACE_K_THREAD) {
+		int64_t ix = trace_thread_index(tr, id);
+		assert_true(ix >= 0);
+		return (uint32_t)ix;
+	}
+	for (uint32_t i = 0; i < tr->nobj[kind]; i++)
+		if (tr->obj_id[kind][i] == id)
+			return i;
+	fail_msg("no object %u of kind %u", id, kind);
+	return 0;
+}
+
+static void test_obj_latency_hand(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		uint64_t latency;   /* uniform; units: trace unit */
+		int kind;           /* -1: no override            */
+		uint32_t id;        /* external id                */
+		uint64_t value;     /* its latency                */
+		uint64_t makespan;
+	} cases[] = {
+		{"no override", 50, -1, 0, 0, 115},
+		{"mutex 1 at 0: off the path", 50, TRACE_K_MUTEX, 1, 0, 115},
+		{"sem 1 at 0", 50, TRACE_K_SEM, 1, 0, 110},
+		{"thread 2 at 0 (join)", 50, TRACE_K_THREAD, 2, 0, 110},
+		{"sem 1 at 80", 50, TRACE_K_SEM, 1, 80, 145},
+		{"sem 1 at 50, uniform 0", 0, TRACE_K_SEM, 1, 50, 110},
+		{"sem 1 at 50, uniform 50", 50, TRACE_K_SEM, 1, 50, 115},
+	};
+	struct tu_sim c;
+	tu_sim_open(&c, olat_trace);
+	static const int32_t by_id[] = {0, 0, 1};
+	int32_t *b = bind_by_id(c.tr, by_id, 3);
+	uint64_t lat[4];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sim_params par;
+		sim_params_init(&par);
+		par.cpus = 2;
+		par.policy = SIM_FIFO;
+		par.latency = cases[i].latency;
+		if (cases[i].kind >= 0) {
+			unsigned kd = (unsigned)cases[i].kind;
+			uint32_t no = kd == TRACE_K_THREAD ? c.tr->nthreads : c.tr->nobj[kd];
+			assert_true(no <= 4);
+			for (uint32_t j = 0; j < no; j++)
+				lat[j] = cases[i].latency;
+			lat[dense_obj(c.tr, kd, cases[i].id)] = cases[i].value;
+			par.obj_latency[kd] = lat;
+		}
+		struct sim_result res;
+		int rc = sim_run(c.p, c.w, &par, b, SIM_STATS | SIM_SCHEDULE, &res);
+		if (rc != SIM_OK || res.makespan.num != cases[i].makespan || res.makespan.den != 1)
+			fail_msg("%s: status %d makespan %llu, expected %llu", cases[i].name, rc,
+			         (unsigned long long)res.makespan.num, (unsigned long long)cases[i].makespan);
+		/* the override is for the Direct model only */
+		if (cases[i].kind >= 0) {
+			par.model = SIM_STRICT;
+			assert_int_equal(sim_run(c.p, c.w, &par, b, 0, &res), SIM_EINVAL);
+			par.model = SIM_CLIENT_SERVER;
+			assert_int_equal(sim_run(c.p, c.w, &par, b, 0, &res), SIM_EINVAL);
+			par.model = SIM_AUTO;
+			sim_time ms;
+			assert_int_equal(sim_makespan(c.p, c.w, &par, b, &ms), SIM_OK);
+			assert_time(ms, cases[i].makespan, 1);
+		}
+	}
+	free(b);
+	tu_sim_close(&c);
+}
+
+/* obj_latency[kind] = L for every object of every kind gives exactly the
+ * result of the uniform latency L, whatever par.latency says (every
+ * application of the latency rule is a release of some object): on the
+ * hand-written programs above (every kind of object) and random ones,
+ * random policies, k, bindings and both modes. */
+static int olat_same(struct tu_sim *c, struct sim_params *par, const int32_t *b,
+                     uint64_t L, uint64_t other, uint64_t *buf)
+{
+	struct sim_result r1, r2;
+	par->latency = L;
+	for (unsigned kd = 0; kd < TRACE_NKINDS; kd++)
+		par->obj_latency[kd] = NULL;
+	int rc1 = sim_run(c->p, c->w, par, b, SIM_STATS, &r1);
+	uint32_t nt = c->tr->nthreads;
+	sim_time *ends = malloc((nt + 1) * sizeof *ends);
+	for (uint32_t i = 0; rc1 == SIM_OK && i < nt; i++)
+		ends[i] = r1.threads[i].end;
+	sim_time ms1 = r1.makespan;
+	par->latency = other;
+	for (unsigned kd = 0; kd < TRACE_NKINDS; kd++)
+		par->obj_latency[kd] = buf;
+	int rc2 = sim_run(c->p, c->w, par, b, SIM_STATS, &r2);
+	assert_int_equal(rc2, rc1);
+	assert_int_equal(sim_time_cmp(r2.makespan, ms1), 0);
+	for (uint32_t i = 0; rc1 == SIM_OK && i < nt; i++)
+		assert_int_equal(sim_time_cmp(r2.threads[i].end, ends[i]), 0);
+	free(ends);
+	for (unsigned kd = 0; kd < TRACE_NKINDS; kd++)
+		par->obj_latency[kd] = NULL;
+	return rc1;
+}
+
+static void test_obj_latency_uniform(void **state)
+{
+	(void)state;
+	uint64_t seed = 4242, buf[256];
+	int checked = 0;
+	for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+		const struct hand_case *h = &hand[i];
+		struct tu_sim c;
+		tu_sim_open(&c, h->trace);
+		for (int rep = 0; rep < 4; rep++) {
+			uint64_t L = rep == 0 ? h->latency : tu_rand(&seed) % 60;
+			for (size_t j = 0; j < 256; j++)
+				buf[j] = L;
+			struct sim_params par;
+			sim_params_init(&par);
+			par.cpus = h->k;
+			par.switch_cost = h->switch_cost;
+			par.mode = h->unbound ? SIM_UNBOUND : SIM_BOUND;
+			assert_int_equal(sim_policy_parse(h->policy, &par), 0);
+			int32_t *b = h->bound ? bind_by_id(c.tr, h->by_id, 12) : NULL;
+			olat_same(&c, &par, b, L, tu_rand(&seed) % 3 ? 0 : tu_rand(&seed) % 60, buf);
+			free(b);
+			checked++;
+		}
+		tu_sim_close(&c);
+	}
+	for (int iter = 0; iter < 150; iter++) {
+		int n = 2 + (int)(tu_rand(&seed) % 8);
+		char *text = random_trace(&seed, n, 10, iter % 3 != 0, iter % 2);
+		struct tu_sim c;
+		tu_sim_open(&c, text);
+		uint32_t nt = c.tr->nthreads;
+		int32_t *b = calloc(nt, sizeof *b);
+		for (int rep = 0; rep < 4; rep++) {
+			uint64_t L = 1 + tu_rand(&seed) % 30;
+			for (size_t j = 0; j < 256; j++)
+				buf[j] = L;
+			struct sim_params par;
+			sim_params_init(&par);
+			assert_int_equal(sim_policy_parse(policies[tu_rand(&seed) % NPOL], &par), 0);
+			par.cpus = 1 + (uint32_t)(tu_rand(&seed) % 4);
+			par.mode = rep == 3 ? SIM_UNBOUND : SIM_BOUND;
+			for (uint32_t i = 0; i < nt; i++)
+				b[i] = tu_rand(&seed) % 5 == 0 ? S : (int32_t)(tu_rand(&seed) % par.cpus);
+			olat_same(&c, &par, b, L, tu_rand(&seed) % 2 ? 0 : tu_rand(&seed) % 40, buf);
+			checked++;
+		}
+		free(b);
+		tu_sim_close(&c);
+		free(text);
+	}
+	assert_true(checked > 600);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1335,6 +1529,8 @@ int main(void)
 		cmocka_unit_test(test_rr_skip),
 		cmocka_unit_test(test_rr_rounds),
 		cmocka_unit_test(test_no_allocation),
+		cmocka_unit_test(test_obj_latency_hand),
+		cmocka_unit_test(test_obj_latency_uniform),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

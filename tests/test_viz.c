@@ -172,6 +172,67 @@ static void test_paths(void **state)
 	}
 }
 
+/* A latency waited out after an acquisition granted at once, just before
+ * the exit.  T1 on processor 0, T2 on 1, latency 50, fifo: T2 locks and
+ * unlocks M1 at 0, waits S1 (blocked); T1 posts at 10 (T2 woken at 60,
+ * exits at 65), works 100, locks M1 at 110 (released at 0: no wait),
+ * joins T2 at 110: T2's exit at 65 on processor 1 arrives at 115; T1
+ * exits at 115.  Path: T1's work [0, 10] (line 5) and [10, 110] (line 7),
+ * then the join's latency [110, 115] on thread 2, not work of the exit. */
+static const char late_join[] =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"   /* line 2 */
+	"2 0 lock 1\n"     /* 3 */
+	"2 0 unlock 1\n"   /* 4 */
+	"1 10 post 1\n"    /* 5 */
+	"2 0 wait 1\n"     /* 6 */
+	"1 100 lock 1\n"   /* 7 */
+	"1 0 unlock 1\n"   /* 8 */
+	"2 5 exit\n"       /* 9 */
+	"1 0 join 2\n"     /* 10 */
+	"1 0 exit\n";      /* 11 */
+
+static void test_path_late_join(void **state)
+{
+	(void)state;
+	struct tu_sim c;
+	tu_sim_open(&c, late_join);
+	struct sim_params par;
+	sim_params_init(&par);
+	par.cpus = 2;
+	par.policy = SIM_FIFO;
+	par.latency = 50;
+	int32_t bind[2] = {0, 1};
+	struct sim_result res;
+	assert_int_equal(sim_run(c.p, c.w, &par, bind, SIM_STATS | SIM_SCHEDULE, &res), SIM_OK);
+	assert_int_equal(res.makespan.num, 115);
+	struct viz_sched *s;
+	struct viz_path *p;
+	assert_int_equal(viz_sched_new(c.p, &par, bind, &res, &s), VIZ_OK);
+	assert_int_equal(viz_critical(s, &p), VIZ_OK);
+	static const struct {
+		int kind;
+		uint32_t line;
+		uint64_t from, to;
+	} want[] = {{VIZ_WORK, 5, 0, 10}, {VIZ_WORK, 7, 10, 110}, {VIZ_LATENCY, 10, 110, 115}};
+	if (p->n != 3)
+		viz_path_print(s, p, 10, stderr);
+	assert_int_equal(p->n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct viz_item *it = &p->items[i];
+		if (it->kind != want[i].kind || c.tr->rec[it->rec].line != want[i].line ||
+		    it->from != want[i].from || it->to != want[i].to) {
+			viz_path_print(s, p, 10, stderr);
+			fail_msg("item %zu differs", i);
+		}
+	}
+	assert_int_equal(p->items[2].obj_kind, TRACE_K_THREAD);
+	assert_int_equal(c.tr->threads[p->items[2].obj].id, 2);
+	viz_path_free(p);
+	viz_sched_free(s);
+	tu_sim_close(&c);
+}
+
 /* Shares of the three-thread path: T2 10 + 100 + 30 = 140, T3 50.  The
  * objects: mutex 1: T3 waited [20, 110], the path was in T2 since 0:
  * 110 - 20 = 90; semaphore 1: T2 waited [110, 160], the path came to T3
@@ -227,6 +288,34 @@ static void test_shares(void **state)
 	tu_sim_close(&c);
 }
 
+/* What-if `spec` on trace tr with par (shadow): the makespan and the
+ * makespan saved that the caller computed by hand; objlat: the spec must
+ * be one object's latency. */
+static void expect_whatif(const struct trace *tr, const struct sim_params *par, const char *spec,
+                          int objlat, uint64_t makespan, uint64_t saved)
+{
+	struct viz_whatif w;
+	uint64_t sv;
+	sim_time m;
+	assert_int_equal(viz_whatif_parse(spec, &w), VIZ_OK);
+	if (objlat)
+		assert_int_equal(w.what, VIZ_WI_OBJLAT);
+	assert_int_equal(viz_whatif_run(tr, par, NULL, &w, &sv, &m), VIZ_OK);
+	if (m.num != makespan || m.den != 1 || sv != saved)
+		fail_msg("%s: makespan %llu/%llu saved %llu", spec, (unsigned long long)m.num,
+		         (unsigned long long)m.den, (unsigned long long)sv);
+}
+
+/* Specs viz_whatif_parse must refuse. */
+static void expect_refused(const char *const *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct viz_whatif w;
+		if (viz_whatif_parse(bad[i], &w) != VIZ_EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+	}
+}
+
 /* What-ifs on the three-thread program (shadow), by hand:
  *   line 10 (T3's 50 before its unlock) 50% faster: 25 saved on the path
  *     -> 165;
@@ -253,25 +342,13 @@ static void test_whatif(void **state)
 	tu_sim_open(&c, three);
 	struct sim_params par;
 	sim_params_init(&par);
-	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		struct viz_whatif w;
-		assert_int_equal(viz_whatif_parse(cases[i].spec, &w), VIZ_OK);
-		uint64_t saved;
-		sim_time m;
-		assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_OK);
-		if (m.num != cases[i].makespan || saved != cases[i].saved)
-			fail_msg("%s: makespan %llu saved %llu", cases[i].spec, (unsigned long long)m.num,
-			         (unsigned long long)saved);
-	}
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		expect_whatif(c.tr, &par, cases[i].spec, 0, cases[i].makespan, cases[i].saved);
 	static const char *const bad[] = {"", "line", "line:10", "line:10:50", "line:x:5%",
 	                                  "line:10:101%", "thread:2:-1%", "latency:", "latency:-3",
 	                                  "speed:1:5%", "line:10:%", "line:10:5%%", "at:5%",
 	                                  "at::5%", "at:b.c:21:x%"};
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		struct viz_whatif w;
-		if (viz_whatif_parse(bad[i], &w) != VIZ_EINVAL)
-			fail_msg("'%s' accepted", bad[i]);
-	}
+	expect_refused(bad, sizeof bad / sizeof *bad);
 	struct viz_whatif w;
 	uint64_t saved;
 	sim_time m;
@@ -280,6 +357,59 @@ static void test_whatif(void **state)
 	assert_int_equal(m.num, 0);
 	assert_int_equal(viz_whatif_parse("at:b.c:2:5%", &w), VIZ_OK); /* a prefix is no match */
 	assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_EINVAL);
+	tu_sim_close(&c);
+}
+
+/* One object's latency (latency:KIND:ID:T) on the three-thread program,
+ * shadow, by hand.  Uniform latency 7 (as in test_whatif): T3 gets M1 at
+ * 110 + 7 = 117, unlocks and posts at 167; T2 woken at 174, exits at 204;
+ * T3 exits at 177; T1's join T2 at 211, join T3 at once (177 + 7 < 211):
+ * 211.  One object's latency 0:
+ *   mutex 1: T3 at 110, posts at 160, T2 at 167, exits 197, T1 at 204;
+ *   sem 1: T3 at 117, posts 167, T2 at 167, exits 197, T1 at 204;
+ *   thread 2 (T1's join): T2 exits 204, T1 at 204;
+ *   thread 3: the join of T3 never waited: 211.
+ * mutex 1 at 20 instead: T3 at 130, posts 180, T2 at 187, exits 217, T1
+ *   at 224.
+ * Uniform 0, sem 1 at 7: T3 at 110, posts 160, T2 at 167, exits 197, T1
+ *   at 197. */
+static void test_whatif_object_latency(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *spec;
+		uint64_t latency, makespan;
+	} cases[] = {
+		{"latency:mutex:1:0", 7, 204}, {"latency:sem:1:0", 7, 204},
+		{"latency:thread:2:0", 7, 204}, {"latency:thread:3:0", 7, 211},
+		{"latency:mutex:1:20", 7, 224}, {"latency:sem:1:7", 0, 197},
+		{"latency:mutex:1:7", 7, 211},
+	};
+	struct tu_sim c;
+	tu_sim_open(&c, three);
+	struct sim_params par;
+	sim_params_init(&par);
+	struct viz_whatif w;
+	uint64_t saved;
+	sim_time m;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		par.latency = cases[i].latency;
+		expect_whatif(c.tr, &par, cases[i].spec, 1, cases[i].makespan, 0);
+	}
+	static const char *const bad[] = {"latency:mutex:1", "latency:lock:1:0", "latency:mutex:x:0",
+	                                  "latency:mutex:1:-1", "latency::1:0", "latency:mutex::0",
+	                                  "latency:mutex:1:", "latency:mutex:1:0:0"};
+	expect_refused(bad, sizeof bad / sizeof *bad);
+	/* no such object; a model other than Direct */
+	par.latency = 7;
+	assert_int_equal(viz_whatif_parse("latency:mutex:9:0", &w), VIZ_OK);
+	assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_EINVAL);
+	assert_int_equal(viz_whatif_parse("latency:cond:1:0", &w), VIZ_OK);
+	assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_EINVAL);
+	assert_int_equal(viz_whatif_parse("latency:mutex:1:0", &w), VIZ_OK);
+	par.model = SIM_STRICT;
+	assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_ESIM);
+	assert_int_equal(m.num, 0);
 	tu_sim_close(&c);
 }
 
@@ -778,6 +908,41 @@ static void test_commands(void **state)
 	assert_int_equal(tu_cmdf("critical", &out, &err, "/nonexistent/t.trace"), 2);
 	free(out);
 	free(err);
+	/* latency 7: what each object's latency costs, and one object's
+	 * what-if (test_whatif_object_latency: 211 -> 204 for mutex 1,
+	 * sem 1 and thread 2) */
+	assert_int_equal(tu_cmdf("critical", &out, &err,
+	                         "--latency 7 --weights 0 --what-if latency:thread:3:0 '%s'", t), 0);
+	assert_non_null(strstr(out, "makespan 211"));
+	assert_non_null(strstr(out, "latency:mutex:1:0        makespan 211 -> 204 tick: its latency costs 7"));
+	assert_non_null(strstr(out, "latency:sem:1:0          makespan 211 -> 204 tick: its latency costs 7"));
+	assert_non_null(strstr(out, "latency:thread:2:0       makespan 211 -> 204 tick: its latency costs 7"));
+	assert_non_null(strstr(out, "latency:thread:3:0       makespan 211 -> 211"));
+	free(out);
+	free(err);
+	assert_int_equal(tu_cmdf("critical", &out, &err,
+	                         "--json --latency 7 --weights 0 --what-if latency:sem:1:0 '%s'", t), 0);
+	root = json_loads(out, 0, &je);
+	if (!root)
+		fail_msg("critical --json: %s: %s", je.text, out);
+	json_t *lc = json_object_get(root, "latency_cost");
+	assert_int_equal(json_array_size(lc), 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_true(json_number_value(json_object_get(json_array_get(lc, i), "cost")) == 7);
+	wi = json_array_get(json_object_get(root, "what_if"), 0);
+	assert_true(json_number_value(json_object_get(wi, "makespan")) == 204);
+	json_decref(root);
+	free(out);
+	free(err);
+	/* the override is for the Direct model: usage 1; no such object 2 */
+	assert_int_equal(tu_cmdf("critical", &out, &err,
+	                         "--model strict --latency 7 --what-if latency:mutex:1:0 '%s'", t), 1);
+	free(out);
+	free(err);
+	assert_int_equal(tu_cmdf("critical", &out, &err, "--latency 7 --what-if latency:mutex:9:0 '%s'", t), 2);
+	assert_int_equal(tu_count_lines(err), 1);
+	free(out);
+	free(err);
 	/* simulate writes both files; an unwritable one fails with 2 and
 	 * leaves nothing behind */
 	char *dir = tu_tmpfile("");
@@ -833,7 +998,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_path_late_join),
 		cmocka_unit_test(test_whatif),
+		cmocka_unit_test(test_whatif_object_latency),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_escapes),

@@ -415,6 +415,15 @@ static void derive_thread(struct viz_sched *s, uint32_t u)
 			uint64_t b = off ? (zl != UINT64_MAX ? zl : i < n ? ivs[i].from : pos) : pos;
 			if (w > 0 && off && i < n)
 				b = ivs[i].from;
+			if (!off && w == 0 && prev != TRACE_NONE && i < n && pos >= ivs[i].to &&
+			    pos < s->tend[u] && i + 1 >= n) {
+				/* a zero-work exit after the last interval: the
+				 * thread was off, waiting out the latency of its
+				 * previous record (an acquisition granted at
+				 * once), and exits on its return */
+				went_off(s, u, prev, s->tend[u], lastproc);
+				b = s->tend[u];
+			}
 			t->begin = b < s->tend[u] ? b : s->tend[u];
 			t->op = t->ready = t->resume = s->tend[u];
 			if (prev != TRACE_NONE && s->rt[prev].resume > t->begin)

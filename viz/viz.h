@@ -198,11 +198,18 @@ int viz_explain_print(const struct viz_sched *s, const struct viz_path *p,
  * A what-if: "line:L:P%" (the record at trace line L runs P% faster),
  * "at:FILE:LINE:P%" (every record whose source location is FILE:LINE),
  * "thread:ID:P%" (every record of thread ID), "latency:T" (the
- * synchronization latency is T).  P in 0..100.
+ * synchronization latency is T), "latency:KIND:ID:T" (the latency of
+ * the releases of one object is T, the others' unchanged: KIND is one
+ * of viz_whatif_kinds, ID its external id; sim_params.obj_latency, so
+ * the Direct model only).  P in 0..100; T in trace units.
  */
 struct viz_whatif {
-	enum { VIZ_WI_LINE, VIZ_WI_THREAD, VIZ_WI_LATENCY, VIZ_WI_LOC } what;
-	uint64_t arg;       /* line, external thread id, or latency       */
+	enum { VIZ_WI_LINE, VIZ_WI_THREAD, VIZ_WI_LATENCY, VIZ_WI_LOC,
+	       VIZ_WI_OBJLAT } what;
+	uint64_t arg;       /* line, external thread id, or latency (units:
+	                       trace unit)                                */
+	uint8_t kind;       /* VIZ_WI_OBJLAT: enum trace_kind             */
+	uint32_t obj;       /* VIZ_WI_OBJLAT: external object (or thread) id */
 	uint32_t percent;   /* faster by, 0..100                          */
 	const char *text;   /* as given (VIZ_WI_LOC: FILE:LINE is text + 3,
 	                       loc_len bytes)                             */
@@ -210,14 +217,19 @@ struct viz_whatif {
 };
 /* Parses `s`; returns VIZ_OK or VIZ_EINVAL (*w zeroed). */
 int viz_whatif_parse(const char *s, struct viz_whatif *w);
+/* The KIND words of "latency:KIND:ID:T", [TRACE_NKINDS] by enum
+ * trace_kind: "thread" (the exit a join waits for), "mutex", "sem",
+ * "cond", "barrier", "rwlock". */
+extern const char *const viz_whatif_kinds[TRACE_NKINDS];
 
 /*
  * viz_whatif_run - re-simulate trace `tr` with the change `w` applied
  * (works scaled down by percent, rounded down to an integer), the same
  * `par` and `binding`.  *saved: the total work removed (trace units);
  * *out the new makespan.  Returns VIZ_OK; VIZ_EINVAL (no record at that
- * line or location / no such thread); VIZ_ENOMEM; VIZ_ESIM (the re-simulation failed,
- * e.g. deadlocked).  Outputs are zero on failure.
+ * line or location / no such thread or object); VIZ_ENOMEM; VIZ_ESIM (the re-simulation failed,
+ * e.g. deadlocked, or VIZ_WI_OBJLAT with par->model other than
+ * SIM_DIRECT).  Outputs are zero on failure.
  */
 int viz_whatif_run(const struct trace *tr, const struct sim_params *par,
                    const int32_t *binding, const struct viz_whatif *w,

@@ -8,6 +8,40 @@
 
 #include "viz/vizint.h"
 
+const char *const viz_whatif_kinds[TRACE_NKINDS] = {
+	[TRACE_K_THREAD] = "thread",
+	[TRACE_K_MUTEX] = "mutex",
+	[TRACE_K_SEM] = "sem",
+	[TRACE_K_COND] = "cond",
+	[TRACE_K_BARRIER] = "barrier",
+	[TRACE_K_RWLOCK] = "rwlock",
+};
+
+/* "KIND:ID:T" of "latency:KIND:ID:T" into w. */
+static int parse_objlat(const char *s, struct viz_whatif *w)
+{
+	const char *c = strchr(s, ':'), *c2 = c ? strchr(c + 1, ':') : NULL;
+	char num[32];
+	if (!c2 || (size_t)(c2 - c - 1) >= sizeof num)
+		return VIZ_EINVAL;
+	int kind = -1;
+	for (int k = 0; k < TRACE_NKINDS; k++)
+		if (strlen(viz_whatif_kinds[k]) == (size_t)(c - s) &&
+		    strncmp(s, viz_whatif_kinds[k], (size_t)(c - s)) == 0)
+			kind = k;
+	memcpy(num, c + 1, (size_t)(c2 - c - 1));
+	num[c2 - c - 1] = 0;
+	uint64_t id, t;
+	if (kind < 0 || trace_parse_u64(num, UINT32_MAX, &id) ||
+	    trace_parse_u64(c2 + 1, TRACE_WORK_LIMIT - 1, &t))
+		return VIZ_EINVAL;
+	w->what = VIZ_WI_OBJLAT;
+	w->kind = (uint8_t)kind;
+	w->obj = (uint32_t)id;
+	w->arg = t;
+	return VIZ_OK;
+}
+
 int viz_whatif_parse(const char *s, struct viz_whatif *w)
 {
 	memset(w, 0, sizeof *w);
@@ -18,6 +52,14 @@ int viz_whatif_parse(const char *s, struct viz_whatif *w)
 		return VIZ_EINVAL;
 	size_t kl = (size_t)(c - s);
 	char num[32], pc[32];
+	if (kl == 7 && strncmp(s, "latency", 7) == 0 && strchr(c + 1, ':')) {
+		if (parse_objlat(c + 1, w)) {
+			memset(w, 0, sizeof *w);
+			return VIZ_EINVAL;
+		}
+		w->text = s;
+		return VIZ_OK;
+	}
 	if (kl == 7 && strncmp(s, "latency", 7) == 0) {
 		uint64_t v;
 		if (trace_parse_u64(c + 1, TRACE_WORK_LIMIT - 1, &v))
@@ -80,9 +122,25 @@ int viz_whatif_run(const struct trace *tr, const struct sim_params *par,
 	struct sim_params pp = *par;
 	struct trace copy = *tr;
 	struct trace_rec *rec = NULL;
+	uint64_t *olat = NULL;
 	uint64_t cut = 0;
 	if (w->what == VIZ_WI_LATENCY) {
 		pp.latency = w->arg;
+	} else if (w->what == VIZ_WI_OBJLAT) {
+		unsigned kd = w->kind < TRACE_NKINDS ? w->kind : TRACE_K_THREAD;
+		uint32_t no = kd == TRACE_K_THREAD ? tr->nthreads : tr->nobj[kd], ix = UINT32_MAX;
+		for (uint32_t i = 0; i < no && w->kind < TRACE_NKINDS; i++)
+			if ((kd == TRACE_K_THREAD ? tr->threads[i].id : tr->obj_id[kd][i]) == w->obj)
+				ix = i;
+		if (ix == UINT32_MAX)
+			return VIZ_EINVAL;
+		olat = malloc(no * sizeof *olat);
+		if (!olat)
+			return VIZ_ENOMEM;
+		for (uint32_t i = 0; i < no; i++)
+			olat[i] = par->obj_latency[kd] ? par->obj_latency[kd][i] : par->latency;
+		olat[ix] = w->arg;
+		pp.obj_latency[kd] = olat;
 	} else {
 		rec = malloc((tr->nrec ? tr->nrec : 1) * sizeof *rec);
 		if (!rec)
@@ -135,5 +193,6 @@ int viz_whatif_run(const struct trace *tr, const struct sim_params *par,
 	sim_work_free(wk);
 	sim_program_free(p);
 	free(rec);
+	free(olat);
 	return rc;
 }

@@ -615,6 +615,14 @@ int main(int argc, char **argv)
 		o_str(&o, "method", O.bo.method == BOUND_POLY ? "poly" :
 		      O.bo.method == BOUND_PAPER ? "paper" : "brute");
 		o_str(&o, "search", O.bo.exhaustive ? "exhaustive" : O.bo.lazy ? "lazy" : "eager");
+		/* "minimal", or the cap that stopped p's search (a weaker
+		 * upper bound; docs/bound.md section 8) */
+		o_str(&o, "p_search", bound_cap_name(pt.pr.capped));
+		if (pt.pr.capped)
+			fprintf(stderr, "bound: p %s after %" PRIu64 " units: the value of "
+			        "the best allocation evaluated, an upper bound weaker than "
+			        "Paper VII's minimum\n", bound_cap_name(pt.pr.capped),
+			        pt.pr.work);
 		if (pt.have_lower) {
 			o_u64(&o, "lower_work", pt.lo.work_max);
 			o_u64(&o, "lower_partition", pt.lo.part_lb);

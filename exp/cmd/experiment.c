@@ -85,6 +85,7 @@ static void progress(void *arg, size_t done, size_t total)
 
 int main(int argc, char **argv)
 {
+	cli_omp_passive(argv);
 	int quiet = 0, report = 0;
 	const char *timing = NULL, *output = NULL;
 	struct cli_opt opts[] = {

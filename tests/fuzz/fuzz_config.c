@@ -18,9 +18,8 @@
 #include "alloc/alloc.h"
 #include "cli/ini.h"
 
-/* cli_quote's promise (cli/cli.h): no byte below 0x20, no 0x7f, only
- * UTF-8.  (C1 controls, U+0080..U+009F, pass it as UTF-8: some terminals
- * obey U+009B as an escape; not checked here, reported instead.) */
+/* cli_quote's promise (cli/cli.h): no byte below 0x20, no 0x7f, no C1
+ * control (U+0080..U+009F), only UTF-8. */
 static int safe_text(const unsigned char *c)
 {
 	while (*c) {
@@ -44,6 +43,8 @@ static int safe_text(const unsigned char *c)
 				return 0;
 			cp = cp << 6 | (c[i] & 0x3f);
 		}
+		if (n == 1 && cp < 0xa0)
+			return 0;
 		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
 		    (cp >= 0xd800 && cp <= 0xdfff))
 			return 0;
