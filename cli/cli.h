@@ -203,4 +203,75 @@ int cli_slurp(const char *path, char **buf, size_t *n, char *why, size_t len);
 /* The name errors use for `path`: "<stdin>" for "-". */
 const char *cli_input_name(const char *path);
 
+/* ---------------------------------------------------------------------
+ * Process setup.
+ */
+
+/*
+ * cli_omp_passive - call first in main() of a command with OpenMP
+ * searches (allocate, experiment).  OpenMP threads that wait spin by
+ * default (OMP_WAIT_POLICY=active, for a while), which made short
+ * parallel regions 2-5x slower on a shared machine (docs/alloc.md,
+ * Parallelism).  libgomp reads the variable when it is loaded, before
+ * main, so setting it needs one re-execution of the program
+ * (/proc/self/exe with argv): returns only when OMP_WAIT_POLICY was
+ * already set (a value the user set is kept) or the re-execution failed
+ * (then the run goes on as before).
+ */
+void cli_omp_passive(char **argv);
+
+/* ---------------------------------------------------------------------
+ * The machine options simulate and critical share: --cpus K, --binding
+ * FILE, --unbound, --latency T, --create-cost C, --switch-cost C.  The
+ * command's option table (with its own help texts) points into a struct
+ * cli_machine; the rules and the loading are here, once:
+ *
+ *   struct cli_machine m = {.alone = "..."};
+ *   {CLI_CPUS, "cpus", 'k', .dst = &m.cpus, ...}, {CLI_STR, "binding", 'b',
+ *   .dst = &m.binding, ...}, {CLI_FLAG, "unbound", .dst = &m.unbound, ...},
+ *   {CLI_TIME, "latency", .dst = &m.latency, ...}, ...
+ *   cli_machine_check(&m, why, len)        after cli_parse
+ *   cli_machine_load(&m, tr, why, len)     after the trace is read
+ *   cli_machine_release(&m)
+ */
+struct cli_machine {
+	/* Set by the option table. */
+	uint32_t cpus;        /* --cpus K (processors); 0: not given         */
+	const char *binding;  /* --binding FILE, or NULL                     */
+	int unbound;          /* --unbound                                   */
+	struct cli_time latency, create_cost, switch_cost; /* as given       */
+	/* Set by the command: what it does with neither --binding nor
+	 * --unbound, for the message of a lone --cpus; or NULL. */
+	const char *alone;
+	/* Filled by cli_machine_load. */
+	uint32_t k;           /* --cpus, else the binding file's cpus, else 0 */
+	uint64_t latency_tu, create_cost_tu, switch_cost_tu; /* trace units,
+	                                         0 when not given            */
+	struct trace_binding bind; /* the binding file (zeroed without)      */
+};
+
+/*
+ * cli_machine_check - the rules of the options: --binding and --unbound
+ * exclude each other, --unbound needs --cpus, --cpus needs one of them.
+ * 0, or -1 with the reason of the usage error in why ("--unbound needs
+ * --cpus K").
+ */
+int cli_machine_check(const struct cli_machine *m, char *why, size_t len);
+
+/*
+ * cli_machine_load - with trace tr read: the times in tr's unit
+ * (cli_time_get) and the binding file (trace_binding_read), whose every
+ * processor must be below --cpus when given.  Returns CLI_OK and fills
+ * k, *_tu and bind (release with cli_machine_release); or CLI_EUSAGE (a
+ * time that does not fit tr's unit) or CLI_EINPUT (the binding file:
+ * "b.txt:3: ...", "b.txt: thread 3 is bound to processor 1, but --cpus
+ * is 1") with the one-line reason in why and nothing held.
+ */
+int cli_machine_load(struct cli_machine *m, const struct trace *tr, char *why,
+                     size_t len);
+
+/* cli_machine_release - free the binding cli_machine_load read; accepts a
+ * struct it did not fill (zeroed bind). */
+void cli_machine_release(struct cli_machine *m);
+
 #endif

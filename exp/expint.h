@@ -1,12 +1,16 @@
 /* expint.h - internals of the exp module shared between its files: the
  * message passing of exp/mpi.c (all no-ops with one process when the
- * build has no MPI). */
+ * build has no MPI), and the error helper of exp/err.c. */
 #ifndef SHADOWBIND_EXPINT_H
 #define SHADOWBIND_EXPINT_H
 
 #include <stddef.h>
 
 #include "exp/exp.h"
+
+/* exp_fail - the message printf-style into err[len]; returns rc (exp/err.c). */
+int exp_fail(char *err, size_t len, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* This process's rank and the number of ranks (0 and 1 without MPI). */
 void exp_mpi_world(int use, int *rank, int *size);

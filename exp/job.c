@@ -9,6 +9,7 @@
 
 #include "bound/bound.h"
 #include "exp/exp.h"
+#include "exp/expint.h"
 #include "trace/trace.h"
 
 /* The columns, in order (docs/exp.md, "The CSV"). */
@@ -215,15 +216,6 @@ static int sga_raw(const struct trace *tr, const struct traj *t, uint32_t k,
 	return st;
 }
 
-static int fail(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
                 size_t job, char **rows, double *secs, char *err,
                 size_t errlen)
@@ -242,14 +234,14 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 	if (p->path) {
 		struct trace_error te;
 		if (trace_read_file(p->path, &tr, &te) != 0)
-			return fail(err, errlen, EXP_ERUN, "%s", te.msg);
+			return exp_fail(err, errlen, EXP_ERUN, "%s", te.msg);
 	} else {
 		struct gen_opts o;
 		char gerr[256];
 		if (exp_prog_gen_opts(s, p, &o) ||
 		    gen_trace(s->fam[p->fam].name, &o, &tr, NULL, gerr,
 		              sizeof gerr) != GEN_OK)
-			return fail(err, errlen, EXP_ERUN,
+			return exp_fail(err, errlen, EXP_ERUN,
 			            "job %zu: family %s, %s, threads %u, seed "
 			            "%llu: %s", job, s->fam[p->fam].name, opts,
 			            p->threads, (unsigned long long)p->seed, gerr);
@@ -259,7 +251,7 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 	w = sp ? sim_work_new(sp) : NULL;
 	b = malloc(sizeof *b * (n ? n : 1));
 	if (!sp || !w || !b) {
-		rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+		rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
 		goto out;
 	}
 
@@ -324,7 +316,7 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 		if (var->raw) {
 			tj.sample = malloc(sizeof *tj.sample * (n ? n : 1));
 			if (!tj.sample) {
-				rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+				rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
 				goto out;
 			}
 		}
@@ -334,7 +326,7 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 		double dt = now_s() - t0;
 		if (arc < 0) {
 			free(tj.sample);
-			rc = fail(err, errlen, EXP_ERUN,
+			rc = exp_fail(err, errlen, EXP_ERUN,
 			          "job %zu (%s %s, %u cpus): %s failed (%d)", job,
 			          p->path ? "trace" : s->fam[p->fam].name, opts,
 			          c->sim.cpus, var->name, arc);
@@ -348,7 +340,7 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 		if (var->raw) {
 			if (res.status == SIM_ENOMEM) {
 				alloc_result_release(&res);
-				rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+				rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
 				goto out;
 			}
 		}
@@ -395,13 +387,13 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 		row++;
 	}
 	if (t.oom) {
-		rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+		rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
 		goto out;
 	}
 	if (!t.buf) { /* no rows: cannot happen for a valid spec */
 		t.buf = calloc(1, 1);
 		if (!t.buf)
-			rc = fail(err, errlen, EXP_ENOMEM, "out of memory");
+			rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
 	}
 	*rows = t.buf;
 	t.buf = NULL;

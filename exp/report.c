@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "exp/exp.h"
+#include "exp/expint.h"
 
 #define MAXC 32     /* CSV columns      */
 #define MAXL 16     /* lines of a plot  */
@@ -58,15 +59,6 @@ struct csv {
 	char **cell; /* [nrow * ncol], pointers into buf */
 	char *buf;
 };
-
-static int fail(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 static int filters(const char *v, struct filt *f, size_t *n)
 {
@@ -161,7 +153,7 @@ static int on_plot_key(void *arg, const char *sec, const char *key,
 			p = &pf->p[i];
 	if (!p) {
 		if (pf->np >= MAXP)
-			return fail(err, errlen, -1, "[%s]: too many plots", sec);
+			return exp_fail(err, errlen, -1, "[%s]: too many plots", sec);
 		p = &pf->p[pf->np++];
 		memset(p, 0, sizeof *p);
 		snprintf(p->name, sizeof p->name, "%s", sec + 5);
@@ -187,18 +179,18 @@ static int on_plot_key(void *arg, const char *sec, const char *key,
 	}
 	if (strcmp(key, "where") == 0) {
 		if (filters(val, p->where, &p->nw))
-			return fail(err, errlen, -1, "[%s] where: bad filter", sec);
+			return exp_fail(err, errlen, -1, "[%s] where: bad filter", sec);
 		return 0;
 	}
 	if (strcmp(key, "line") == 0) {
 		if (p->nl >= MAXL || parse_line(val, &p->l[p->nl]))
-			return fail(err, errlen, -1,
+			return exp_fail(err, errlen, -1,
 			            "[%s] line: '%s' is not 'LABEL: NUM[/DEN] "
 			            "[STAT] [@ col=val;...]'", sec, val);
 		p->nl++;
 		return 0;
 	}
-	return fail(err, errlen, -1, "[%s] %s: unknown key", sec, key);
+	return exp_fail(err, errlen, -1, "[%s] %s: unknown key", sec, key);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -377,7 +369,7 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	int xk = colidx(c, p->x);
 	int sk = p->series[0] ? colidx(c, p->series) : -1;
 	if (xk < 0 || (p->series[0] && sk < 0))
-		return fail(err, errlen, EXP_EINVAL,
+		return exp_fail(err, errlen, EXP_EINVAL,
 		            "%s [plot.%s]: no column '%s'", exp, p->name,
 		            xk < 0 ? p->x : p->series);
 	struct vals xs, ss;
@@ -386,14 +378,14 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	size_t ncols = p->nl * ss.n;
 	struct acc *a = calloc(xs.n * ncols + 1, sizeof *a);
 	if (!a)
-		return fail(err, errlen, EXP_ENOMEM, "out of memory");
+		return exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
 	int nk[MAXL], dk[MAXL];
 	for (size_t l = 0; l < p->nl; l++) {
 		nk[l] = colidx(c, p->l[l].num);
 		dk[l] = p->l[l].den[0] ? colidx(c, p->l[l].den) : -2;
 		if (nk[l] < 0 || dk[l] == -1) {
 			free(a);
-			return fail(err, errlen, EXP_EINVAL,
+			return exp_fail(err, errlen, EXP_EINVAL,
 			            "%s [plot.%s]: line '%s': no such column", exp,
 			            p->name, p->l[l].label);
 		}
@@ -448,7 +440,7 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 			fclose(df);
 		free(t);
 		free(a);
-		return fail(err, errlen, EXP_EIO, "%s: cannot write", path);
+		return exp_fail(err, errlen, EXP_EIO, "%s: cannot write", path);
 	}
 	size_t at = 0;
 	at += (size_t)snprintf(t + at, tcap - at, "| %s |",
@@ -515,7 +507,7 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	snprintf(svg, sizeof svg, "%s-%s.svg", exp, p->name);
 	FILE *g = fopen(gp, "w");
 	if (!g)
-		return fail(err, errlen, EXP_EIO, "%s: cannot write", gp);
+		return exp_fail(err, errlen, EXP_EIO, "%s: cannot write", gp);
 	fprintf(g,
 	        "set terminal svg size 820,520 dynamic font 'Helvetica,13' "
 	        "background rgb 'white'\n"
@@ -550,7 +542,7 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	         exp, p->name);
 	int st = system(cmd);
 	if (st != 0)
-		return fail(err, errlen, EXP_EIO, "gnuplot failed on %s (status "
+		return exp_fail(err, errlen, EXP_EIO, "gnuplot failed on %s (status "
 		            "%d); is gnuplot-nox installed?", gp, st);
 	*drawn = 1;
 	return EXP_OK;
@@ -572,10 +564,10 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 	char path[1024];
 	snprintf(path, sizeof path, "%s/plots", dir);
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)
-		return fail(err, errlen, EXP_EIO, "%s: cannot create", path);
+		return exp_fail(err, errlen, EXP_EIO, "%s: cannot create", path);
 	DIR *d = opendir(dir);
 	if (!d)
-		return fail(err, errlen, EXP_EIO, "%s: cannot open", dir);
+		return exp_fail(err, errlen, EXP_EIO, "%s: cannot open", dir);
 	char *names[256];
 	size_t nn = 0;
 	struct dirent *e;
@@ -635,7 +627,7 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 	/* Never replace a report with one that has no data at all (a fresh
 	 * clone has no CSVs: they are not in git). */
 	if (!rc && nmade == 0)
-		rc = fail(err, errlen, EXP_EINVAL,
+		rc = exp_fail(err, errlen, EXP_EINVAL,
 		          "%s: no experiment has its CSV yet; run bin/experiment "
 		          "%s/NAME.ini first (%s left as it is)", dir, dir, report);
 	/* The report from its template. */
@@ -647,7 +639,7 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 		snprintf(tmp, sizeof tmp, "%s.tmp", report);
 		FILE *o = in ? fopen(tmp, "w") : NULL;
 		if (!o) {
-			rc = fail(err, errlen, EXP_EIO, "%s: cannot read, or %s: "
+			rc = exp_fail(err, errlen, EXP_EIO, "%s: cannot read, or %s: "
 			          "cannot write", path, tmp);
 		} else {
 			/* The plots directory relative to the report. */
@@ -697,7 +689,7 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 				p = end + 1;
 			}
 			if (fclose(o) != 0 || rename(tmp, report) != 0)
-				rc = fail(err, errlen, EXP_EIO, "%s: cannot write",
+				rc = exp_fail(err, errlen, EXP_EIO, "%s: cannot write",
 				          report);
 		}
 		free(in);

@@ -239,6 +239,21 @@ static void test_same_messages(void **state)
 		 "allocate: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'allocate --help'\n"},
 		{"bound", "--cpus 2 --latency 4us", 1,
 		 "bound: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'bound --help'\n"},
+		{"critical", "--latency 4us", 1,
+		 "critical: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'critical --help'\n"},
+		/* the machine rules of simulate and critical (cli_machine) */
+		{"simulate", "--unbound", 1, "simulate: --unbound needs --cpus K; see 'simulate --help'\n"},
+		{"critical", "--unbound", 1, "critical: --unbound needs --cpus K; see 'critical --help'\n"},
+		{"simulate", "--unbound --binding b", 1,
+		 "simulate: --binding and --unbound exclude each other; see 'simulate --help'\n"},
+		{"critical", "--unbound --binding b", 1,
+		 "critical: --binding and --unbound exclude each other; see 'critical --help'\n"},
+		{"critical", "--cpus 2", 1,
+		 "critical: --cpus needs --binding FILE or --unbound; see 'critical --help'\n"},
+		{"critical", "--binding /nonexistent", 2,
+		 "/nonexistent: cannot open: No such file or directory\n"},
+		{"simulate", "--binding /nonexistent", 2,
+		 "/nonexistent: cannot open: No such file or directory\n"},
 	};
 	char dir[] = "/tmp/sbcliXXXXXX";
 	assert_non_null(mkdtemp(dir));

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,18 +21,6 @@
 #include "tests/testutil.h"
 
 static char dir[64], worst[4096];
-
-static int entries(void)
-{
-	DIR *D = opendir(dir);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(D)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(D);
-	return n;
-}
 
 static int setup(void **state)
 {
@@ -85,7 +72,7 @@ static void test_modes(void **state)
 		assert_int_equal(stat(p, &st), 0);
 		assert_int_equal(st.st_mode & 07777, t[i].want);
 		assert_int_equal(unlink(p), 0);
-		assert_int_equal(entries(), 0);
+		assert_int_equal(tu_dir_entries(dir), 0);
 	}
 }
 
@@ -112,7 +99,7 @@ static void test_symlink(void **state)
 	free(s);
 	unlink(link);
 	unlink(target);
-	assert_int_equal(entries(), 0);
+	assert_int_equal(tu_dir_entries(dir), 0);
 }
 
 /* A FIFO is written into, not replaced; a directory is refused; /dev/full
@@ -146,7 +133,7 @@ static void test_special(void **state)
 	assert_int_equal(put("/dev/null", "x"), 0);
 	assert_int_equal(stat("/dev/null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
-	assert_int_equal(entries(), 0);
+	assert_int_equal(tu_dir_entries(dir), 0);
 }
 
 /* abort removes the temporary and leaves the old file. */
@@ -159,9 +146,9 @@ static void test_abort(void **state)
 	struct cli_out o;
 	assert_int_equal(cli_out_open(&o, p, why, sizeof why), 0);
 	fputs("new, half", o.f);
-	assert_int_equal(entries(), 2); /* the file and the temporary */
+	assert_int_equal(tu_dir_entries(dir), 2); /* the file and the temporary */
 	cli_out_abort(&o);
-	assert_int_equal(entries(), 1);
+	assert_int_equal(tu_dir_entries(dir), 1);
 	char *s = tu_slurp(p, NULL);
 	assert_string_equal(s, "old\n");
 	free(s);
@@ -220,7 +207,7 @@ static void test_commands(void **state)
 	free(err);
 	unlink(link);
 	unlink(target);
-	assert_int_equal(entries(), 0);
+	assert_int_equal(tu_dir_entries(dir), 0);
 }
 
 /* allocate reads its trace once: a pipe works, and the sha256 is that of

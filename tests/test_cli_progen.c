@@ -4,7 +4,6 @@
  * OpenMP thread counts), atomic output, --stats by hand, help, bad
  * arguments and exit codes.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,19 +41,6 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* Files in dir (not . and ..). */
-static int dir_entries(void)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 static void clean_dir(void)
 {
 	char cmd[256];
@@ -79,7 +65,7 @@ static void test_transactions_simulate(void **state)
 	assert_string_equal(err, "");
 	free(out);
 	free(err);
-	assert_int_equal(dir_entries(), 1); /* no temporary left */
+	assert_int_equal(tu_dir_entries(dir), 1); /* no temporary left */
 	struct trace *tr = NULL;
 	struct trace_error te;
 	if (trace_read_file(path, &tr, &te) != 0)
@@ -184,7 +170,7 @@ static void test_count(void **state)
 		free(out);
 		free(err);
 	}
-	assert_int_equal(dir_entries(), 12);
+	assert_int_equal(tu_dir_entries(dir), 12);
 	for (int i = 1; i <= 6; i++) {
 		char p0[256], p1[256];
 		snprintf(p0, sizeof p0, "%s/r0-%04d.trace", dir, i);
@@ -403,7 +389,7 @@ static void test_bad_arguments(void **state)
 		free(err);
 	}
 	/* --count with bad options wrote nothing */
-	assert_int_equal(dir_entries(), 0);
+	assert_int_equal(tu_dir_entries(dir), 0);
 	unlink(garbage);
 	free(garbage);
 }

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -28,20 +27,6 @@
 #include "trace/trace.h"
 
 static char dir[64], trace_path[256];
-
-static int count_entries(const char *d)
-{
-	DIR *D = opendir(d);
-	int n = 0;
-	struct dirent *e;
-	if (!D)
-		return -1;
-	while ((e = readdir(D)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(D);
-	return n;
-}
 
 static int setup(void **state)
 {
@@ -134,7 +119,7 @@ static void test_interrupt_writes_best(void **state)
 		trace_binding_release(&b);
 		free(text);
 		unlink(outp);
-		assert_int_equal(count_entries(dir), 1); /* no temporary */
+		assert_int_equal(tu_dir_entries(dir), 1); /* no temporary */
 	}
 	trace_free(tr);
 }
@@ -152,7 +137,7 @@ static void test_second_signal_aborts(void **state)
 	assert_true(WIFEXITED(st));
 	assert_true(WEXITSTATUS(st) == 130 || WEXITSTATUS(st) == 143);
 	assert_int_equal(access(outp, F_OK), -1);
-	assert_int_equal(count_entries(dir), 1); /* only the trace */
+	assert_int_equal(tu_dir_entries(dir), 1); /* only the trace */
 }
 
 /* cli_out's temporary is removed by the handler (what progen relies on
@@ -183,7 +168,7 @@ static void test_temporary_removed(void **state)
 		assert_int_equal(waitpid(pid, &st, 0), pid);
 		assert_true(WIFEXITED(st));
 		assert_int_equal(WEXITSTATUS(st), modes[i] == CLI_SIG_EXIT ? 143 : 130);
-		assert_int_equal(count_entries(dir), 1);
+		assert_int_equal(tu_dir_entries(dir), 1);
 	}
 }
 
@@ -205,14 +190,14 @@ static void test_batch_all_or_nothing(void **state)
 	if (strncmp(err, want, strlen(want)) != 0)
 		fail_msg("stderr '%s'", err);
 	assert_int_equal(tu_count_lines(err), 1);
-	assert_int_equal(count_entries(sub), 1); /* only the blocking directory */
+	assert_int_equal(tu_dir_entries(sub), 1); /* only the blocking directory */
 	free(out);
 	free(err);
 	rmdir(block);
 	/* without the obstacle: all six */
 	rc = tu_cmdf("progen", &out, &err, "--family dag --count 6 -o '%s/p'", sub);
 	assert_int_equal(rc, 0);
-	assert_int_equal(count_entries(sub), 6);
+	assert_int_equal(tu_dir_entries(sub), 6);
 	free(out);
 	free(err);
 	for (int i = 1; i <= 6; i++) {

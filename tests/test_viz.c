@@ -288,6 +288,34 @@ static void test_shares(void **state)
 	tu_sim_close(&c);
 }
 
+/* What-if `spec` on trace tr with par (shadow): the makespan and the
+ * makespan saved that the caller computed by hand; objlat: the spec must
+ * be one object's latency. */
+static void expect_whatif(const struct trace *tr, const struct sim_params *par, const char *spec,
+                          int objlat, uint64_t makespan, uint64_t saved)
+{
+	struct viz_whatif w;
+	uint64_t sv;
+	sim_time m;
+	assert_int_equal(viz_whatif_parse(spec, &w), VIZ_OK);
+	if (objlat)
+		assert_int_equal(w.what, VIZ_WI_OBJLAT);
+	assert_int_equal(viz_whatif_run(tr, par, NULL, &w, &sv, &m), VIZ_OK);
+	if (m.num != makespan || m.den != 1 || sv != saved)
+		fail_msg("%s: makespan %llu/%llu saved %llu", spec, (unsigned long long)m.num,
+		         (unsigned long long)m.den, (unsigned long long)sv);
+}
+
+/* Specs viz_whatif_parse must refuse. */
+static void expect_refused(const char *const *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct viz_whatif w;
+		if (viz_whatif_parse(bad[i], &w) != VIZ_EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+	}
+}
+
 /* What-ifs on the three-thread program (shadow), by hand:
  *   line 10 (T3's 50 before its unlock) 50% faster: 25 saved on the path
  *     -> 165;
@@ -314,25 +342,13 @@ static void test_whatif(void **state)
 	tu_sim_open(&c, three);
 	struct sim_params par;
 	sim_params_init(&par);
-	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		struct viz_whatif w;
-		assert_int_equal(viz_whatif_parse(cases[i].spec, &w), VIZ_OK);
-		uint64_t saved;
-		sim_time m;
-		assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_OK);
-		if (m.num != cases[i].makespan || saved != cases[i].saved)
-			fail_msg("%s: makespan %llu saved %llu", cases[i].spec, (unsigned long long)m.num,
-			         (unsigned long long)saved);
-	}
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		expect_whatif(c.tr, &par, cases[i].spec, 0, cases[i].makespan, cases[i].saved);
 	static const char *const bad[] = {"", "line", "line:10", "line:10:50", "line:x:5%",
 	                                  "line:10:101%", "thread:2:-1%", "latency:", "latency:-3",
 	                                  "speed:1:5%", "line:10:%", "line:10:5%%", "at:5%",
 	                                  "at::5%", "at:b.c:21:x%"};
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		struct viz_whatif w;
-		if (viz_whatif_parse(bad[i], &w) != VIZ_EINVAL)
-			fail_msg("'%s' accepted", bad[i]);
-	}
+	expect_refused(bad, sizeof bad / sizeof *bad);
 	struct viz_whatif w;
 	uint64_t saved;
 	sim_time m;
@@ -377,20 +393,13 @@ static void test_whatif_object_latency(void **state)
 	uint64_t saved;
 	sim_time m;
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		assert_int_equal(viz_whatif_parse(cases[i].spec, &w), VIZ_OK);
-		assert_int_equal(w.what, VIZ_WI_OBJLAT);
 		par.latency = cases[i].latency;
-		assert_int_equal(viz_whatif_run(c.tr, &par, NULL, &w, &saved, &m), VIZ_OK);
-		if (m.num != cases[i].makespan || m.den != 1 || saved != 0)
-			fail_msg("%s: makespan %llu saved %llu", cases[i].spec, (unsigned long long)m.num,
-			         (unsigned long long)saved);
+		expect_whatif(c.tr, &par, cases[i].spec, 1, cases[i].makespan, 0);
 	}
 	static const char *const bad[] = {"latency:mutex:1", "latency:lock:1:0", "latency:mutex:x:0",
 	                                  "latency:mutex:1:-1", "latency::1:0", "latency:mutex::0",
 	                                  "latency:mutex:1:", "latency:mutex:1:0:0"};
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-		if (viz_whatif_parse(bad[i], &w) != VIZ_EINVAL)
-			fail_msg("'%s' accepted", bad[i]);
+	expect_refused(bad, sizeof bad / sizeof *bad);
 	/* no such object; a model other than Direct */
 	par.latency = 7;
 	assert_int_equal(viz_whatif_parse("latency:mutex:9:0", &w), VIZ_OK);

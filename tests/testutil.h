@@ -73,6 +73,10 @@ char *tu_slurp(const char *path, size_t *len);
  * (unlink and free it). */
 char *tu_tmpfile(const char *text);
 
+/* The entries of directory `dir` other than . and .., or -1 when it
+ * cannot be opened (tests that no temporary file is left behind). */
+int tu_dir_entries(const char *dir);
+
 /* A tiny deterministic PRNG for randomized tests (splitmix64). */
 static inline uint64_t tu_rand(uint64_t *s)
 {

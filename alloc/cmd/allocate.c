@@ -322,25 +322,9 @@ static char *annotate(const char *text, size_t len, size_t *outlen)
 	return o;
 }
 
-/*
- * OpenMP threads that wait spin by default (OMP_WAIT_POLICY=active, for a
- * while), which made short parallel regions 2-5x slower on a shared
- * machine (docs/alloc.md, Parallelism).  libgomp reads the variable when
- * it is loaded, before main, so setting it here needs one re-execution
- * of the program (before anything else is done; on failure the run goes
- * on as before).  A value the user set is kept.
- */
-static void omp_passive(char **argv)
-{
-	if (getenv("OMP_WAIT_POLICY"))
-		return;
-	if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0)
-		execv("/proc/self/exe", argv);
-}
-
 int main(int argc, char **argv)
 {
-	omp_passive(argv);
+	cli_omp_passive(argv);
 	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
 	const char *traj_path = NULL;
 	int quiet = 0, no_bound = 0, full_bound = 0, list = 0, json = 0, explain = 0;

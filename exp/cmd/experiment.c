@@ -83,25 +83,9 @@ static void progress(void *arg, size_t done, size_t total)
 	fflush(stderr);
 }
 
-/*
- * OpenMP threads that wait spin by default (OMP_WAIT_POLICY=active, for a
- * while), which made short parallel regions 2-5x slower on a shared
- * machine (docs/alloc.md, Parallelism).  libgomp reads the variable when
- * it is loaded, before main, so setting it here needs one re-execution
- * of the program (before anything else is done; on failure the run goes
- * on as before).  A value the user set is kept.
- */
-static void omp_passive(char **argv)
-{
-	if (getenv("OMP_WAIT_POLICY"))
-		return;
-	if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0)
-		execv("/proc/self/exe", argv);
-}
-
 int main(int argc, char **argv)
 {
-	omp_passive(argv);
+	cli_omp_passive(argv);
 	int quiet = 0, report = 0;
 	const char *timing = NULL, *output = NULL;
 	struct cli_opt opts[] = {

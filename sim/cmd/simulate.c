@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/json.h"
+#include "alloc/alloc.h"
 #include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
@@ -50,14 +51,11 @@ static int policy_opt(void *dst, const char *v, char *why, size_t len)
 
 static int model_opt(void *dst, const char *v, char *why, size_t len)
 {
-	static const enum sim_model all[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO};
-	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-		if (strcmp(v, sim_model_name(all[i])) == 0) {
-			*(enum sim_model *)dst = all[i];
-			return 0;
-		}
-	snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
-	return -1;
+	if (alloc_parse_model(v, dst)) {
+		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -65,33 +63,32 @@ int main(int argc, char **argv)
 	struct sim_params par;
 	sim_params_init(&par);
 	par.model = SIM_AUTO;
-	const char *binding_path = NULL;
-	int unbound = 0, json = 0;
+	struct cli_machine m = {.alone = "simulate computes the critical path, one "
+	                                 "processor per thread"};
+	int json = 0;
 	const char *timeline = NULL, *svg = NULL;
-	uint32_t cpus = 0;
-	struct cli_time latency = {0}, ccost = {0}, scost = {0};
 	struct cli_opt opts[] = {
 		{CLI_GROUP, .help = "Machine and binding"},
-		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
+		{CLI_CPUS, "cpus", 'k', .dst = &m.cpus,
 		 .help = "processors 0..K-1 (default: the binding file's cpus);\n"
 		         "needs --binding or --unbound"},
-		{CLI_STR, "binding", 'b', .dst = &binding_path,
+		{CLI_STR, "binding", 'b', .dst = &m.binding,
 		 .help = "bind threads as FILE says (docs/binding-format.md)"},
-		{CLI_FLAG, "unbound", .dst = &unbound,
+		{CLI_FLAG, "unbound", .dst = &m.unbound,
 		 .help = "no binding: K processors serve one ready queue\n"
 		         "(the operating system's dynamic scheduling)\n"
 		         "With neither, every thread gets a processor of its\n"
 		         "own: the program's critical path."},
-		{CLI_TIME, "latency", .dst = &latency,
+		{CLI_TIME, "latency", .dst = &m.latency,
 		 .help = "synchronization latency between processors\n"
 		         "(default 0): trace units, or with a unit (4us)"},
 		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = policy_opt,
 		 .help = "local scheduling: ps (processor sharing in exact\n"
 		         "integer cycles, default; docs/sim.md),\n"
 		         "fifo (run to block), rr:Q (round robin, quantum Q)"},
-		{CLI_TIME, "create-cost", .metavar = "C", .dst = &ccost,
+		{CLI_TIME, "create-cost", .metavar = "C", .dst = &m.create_cost,
 		 .help = "CPU time a create costs its creator (default 0)"},
-		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &scost,
+		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &m.switch_cost,
 		 .help = "context-switch time, fifo and rr only (default 0)"},
 		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = model_opt,
 		 .help = "simulation model (Paper VIII; docs/models.md):\n"
@@ -129,61 +126,34 @@ int main(int argc, char **argv)
 	if (prc != CLI_CONTINUE)
 		return prc;
 	cli_signals_install(CLI_SIG_EXIT); /* 130/143 */
-	int have_cpus = cli_find(&cmd, "cpus")->given;
-	if (have_cpus)
-		par.cpus = cpus;
+	char why[600];
 	if (nops != 1)
 		return cli_usage(&cmd, nops == 0 ? "no trace given" : "more than one trace given");
-	if (binding_path && unbound)
-		return cli_usage(&cmd, "--binding and --unbound exclude each other");
-	if (unbound && !have_cpus)
-		return cli_usage(&cmd, "--unbound needs --cpus K");
-	if (have_cpus && !binding_path && !unbound)
-		return cli_usage(&cmd, "--cpus needs --binding FILE or --unbound (without "
-		                 "either, simulate computes the critical path, one "
-		                 "processor per thread)");
+	if (cli_machine_check(&m, why, sizeof why))
+		return cli_usage(&cmd, "%s", why);
+	const char *binding_path = m.binding;
+	const int unbound = m.unbound;
 	const char *path = argv[1];
 
 	struct trace *tr = NULL;
-	struct trace_error err;
-	char why[600];
 	if (cli_trace_load(path, &tr, why, sizeof why) != CLI_OK)
 		return cli_errorf(CLI_EINPUT, "%s", why);
-	if (cli_time_get(&latency, tr, 0, &par.latency, why, sizeof why) ||
-	    cli_time_get(&ccost, tr, 0, &par.create_cost, why, sizeof why) ||
-	    cli_time_get(&scost, tr, 0, &par.switch_cost, why, sizeof why)) {
+	int mrc = cli_machine_load(&m, tr, why, sizeof why);
+	if (mrc != CLI_OK) {
 		trace_free(tr);
-		return cli_usage(&cmd, "%s", why);
+		return mrc == CLI_EUSAGE ? cli_usage(&cmd, "%s", why) : cli_errorf(mrc, "%s", why);
 	}
-	struct trace_binding bind;
-	memset(&bind, 0, sizeof bind);
+	par.latency = m.latency_tu;
+	par.create_cost = m.create_cost_tu;
+	par.switch_cost = m.switch_cost_tu;
+	if (m.k)
+		par.cpus = m.k;
 	const char *mode = "critical-path";
 	if (binding_path) {
-		if (trace_binding_read(binding_path, tr, &bind, &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			trace_free(tr);
-			return 2;
-		}
-		if (!have_cpus)
-			par.cpus = bind.cpus;
-		else if (par.cpus < bind.cpus) {
-			for (uint32_t i = 0; i < bind.n; i++) {
-				if (bind.proc[i] >= (int32_t)par.cpus) {
-					fprintf(stderr, "%s: thread %u is bound to processor %d, but --cpus is %u\n",
-					        binding_path, tr->threads[i].id, bind.proc[i], par.cpus);
-					trace_binding_release(&bind);
-					trace_free(tr);
-					return 2;
-				}
-			}
-		}
 		mode = "bound";
 	} else if (unbound) {
 		par.mode = SIM_UNBOUND;
 		mode = "unbound";
-	} else {
-		if (!have_cpus)
-			par.cpus = 1;
 	}
 
 	int rc = 4;
@@ -194,7 +164,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	struct sim_result res;
-	int st = sim_run(prog, work, &par, binding_path ? bind.proc : NULL,
+	int st = sim_run(prog, work, &par, binding_path ? m.bind.proc : NULL,
 	                 SIM_STATS | (timeline || svg ? SIM_SCHEDULE : 0), &res);
 	if (st == SIM_DEADLOCK) {
 		char b[64];
@@ -214,7 +184,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if ((timeline || svg) && (st = viz_save_run(prog, &par, binding_path ? bind.proc : NULL, &res,
+	if ((timeline || svg) && (st = viz_save_run(prog, &par, binding_path ? m.bind.proc : NULL, &res,
 	                                            timeline, svg, why, sizeof why)) != VIZ_OK) {
 		rc = cli_errorf(st == VIZ_ENOMEM ? CLI_ESYSTEM : CLI_EINPUT, "%s", why);
 		goto out;
@@ -325,7 +295,7 @@ int main(int argc, char **argv)
 out:
 	sim_work_free(work);
 	sim_program_free(prog);
-	trace_binding_release(&bind);
+	cli_machine_release(&m);
 	trace_free(tr);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/alloc.h"
 #include "cli/cli.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
@@ -34,14 +35,11 @@ static int policy_opt(void *dst, const char *v, char *why, size_t len)
 
 static int model_opt(void *dst, const char *v, char *why, size_t len)
 {
-	static const enum sim_model all[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT, SIM_AUTO};
-	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-		if (strcmp(v, sim_model_name(all[i])) == 0) {
-			*(enum sim_model *)dst = all[i];
-			return 0;
-		}
-	snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
-	return -1;
+	if (alloc_parse_model(v, dst)) {
+		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
+		return -1;
+	}
+	return 0;
 }
 
 static int whatif_opt(void *dst, const char *v, char *why, size_t len)
@@ -78,29 +76,28 @@ int main(int argc, char **argv)
 	struct sim_params par;
 	sim_params_init(&par);
 	par.model = SIM_AUTO;
-	const char *binding_path = NULL;
-	int unbound = 0, json = 0;
-	uint32_t cpus = 0, weights = 5, top = 10;
-	struct cli_time latency = {0}, ccost = {0}, scost = {0};
+	struct cli_machine m = {0};
+	int json = 0;
+	uint32_t weights = 5, top = 10;
 	struct whatifs wi;
 	memset(&wi, 0, sizeof wi);
 	struct cli_opt opts[] = {
 		{CLI_GROUP, .help = "Machine and binding (as simulate)"},
-		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
+		{CLI_CPUS, "cpus", 'k', .dst = &m.cpus,
 		 .help = "processors 0..K-1 (default: the binding file's cpus)"},
-		{CLI_STR, "binding", 'b', .dst = &binding_path,
+		{CLI_STR, "binding", 'b', .dst = &m.binding,
 		 .help = "bind threads as FILE says (docs/binding-format.md)"},
-		{CLI_FLAG, "unbound", .dst = &unbound,
+		{CLI_FLAG, "unbound", .dst = &m.unbound,
 		 .help = "no binding: K processors serve one ready queue\n"
 		         "With neither, every thread gets a processor of its own."},
-		{CLI_TIME, "latency", .dst = &latency,
+		{CLI_TIME, "latency", .dst = &m.latency,
 		 .help = "synchronization latency between processors\n"
 		         "(default 0): trace units, or with a unit (4us)"},
 		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = policy_opt,
 		 .help = "local scheduling: ps (default), fifo, rr:Q"},
-		{CLI_TIME, "create-cost", .metavar = "C", .dst = &ccost,
+		{CLI_TIME, "create-cost", .metavar = "C", .dst = &m.create_cost,
 		 .help = "CPU time a create costs its creator (default 0)"},
-		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &scost,
+		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &m.switch_cost,
 		 .help = "context-switch time, fifo and rr only (default 0)"},
 		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = model_opt,
 		 .help = "direct, client-server, strict, auto (default)"},
@@ -142,54 +139,31 @@ int main(int argc, char **argv)
 	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
 	if (prc != CLI_CONTINUE)
 		return prc;
-	int have_cpus = cli_find(&cmd, "cpus")->given;
-	if (have_cpus)
-		par.cpus = cpus;
+	char why[600];
 	if (nops != 1)
 		return cli_usage(&cmd, nops == 0 ? "no trace given" : "more than one trace given");
-	if (binding_path && unbound)
-		return cli_usage(&cmd, "--binding and --unbound exclude each other");
-	if (unbound && !have_cpus)
-		return cli_usage(&cmd, "--unbound needs --cpus K");
-	if (have_cpus && !binding_path && !unbound)
-		return cli_usage(&cmd, "--cpus needs --binding FILE or --unbound");
+	if (cli_machine_check(&m, why, sizeof why))
+		return cli_usage(&cmd, "%s", why);
 	for (size_t i = 0; i < wi.n; i++)
 		if (wi.w[i].what == VIZ_WI_OBJLAT && par.model != SIM_DIRECT && par.model != SIM_AUTO)
 			return cli_usage(&cmd, "--what-if %s needs the Direct model", wi.w[i].text);
 	const char *path = argv[1];
 	struct trace *tr = NULL;
-	struct trace_error err;
-	char why[600];
 	if (cli_trace_load(path, &tr, why, sizeof why) != CLI_OK)
 		return cli_errorf(CLI_EINPUT, "%s", why);
-	if (cli_time_get(&latency, tr, 0, &par.latency, why, sizeof why) ||
-	    cli_time_get(&ccost, tr, 0, &par.create_cost, why, sizeof why) ||
-	    cli_time_get(&scost, tr, 0, &par.switch_cost, why, sizeof why)) {
+	int mrc = cli_machine_load(&m, tr, why, sizeof why);
+	if (mrc != CLI_OK) {
 		trace_free(tr);
-		return cli_usage(&cmd, "%s", why);
+		return mrc == CLI_EUSAGE ? cli_usage(&cmd, "%s", why) : cli_errorf(mrc, "%s", why);
 	}
-	struct trace_binding bind;
-	memset(&bind, 0, sizeof bind);
-	if (binding_path) {
-		if (trace_binding_read(binding_path, tr, &bind, &err) != 0) {
-			trace_free(tr);
-			return cli_errorf(CLI_EINPUT, "%s", err.msg);
-		}
-		if (!have_cpus)
-			par.cpus = bind.cpus;
-		for (uint32_t i = 0; i < bind.n; i++) {
-			if (bind.proc[i] >= (int32_t)par.cpus) {
-				cli_errorf(CLI_EINPUT, "%s: thread %u is bound to processor %d, but --cpus is %u",
-				           binding_path, tr->threads[i].id, bind.proc[i], par.cpus);
-				trace_binding_release(&bind);
-				trace_free(tr);
-				return CLI_EINPUT;
-			}
-		}
-	} else if (unbound) {
+	par.latency = m.latency_tu;
+	par.create_cost = m.create_cost_tu;
+	par.switch_cost = m.switch_cost_tu;
+	if (m.k)
+		par.cpus = m.k;
+	if (m.unbound)
 		par.mode = SIM_UNBOUND;
-	}
-	const int32_t *binding = binding_path ? bind.proc : NULL;
+	const int32_t *binding = m.binding ? m.bind.proc : NULL;
 	int rc = 4;
 	struct viz_sched *vs = NULL;
 	struct viz_path *cp = NULL;
@@ -375,7 +349,7 @@ out:
 	viz_sched_free(vs);
 	sim_work_free(work);
 	sim_program_free(prog);
-	trace_binding_release(&bind);
+	cli_machine_release(&m);
 	trace_free(tr);
 	return rc;
 }
