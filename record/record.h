@@ -4,7 +4,9 @@
  * LD_PRELOAD library (record/preload/, built into
  * libshadowbind-record.so, never into this library).
  *
- * No global state; nothing prints.  Functions that can fail return 0 or
+ * No global state (except the child's pid that rec_wait keeps for its
+ * signal handler while it waits, as cli/out.h keeps its signal flag);
+ * nothing prints.  Functions that can fail return 0 or
  * -1 with a one-line reason in `err` (struct trace_error's msg).
  */
 #ifndef SHADOWBIND_RECORD_H
