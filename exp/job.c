@@ -273,8 +273,14 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 	         fmt_ms(st, ms, opts, sizeof opts));
 	double tb = now_s();
 	if (s->bound) {
+		/* Work caps only (as allocate's header for its default
+		 * budget): a time cap would make the CSV depend on load. */
 		struct bound_result br;
-		int brc = bound_for_trace(tr, c->sim.cpus, c->sim.latency, &br);
+		struct bound_trace_opts bo;
+		bound_trace_opts_budget(&bo, tr, c->sim.cpus,
+		                        alloc_default_budget(tr));
+		int brc = bound_for_trace_opts(tr, c->sim.cpus, c->sim.latency,
+		                               &bo, &br);
 		if (brc == BOUND_OK) {
 			snprintf(r.bound, sizeof r.bound, "%s", br.bound_str);
 			if (c->sim.model == SIM_CLIENT_SERVER) {
