@@ -296,6 +296,17 @@ int alloc_parse_seconds(const char *s, double *out);   /* >= 0, finite  */
 /* "direct", "client-server", "strict", "auto" (sim_model_name). */
 int alloc_parse_model(const char *s, enum sim_model *out);
 
+/*
+ * The same as option callbacks for the commands' option tables (cli's
+ * CLI_FUNC: dst, value, reason buffer): alloc_policy_opt parses `v` with
+ * sim_policy_parse into *(struct sim_params *)dst, alloc_model_opt with
+ * alloc_parse_model into *(enum sim_model *)dst.  Each returns 0, or -1
+ * with the reason (e.g. "is not a policy (ps, fifo, rr:Q with Q >= 1)")
+ * in why and *dst unaltered.
+ */
+int alloc_policy_opt(void *dst, const char *v, char *why, size_t len);
+int alloc_model_opt(void *dst, const char *v, char *why, size_t len);
+
 /* ---------------------------------------------------------------------
  * SHA-256 (for the `trace` header of binding files).
  */

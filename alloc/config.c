@@ -40,6 +40,25 @@ int alloc_parse_model(const char *s, enum sim_model *out)
 		}
 	return -1;
 }
+
+int alloc_policy_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (sim_policy_parse(v, dst)) {
+		snprintf(why, len, "is not a policy (ps, fifo, rr:Q with Q >= 1)");
+		return -1;
+	}
+	return 0;
+}
+
+int alloc_model_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (alloc_parse_model(v, dst)) {
+		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
+		return -1;
+	}
+	return 0;
+}
+
 static const char *const search_keys[] = {
 	"algorithm", "stop_after", "max_tests", "time_limit", "seed",
 	"restarts", NULL

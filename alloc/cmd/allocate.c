@@ -246,24 +246,6 @@ static void write_json(FILE *f, const struct trace *tr, const struct alloc_resul
 	cli_json_end(&j);
 }
 
-static int policy_opt(void *dst, const char *v, char *why, size_t len)
-{
-	if (sim_policy_parse(v, dst)) {
-		snprintf(why, len, "is not a policy (ps, fifo, rr:Q with Q >= 1)");
-		return -1;
-	}
-	return 0;
-}
-
-static int model_opt(void *dst, const char *v, char *why, size_t len)
-{
-	if (alloc_parse_model(v, dst)) {
-		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
-		return -1;
-	}
-	return 0;
-}
-
 static int algorithm_opt(void *dst, const char *v, char *why, size_t len)
 {
 	if (alloc_algorithm_find(v) < 0) {
@@ -343,13 +325,13 @@ int main(int argc, char **argv)
 		{CLI_TIME, "latency", .dst = &latency,
 		 .help = "synchronization latency between processors\n"
 		         "(default 0): trace units, or with a unit (4us)"},
-		{CLI_FUNC, "policy", .metavar = "P", .dst = &simp, .fn = policy_opt,
+		{CLI_FUNC, "policy", .metavar = "P", .dst = &simp, .fn = alloc_policy_opt,
 		 .help = "local scheduling: ps (default), fifo, rr:Q"},
 		{CLI_TIME, "create-cost", .metavar = "C", .dst = &ccost,
 		 .help = "CPU time of a thread creation (default 0)"},
 		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &scost,
 		 .help = "context switch time, fifo and rr (default 0)"},
-		{CLI_FUNC, "model", .metavar = "M", .dst = &model, .fn = model_opt,
+		{CLI_FUNC, "model", .metavar = "M", .dst = &model, .fn = alloc_model_opt,
 		 .help = "simulation model: auto (default), direct,\n"
 		         "client-server, strict.  auto applies Paper\n"
 		         "VIII's scheme (direct, on deadlock client-server,\n"

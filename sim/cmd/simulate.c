@@ -40,24 +40,6 @@ static const char *proc_name(int32_t p, char *b, size_t len)
 	return b;
 }
 
-static int policy_opt(void *dst, const char *v, char *why, size_t len)
-{
-	if (sim_policy_parse(v, dst)) {
-		snprintf(why, len, "is not a policy (ps, fifo, rr:Q with Q >= 1)");
-		return -1;
-	}
-	return 0;
-}
-
-static int model_opt(void *dst, const char *v, char *why, size_t len)
-{
-	if (alloc_parse_model(v, dst)) {
-		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
-		return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct sim_params par;
@@ -82,7 +64,7 @@ int main(int argc, char **argv)
 		{CLI_TIME, "latency", .dst = &m.latency,
 		 .help = "synchronization latency between processors\n"
 		         "(default 0): trace units, or with a unit (4us)"},
-		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = policy_opt,
+		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = alloc_policy_opt,
 		 .help = "local scheduling: ps (processor sharing in exact\n"
 		         "integer cycles, default; docs/sim.md),\n"
 		         "fifo (run to block), rr:Q (round robin, quantum Q)"},
@@ -90,7 +72,7 @@ int main(int argc, char **argv)
 		 .help = "CPU time a create costs its creator (default 0)"},
 		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &m.switch_cost,
 		 .help = "context-switch time, fifo and rr only (default 0)"},
-		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = model_opt,
+		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = alloc_model_opt,
 		 .help = "simulation model (Paper VIII; docs/models.md):\n"
 		         "direct (an acquisition takes the first release),\n"
 		         "client-server (the recorded releases; threads cut\n"

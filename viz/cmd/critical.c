@@ -24,24 +24,6 @@ struct whatifs {
 	size_t n;
 };
 
-static int policy_opt(void *dst, const char *v, char *why, size_t len)
-{
-	if (sim_policy_parse(v, dst)) {
-		snprintf(why, len, "is not a policy (ps, fifo, rr:Q with Q >= 1)");
-		return -1;
-	}
-	return 0;
-}
-
-static int model_opt(void *dst, const char *v, char *why, size_t len)
-{
-	if (alloc_parse_model(v, dst)) {
-		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
-		return -1;
-	}
-	return 0;
-}
-
 static int whatif_opt(void *dst, const char *v, char *why, size_t len)
 {
 	struct whatifs *w = dst;
@@ -93,13 +75,13 @@ int main(int argc, char **argv)
 		{CLI_TIME, "latency", .dst = &m.latency,
 		 .help = "synchronization latency between processors\n"
 		         "(default 0): trace units, or with a unit (4us)"},
-		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = policy_opt,
+		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = alloc_policy_opt,
 		 .help = "local scheduling: ps (default), fifo, rr:Q"},
 		{CLI_TIME, "create-cost", .metavar = "C", .dst = &m.create_cost,
 		 .help = "CPU time a create costs its creator (default 0)"},
 		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &m.switch_cost,
 		 .help = "context-switch time, fifo and rr only (default 0)"},
-		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = model_opt,
+		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = alloc_model_opt,
 		 .help = "direct, client-server, strict, auto (default)"},
 		{CLI_GROUP, .help = "Analysis"},
 		{CLI_FUNC, "what-if", .metavar = "SPEC", .dst = &wi, .fn = whatif_opt,
