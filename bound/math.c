@@ -213,6 +213,28 @@ static int charge(struct bd_count *c, uint64_t ops)
 	return 0;
 }
 
+/*
+ * out[0..*dout] = (a[0..da] * b[0..db]) truncated at degree qmax (out
+ * distinct from a and b), charging the work.  Returns 0, or 1 when the
+ * work or time cap stopped it (out then partly written).
+ */
+static int zmul_trunc(struct bd_count *c, mpz_t *out, mpz_t *a, uint32_t da,
+                      mpz_t *b, uint32_t db, uint32_t qmax, uint32_t *dout)
+{
+	uint32_t nd = da + db < qmax ? da + db : qmax;
+	for (uint32_t x = 0; x <= nd; x++) {
+		uint32_t jlo = x > da ? x - da : 0;
+		uint32_t jhi = x < db ? x : db;
+		mpz_set_ui(out[x], 0);
+		for (uint32_t j = jlo; j <= jhi; j++)
+			mpz_addmul(out[x], b[j], a[x - j]);
+		if (charge(c, jhi - jlo + 1))
+			return 1;
+	}
+	*dout = nd;
+	return 0;
+}
+
 double bd_now(void)
 {
 	struct timespec ts;
@@ -444,18 +466,11 @@ static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 					}
 				}
 				/* poly *= Q, truncated at qmax */
-				uint32_t nd = deg + pdeg < qmax ? deg + pdeg : qmax;
-				for (uint32_t x = 0; x <= nd; x++) {
-					uint32_t jlo = x > deg ? x - deg : 0;
-					uint32_t jhi = x < pdeg ? x : pdeg;
-					mpz_set_ui(tmp[x], 0);
-					for (uint32_t j = jlo; j <= jhi; j++)
-						mpz_addmul(tmp[x], Q[j], poly[x - j]);
-					if (charge(c, jhi - jlo + 1)) {
-						c->zpoly = poly;
-						c->ztmp = tmp;
-						return BD_ECAP;
-					}
+				uint32_t nd;
+				if (zmul_trunc(c, tmp, poly, deg, Q, pdeg, qmax, &nd)) {
+					c->zpoly = poly;
+					c->ztmp = tmp;
+					return BD_ECAP;
 				}
 				mpz_t *sw = poly;
 				poly = tmp;
@@ -465,18 +480,11 @@ static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 				continue;
 			}
 			for (uint32_t f = 0; f < g; f++, i++) {
-				uint32_t nd = deg + m < qmax ? deg + m : qmax;
-				for (uint32_t x = 0; x <= nd; x++) {
-					uint32_t jlo = x > deg ? x - deg : 0;
-					uint32_t jhi = x < m ? x : m;
-					mpz_set_ui(tmp[x], 0);
-					for (uint32_t j = jlo; j <= jhi; j++)
-						mpz_addmul(tmp[x], Ca[j], poly[x - j]);
-					if (charge(c, jhi - jlo + 1)) {
-						c->zpoly = poly;
-						c->ztmp = tmp;
-						return BD_ECAP;
-					}
+				uint32_t nd;
+				if (zmul_trunc(c, tmp, poly, deg, Ca, m, qmax, &nd)) {
+					c->zpoly = poly;
+					c->ztmp = tmp;
+					return BD_ECAP;
 				}
 				mpz_t *sw = poly;
 				poly = tmp;
