@@ -214,13 +214,16 @@ static int charge(struct bd_count *c, uint64_t ops)
 }
 
 /*
- * out[0..*dout] = (a[0..da] * b[0..db]) truncated at degree qmax (out
- * distinct from a and b), charging the work.  Returns 0, or 1 when the
- * work or time cap stopped it (out then partly written).
+ * *poly = (*poly[0..*deg] * b[0..db]) truncated at degree qmax, through
+ * the scratch *tmp (the two arrays are swapped; *deg is the new degree),
+ * charging the work.  Returns 0, or 1 when the work or time cap stopped
+ * it (*poly is then unchanged, *tmp partly written).
  */
-static int zmul_trunc(struct bd_count *c, mpz_t *out, mpz_t *a, uint32_t da,
-                      mpz_t *b, uint32_t db, uint32_t qmax, uint32_t *dout)
+static int zmul_step(struct bd_count *c, mpz_t **poly, mpz_t **tmp,
+                     uint32_t *deg, mpz_t *b, uint32_t db, uint32_t qmax)
 {
+	mpz_t *a = *poly, *out = *tmp;
+	uint32_t da = *deg;
 	uint32_t nd = da + db < qmax ? da + db : qmax;
 	for (uint32_t x = 0; x <= nd; x++) {
 		uint32_t jlo = x > da ? x - da : 0;
@@ -231,7 +234,9 @@ static int zmul_trunc(struct bd_count *c, mpz_t *out, mpz_t *a, uint32_t da,
 		if (charge(c, jhi - jlo + 1))
 			return 1;
 	}
-	*dout = nd;
+	*poly = out;
+	*tmp = a;
+	*deg = nd;
 	return 0;
 }
 
@@ -392,6 +397,7 @@ static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 	mpz_t *F = c->zF, *poly = c->zpoly, *tmp = c->ztmp;
 	const uint32_t a1 = s[0];
 	const uint32_t mend = a1 < qmax ? a1 : qmax;
+	int rc = BD_ECAP; /* until the loop completes */
 
 	for (uint32_t q = 0; q <= qmax; q++)
 		mpz_mul_ui(F[q], Cn[q], l);
@@ -417,11 +423,8 @@ static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 		uint64_t seq = (uint64_t)big * (m + 1) * (qmax + 1);
 		uint32_t from = 0; /* first big processor still to multiply in */
 		if (G >= 1 && G <= BD_GROUPS && big > 1 && 4 * rec < seq) {
-			if (prod_rec(c, ga, ge, G, S, m, qmax, poly, &deg)) {
-				c->zpoly = poly;
-				c->ztmp = tmp;
-				return BD_ECAP;
-			}
+			if (prod_rec(c, ga, ge, G, S, m, qmax, poly, &deg))
+				goto cap;
 			from = big;
 		} else {
 			binom_row(poly, S, deg);
@@ -459,37 +462,18 @@ static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 							mpz_submul_ui(Q[x], c->zt, (unsigned long)-coef);
 					}
 					mpz_divexact_ui(Q[x], Q[x], x);
-					if (charge(c, 2 * (uint64_t)jhi)) {
-						c->zpoly = poly;
-						c->ztmp = tmp;
-						return BD_ECAP;
-					}
+					if (charge(c, 2 * (uint64_t)jhi))
+						goto cap;
 				}
 				/* poly *= Q, truncated at qmax */
-				uint32_t nd;
-				if (zmul_trunc(c, tmp, poly, deg, Q, pdeg, qmax, &nd)) {
-					c->zpoly = poly;
-					c->ztmp = tmp;
-					return BD_ECAP;
-				}
-				mpz_t *sw = poly;
-				poly = tmp;
-				tmp = sw;
-				deg = nd;
+				if (zmul_step(c, &poly, &tmp, &deg, Q, pdeg, qmax))
+					goto cap;
 				i += g;
 				continue;
 			}
 			for (uint32_t f = 0; f < g; f++, i++) {
-				uint32_t nd;
-				if (zmul_trunc(c, tmp, poly, deg, Ca, m, qmax, &nd)) {
-					c->zpoly = poly;
-					c->ztmp = tmp;
-					return BD_ECAP;
-				}
-				mpz_t *sw = poly;
-				poly = tmp;
-				tmp = sw;
-				deg = nd;
+				if (zmul_step(c, &poly, &tmp, &deg, Ca, m, qmax))
+					goto cap;
 			}
 		}
 		for (uint32_t q = m + 1; q <= qmax; q++) {
@@ -498,9 +482,12 @@ static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
 				mpz_sub(F[q], F[q], poly[q]);
 		}
 	}
+	rc = BOUND_OK;
+cap:
+	/* Keep the workspace pointers (they may have been swapped). */
 	c->zpoly = poly;
 	c->ztmp = tmp;
-	return BOUND_OK;
+	return rc;
 }
 
 /* ---------------------------------------------------------------------
