@@ -704,6 +704,26 @@ static void test_cap(void **state)
 	mpq_clears(t, want, NULL);
 }
 
+/* A fork-join of n threads: thread 1 creates 2..n, each does `100 exit`,
+ * thread 1 joins them in order and exits. */
+static struct trace *forkjoin_trace(uint32_t n)
+{
+	size_t cap = 64 + 32 * (size_t)n * 3, len = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "1 0 create %u\n", i);
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%u 100 exit\n", i);
+	for (uint32_t i = 2; i <= n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "1 0 join %u\n", i);
+	snprintf(text + len, cap - len, "1 0 exit\n");
+	struct trace *tr = tu_trace(text);
+	free(text);
+	return tr;
+}
+
 /* Issue 14's reproduction: a fork-join of 4000 threads (`T 100 exit`
  * each, joined) kept allocate's bound header busy past 90 s.  With
  * bound_for_trace's quick caps it stops one coefficient past
@@ -716,17 +736,7 @@ static void test_cap_forkjoin(void **state)
 {
 	(void)state;
 	const uint32_t n = 4000;
-	size_t cap = 64 + 32 * (size_t)n * 3, len = 0;
-	char *text = malloc(cap);
-	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
-	for (uint32_t i = 2; i <= n; i++)
-		len += (size_t)snprintf(text + len, cap - len, "1 0 create %u\n", i);
-	for (uint32_t i = 2; i <= n; i++)
-		len += (size_t)snprintf(text + len, cap - len, "%u 100 exit\n", i);
-	for (uint32_t i = 2; i <= n; i++)
-		len += (size_t)snprintf(text + len, cap - len, "1 0 join %u\n", i);
-	snprintf(text + len, cap - len, "1 0 exit\n");
-	struct trace *tr = tu_trace(text);
+	struct trace *tr = forkjoin_trace(n);
 	struct bound_trace_opts o;
 	bound_trace_opts_init(&o);
 	o.max_seconds = 0; /* work counts only */
@@ -739,7 +749,6 @@ static void test_cap_forkjoin(void **state)
 	assert_string_equal(r.bound_str, "399900");
 	assert_string_equal(r.lower_str, "199950");
 	trace_free(tr);
-	free(text);
 }
 
 /* allocate's header in proportion to the search: the 4000-thread fork-join
@@ -755,17 +764,7 @@ static void test_cap_budget(void **state)
 {
 	(void)state;
 	const uint32_t n = 4000;
-	size_t cap = 64 + 32 * (size_t)n * 3, len = 0;
-	char *text = malloc(cap);
-	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
-	for (uint32_t i = 2; i <= n; i++)
-		len += (size_t)snprintf(text + len, cap - len, "1 0 create %u\n", i);
-	for (uint32_t i = 2; i <= n; i++)
-		len += (size_t)snprintf(text + len, cap - len, "%u 100 exit\n", i);
-	for (uint32_t i = 2; i <= n; i++)
-		len += (size_t)snprintf(text + len, cap - len, "1 0 join %u\n", i);
-	snprintf(text + len, cap - len, "1 0 exit\n");
-	struct trace *tr = tu_trace(text);
+	struct trace *tr = forkjoin_trace(n);
 	struct bound_trace_opts o;
 	bound_trace_opts_budget(&o, tr, 2, 10);
 	assert_int_equal(o.max_work, 1120560);
@@ -791,7 +790,6 @@ static void test_cap_budget(void **state)
 	assert_int_equal(o.max_work, 0);
 	assert_int_equal(o.ilp_iters, 0);
 	trace_free(tr);
-	free(text);
 }
 
 /* The limits for fig_trace below (9 records, 3 threads, k = 2): per test
