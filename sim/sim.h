@@ -290,6 +290,23 @@ int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
                         uint64_t cutoff, sim_time *out);
 
 /*
+ * sim_makespan_within - what a search needs: "does this binding finish
+ * by `cutoff`, and when?".  Like sim_makespan_cutoff, but also stops as
+ * soon as, in bound mode, a processor's work (the work of the threads
+ * bound to it) plus the time it has stood idle so far passes `cutoff`:
+ * no processor executes more than one unit of work per unit of time, so
+ * the run would end later, or never.  SIM_CUTOFF (*out = 0) therefore
+ * means "no makespan <= cutoff": later, or a deadlock at any time
+ * (SIM_DEADLOCK only when the replay got stuck before either test
+ * stopped it).  Otherwise exactly sim_makespan's result.  Under SIM_AUTO
+ * exactly sim_makespan_cutoff (the scheme must see Direct's deadlocks).
+ * Allocates nothing, as sim_makespan.
+ */
+int sim_makespan_within(const struct sim_program *p, struct sim_work *w,
+                        const struct sim_params *par, const int32_t *binding,
+                        uint64_t cutoff, sim_time *out);
+
+/*
  * sim_deadlock_print - one line per blocked thread of a deadlocked result,
  * naming the thread, the object and the holder, e.g. (Direct)
  *   "thread 3 (worker) waits at line 12 to lock mutex 1, held by thread 2"
