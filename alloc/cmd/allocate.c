@@ -348,7 +348,7 @@ int main(int argc, char **argv)
 		 .help = "greedy/dsg: stop after N tests without\n"
 		         "improvement (default 100; 0 never)"},
 		{CLI_U32, "restarts", .dst = &restarts,
-		 .help = "dsg: at most N restarts (default 0: unlimited)"},
+		 .help = "dsg: at most N restarts (default 0: unlimited); rgreedy: N runs (0: 10)"},
 		{CLI_SECONDS, "time-limit", .dst = &time_limit,
 		 .help = "stop searching after SEC seconds (the result\n"
 		         "then depends on the machine's speed)"},
