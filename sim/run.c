@@ -62,8 +62,10 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 			if (o[i] > lat)
 				lat = o[i];
 	}
-	if (over && par->model != SIM_DIRECT)
-		return SIM_EINVAL; /* the override is for the Direct model */
+	if ((over || par->pool) && par->model != SIM_DIRECT)
+		return SIM_EINVAL; /* the override and pools: Direct model only */
+	if (par->pool && par->pool->p != p)
+		return SIM_EINVAL;
 	if (lat >= lim || par->create_cost >= lim ||
 	    par->switch_cost >= lim || par->quantum >= lim)
 		return SIM_EOVERFLOW;
@@ -95,6 +97,8 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->rr_last = 0;
 	w->makespan = 0;
 	w->live = n;
+	w->pool = par->pool;
+	w->pool_next = 0;
 	w->niv = w->nsy = 0;
 	w->hn = 0;
 	for (uint32_t i = 0; i < w->ids; i++)
@@ -328,6 +332,8 @@ static int run_scheme(const struct sim_program *p, struct sim_work *w,
 		rc = run_model(p, w, &q, binding, flags, cutoff, 0, res);
 		if (rc != SIM_DEADLOCK)
 			break;
+		if (par->pool)
+			return rc; /* Direct only (sim.h) */
 		for (unsigned kd = 0; kd < TRACE_NKINDS; kd++)
 			if (par->obj_latency[kd])
 				return rc; /* the override: Direct only (sim.h) */

@@ -104,7 +104,43 @@ struct sim_params {
 	 * SIM_STRICT give SIM_EINVAL and SIM_AUTO stops after Direct (its
 	 * result, deadlocked or not).  All NULL costs nothing. */
 	const uint64_t *obj_latency[TRACE_NKINDS];
+	/* A work queue (sim_pool_new; docs/models.md, "Work queues"): its
+	 * workers take the recorded tasks in recorded order, whichever worker
+	 * gets the queue's mutex next, instead of each replaying its own.
+	 * NULL: none (the default).  Owned by the caller, made for the same
+	 * program.  Direct model only, as obj_latency. */
+	const struct sim_pool *pool;
 };
+
+/*
+ * Work queues.  A recording fixes which worker of a work queue took which
+ * task: on one processor each worker took what the interleaving gave it,
+ * on k processors a worker with a processor to itself takes more.  A pool
+ * names the interchangeable workers; the simulator then deals their
+ * segments (from an acquisition of the queue's mutex M by a `lock` record
+ * to the worker's next `lock M`, or its exit: one task and the work that
+ * follows it) to whichever worker acquires M next, in the order the
+ * recording acquired them.  Exact and deterministic like every run; the
+ * trace's total work is unchanged, each worker's is not.
+ *
+ * sim_pool_new - the pool of `p`'s threads that `spec` names: external
+ * thread ids and ranges ("2-4", "2,3,7-9") or a thread name ("worker":
+ * every thread of that name).  M is the mutex of the workers' first
+ * `lock` record, which must be the same for all of them, and they must
+ * hold as many mutexes at once as each other.  Returns 0 and *out, or -1
+ * with *out = NULL and a one-line reason in why[len] (fewer than two
+ * workers, unknown thread, no common mutex, out of memory).
+ * sim_pool_free accepts NULL.
+ */
+struct sim_program;
+struct sim_pool;
+int sim_pool_new(const struct sim_program *p, const char *spec, struct sim_pool **out,
+                 char *why, size_t len);
+void sim_pool_free(struct sim_pool *pool);
+/* Workers, segments and the mutex (dense) of a pool, for reports. */
+uint32_t sim_pool_workers(const struct sim_pool *pool);
+uint32_t sim_pool_segments(const struct sim_pool *pool);
+uint32_t sim_pool_mutex(const struct sim_pool *pool);
 
 /* sim_params_init - defaults: 1 cpu, bound, ps, quantum 1, all costs 0,
  * Direct model. */

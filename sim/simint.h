@@ -304,6 +304,18 @@ struct sim_program {
 	pthread_mutex_t px_lock;
 };
 
+/* A work queue (sim.h, sim_pool_new; pool.c). */
+struct sim_pool {
+	const struct sim_program *p;
+	uint32_t m;          /* the queue's mutex (dense)                     */
+	uint32_t nworkers;
+	uint32_t nseg;
+	uint32_t *seg;       /* [nseg] the workers' `lock M` records in file
+	                        order: a worker that acquires M goes on after
+	                        the next of them                              */
+	uint8_t *member;     /* [n] 1 for a worker                           */
+};
+
 /* An event of a strict or client-server run. */
 struct pev {
 	stime t;             /* when it happened                             */
@@ -397,6 +409,8 @@ struct sim_work {
 	                        sim_makespan_within), else UINT64_MAX       */
 	int cut;             /* the run stopped at the cutoff              */
 	uint32_t live;
+	const struct sim_pool *pool; /* the run's work queue, or NULL       */
+	uint32_t pool_next;  /* its next segment                          */
 	/* strict and client-server (allocated on their first run) */
 	int pm_ok;
 	int cs;              /* this run is client-server                    */
