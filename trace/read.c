@@ -302,12 +302,40 @@ static int grow32(uint32_t **a, uint32_t cap)
 	return 0;
 }
 
+/* Grow the direct table of o to cover `key` if that keeps it within
+ * TR_DIR_SPREAD entries per object (counting the one being added).
+ * Returns 0, or -1 when out of memory. */
+static int dir_grow(struct tr_obj *o, uint32_t key)
+{
+	size_t cap = o->dcap ? o->dcap : 64;
+	while (cap <= key)
+		cap *= 2;
+	size_t lim = ((size_t)o->n + 1) * TR_DIR_SPREAD;
+	if (cap > lim && cap > TR_DIR_MIN)
+		return 0;
+	uint32_t *d = realloc(o->dir, cap * sizeof *d);
+	if (!d)
+		return -1;
+	memset(d + o->dcap, 0xff, (cap - o->dcap) * sizeof *d);
+	/* ids now covered that the map holds: the map keeps them, unused */
+	for (uint32_t i = 0; i < o->n; i++)
+		if (o->id[i] >= o->dcap && o->id[i] < cap)
+			d[o->id[i]] = i;
+	o->dir = d;
+	o->dcap = (uint32_t)cap;
+	return 0;
+}
+
 static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
 	if (o->n >= UINT32_MAX - 1)
 		return -1;
-	if (((size_t)o->n + 1) * 2 > (size_t)o->mask + 1 && obj_rehash(&P->hash, o))
+	if (key >= o->dcap && dir_grow(o, key))
+		return -1;
+	int direct = key < o->dcap;
+	if (!direct && ((size_t)o->hn + 1) * 2 > (size_t)o->mask + 1 &&
+	    obj_rehash(&P->hash, o))
 		return -1;
 	if (o->n == o->cap) {
 		uint32_t cap = o->cap ? (o->cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : o->cap * 2) : 16;
@@ -335,21 +363,34 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 		P->sem_line[d] = 0;
 		P->sem_first_use[d] = 0;
 	}
-	size_t k = hpos(&P->hash, key, o->shift);
+	*idx = d;
 	P->probes.obj_inserts++;
 	P->probes.obj_probes++;
+	if (direct) {
+		o->dir[key] = d;
+		return 0;
+	}
+	size_t k = hpos(&P->hash, key, o->shift);
 	while (o->slot[k] != EMPTY) {
 		k = (k + 1) & o->mask;
 		P->probes.obj_probes++;
 	}
 	o->slot[k] = (uint64_t)key << 32 | d;
-	*idx = d;
+	o->hn++;
 	return 0;
 }
 
 static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
+	if (key < o->dcap) {
+		uint32_t d = o->dir[key];
+		if (d != TRACE_NONE) {
+			*idx = d;
+			return 0;
+		}
+		return obj_insert(P, kind, key, idx);
+	}
 	unsigned c = key % TR_OBJCACHE;
 	if (o->cache[c].key == key) {
 		*idx = o->cache[c].idx;
@@ -369,6 +410,8 @@ static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx
 		}
 		k = (k + 1) & o->mask;
 	}
+	/* (an insert may have grown dir[] over key: the cache is not
+	 * consulted for such keys any more) */
 	o->cache[c].key = key;
 	o->cache[c].idx = *idx;
 	return 0;
@@ -1262,6 +1305,7 @@ void tr_p1_release(struct tr_p1 *P)
 	free(P->loc);
 	for (int k = 0; k < TRACE_NKINDS; k++) {
 		free(P->obj[k].slot);
+		free(P->obj[k].dir);
 		free(P->obj[k].id);
 	}
 	free(P->th_name);

@@ -139,12 +139,23 @@ uint64_t tr_hash_bytes(const struct tr_hash *h, const char *s, size_t n);
  * Pass 1 (read.c) -> pass 2 (validate.c).
  */
 
-/* External id -> dense index, per object kind; open addressing. */
+/* External id -> dense index, per object kind: ids below dcap in a
+ * direct table (no hashing: traces mostly number their objects from 0 or
+ * 1 up), the others in a keyed open-addressing map.  The direct table
+ * grows to cover a new id while it stays at most TR_DIR_SPREAD times the
+ * objects (or TR_DIR_MIN entries): 4 * TR_DIR_SPREAD bytes per object at
+ * most, whatever the ids. */
 #define TR_OBJCACHE 64
+#define TR_DIR_MIN 4096
+#define TR_DIR_SPREAD 8
 struct tr_obj {
+	uint32_t *dir;   /* [dcap] dense index of id, or TRACE_NONE         */
+	uint32_t dcap;   /* ids below it are (only) in dir[]: 0 or a power
+	                    of two                                          */
 	uint64_t *slot;  /* key << 32 | index; empty: UINT64_MAX            */
 	uint32_t mask;   /* slots - 1                                       */
 	int shift;       /* 64 - log2(slots)                                */
+	uint32_t hn;     /* ids in slot[]                                   */
 	uint32_t n;      /* objects                                         */
 	struct {         /* ids seen lately, by id mod TR_OBJCACHE (a miss
 	                    costs one lookup in slot[], so no input makes it
