@@ -343,7 +343,8 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 			return -1;
 		if (kind == TRACE_K_THREAD &&
 		    (grow32(&P->th_name, cap) || grow32(&P->th_name_line, cap) ||
-		     grow32(&P->th_first_use, cap)))
+		     grow32(&P->th_first_use, cap) || grow32(&P->th_last, cap) ||
+		     grow32(&P->th_cw0, cap)))
 			return -1;
 		if (kind == TRACE_K_SEM &&
 		    (grow32(&P->sem_init, cap) || grow32(&P->sem_declared, cap) ||
@@ -357,6 +358,8 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 		P->th_name[d] = TRACE_NONE;
 		P->th_name_line[d] = 0;
 		P->th_first_use[d] = 0;
+		P->th_last[d] = TRACE_NONE;
+		P->th_cw0[d] = TRACE_NONE;
 	} else if (kind == TRACE_K_SEM) {
 		P->sem_init[d] = 0;
 		P->sem_declared[d] = 0;
@@ -593,10 +596,30 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 		for (size_t i = 0; i < P->nrec; i++)
 			P->loc[i] = TRACE_NONE;
 	}
-	P->rec[P->nrec] = *r;
-	P->tid[P->nrec] = t;
+	uint32_t i = (uint32_t)P->nrec, prev = P->th_last[t];
+	P->rec[i] = *r;
+	P->tid[i] = t;
 	if (P->loc)
-		P->loc[P->nrec] = lo;
+		P->loc[i] = lo;
+	P->th_last[t] = i;
+	if (r->op == TRACE_CWAIT) {
+		/* the replay registers the waiter after the thread's previous
+		 * record (or at its create): say so there */
+		if (prev == TRACE_NONE) {
+			P->th_cw0[t] = i;
+		} else {
+			if (P->ncw == P->cwcap) {
+				size_t cap = P->cwcap ? P->cwcap * 2 : 64;
+				uint64_t *c = realloc(P->cw, cap * sizeof *c);
+				if (!c)
+					return oom(P), 0;
+				P->cw = c;
+				P->cwcap = cap;
+			}
+			P->cw[P->ncw++] = (uint64_t)prev << 32 | i;
+			P->rec[prev].op |= TR_CWNEXT;
+		}
+	}
 	P->nrec++;
 	return 1;
 }
@@ -1311,6 +1334,9 @@ void tr_p1_release(struct tr_p1 *P)
 	free(P->th_name);
 	free(P->th_name_line);
 	free(P->th_first_use);
+	free(P->th_last);
+	free(P->th_cw0);
+	free(P->cw);
 	free(P->sem_init);
 	free(P->sem_declared);
 	free(P->sem_line);

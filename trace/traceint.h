@@ -205,8 +205,14 @@ struct tr_p1 {
 	size_t nrec, rcap;
 
 	struct tr_obj obj[TRACE_NKINDS];
-	/* side arrays of obj[TRACE_K_THREAD] */
-	uint32_t *th_name, *th_name_line, *th_first_use;
+	/* side arrays of obj[TRACE_K_THREAD]; th_last: its last record so
+	 * far, th_cw0: its first record if that is a cwait (else NONE) */
+	uint32_t *th_name, *th_name_line, *th_first_use, *th_last, *th_cw0;
+	/* cwaits after a thread's earlier record: prev << 32 | cwait, both
+	 * record indices, in the order of the cwaits; rec[prev].op has
+	 * TR_CWNEXT */
+	uint64_t *cw;
+	size_t ncw, cwcap;
 	/* side arrays of obj[TRACE_K_SEM] */
 	uint32_t *sem_init, *sem_declared, *sem_line, *sem_first_use;
 
@@ -224,6 +230,10 @@ struct tr_p1 {
 	} loccache[1 << TR_LOCCACHE_BITS];
 	uint32_t locmask, nlocs;
 };
+
+/* Bit of a pass-1 record's op: the thread's next record is a cwait (the
+ * replay registers the waiter right after this record). */
+#define TR_CWNEXT 0x80
 
 void tr_p1_release(struct tr_p1 *P);
 
