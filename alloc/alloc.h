@@ -105,7 +105,8 @@ struct alloc_params {
 	double time_limit;      /* units: s; 0: none.  Results then depend
 	                           on the machine's speed.                  */
 	uint32_t restarts;      /* dsg: at most this many restarts; 0: as
-	                           many as the budget allows                */
+	                           many as the budget allows.  rgreedy: the
+	                           number of runs; 0: 10 (Paper V Fig. 3)  */
 	sim_time lower;         /* a proven lower bound on the makespan
 	                           (bound module); the search stops when it
 	                           reaches it.  {0, 1}: unknown.            */
@@ -153,7 +154,7 @@ struct alloc_result {
 	uint64_t tests;        /* tests (see above)                        */
 	uint64_t sims;         /* simulations, all kinds                   */
 	uint64_t deadlocks;    /* tests that deadlocked                    */
-	uint64_t restarts;     /* dsg/auto restarts                        */
+	uint64_t restarts;     /* dsg/auto restarts; rgreedy: runs - 1     */
 	enum alloc_stop stop;
 	double seconds;        /* wall time of alloc_run; units: s         */
 	const char *algorithm; /* the table name run (static string)       */

@@ -177,6 +177,7 @@ struct alloc_algorithm {
 	X(csga)        \
 	X(greedy)      \
 	X(dsg)         \
+	X(rgreedy)     \
 	X(tabu)        \
 	X(anneal)      \
 	X(exhaustive)  \

@@ -305,8 +305,8 @@ static void test_worst_sga(void **state)
 	sim_time opt = brute_force(sp, &p.sim, 5, &cnt);
 	assert_int_equal(opt.num, 2050);
 	assert_int_equal(cnt, 16); /* S(5,1) + S(5,2) = 1 + 15 */
-	const char *algs[] = {"greedy", "dsg", "tabu", "anneal", "exhaustive",
-	                      "auto"};
+	const char *algs[] = {"greedy", "dsg", "rgreedy", "tabu", "anneal",
+	                      "exhaustive", "auto"};
 	for (size_t i = 0; i < sizeof algs / sizeof *algs; i++) {
 		params(&p, algs[i], 2);
 		p.max_tests = 40;
@@ -588,7 +588,7 @@ static void test_floor(void **state)
 		uint32_t k;
 	} progs[2] = {{transactions(16, 1), 4}, {pipeline("397"), 8}};
 	const char *algs[] = {"binpack", "sga", "csga", "greedy", "dsg",
-	                      "tabu", "anneal", "exhaustive", "auto"};
+	                      "rgreedy", "tabu", "anneal", "exhaustive", "auto"};
 	int runs = 0;
 	for (int g = 0; g < 2; g++) {
 		struct trace *tr = progs[g].tr;
@@ -665,6 +665,99 @@ static void test_floor(void **state)
 	assert_int_equal(r.complete, 1);
 	assert_int_equal(r.makespan.num, 2050);
 	assert_int_equal(r.tests, 16);
+	alloc_result_release(&r);
+	sim_program_free(wp);
+	trace_free(w);
+}
+
+/* ------------------------------------------------------------------
+ * rgreedy: Paper V Section 3.5's "10 x 50", checked against its
+ * definition on the simulations the search reports.  With max_tests =
+ * 501, stop_after = 0 and one simulation per test (width 1, an
+ * observer): test 1 is the floor (binpacking's allocation, written again
+ * by binpack_ref), then ten runs of exactly 500 / 10 = 50 tests.  A run is
+ * Figure 1's greedy walk: each of its tests after the first is one move
+ * (one thread differs) or one swap (two threads exchange processors) away
+ * from an earlier allocation of the same run (the current or the best);
+ * its first test is a random allocation, not one change away from any
+ * allocation tested before (16 threads on 4 processors: 4^16 bindings,
+ * at most 48 moves and 96 swaps from each of the < 500 earlier ones, so a
+ * random start lands there with probability < 2e-5).  The result is the
+ * best of all 501 tests.  Then, on the worst case of Paper IV (5 threads,
+ * 2 processors: 16 canonical allocations, S(5,1) + S(5,2)), runs that
+ * share the history test every allocation at most once: however large
+ * the budget, at most 16 tests, and the optimum 2050 (brute force in
+ * test_worst_sga).
+ */
+static int one_change(const int32_t *a, const int32_t *b, uint32_t n)
+{
+	uint32_t d[3], nd = 0;
+	for (uint32_t i = 0; i < n && nd < 3; i++)
+		if (a[i] != b[i])
+			d[nd++] = i;
+	if (nd == 1)
+		return 1;
+	return nd == 2 && a[d[0]] == b[d[1]] && a[d[1]] == b[d[0]];
+}
+
+static void test_rgreedy(void **state)
+{
+	(void)state;
+	struct trace *tr = transactions(16, 3);
+	struct sim_program *sp = sim_program_new(tr);
+	uint32_t n = tr->nthreads;
+	assert_int_equal(n, 16);
+	struct alloc_params p;
+	params(&p, "rgreedy", 4);
+	p.max_tests = 501;
+	p.stop_after = 0;
+	p.restarts = 10;
+	p.width = 1;
+	struct obs o = {0};
+	p.observe = observe;
+	p.observe_arg = &o;
+	struct alloc_result r;
+	run(sp, &p, &r);
+	assert_int_equal(r.tests, 501);
+	assert_int_equal(r.restarts, 9);
+	assert_int_equal(r.stop, ALLOC_STOP_TESTS);
+	assert_int_equal(o.n, 501);
+	int32_t *bp = malloc(sizeof *bp * n);
+	binpack_ref(tr, 4, bp);
+	assert_memory_equal(o.b, bp, sizeof *bp * n);
+	free(bp);
+	sim_time best = o.ms[0];
+	for (size_t t = 1; t < o.n; t++) {
+		size_t start = 1 + (t - 1) / 50 * 50; /* first test of t's run */
+		int near = 0;
+		for (size_t s = t == start ? 0 : start; s < t && !near; s++)
+			near = one_change(o.b + s * n, o.b + t * n, n);
+		if (t == start && near)
+			fail_msg("test %zu: a run starts next to an earlier test", t);
+		if (t != start && !near)
+			fail_msg("test %zu: not one change from its run", t);
+		assert_int_equal(o.st[t], SIM_OK);
+		if (sim_time_cmp(o.ms[t], best) < 0)
+			best = o.ms[t];
+	}
+	assert_int_equal(sim_time_cmp(r.makespan, best), 0);
+	assert_true(sim_time_cmp(best, o.ms[0]) < 0); /* the runs found better */
+	obs_free(&o);
+	alloc_result_release(&r);
+	sim_program_free(sp);
+	trace_free(tr);
+
+	struct trace *w = read_shared("examples/binpack-worst-case.trace");
+	struct sim_program *wp = sim_program_new(w);
+	params(&p, "rgreedy", 2);
+	p.max_tests = 1000;
+	p.stop_after = 0;
+	p.restarts = 3;
+	run(wp, &p, &r);
+	assert_true(r.tests <= 16);
+	assert_int_equal(r.makespan.num, 2050);
+	assert_int_equal(r.makespan.den, 1);
+	assert_int_equal(r.restarts, 2);
 	alloc_result_release(&r);
 	sim_program_free(wp);
 	trace_free(w);
@@ -769,8 +862,8 @@ static void test_history_cap(void **state)
 static void test_determinism(void **state)
 {
 	(void)state;
-	const char *algs[] = {"sga", "csga", "greedy", "dsg", "tabu", "anneal",
-	                      "exhaustive", "auto"};
+	const char *algs[] = {"sga", "csga", "greedy", "dsg", "rgreedy", "tabu",
+	                      "anneal", "exhaustive", "auto"};
 	uint64_t cut = 0;
 	for (uint64_t seed = 1; seed <= 4; seed++) {
 		struct trace *tr = transactions(10 + 4 * (uint32_t)seed, seed);
@@ -854,8 +947,8 @@ static void test_budget_and_stops(void **state)
 	(void)state;
 	struct trace *tr = transactions(16, 5);
 	struct sim_program *sp = sim_program_new(tr);
-	const char *algs[] = {"greedy", "dsg", "tabu", "anneal", "auto",
-	                      "exhaustive"};
+	const char *algs[] = {"greedy", "dsg", "rgreedy", "tabu", "anneal",
+	                      "auto", "exhaustive"};
 	for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
 		for (uint64_t mt = 1; mt <= 200; mt += 67) {
 			struct alloc_params p;
@@ -867,6 +960,7 @@ static void test_budget_and_stops(void **state)
 			 * complete: allow their tests. */
 			uint64_t slack = strcmp(algs[a], "greedy") == 0 ||
 			                 strcmp(algs[a], "dsg") == 0 ||
+			                 strcmp(algs[a], "rgreedy") == 0 ||
 			                 strcmp(algs[a], "exhaustive") == 0 ? 0 :
 			                 alloc_sga_tests(tr->nthreads, 4) + 1;
 			assert_true(r.tests <= mt + slack);
@@ -1166,6 +1260,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_budget_and_stops),
 		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_rgreedy),
 		cmocka_unit_test(test_baselines),
 		cmocka_unit_test(test_history_cap),
 	};
