@@ -704,7 +704,8 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		    trace_ops[op].arg[0].kind == TRACE_K_THREAD)
 			V.thop |= 1u << op;
 	/* the cwaits by the record after which they are registered */
-	qsort(P->cw, P->ncw, sizeof *P->cw, cmp_u64);
+	if (P->ncw)
+		qsort(P->cw, P->ncw, sizeof *P->cw, cmp_u64);
 
 	/* object state */
 	uint32_t nmx = P->obj[TRACE_K_MUTEX].n, nsem = P->obj[TRACE_K_SEM].n;
