@@ -126,7 +126,7 @@ struct alloc_params {
 	                           observer.  Default 0: the searches stop
 	                           a test's simulation once it provably
 	                           cannot change the search
-	                           (sim_makespan_cutoff, docs/alloc.md)     */
+	                           (sim_makespan_within, docs/alloc.md)     */
 	uint32_t width;         /* allocations greedy, dsg and anneal draw
 	                           speculatively at once (their results do
 	                           not depend on it); 0: the OpenMP threads

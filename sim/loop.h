@@ -23,7 +23,7 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 {
 	const uint32_t n = w->p->n;
 	const stime cutoff = w->cutoff;
-	while (w->hn && !w->nomem) {
+	while (w->hn && !w->halt) {
 		uint32_t id = hent_id(w->heap[0]);
 		stime T = (stime)(w->heap[0].key >> 64);
 		w->events++;

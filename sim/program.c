@@ -21,9 +21,10 @@ struct sim_program *sim_program_new(const struct trace *tr)
 	p->tr = tr;
 	p->n = tr->nthreads;
 	p->maxheld = calloc(p->n ? p->n : 1, sizeof *p->maxheld);
+	p->thwork = calloc(p->n ? p->n : 1, sizeof *p->thwork);
 	uint32_t nsem = tr->nobj[TRACE_K_SEM];
 	p->sem_cap = calloc(nsem ? nsem : 1, sizeof *p->sem_cap);
-	if (!p->maxheld || !p->sem_cap) {
+	if (!p->maxheld || !p->thwork || !p->sem_cap) {
 		sim_program_free(p);
 		return NULL;
 	}
@@ -32,6 +33,7 @@ struct sim_program *sim_program_new(const struct trace *tr)
 		uint32_t h = 0, mh = 0;
 		for (uint32_t r = t->first; r < t->first + t->nrec; r++) {
 			const struct trace_rec *rec = &tr->rec[r];
+			p->thwork[i] += rec->work;
 			switch (rec->op) {
 			case TRACE_LOCK:
 				h++;
@@ -63,6 +65,7 @@ struct sim_program *sim_program_new(const struct trace *tr)
 	atomic_init(&p->px_ready, 0);
 	if (pthread_mutex_init(&p->px_lock, NULL) != 0) {
 		free(p->maxheld);
+		free(p->thwork);
 		free(p->sem_cap);
 		free(p);
 		return NULL;
@@ -93,6 +96,7 @@ void sim_program_free(struct sim_program *p)
 	if (!p)
 		return;
 	free(p->maxheld);
+	free(p->thwork);
 	free(p->sem_cap);
 	sim_pairs_release(&p->px);
 	pthread_mutex_destroy(&p->px_lock);

@@ -269,8 +269,10 @@ static inline __attribute__((always_inline)) void ps_enqueue(struct sim_work *w,
 	t->deferred = 0;
 	t->state = ST_RUN;
 	ps_advance(w, g, T);
-	if (g->m == 0)
+	if (g->m == 0) {
 		g->V = 0;
+		grp_busy(w, g, T);
+	}
 	t->seg = g->V + t->rem;
 	g->m++;
 	pheap_push(w, g, u);
@@ -287,8 +289,10 @@ static inline __attribute__((always_inline)) void ps_dequeue(struct sim_work *w,
 	ps_advance(w, g, T);
 	pheap_del(w, g, u);
 	g->m--;
-	if (g->m == 0)
+	if (g->m == 0) {
 		g->V = 0;
+		grp_idle(g, T);
+	}
 	ps_resched(w, t->grp);
 }
 

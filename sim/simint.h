@@ -268,6 +268,11 @@ struct sgrp {
 	uint64_t slast;   /* ps pool: units the threads get in that cycle */
 	uint8_t rr_skip;  /* rr: some slot of the group may have skipped  */
 	stime busy;       /* ps: units of work done; units: trace unit  */
+	stime lb;         /* bound mode: the work of its threads plus the
+	                     time it stood idle (no thread ready or
+	                     running) before idle0: the makespan is at
+	                     least that (grp_busy); units: trace unit     */
+	stime idle0;      /* idle since (while idle); units: trace unit  */
 };
 
 struct sslot {
@@ -283,6 +288,7 @@ struct sim_program {
 	const struct trace *tr;
 	uint32_t n;
 	uint32_t *maxheld;   /* [n] most mutexes held at once            */
+	uint64_t *thwork;    /* [n] work of each thread; units: trace unit */
 	uint32_t held_total;
 	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
 	uint32_t tok_total;
@@ -296,6 +302,18 @@ struct sim_program {
 	struct sim_pairs px;
 	atomic_int px_ready;
 	pthread_mutex_t px_lock;
+};
+
+/* A work queue (sim.h, sim_pool_new; pool.c). */
+struct sim_pool {
+	const struct sim_program *p;
+	uint32_t m;          /* the queue's mutex (dense)                     */
+	uint32_t nworkers;
+	uint32_t nseg;
+	uint32_t *seg;       /* [nseg] the workers' `lock M` records in file
+	                        order: a worker that acquires M goes on after
+	                        the next of them                              */
+	uint8_t *member;     /* [n] 1 for a worker                           */
 };
 
 /* An event of a strict or client-server run. */
@@ -380,14 +398,19 @@ struct sim_work {
 	uint8_t lat_on;      /* latency or some obj_latency nonzero      */
 	unsigned flags;
 	int nomem;
+	uint8_t halt;        /* stop the event loop: nomem or cut          */
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
 	uint64_t events;     /* heap events popped                         */
 	st_u128 rr_last;     /* rr: key of the last quantum expiry handled */
 	stime makespan;
 	stime cutoff;        /* stop when an event lies later (SIM_CUTOFF) */
+	stime lbcut;         /* stop when a group's lb passes it (SIM_CUTOFF;
+	                        sim_makespan_within), else UINT64_MAX       */
 	int cut;             /* the run stopped at the cutoff              */
 	uint32_t live;
+	const struct sim_pool *pool; /* the run's work queue, or NULL       */
+	uint32_t pool_next;  /* its next segment                          */
 	/* strict and client-server (allocated on their first run) */
 	int pm_ok;
 	int cs;              /* this run is client-server                    */
@@ -513,6 +536,27 @@ static inline int before_latency_end(const struct sim_work *w, stime T, stime re
 static inline int is_signal(const struct trace_rec *r)
 {
 	return r->op == TRACE_SIGNAL || r->op == TRACE_BROADCAST;
+}
+
+/* Group g (bound mode: one processor) falls idle at T: none of its
+ * threads is ready or running. */
+static inline void grp_idle(struct sgrp *g, stime T)
+{
+	g->idle0 = T;
+}
+
+/* Group g, idle since idle0, gets a thread at T.  No processor executes
+ * more than one unit of work per unit of time, so a run that finishes
+ * has a makespan of at least the work of g's threads plus the time g
+ * stood idle before (costs only add busy time): when that passes
+ * w->lbcut, the run stops (SIM_CUTOFF, sim_makespan_within). */
+static inline void grp_busy(struct sim_work *w, struct sgrp *g, stime T)
+{
+	g->lb += T - g->idle0;
+	if (__builtin_expect(g->lb > w->lbcut, 0)) {
+		w->cut = 1;
+		w->halt = 1;
+	}
 }
 
 /* Load the work of u's current record into rem. */

@@ -79,6 +79,17 @@ static inline uint32_t mq_pop(struct sim_work *w, struct smutex *mx)
 	return id;
 }
 
+/* A work queue (sim_params.pool): worker u acquires the queue's mutex
+ * with its current record r, a `lock`: it goes on after the next
+ * segment's `lock M` record instead of its own (sim.h, "Work queues"). */
+static inline void pool_take(struct sim_work *w, uint32_t u, const struct trace_rec *r)
+{
+	const struct sim_pool *pl = w->pool;
+	if (pl && r->op == TRACE_LOCK && r->a == pl->m && pl->member[u] &&
+	    w->pool_next < pl->nseg)
+		w->th[u].cur = pl->seg[w->pool_next++];
+}
+
 /* v was handed mutex m at T (it was queued: lock, a woken cwait). */
 static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, stime T)
 {
@@ -86,6 +97,8 @@ static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, stime T)
 	if (w->flags & SIM_SCHEDULE)
 		sim_sy_add(w, v, t->cur, T, w->cur_releaser);
 	held_push(w, v, m);
+	if (w->pool)
+		pool_take(w, v, cur_rec(w, v));
 	proceed(w, v, T);
 }
 

@@ -352,7 +352,7 @@ int main(int argc, char **argv)
 {
 	cli_omp_passive(argv);
 	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
-	const char *traj_path = NULL;
+	const char *traj_path = NULL, *pool_spec = NULL;
 	int quiet = 0, no_bound = 0, full_bound = 0, list = 0, json = 0, explain = 0;
 	uint32_t progress_fd = 0;
 	uint32_t cpus = 0, restarts = 0;
@@ -381,6 +381,12 @@ int main(int argc, char **argv)
 		         "VIII's scheme (direct, on deadlock client-server,\n"
 		         "then strict) once, to binpacking's allocation,\n"
 		         "and the whole search uses the model it chose"},
+		{CLI_STR, "pool", .metavar = "THREADS", .dst = &pool_spec,
+		 .help = "these threads are the interchangeable workers of a\n"
+		         "work queue (ids and ranges, 2-4,7, or a thread name):\n"
+		         "they take the recorded tasks in recorded order\n"
+		         "(docs/models.md, Work queues); Direct model only;\n"
+		         "no bound or lower lines (both fix each thread's work)"},
 		{CLI_GROUP, .help = "Search"},
 		{CLI_FUNC, "algorithm", 'a', .metavar = "NAME", .dst = &algorithm,
 		 .fn = algorithm_opt, .help = "see --list-algorithms (default auto)"},
@@ -517,6 +523,20 @@ int main(int argc, char **argv)
 	struct sim_program *sp = sim_program_new(tr);
 	if (!sp)
 		die_input("%s: out of memory", trace_path);
+	struct sim_pool *pool = NULL;
+	if (pool_spec) {
+		if (par.sim.model != SIM_DIRECT && par.sim.model != SIM_AUTO) {
+			sim_program_free(sp);
+			trace_free(tr);
+			return cli_usage(&cmd, "--pool works with the Direct model only (--model direct or auto)");
+		}
+		if (sim_pool_new(sp, pool_spec, &pool, why, sizeof why) != 0) {
+			sim_program_free(sp);
+			die_input("%s: %s", trace_path, why);
+		}
+		par.sim.pool = pool;
+		no_bound = 1; /* the bound and the lower bound fix each thread's work */
+	}
 
 	struct bound_result br;
 	/* From here on a first signal stops the search cleanly. */
@@ -559,6 +579,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: the program deadlocks under every binding "
 		        "tried (%" PRIu64 " tests)\n", trace_path, res.tests);
 		alloc_result_release(&res);
+		sim_pool_free(pool);
 		sim_program_free(sp);
 		trace_free(tr);
 		return 3;
@@ -568,6 +589,7 @@ int main(int argc, char **argv)
 		                  : r == ALLOC_ESIM ? "the simulator failed on every "
 		                    "binding (exact-time overflow)"
 		                  : "invalid parameters";
+		sim_pool_free(pool);
 		sim_program_free(sp);
 		trace_free(tr);
 		die_input("%s: %s", trace_path, why);
@@ -662,6 +684,7 @@ int main(int argc, char **argv)
 	if (explain && viz_explain_binding(sp, &par.sim, res.binding, res.model, 3, stderr) != VIZ_OK)
 		fprintf(stderr, "%s: --explain: the binding's run could not be analysed\n", prog);
 	alloc_result_release(&res);
+	sim_pool_free(pool);
 	sim_program_free(sp);
 	trace_free(tr);
 	return sig ? cli_signal_status(sig) : 0;
