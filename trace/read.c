@@ -138,6 +138,10 @@ void tr_opmap_init(struct tr_opmap *m)
 		m->len[k] = (uint8_t)n;
 		m->op[k] = (uint8_t)op;
 	}
+	for (int op = 0; op < TRACE_NOPS; op++)
+		if (trace_ops[op].arg[0].type == TRACE_ARG_OBJ &&
+		    trace_ops[op].arg[1].type == TRACE_ARG_NONE)
+			m->one[op] = (uint8_t)(1 + trace_ops[op].arg[0].kind);
 }
 
 static inline int op_lookup(const struct tr_opmap *m, const char *s, size_t n)
@@ -326,7 +330,8 @@ static int dir_grow(struct tr_obj *o, uint32_t key)
 	return 0;
 }
 
-static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
+static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
+                      uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
 	if (o->n >= UINT32_MAX - 1)
@@ -357,14 +362,14 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 	if (kind == TRACE_K_THREAD) {
 		P->th_name[d] = TRACE_NONE;
 		P->th_name_line[d] = 0;
-		P->th_first_use[d] = 0;
+		P->th_first_use[d] = line;
 		P->th_last[d] = TRACE_NONE;
 		P->th_cw0[d] = TRACE_NONE;
 	} else if (kind == TRACE_K_SEM) {
 		P->sem_init[d] = 0;
 		P->sem_declared[d] = 0;
 		P->sem_line[d] = 0;
-		P->sem_first_use[d] = 0;
+		P->sem_first_use[d] = line;
 	}
 	*idx = d;
 	P->probes.obj_inserts++;
@@ -383,17 +388,17 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 	return 0;
 }
 
-static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
+/* The dense index of object `key` of `kind`, added if new; `line`: the
+ * line of the record that names it (its first use, if new), 0 for a
+ * declaration.  (A first use matters only for an object added by a
+ * record: a declaration of an object added by a declaration is an error
+ * of its own.) */
+static int obj_get_map(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
+                       uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
-	if (key < o->dcap) {
-		uint32_t d = o->dir[key];
-		if (d != TRACE_NONE) {
-			*idx = d;
-			return 0;
-		}
-		return obj_insert(P, kind, key, idx);
-	}
+	if (key < o->dcap) /* not in dir[]: new */
+		return obj_insert(P, kind, key, line, idx);
 	unsigned c = key % TR_OBJCACHE;
 	if (o->cache[c].key == key) {
 		*idx = o->cache[c].idx;
@@ -407,7 +412,7 @@ static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx
 			break;
 		}
 		if (v == EMPTY) {
-			if (obj_insert(P, kind, key, idx))
+			if (obj_insert(P, kind, key, line, idx))
 				return -1;
 			break;
 		}
@@ -418,6 +423,20 @@ static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx
 	o->cache[c].key = key;
 	o->cache[c].idx = *idx;
 	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t line, uint32_t *idx)
+{
+	struct tr_obj *o = &P->obj[kind];
+	if (key < o->dcap) {
+		uint32_t d = o->dir[key];
+		if (d != TRACE_NONE) {
+			*idx = d;
+			return 0;
+		}
+	}
+	return obj_get_map(P, kind, key, line, idx);
 }
 
 /* ---------------------------------------------------------------------
@@ -544,6 +563,8 @@ static const char *bad_opnum(struct tr_p1 *P, const char *op, const char *what,
 static int rec_grow(struct tr_p1 *P)
 {
 	size_t cap = P->rcap ? P->rcap * 2 : 4096;
+	if (cap > P->lim.max_rec)
+		cap = (size_t)P->lim.max_rec;
 	struct trace_rec *r = realloc(P->rec, cap * sizeof *r);
 	if (!r)
 		return -1;
@@ -569,10 +590,14 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
           uint64_t work)
 {
 	uint32_t line = P->line;
-	if (P->nrec >= P->lim.max_rec) {
-		perr(P, "too many records (at most %llu)",
-		     (unsigned long long)P->lim.max_rec);
-		return 0;
+	if (P->nrec == P->rcap) { /* rcap <= max_rec */
+		if (P->nrec >= P->lim.max_rec) {
+			perr(P, "too many records (at most %llu)",
+			     (unsigned long long)P->lim.max_rec);
+			return 0;
+		}
+		if (rec_grow(P))
+			return oom(P), 0;
 	}
 	P->total += work;
 	if (P->total >= P->lim.max_work) {
@@ -583,12 +608,8 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 			     (unsigned long long)(P->lim.max_work - 1));
 		return 0;
 	}
-	if (!P->th_first_use[t])
-		P->th_first_use[t] = line;
 	if (!P->first_rec_line)
 		P->first_rec_line = line;
-	if (P->nrec == P->rcap && rec_grow(P))
-		return oom(P), 0;
 	if (lo != TRACE_NONE && !P->loc) {
 		P->loc = malloc(P->rcap * sizeof *P->loc);
 		if (!P->loc)
@@ -634,7 +655,7 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 	p = num(p, &v);
 	if (v >= TRACE_ID_LIMIT)
 		return bad_num(P, "thread id", s, p, v, "2^31");
-	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, &t))
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, line, &t))
 		return oom(P);
 	p = skip_ws(p);
 	if (at_end(p))
@@ -680,16 +701,9 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 			int k = O->arg[i].kind;
 			if (v >= TRACE_ID_LIMIT)
 				return bad_num(P, trace_kinds[k].id, o, p, v, "2^31");
-			if (obj_get(P, k, (uint32_t)v, &d))
+			if (obj_get(P, k, (uint32_t)v, line, &d))
 				return oom(P);
 			*f = d;
-			if (k == TRACE_K_THREAD) {
-				if (!P->th_first_use[d])
-					P->th_first_use[d] = line;
-			} else if (k == TRACE_K_SEM) {
-				if (!P->sem_first_use[d])
-					P->sem_first_use[d] = line;
-			}
 			break;
 		}
 		case TRACE_ARG_DURATION:
@@ -840,7 +854,7 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	p = s + n;
 	const struct trace_opinfo *O = &trace_ops[op];
 	/* the most common shape first: one object */
-	int one = O->arg[0].type == TRACE_ARG_OBJ && O->arg[1].type == TRACE_ARG_NONE;
+	int one = P->opmap.one[op];
 	if (one) {
 		if (*p != ' ' || !(p = fnum(p + 1, 1, &v[0])) || v[0] >= TRACE_ID_LIMIT)
 			return NULL;
@@ -912,29 +926,27 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	struct trace_rec r;
 	uint32_t t, d, line = P->line, lo = TRACE_NONE;
 	uint64_t dur = 0;
-	if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, &t))
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, line, &t))
 		return oom(P);
 	r.work = w;
 	r.line = line;
 	r.op = (uint8_t)op;
 	r.a = (uint32_t)v[0];
 	r.b = (uint32_t)v[1];
-	for (int i = 0; i < 2 - one; i++) {
+	if (one) {
+		if (obj_get(P, one - 1, (uint32_t)v[0], line, &d))
+			return oom(P);
+		r.a = d;
+	}
+	for (int i = 0; !one && i < 2; i++) {
 		if (O->arg[i].type == TRACE_ARG_OBJ) {
 			int k = O->arg[i].kind;
-			if (obj_get(P, k, (uint32_t)v[i], &d))
+			if (obj_get(P, k, (uint32_t)v[i], line, &d))
 				return oom(P);
 			if (i)
 				r.b = d;
 			else
 				r.a = d;
-			if (k == TRACE_K_THREAD) {
-				if (!P->th_first_use[d])
-					P->th_first_use[d] = line;
-			} else if (k == TRACE_K_SEM) {
-				if (!P->sem_first_use[d])
-					P->sem_first_use[d] = line;
-			}
 		} else if (O->arg[i].type == TRACE_ARG_DURATION) {
 			r.a = (uint32_t)v[0];
 			r.b = (uint32_t)(v[0] >> 32);
@@ -1059,7 +1071,7 @@ static const char *parse_thread(struct tr_p1 *P, const char *p)
 	p = tail(P, p, s, (size_t)(e - s));
 	if (!p)
 		return NULL;
-	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, &t))
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, 0, &t))
 		return oom(P);
 	if (P->th_name[t] != TRACE_NONE)
 		FAIL("thread %u already named at line %u", (unsigned)v,
@@ -1097,7 +1109,7 @@ static const char *parse_sem(struct tr_p1 *P, const char *p)
 	p = tail(P, p, s, (size_t)(p - s));
 	if (!p)
 		return NULL;
-	if (obj_get(P, TRACE_K_SEM, (uint32_t)v, &d))
+	if (obj_get(P, TRACE_K_SEM, (uint32_t)v, 0, &d))
 		return oom(P);
 	if (P->sem_declared[d])
 		FAIL("semaphore %u declared twice (first at line %u)",

@@ -173,6 +173,8 @@ struct tr_opmap {
 	uint64_t w0[1 << TR_OPMAP_BITS], w1[1 << TR_OPMAP_BITS];
 	uint8_t len[1 << TR_OPMAP_BITS];   /* its length; 0: empty slot      */
 	uint8_t op[1 << TR_OPMAP_BITS];
+	uint8_t one[TRACE_NOPS];   /* by op: 1 + the kind of its only operand
+	                              if that is an object, else 0         */
 };
 void tr_opmap_init(struct tr_opmap *m);
 
