@@ -126,7 +126,10 @@ static void work_free_groups(struct sim_work *w)
 	free(w->sl);
 	free(w->heap);
 	free(w->hpos);
+	free(w->gt);
 	free(w->busy);
+	w->gt = NULL;
+	w->gtcap = 0;
 	w->g = NULL;
 	w->sl = NULL;
 	w->heap = NULL;
@@ -147,13 +150,18 @@ int sim_work_reserve_k(struct sim_work *w, uint32_t k)
 	w->sl = xcalloc(ng, sizeof *w->sl);
 	w->heap = xcalloc(ids + 1, sizeof *w->heap); /* + 1: see heap_down */
 	w->hpos = xcalloc(ids, sizeof *w->hpos);
+	uint32_t gtcap = 1;
+	while (gtcap < ng)
+		gtcap *= 2;
+	w->gt = xcalloc(2 * (size_t)gtcap, sizeof *w->gt);
 	w->busy = xcalloc(k, sizeof *w->busy);
-	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->busy) {
+	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->gt || !w->busy) {
 		work_free_groups(w);
 		return -1;
 	}
 	w->kmax = k;
 	w->ids = (uint32_t)ids;
+	w->gtcap = gtcap;
 	return 0;
 }
 

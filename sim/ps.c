@@ -227,7 +227,7 @@ static inline void ps_resched(struct sim_work *w, uint32_t gi)
 	uint32_t id = w->p->n + gi;
 	if (g->hn == 0) {
 		g->tshort = g->tnext = UINT64_MAX;
-		heap_del(w, id);
+		gt_set(w, gi, GT_NONE);
 		return;
 	}
 	uint32_t u = w->pheap[g->hbase].u;
@@ -247,7 +247,7 @@ static inline void ps_resched(struct sim_work *w, uint32_t gi)
 			t = ps_pool_last(w, g, cycles, &u);
 	}
 	g->tnext = t;
-	heap_set(w, id, t, 0, u);
+	gt_set(w, gi, hent_key(t, 0, u, id));
 }
 
 /* The class members on the hot path (enqueue, dequeue, go_on, tick) are
@@ -316,8 +316,7 @@ static inline __attribute__((always_inline)) void ps_go_on(struct sim_work *w, u
 	stime tag = g->V + t->rem;
 	if (tag == t->seg && tag == g->V && g->tlast == T && g->tnext == T &&
 	    g->tshort == UINT64_MAX && w->pheap[g->hbase].u == u) {
-		int32_t pos = w->hpos[w->p->n + t->grp];
-		if (pos >= 0 && w->heap[pos].key == hent_key(T, 0, u, w->p->n + t->grp))
+		if (w->gt[w->gtn + t->grp] == hent_key(T, 0, u, w->p->n + t->grp))
 			return;
 	}
 	t->seg = tag;
@@ -358,6 +357,7 @@ const struct sim_class sim_class_ps = {
 	.go_on = ps_go_on,
 	.work_done = ps_work_done,
 	.tick = ps_tick,
+	.gtree = 1,
 	.busy = ps_busy,
 	.run = policy_run,
 };

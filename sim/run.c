@@ -129,6 +129,15 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->nslot = ngrp;
 	}
 	w->ngrp = ngrp;
+	/* ps: the groups' tournament tree, every group without an event */
+	w->gtn = 0;
+	if (w->cls->gtree) {
+		w->gtn = 1;
+		while (w->gtn < ngrp)
+			w->gtn *= 2;
+		for (uint32_t i = 1; i < 2 * w->gtn; i++)
+			w->gt[i] = GT_NONE;
+	}
 	for (uint32_t gi = 0; gi < ngrp; gi++) {
 		w->g[gi].rqh = w->g[gi].rqt = NIL;
 		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = 0;

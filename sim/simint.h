@@ -8,7 +8,8 @@
  *
  * Where things are (one concept per file):
  *   program.c   sim_program (per-trace facts) and sim_work (allocation)
- *   heap.h      the event heap (indexed binary heap, 128-bit keys)
+ *   heap.h      the event heap (indexed binary heap, 128-bit keys) and
+ *               the ps groups' tournament tree
  *   thread.h    threads on processors: ready, leave, proceed, block
  *   slot.h      processors that run one thread at a time (fifo, rr)
  *   fifo.c      the fifo policy       } each: its class and its event
@@ -346,6 +347,9 @@ struct hent {
 	st_u128 key;
 };
 
+/* No event (larger than every key: times are below 2^63). */
+#define GT_NONE (~(st_u128)0)
+
 static inline uint32_t hent_id(struct hent e)
 {
 	return (uint32_t)e.key;
@@ -385,6 +389,10 @@ struct sim_work {
 	struct hent *heap;
 	int32_t *hpos;
 	uint32_t hn, ids;
+	/* ps: each group's next completion (heap key, GT_NONE: none) in a
+	 * tournament tree: leaves gt[gtn + g], gt[1] the earliest (heap.h) */
+	st_u128 *gt;         /* [2 * gtcap]                                */
+	uint32_t gtn, gtcap;
 	/* results */
 	struct istat *ist;
 	struct sim_thread_stats *stats;
@@ -452,6 +460,9 @@ struct sim_class {
 	 * rr: a quantum expiry): the thread that now performs its step, or
 	 * NIL */
 	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T);
+	/* ps: the groups' completions are in the tournament tree (w->gt),
+	 * not in the heap */
+	uint8_t gtree;
 	/* cold: busy time of processor c after a run (SIM_STATS) */
 	sim_time (*busy)(const struct sim_work *w, uint32_t c, int *ovf);
 	/* cold: run the event loop of model w->model (Direct or pairing) */
