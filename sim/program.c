@@ -48,6 +48,10 @@ struct sim_program *sim_program_new(const struct trace *tr)
 			case TRACE_POST:
 				p->sem_cap[rec->a]++;
 				break;
+			case TRACE_SIGNAL:
+			case TRACE_BROADCAST:
+				p->has_signal = 1;
+				break;
 			default:
 				break;
 			}

@@ -146,7 +146,9 @@ static inline void ps_advance(struct sim_work *w, struct sgrp *g, stime T)
 			if (w->flags & SIM_STATS)
 				g->busy += dt * g->m;
 		} else if (g->nslots == 1) {
-			g->V += dt / g->m;
+			/* at the completion ps_resched computed, V is known
+			 * (no division on the common path) */
+			g->V = T == g->tnext ? g->vnext : g->V + dt / g->m;
 			if (w->flags & SIM_STATS)
 				g->busy += dt;
 		} else {
@@ -234,8 +236,10 @@ static inline void ps_resched(struct sim_work *w, uint32_t gi)
 	g->tshort = UINT64_MAX;
 	if (g->m <= g->nslots) {
 		t = g->tlast + left; /* cycles of 1 tick, 1 unit each */
+		g->vnext = g->V + left;
 	} else if (g->nslots == 1) {
 		t = g->tlast + left * g->m; /* a bound processor: m ticks, 1 unit */
+		g->vnext = g->V + left;
 	} else {
 		uint64_t units = g->nslots, cycles = (left + units - 1) / units;
 		t = g->tlast + cycles * g->m;

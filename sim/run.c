@@ -90,6 +90,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->tr = tr;
 	w->t_lat = par->latency;
 	w->lat_on = lat != 0;
+	w->held_on = p->has_signal;
 	w->nomem = 0;
 	w->halt = 0;
 	w->steps = 0;

@@ -262,6 +262,7 @@ struct sgrp {
 	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
 	stime V, tlast;   /* ps: virtual time at tlast                  */
 	stime tnext;      /* ps: the next completion (end of a cycle)   */
+	stime vnext;      /* ps, m <= slots or one slot: V at tnext       */
 	stime tshort;     /* ps pool, m > c: start of the last cycle
 	                     before tnext, which may be short; else
 	                     UINT64_MAX                                  */
@@ -290,6 +291,10 @@ struct sim_program {
 	uint32_t *maxheld;   /* [n] most mutexes held at once            */
 	uint64_t *thwork;    /* [n] work of each thread; units: trace unit */
 	uint32_t held_total;
+	uint8_t has_signal;  /* some signal or broadcast record: only a
+	                        blocked signaller reads the mutexes a thread
+	                        holds (sth.hbase), so without one nobody
+	                        keeps them (sim_work.held_on)            */
 	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
 	uint32_t tok_total;
 	uint64_t nsync;      /* records that can pay a latency or cost    */
@@ -396,6 +401,8 @@ struct sim_work {
 	uint32_t ngrp, nslot;
 	stime t_lat;
 	uint8_t lat_on;      /* latency or some obj_latency nonzero      */
+	uint8_t held_on;     /* keep the mutexes each thread holds
+	                        (sim_program.has_signal)                 */
 	unsigned flags;
 	int nomem;
 	uint8_t halt;        /* stop the event loop: nomem or cut          */
@@ -563,6 +570,12 @@ static inline void grp_busy(struct sim_work *w, struct sgrp *g, stime T)
 static inline void load_work(struct sim_work *w, uint32_t u)
 {
 	const struct trace_rec *r = cur_rec(w, u);
+	/* u performs r no earlier than its work ends, most often after
+	 * other threads' steps: fetch what it will need meanwhile (its
+	 * stream's next cache line; r's mutex) */
+	__builtin_prefetch(r + 3);
+	if (r->op <= TRACE_TRYLOCK && r->op >= TRACE_LOCK)
+		__builtin_prefetch(&w->mx[r->a]);
 	uint64_t wk = r->work;
 	if (r->op == TRACE_CREATE)
 		wk += w->par->create_cost;

@@ -28,20 +28,26 @@
 /* ------------------------------------------------------------------ */
 /* Mutexes */
 
-static void held_push(struct sim_work *w, uint32_t u, uint32_t m)
+/* The mutexes each thread holds, in the order it took them, are only
+ * read by a blocked signaller: kept only when the program has a signal
+ * or broadcast (w->held_on). */
+static inline void held_push(struct sim_work *w, uint32_t u, uint32_t m)
 {
 	struct sth *t = &w->th[u];
-	if (t->nheld < w->p->maxheld[u])
+	if (w->held_on && t->nheld < w->p->maxheld[u])
 		w->held[t->hbase + t->nheld++] = m;
 }
 
-static void held_remove(struct sim_work *w, uint32_t u, uint32_t m)
+static inline void held_remove(struct sim_work *w, uint32_t u, uint32_t m)
 {
+	if (!w->held_on)
+		return;
 	struct sth *t = &w->th[u];
 	uint32_t *h = w->held + t->hbase;
 	for (uint32_t i = t->nheld; i-- > 0;) {
 		if (h[i] == m) {
-			memmove(h + i, h + i + 1, (t->nheld - i - 1) * sizeof *h);
+			for (uint32_t j = i + 1; j < t->nheld; j++)
+				h[j - 1] = h[j];
 			t->nheld--;
 			return;
 		}
