@@ -301,13 +301,13 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		uint32_t t = newidx[tid[i]];
 		struct vth *T = &th[t];
 		uint32_t j = T->cur;
-		struct trace_rec rr = prec[i];
-		const struct trace_rec *r = &rr;
-		int cwnext = rr.op & TR_CWNEXT;
-		rr.op &= (uint8_t)~TR_CWNEXT;
-		if (thop >> rr.op & 1)
-			rr.a = newidx[rr.a];
-		rec[j] = rr;
+		struct trace_rec *w = &rec[j];
+		const struct trace_rec *r = w;
+		*w = prec[i];
+		int cwnext = w->op & TR_CWNEXT;
+		w->op &= (uint8_t)~TR_CWNEXT;
+		if (thop >> w->op & 1)
+			w->a = newidx[w->a];
 		if (loc)
 			loc[j] = ploc[i];
 		if ((i & 0xffff) == 0xffff) {
