@@ -182,13 +182,13 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 	w->cv = xcalloc(tr->nobj[TRACE_K_COND], sizeof *w->cv);
 	w->bar = xcalloc(tr->nobj[TRACE_K_BARRIER], sizeof *w->bar);
 	w->rw = xcalloc(tr->nobj[TRACE_K_RWLOCK], sizeof *w->rw);
-	w->pheap = xcalloc(p->n, sizeof *w->pheap);
-	w->ppos = xcalloc(p->n, sizeof *w->ppos);
+	w->rt = xcalloc(4 * (size_t)p->n, sizeof *w->rt);
+	w->rleaf = xcalloc(p->n, sizeof *w->rleaf);
 	w->stats = xcalloc(p->n, sizeof *w->stats);
 	w->ist = xcalloc(p->n, sizeof *w->ist);
 	w->blocked = xcalloc(p->n, sizeof *w->blocked);
 	if (!w->th || !w->held || !w->hlink || !w->hthr || !w->mx || !w->sem || !w->tok || !w->cv ||
-	    !w->bar || !w->rw || !w->pheap || !w->ppos || !w->stats || !w->ist || !w->blocked ||
+	    !w->bar || !w->rw || !w->rt || !w->rleaf || !w->stats || !w->ist || !w->blocked ||
 	    sim_work_reserve_k(w, 8) != 0) {
 		sim_work_free(w);
 		return NULL;
@@ -215,8 +215,8 @@ void sim_work_free(struct sim_work *w)
 	free(w->cv);
 	free(w->bar);
 	free(w->rw);
-	free(w->pheap);
-	free(w->ppos);
+	free(w->rt);
+	free(w->rleaf);
 	free(w->stats);
 	free(w->ist);
 	free(w->blocked);

@@ -260,7 +260,9 @@ struct sgrp {
 	uint32_t nslots, slot0;
 	uint32_t rqh, rqt;   /* fifo/rr ready queue                        */
 	uint32_t m;          /* ps: ready threads                          */
-	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
+	uint32_t hbase, hn;  /* ps: tree of ready threads by (tag, id) at
+	                        rt[hbase], size 2 * rcap; hn: how many     */
+	uint32_t rcap;       /* ps: leaves of that tree (a power of two)     */
 	stime V, tlast;   /* ps: virtual time at tlast                  */
 	stime tnext;      /* ps: the next completion (end of a cycle)   */
 	stime vnext;      /* ps, m <= slots or one slot: V at tnext       */
@@ -360,12 +362,6 @@ static inline st_u128 hent_key(uint64_t t, unsigned cls, uint32_t tid, uint32_t 
 	return (st_u128)t << 64 | (uint64_t)cls << 63 | (uint64_t)tid << 32 | id;
 }
 
-/* A ready thread in a ps group's heap, by (finish tag, id). */
-struct pent {
-	stime tag;
-	uint32_t u;
-};
-
 struct sim_work {
 	const struct sim_program *p;
 	uint32_t kmax;       /* capacity of group/slot arrays            */
@@ -383,8 +379,9 @@ struct sim_work {
 	struct srw *rw;
 	struct sgrp *g;
 	struct sslot *sl;
-	struct pent *pheap;  /* [n] ps group heaps                         */
-	int32_t *ppos;       /* [n] ps: position in its group's heap, -1   */
+	st_u128 *rt;         /* [4 n] ps: the groups' trees of ready threads
+	                        (ps.c), each 2 * rcap <= 4 * its threads  */
+	uint32_t *rleaf;     /* [n] ps: each thread's leaf in its tree      */
 	/* global event heap */
 	struct hent *heap;
 	int32_t *hpos;
