@@ -89,9 +89,11 @@ struct exp_variant {
 	uint64_t seed;                  /* default: the program's index     */
 	int have_seed;
 	uint32_t restarts;
-	int raw;                        /* sga only: SGA's own allocation,
+	int raw;                        /* sga: SGA's own allocation,
 	                                   without alloc's binpacking floor
-	                                   (Paper IV's SGA)                 */
+	                                   (Paper IV's SGA); rgreedy: the
+	                                   best of its runs alone (Paper V
+	                                   Fig. 3)                          */
 	size_t ncheck;                  /* rows at these test counts too    */
 	uint64_t check[EXP_MAX_CHECKS]; /* increasing                       */
 };

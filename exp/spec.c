@@ -550,10 +550,11 @@ static int finish(struct pstate *ps, char *err, size_t errlen)
 				s->var[k] = vt[i];
 	free(vt);
 	for (size_t i = 0; i < s->nvar; i++)
-		if (s->var[i].raw && strcmp(s->var[i].algorithm, "sga") != 0)
+		if (s->var[i].raw && strcmp(s->var[i].algorithm, "sga") != 0 &&
+		    strcmp(s->var[i].algorithm, "rgreedy") != 0)
 			return fail(err, errlen,
-			            "%s: [alg.%s] raw = 1 is for algorithm sga only",
-			            ps->fname, s->var[i].name);
+			            "%s: [alg.%s] raw = 1 is for algorithms sga and "
+			            "rgreedy only", ps->fname, s->var[i].name);
 	for (size_t i = 0; i < s->nvar; i++)
 		if (alloc_algorithm_find(s->var[i].algorithm) < 0)
 			return fail(err, errlen,
