@@ -554,6 +554,49 @@ struct made {
 	int drawn;       /* its SVG was drawn now */
 };
 
+/* Cell i (0: the x column) of the markdown table row `line` into out,
+ * trimmed; 0, or -1 if the row has no cell i. */
+static int md_cell(const char *line, size_t i, char *out, size_t outlen)
+{
+	const char *q = strchr(line, '|');
+	for (size_t k = 0; q && k < i; k++)
+		q = strchr(q + 1, '|');
+	const char *e = q ? strchr(q + 1, '|') : NULL;
+	const char *nl = strchr(line, '\n');
+	if (!e || (nl && e > nl))
+		return -1;
+	q++;
+	while (q < e && *q == ' ')
+		q++;
+	while (e > q && e[-1] == ' ')
+		e--;
+	snprintf(out, outlen, "%.*s", (int)(e - q), q);
+	return 0;
+}
+
+/*
+ * The value of @CELL:EXP/PLOT/ROW/COLUMN@: in the plot's table, the cell
+ * of the row whose first cell (the x value) is ROW, in the column whose
+ * header is COLUMN (a line's label, or "n").  0, or -1 if there is no such
+ * row or column.
+ */
+static int table_cell(const char *table, const char *row, size_t rl,
+                      const char *col, size_t cl, char *out, size_t outlen)
+{
+	char c[256];
+	size_t ci = 0;
+	for (size_t i = 1; ci == 0 && md_cell(table, i, c, sizeof c) == 0; i++)
+		if (strlen(c) == cl && strncmp(c, col, cl) == 0)
+			ci = i;
+	if (ci == 0)
+		return -1;
+	for (const char *l = strchr(table, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
+		if (md_cell(l + 1, 0, c, sizeof c) == 0 && strlen(c) == rl &&
+		    strncmp(c, row, rl) == 0)
+			return md_cell(l + 1, ci, out, outlen);
+	return -1;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -660,7 +703,8 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 				fwrite(p, 1, (size_t)(m - p), o);
 				int tab = strncmp(m, "@TABLE:", 7) == 0;
 				int plot = strncmp(m, "@PLOT:", 6) == 0;
-				char *end = (tab || plot) ? strchr(m + 1, '@') : NULL;
+				int cell = strncmp(m, "@CELL:", 6) == 0;
+				char *end = (tab || plot || cell) ? strchr(m + 1, '@') : NULL;
 				if (!end) {
 					fputc('@', o);
 					p = m + 1;
@@ -668,12 +712,43 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 				}
 				const char *k = m + (tab ? 7 : 6);
 				size_t kl = (size_t)(end - k);
+				/* @CELL:EXP/PLOT/ROW/COLUMN@: the plot's key is
+				 * EXP/PLOT, then the row, then the column (which
+				 * may hold '/'). */
+				const char *row = NULL, *col = NULL;
+				if (cell) {
+					const char *s1 = memchr(k, '/', kl);
+					const char *s2 = s1 ? memchr(s1 + 1, '/', (size_t)(end - s1 - 1)) : NULL;
+					const char *s3 = s2 ? memchr(s2 + 1, '/', (size_t)(end - s2 - 1)) : NULL;
+					if (!s3) {
+						rc = exp_fail(err, errlen, EXP_EINVAL,
+						          "%s: %.*s: not @CELL:EXP/PLOT/ROW/COLUMN@",
+						          path, (int)(end - m + 1), m);
+						break;
+					}
+					row = s2 + 1;
+					col = s3 + 1;
+					kl = (size_t)(s2 - k);
+				}
 				struct made *f = NULL;
 				for (size_t i = 0; i < nmade; i++)
 					if (strlen(made[i].key) == kl &&
 					    strncmp(made[i].key, k, kl) == 0)
 						f = &made[i];
-				if (!f || (!tab && !f->drawn)) {
+				if (cell && f && f->table && strncmp(f->table, "*(", 2)) {
+					char v[256];
+					if (table_cell(f->table, row, (size_t)(col - 1 - row),
+					               col, (size_t)(end - col), v, sizeof v)) {
+						rc = exp_fail(err, errlen, EXP_EINVAL,
+						          "%s: %.*s: no such row or column in "
+						          "the table of %.*s", path,
+						          (int)(end - m + 1), m, (int)kl, k);
+						break;
+					}
+					fputs(v, o);
+				} else if (cell) {
+					fprintf(o, "*(no data for %.*s)*", (int)kl, k);
+				} else if (!f || (!tab && !f->drawn)) {
 					fprintf(o, "*(no data for %.*s: run its "
 					        "experiment)*", (int)kl, k);
 				} else if (tab) {
@@ -688,9 +763,11 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 				}
 				p = end + 1;
 			}
-			if (fclose(o) != 0 || rename(tmp, report) != 0)
-				rc = exp_fail(err, errlen, EXP_EIO, "%s: cannot write",
-				          report);
+			if (fclose(o) != 0 || (!rc && rename(tmp, report) != 0))
+				rc = rc ? rc : exp_fail(err, errlen, EXP_EIO,
+				                        "%s: cannot write", report);
+			if (rc)
+				remove(tmp);
 		}
 		free(in);
 	}

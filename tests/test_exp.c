@@ -344,7 +344,9 @@ static void test_hand_rows(void **state)
 		      "line = worse: binpack/makespan frac<1\n", f);
 		fclose(f);
 		put_file(d, "REPORT.md.in", "# R\n@TABLE:hand/r@\n@PLOT:hand/r@\n"
-		         "@PLOT:hand/nosuch@ @ left alone\n");
+		         "@PLOT:hand/nosuch@ @ left alone\n"
+		         "cell @CELL:hand/r/2/mean@ of @CELL:hand/r/2/n@; "
+		         "@CELL:hand/nosuch/2/mean@\n");
 		char rep[600];
 		snprintf(rep, sizeof rep, "%s/REPORT.md", d);
 		if (exp_report(d, rep, err, sizeof err))
@@ -356,7 +358,21 @@ static void test_hand_rows(void **state)
 		assert_non_null(strstr(r, "![hand/r](./plots/hand-r.svg)"));
 		assert_non_null(strstr(r, "*(no data for hand/nosuch"));
 		assert_non_null(strstr(r, "@ left alone"));
+		assert_non_null(strstr(r, "cell 1.490 of 2; *(no data for hand/nosuch)*"));
 		free(r);
+		/* A cell the table does not have: an error naming it, the
+		 * report left as it was. */
+		static const char *const bad[] = {"@CELL:hand/r/3/mean@",
+		                                  "@CELL:hand/r/2/max@",
+		                                  "@CELL:hand/r/2@"};
+		for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+			put_file(d, "REPORT.md.in", bad[i]);
+			assert_int_not_equal(exp_report(d, rep, err, sizeof err), 0);
+			assert_non_null(strstr(err, bad[i]));
+			r = tu_slurp(rep, NULL);
+			assert_non_null(strstr(r, "cell 1.490 of 2"));
+			free(r);
+		}
 		snprintf(rep, sizeof rep, "%s/plots/hand-r.svg", d);
 		r = tu_slurp(rep, NULL);
 		assert_non_null(r);
