@@ -308,25 +308,40 @@ static int vcmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* x = checkpoint (when the CSV has no such column): the test count N of
+ * a checkpoint row NAME@N; other rows have no x and are left out. */
+#define X_CHECKPOINT (-3)
+
+/* Row's value of column k (X_CHECKPOINT included), or NULL. */
+static const char *xval(const struct csv *c, char **row, int k)
+{
+	if (k != X_CHECKPOINT)
+		return row[k];
+	int a = colidx(c, "algorithm");
+	const char *at = a >= 0 ? strchr(row[a], '@') : NULL;
+	return at ? at + 1 : NULL;
+}
+
 static void distinct(const struct csv *c, int k, const struct plot *p,
                      struct vals *v)
 {
 	v->n = 0;
-	if (k < 0) {
+	if (k < 0 && k != X_CHECKPOINT) {
 		v->n = 1;
 		v->v[0] = "";
 		return;
 	}
 	for (size_t r = 0; r < c->nrow; r++) {
 		char **row = c->cell + r * c->ncol;
-		if (!match(c, row, p->where, p->nw))
+		const char *x = xval(c, row, k);
+		if (!x || !match(c, row, p->where, p->nw))
 			continue;
 		size_t i;
 		for (i = 0; i < v->n; i++)
-			if (strcmp(v->v[i], row[k]) == 0)
+			if (strcmp(v->v[i], x) == 0)
 				break;
 		if (i == v->n && v->n < MAXX)
-			v->v[v->n++] = row[k];
+			v->v[v->n++] = x;
 	}
 	int all = 1;
 	for (size_t i = 0; i < v->n; i++)
@@ -367,11 +382,13 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	*table = NULL;
 	*drawn = 0;
 	int xk = colidx(c, p->x);
+	if (xk < 0 && strcmp(p->x, "checkpoint") == 0)
+		xk = X_CHECKPOINT;
 	int sk = p->series[0] ? colidx(c, p->series) : -1;
-	if (xk < 0 || (p->series[0] && sk < 0))
+	if (xk == -1 || (p->series[0] && sk < 0))
 		return exp_fail(err, errlen, EXP_EINVAL,
 		            "%s [plot.%s]: no column '%s'", exp, p->name,
-		            xk < 0 ? p->x : p->series);
+		            xk == -1 ? p->x : p->series);
 	struct vals xs, ss;
 	distinct(c, xk, p, &xs);
 	distinct(c, sk, p, &ss);
@@ -392,10 +409,11 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	}
 	for (size_t r = 0; r < c->nrow; r++) {
 		char **row = c->cell + r * c->ncol;
-		if (!match(c, row, p->where, p->nw))
+		const char *x = xval(c, row, xk);
+		if (!x || !match(c, row, p->where, p->nw))
 			continue;
 		size_t xi, si = 0;
-		for (xi = 0; xi < xs.n && strcmp(xs.v[xi], row[xk]); xi++)
+		for (xi = 0; xi < xs.n && strcmp(xs.v[xi], x); xi++)
 			;
 		if (sk >= 0)
 			for (si = 0; si < ss.n && strcmp(ss.v[si], row[sk]); si++)

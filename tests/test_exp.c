@@ -266,6 +266,7 @@ static void test_hand_rows(void **state)
 	         "[run]\nalgorithms = binpack, sga, csga, exhaustive, sgaraw, "
 	         "rgraw\n"
 	         "unbound = 1\nbound = 1\n[alg.exhaustive]\nmax_tests = 100\n"
+	         "checkpoints = 1, 16\n"
 	         "[alg.sgaraw]\nalgorithm = sga\nraw = 1\n"
 	         "[alg.rgraw]\nalgorithm = rgreedy\nraw = 1\nmax_tests = 100\n"
 	         "restarts = 2\nstop_after = 0\n",
@@ -319,8 +320,8 @@ static void test_hand_rows(void **state)
 			         rows[i].prog, rows[i].alg, rows[i].col, buf,
 			         rows[i].want);
 	}
-	/* 2 programs x 7 rows + header. */
-	assert_int_equal(tu_count_lines(csv), 15);
+	/* 2 programs x 9 rows (2 checkpoints) + header. */
+	assert_int_equal(tu_count_lines(csv), 19);
 	free(csv);
 	exp_spec_release(s);
 	free(s);
@@ -341,9 +342,13 @@ static void test_hand_rows(void **state)
 		      "ylabel = ratio\nwhere = algorithm=sga\n"
 		      "line = mean: binpack/makespan\n"
 		      "line = min: binpack/makespan min\n"
-		      "line = worse: binpack/makespan frac<1\n", f);
+		      "line = worse: binpack/makespan frac<1\n"
+		      "[plot.ck]\ntitle = c\nx = checkpoint\nxlabel = tests\n"
+		      "ylabel = ms\nline = ex: makespan @ algorithm~exhaustive@\n",
+		      f);
 		fclose(f);
 		put_file(d, "REPORT.md.in", "# R\n@TABLE:hand/r@\n@PLOT:hand/r@\n"
+		         "@TABLE:hand/ck@\n"
 		         "@PLOT:hand/nosuch@ @ left alone\n"
 		         "cell @CELL:hand/r/2/mean@ of @CELL:hand/r/2/n@; "
 		         "@CELL:hand/nosuch/2/mean@\n");
@@ -358,6 +363,13 @@ static void test_hand_rows(void **state)
 		assert_non_null(strstr(r, "![hand/r](./plots/hand-r.svg)"));
 		assert_non_null(strstr(r, "*(no data for hand/nosuch"));
 		assert_non_null(strstr(r, "@ left alone"));
+		/* x = checkpoint: exhaustive's best after 1 test (the floor:
+		 * binpack, 4060 and 100) and after 16 (worst: all 16
+		 * partitions, 2050; two: its 4 partitions, 100): means 2080
+		 * and 1075. */
+		assert_non_null(strstr(r, "| tests | ex | n |\n|---|---|---|\n"
+		                          "| 1 | 2080.000 | 2 |\n"
+		                          "| 16 | 1075.000 | 2 |\n"));
 		assert_non_null(strstr(r, "cell 1.490 of 2; *(no data for hand/nosuch)*"));
 		free(r);
 		/* A cell the table does not have: an error naming it, the
