@@ -75,6 +75,7 @@ struct exp_list {
 struct exp_family {
 	char name[EXP_NAME_MAX];
 	struct exp_list threads;      /* "0": the family's default          */
+	uint64_t count;               /* programs per cell; 0: [programs]'s */
 	size_t nopt;
 	char opt[GEN_MAX_KV][GEN_KEY_MAX];
 	struct exp_list val[GEN_MAX_KV];

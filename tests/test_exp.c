@@ -51,6 +51,10 @@ static const struct {
 	{"[programs]\nfamily = transactions\n[run]\nalgorithms = a\n"
 	 "[alg.a]\nalgorithm = greedy\ncheckpoints = 60, 20\n",
 	 "not increasing"},
+	{"[programs]\nfamily = transactions\n[family.transactions]\n"
+	 "count = 0\n", "t.ini:4: [family.transactions] count: must be at least 1"},
+	{"[programs]\nfamily = transactions\n[family.transactions]\n"
+	 "seed = 2\n", "set in [programs]"},
 	{"this is not ini\n", "t.ini:1: syntax error"},
 	{"[programs\n", "t.ini:1: syntax error"},
 	{"[programs]\nfamily = transactions,\n", "empty value"},
@@ -131,6 +135,24 @@ static void test_jobs(void **state)
 	assert_int_equal(j.conf[8].sim.cpus, 4);
 	assert_int_equal(j.conf[8].sim.policy, SIM_RR);
 	assert_int_equal(j.conf[8].sim.quantum, 100);
+	exp_jobs_release(&j);
+	exp_spec_release(s);
+
+	/* A family's own count: transactions 2 thread counts x 3, pipeline
+	 * 2 limits x 1 (a program without randomness: one per cell). */
+	const char *t2 = "[programs]\nfamily = transactions, pipeline\n"
+	                 "count = 3\n[family.transactions]\nthreads = 4, 8\n"
+	                 "[family.pipeline]\ncount = 1\nlimit = 20, 30\n"
+	                 "[run]\nalgorithms = binpack\n";
+	assert_int_equal(exp_spec_parse(t2, strlen(t2), "t.ini", s, err,
+	                                sizeof err), EXP_OK);
+	assert_int_equal(exp_jobs_make(s, &j, err, sizeof err), EXP_OK);
+	assert_int_equal(j.nprog, 8);
+	assert_int_equal(j.prog[5].index, 3);
+	assert_int_equal(j.prog[6].index, 1);
+	assert_int_equal(j.prog[7].index, 1);
+	assert_string_equal(exp_prog_options(s, &j.prog[7], o, sizeof o),
+	                    "limit=30");
 	exp_jobs_release(&j);
 	exp_spec_release(s);
 	free(s);
