@@ -518,7 +518,7 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		for (size_t j = 0; j < nrun; j++) {
 			uint32_t i = run[j];
 			sst[i] = c->sskip[i] ? SIM_CUTOFF :
-			         sim_makespan_cutoff(prog, wk[0], sp,
+			         sim_makespan_within(prog, wk[0], sp,
 			                             cand + (size_t)i * n,
 			                             scut[i], &sms[i]);
 		}
@@ -528,7 +528,7 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 			uint32_t i = run[j];
 			int t = omp_get_thread_num();
 			sst[i] = c->sskip[i] ? SIM_CUTOFF :
-			         sim_makespan_cutoff(prog, wk[t], sp,
+			         sim_makespan_within(prog, wk[t], sp,
 			                             cand + (size_t)i * n,
 			                             scut[i], &sms[i]);
 		}
@@ -581,6 +581,21 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 	return c->error;
 }
 
+/* The load bound of binding b: the busiest processor's work (a shadow
+ * thread runs alone on its own processor). */
+static unsigned __int128 load_bound(struct alloc_ctx *c, const int32_t *b)
+{
+	memset(c->sload, 0, sizeof *c->sload * c->k);
+	unsigned __int128 mx = 0;
+	for (uint32_t t = 0; t < c->n; t++) {
+		unsigned __int128 l = b[t] < 0 ? c->work[t] :
+		                      (c->sload[b[t]] += c->work[t]);
+		if (l > mx)
+			mx = l;
+	}
+	return mx;
+}
+
 int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
                         int *st, sim_time *ms)
 {
@@ -589,58 +604,66 @@ int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		return alloc_evaluate(c, cand, m, 1, st, ms);
 	if (!c->sload && !(c->sload = malloc(sizeof *c->sload * c->k)))
 		return c->error = ALLOC_ENOMEM;
-	/* The candidate with the least load bound first, exactly. */
-	size_t i0 = 0;
-	unsigned __int128 lb0 = 0;
-	for (size_t i = 0; i < m; i++) {
-		const int32_t *b = cand + i * n;
-		memset(c->sload, 0, sizeof *c->sload * c->k);
-		unsigned __int128 mx = 0;
-		for (uint32_t t = 0; t < n; t++) {
-			unsigned __int128 l = b[t] < 0 ? c->work[t] :
-			                      (c->sload[b[t]] += c->work[t]);
-			if (l > mx)
-				mx = l;
-		}
-		if (i == 0 || mx < lb0) {
-			lb0 = mx;
-			i0 = i;
-		}
-	}
-	int r = alloc_evaluate_cut(c, cand + i0 * n, 1, 0, NULL, &st[i0], &ms[i0]);
-	if (r)
-		return r;
-	/* The others: above its makespan a candidate can be neither the
-	 * first of the shortest nor a new best. */
-	size_t m2 = m - 1;
-	int32_t *rest = malloc(sizeof *rest * n * m2);
-	uint64_t *cut = malloc(sizeof *cut * m2);
-	int *st2 = malloc(sizeof *st2 * m2);
-	sim_time *ms2 = malloc(sizeof *ms2 * m2);
-	if (!rest || !cut || !st2 || !ms2) {
+	size_t *ord = malloc(sizeof *ord * m);
+	unsigned __int128 *lb = malloc(sizeof *lb * m);
+	int32_t *rb = malloc(sizeof *rb * n * m);
+	uint64_t *cut = malloc(sizeof *cut * m);
+	int *rst = malloc(sizeof *rst * m);
+	sim_time *rms = malloc(sizeof *rms * m);
+	int r = 0;
+	if (!ord || !lb || !rb || !cut || !rst || !rms) {
 		r = c->error = ALLOC_ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0, j = 0; i < m; i++)
-		if (i != i0) {
-			memcpy(rest + j * n, cand + i * n, sizeof *rest * n);
-			cut[j++] = alloc_cut_at(st[i0], ms[i0]);
+	/* The order: by load bound, then index (insertion sort, m small). */
+	for (size_t i = 0; i < m; i++) {
+		lb[i] = load_bound(c, cand + i * n);
+		size_t j = i;
+		while (j > 0 && lb[ord[j - 1]] > lb[i]) {
+			ord[j] = ord[j - 1];
+			j--;
 		}
-	if ((r = alloc_evaluate_cut(c, rest, m2, 0, cut, st2, ms2)) != 0)
-		goto out;
-	for (size_t i = 0, j = 0; i < m; i++)
-		if (i != i0) {
-			st[i] = st2[j];
-			ms[i] = ms2[j++];
+		ord[j] = i;
+	}
+	/* The candidate with the least load bound first, exactly; then the
+	 * others in that order, in rounds of alloc_width, each cut at the
+	 * shortest makespan found so far: above it a candidate can be
+	 * neither the first of the shortest nor a new best, and every
+	 * candidate that ties or beats it is exact. */
+	int bst = SIM_CUTOFF;
+	sim_time bms = sim_time_int(0);
+	for (size_t j = 0; j < m;) {
+		size_t w = j == 0 ? 1 : alloc_width(c);
+		if (w > m - j)
+			w = m - j;
+		for (size_t q = 0; q < w; q++) {
+			memcpy(rb + q * n, cand + ord[j + q] * n, sizeof *rb * n);
+			cut[q] = alloc_cut_at(bst, bms);
 		}
+		if ((r = alloc_evaluate_cut(c, rb, w, 0, j == 0 ? NULL : cut,
+		                            rst, rms)) != 0)
+			goto out;
+		for (size_t q = 0; q < w; q++) {
+			st[ord[j + q]] = rst[q];
+			ms[ord[j + q]] = rms[q];
+			if (rst[q] == SIM_OK && (bst != SIM_OK ||
+			                         sim_time_cmp(rms[q], bms) < 0)) {
+				bst = SIM_OK;
+				bms = rms[q];
+			}
+		}
+		j += w;
+	}
 	for (size_t i = 0; i < m; i++)
 		alloc_commit(c, cand + i * n, st[i], ms[i]);
 	r = c->error;
 out:
-	free(rest);
+	free(ord);
+	free(lb);
+	free(rb);
 	free(cut);
-	free(st2);
-	free(ms2);
+	free(rst);
+	free(rms);
 	return r;
 }
 

@@ -126,7 +126,7 @@ struct alloc_params {
 	                           observer.  Default 0: the searches stop
 	                           a test's simulation once it provably
 	                           cannot change the search
-	                           (sim_makespan_cutoff, docs/alloc.md)     */
+	                           (sim_makespan_within, docs/alloc.md)     */
 	uint32_t width;         /* allocations greedy, dsg and anneal draw
 	                           speculatively at once (their results do
 	                           not depend on it); 0: the OpenMP threads
@@ -307,6 +307,9 @@ int alloc_parse_model(const char *s, enum sim_model *out);
  */
 int alloc_policy_opt(void *dst, const char *v, char *why, size_t len);
 int alloc_model_opt(void *dst, const char *v, char *why, size_t len);
+/* The --pool option's help, the same for every command that has it
+ * (sim_pool_new; docs/models.md, "Work queues"). */
+extern const char alloc_pool_help[];
 
 /* ---------------------------------------------------------------------
  * SHA-256 (for the `trace` header of binding files).

@@ -227,9 +227,9 @@ int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
  * alloc_evaluate_cut - alloc_evaluate with a cutoff per binding (cut[i],
  * trace units; UINT64_MAX or cut NULL: none): a binding whose makespan is
  * above cut[i] may come back as st[i] = SIM_CUTOFF, ms[i] = cut[i] ("more
- * than that"), its simulation stopped early (sim_makespan_cutoff).  Only
- * for callers to which every makespan above cut[i] means the same (e.g.
- * "worse than the best").  The history keeps such a result with its
+ * than that"), its simulation stopped early (sim_makespan_within: a run
+ * that would deadlock may also come back so).  Only for callers to which every makespan above cut[i],
+ * and a deadlock, mean the same (e.g. "worse than the best").  The history keeps such a result with its
  * cutoff; a later evaluation with a higher cutoff simulates it again (a
  * simulation, not a test).  alloc_cmp ranks SIM_CUTOFF as a failed run,
  * so it is never the best.  With par->no_cutoff, cut is ignored.
@@ -242,10 +242,11 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
  * alloc_evaluate_pick - evaluate and commit m candidates (in order, as
  * alloc_evaluate with commit) for a caller that keeps only the first of
  * the shortest (alloc_cmp): the candidate with the least load bound is
- * simulated first, exactly; the others with a cutoff at its makespan.  So
- * the first of the shortest, and every candidate that ties it, has its
- * exact result; the others may be SIM_CUTOFF (longer).  Two rounds of
- * evaluation instead of one; the result is that of alloc_evaluate.
+ * simulated first, exactly; the others in increasing load bound (ties:
+ * index), in rounds of alloc_width, each with a cutoff at the shortest
+ * makespan found so far.  So the first of the shortest, and every
+ * candidate that ties it, has its exact result; the others may be
+ * SIM_CUTOFF (longer).  The result is that of alloc_evaluate.
  */
 int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,
                         int *st, sim_time *ms);

@@ -110,11 +110,39 @@ int bound_for_trace(const struct trace *tr, uint32_t k, uint64_t latency,
 	return bound_for_trace_opts(tr, k, latency, NULL, out);
 }
 
-int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
-                         const struct bound_trace_opts *to,
-                         struct bound_result *out)
+int bound_for_trace_lower(const struct trace *tr, uint32_t k, uint64_t latency,
+                          const struct bound_trace_opts *to, struct bound_result *out)
 {
 	memset(out, 0, sizeof *out);
+	struct bound_trace_opts dto;
+	if (!to) {
+		bound_trace_opts_init(&dto);
+		to = &dto;
+	}
+	if (!tr || k == 0)
+		return BOUND_EINVAL;
+	struct bound_lower lo;
+	int rc = bound_lower_capped(tr, k, to->ilp_ms ? to->ilp_ms : 1000, to->ilp_iters, &lo);
+	if (rc != BOUND_OK)
+		return rc;
+	mpq_t b;
+	mpq_init(b);
+	q_from_time(b, lo.lower);
+	bound_qfmt(b, 3, -1, out->lower_str, sizeof out->lower_str);
+	mpq_clear(b);
+	out->k = k;
+	out->latency = latency;
+	out->lower = strtod(out->lower_str, NULL);
+	out->lower_exact_partition = lo.part_lb == lo.part_ub;
+	out->lower_any = lo.work_max > lo.part_lb ? lo.work_max : lo.part_lb;
+	out->part_timeout = lo.part_timeout;
+	out->part_itercap = lo.part_itercap;
+	return BOUND_OK;
+}
+
+int bound_for_trace_upper(const struct trace *tr, uint32_t k, uint64_t latency,
+                          const struct bound_trace_opts *to, struct bound_result *out)
+{
 	struct bound_trace_opts dto;
 	if (!to) {
 		bound_trace_opts_init(&dto);
@@ -124,7 +152,7 @@ int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
 	bound_opts_init(&po);
 	po.max_work = to->max_work;
 	po.max_seconds = to->max_seconds;
-	if (!tr || k == 0)
+	if (!tr || k == 0 || out->k != k || out->latency != latency)
 		return BOUND_EINVAL;
 	struct bound_prog bp;
 	int rc = bound_prog_from_trace(tr, &bp);
@@ -135,16 +163,9 @@ int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
 	mpz_import(mpq_numref(t), 1, -1, sizeof latency, 0, 0, &latency);
 	struct bound_pres pr;
 	memset(&pr, 0, sizeof pr);
-	struct bound_lower lo;
-	/* the lower bound first: it is the part that can stop a search */
-	rc = bound_lower_capped(tr, k, to->ilp_ms ? to->ilp_ms : 1000, to->ilp_iters,
-	                       &lo);
-	if (rc == BOUND_OK)
-		rc = bound_p(&bp, k, t, &po, &pr);
+	rc = bound_p(&bp, k, t, &po, &pr);
 	if (rc == BOUND_OK) {
 		out->n = bp.n;
-		out->k = k;
-		out->latency = latency;
 		out->z = mpq_get_d(bp.z);
 		out->T = mpq_get_d(bp.T);
 		char buf[64];
@@ -154,13 +175,6 @@ int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
 		mpq_mul(b, pr.p, bp.T);
 		bound_qfmt(b, 3, 1, out->bound_str, sizeof out->bound_str);
 		out->bound = strtod(out->bound_str, NULL);
-		q_from_time(b, lo.lower);
-		bound_qfmt(b, 3, -1, out->lower_str, sizeof out->lower_str);
-		out->lower = strtod(out->lower_str, NULL);
-		out->lower_exact_partition = lo.part_lb == lo.part_ub;
-		out->lower_any = lo.work_max > lo.part_lb ? lo.work_max : lo.part_lb;
-		out->part_timeout = lo.part_timeout;
-		out->part_itercap = lo.part_itercap;
 		out->classes = pr.classes;
 		out->thick = pr.thick;
 		out->work = pr.work;
@@ -169,5 +183,18 @@ int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
 	bound_pres_release(&pr);
 	bound_prog_release(&bp);
 	mpq_clears(t, b, NULL);
+	return rc;
+}
+
+int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
+                         const struct bound_trace_opts *to,
+                         struct bound_result *out)
+{
+	/* the lower bound first: it is the part that can stop a search */
+	int rc = bound_for_trace_lower(tr, k, latency, to, out);
+	if (rc == BOUND_OK)
+		rc = bound_for_trace_upper(tr, k, latency, to, out);
+	if (rc != BOUND_OK)
+		memset(out, 0, sizeof *out);
 	return rc;
 }

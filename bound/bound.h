@@ -385,6 +385,24 @@ int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
                          const struct bound_trace_opts *o,
                          struct bound_result *out);
 
+/*
+ * The two halves of bound_for_trace_opts, for a caller that needs the
+ * lower bound before a search and the analytic bound only after it (and
+ * may compute it on another thread meanwhile: the two share nothing but
+ * the read-only trace).
+ * bound_for_trace_lower fills k, latency and the lower-bound fields
+ * (lower, lower_str, lower_exact_partition, lower_any, part_timeout,
+ * part_itercap) and zeroes the rest; on failure *out is zeroed.
+ * bound_for_trace_upper then fills n, z, T, p, bound, bound_str and the
+ * counting fields of an *out that bound_for_trace_lower filled for the
+ * same k and latency (else BOUND_EINVAL); on failure it leaves *out as it
+ * was.  Together they give exactly bound_for_trace_opts's result.
+ */
+int bound_for_trace_lower(const struct trace *tr, uint32_t k, uint64_t latency,
+                          const struct bound_trace_opts *o, struct bound_result *out);
+int bound_for_trace_upper(const struct trace *tr, uint32_t k, uint64_t latency,
+                          const struct bound_trace_opts *o, struct bound_result *out);
+
 /* ---------------------------------------------------------------------
  * Formatting (the rules of docs/bound.md, "Printed values").
  */

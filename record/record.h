@@ -82,6 +82,9 @@ int rec_cpu_first(const cpu_set_t *s);
 pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
                 struct trace_error *err);
 
+/* rec_env - a malloc'd "NAME=VALUE" string for rec_spawn's `extra`, or
+ * NULL when out of memory (free it). */
+char *rec_env(const char *name, const char *value);
 /*
  * rec_wait - wait for pid; forwards SIGINT and SIGTERM sent to us to the
  * child meanwhile.  Returns the exit status in shell form (0..255, or

@@ -63,6 +63,8 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 			held_push(w, u, r->a);
 			if (before_latency_end(w, T, mx->rel, TRACE_K_MUTEX, r->a))
 				nb_after(w, u, mx->rel, mx->rel_proc, TRACE_K_MUTEX, r->a);
+			if (w->pool)
+				pool_take(w, u, r);
 			return acquired_now(w, u, T);
 		}
 		mq_push(w, mx, u);

@@ -21,9 +21,10 @@ struct sim_program *sim_program_new(const struct trace *tr)
 	p->tr = tr;
 	p->n = tr->nthreads;
 	p->maxheld = calloc(p->n ? p->n : 1, sizeof *p->maxheld);
+	p->thwork = calloc(p->n ? p->n : 1, sizeof *p->thwork);
 	uint32_t nsem = tr->nobj[TRACE_K_SEM];
 	p->sem_cap = calloc(nsem ? nsem : 1, sizeof *p->sem_cap);
-	if (!p->maxheld || !p->sem_cap) {
+	if (!p->maxheld || !p->thwork || !p->sem_cap) {
 		sim_program_free(p);
 		return NULL;
 	}
@@ -32,6 +33,7 @@ struct sim_program *sim_program_new(const struct trace *tr)
 		uint32_t h = 0, mh = 0;
 		for (uint32_t r = t->first; r < t->first + t->nrec; r++) {
 			const struct trace_rec *rec = &tr->rec[r];
+			p->thwork[i] += rec->work;
 			switch (rec->op) {
 			case TRACE_LOCK:
 				h++;
@@ -45,6 +47,10 @@ struct sim_program *sim_program_new(const struct trace *tr)
 				break;
 			case TRACE_POST:
 				p->sem_cap[rec->a]++;
+				break;
+			case TRACE_SIGNAL:
+			case TRACE_BROADCAST:
+				p->has_signal = 1;
 				break;
 			default:
 				break;
@@ -63,6 +69,7 @@ struct sim_program *sim_program_new(const struct trace *tr)
 	atomic_init(&p->px_ready, 0);
 	if (pthread_mutex_init(&p->px_lock, NULL) != 0) {
 		free(p->maxheld);
+		free(p->thwork);
 		free(p->sem_cap);
 		free(p);
 		return NULL;
@@ -93,6 +100,7 @@ void sim_program_free(struct sim_program *p)
 	if (!p)
 		return;
 	free(p->maxheld);
+	free(p->thwork);
 	free(p->sem_cap);
 	sim_pairs_release(&p->px);
 	pthread_mutex_destroy(&p->px_lock);
@@ -118,7 +126,10 @@ static void work_free_groups(struct sim_work *w)
 	free(w->sl);
 	free(w->heap);
 	free(w->hpos);
+	free(w->gt);
 	free(w->busy);
+	w->gt = NULL;
+	w->gtcap = 0;
 	w->g = NULL;
 	w->sl = NULL;
 	w->heap = NULL;
@@ -139,13 +150,18 @@ int sim_work_reserve_k(struct sim_work *w, uint32_t k)
 	w->sl = xcalloc(ng, sizeof *w->sl);
 	w->heap = xcalloc(ids + 1, sizeof *w->heap); /* + 1: see heap_down */
 	w->hpos = xcalloc(ids, sizeof *w->hpos);
+	uint32_t gtcap = 1;
+	while (gtcap < ng)
+		gtcap *= 2;
+	w->gt = xcalloc(2 * (size_t)gtcap, sizeof *w->gt);
 	w->busy = xcalloc(k, sizeof *w->busy);
-	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->busy) {
+	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->gt || !w->busy) {
 		work_free_groups(w);
 		return -1;
 	}
 	w->kmax = k;
 	w->ids = (uint32_t)ids;
+	w->gtcap = gtcap;
 	return 0;
 }
 
@@ -166,13 +182,13 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 	w->cv = xcalloc(tr->nobj[TRACE_K_COND], sizeof *w->cv);
 	w->bar = xcalloc(tr->nobj[TRACE_K_BARRIER], sizeof *w->bar);
 	w->rw = xcalloc(tr->nobj[TRACE_K_RWLOCK], sizeof *w->rw);
-	w->pheap = xcalloc(p->n, sizeof *w->pheap);
-	w->ppos = xcalloc(p->n, sizeof *w->ppos);
+	w->rt = xcalloc(4 * (size_t)p->n, sizeof *w->rt);
+	w->rleaf = xcalloc(p->n, sizeof *w->rleaf);
 	w->stats = xcalloc(p->n, sizeof *w->stats);
 	w->ist = xcalloc(p->n, sizeof *w->ist);
 	w->blocked = xcalloc(p->n, sizeof *w->blocked);
 	if (!w->th || !w->held || !w->hlink || !w->hthr || !w->mx || !w->sem || !w->tok || !w->cv ||
-	    !w->bar || !w->rw || !w->pheap || !w->ppos || !w->stats || !w->ist || !w->blocked ||
+	    !w->bar || !w->rw || !w->rt || !w->rleaf || !w->stats || !w->ist || !w->blocked ||
 	    sim_work_reserve_k(w, 8) != 0) {
 		sim_work_free(w);
 		return NULL;
@@ -199,8 +215,8 @@ void sim_work_free(struct sim_work *w)
 	free(w->cv);
 	free(w->bar);
 	free(w->rw);
-	free(w->pheap);
-	free(w->ppos);
+	free(w->rt);
+	free(w->rleaf);
 	free(w->stats);
 	free(w->ist);
 	free(w->blocked);

@@ -62,8 +62,10 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 			if (o[i] > lat)
 				lat = o[i];
 	}
-	if (over && par->model != SIM_DIRECT)
-		return SIM_EINVAL; /* the override is for the Direct model */
+	if ((over || par->pool) && par->model != SIM_DIRECT)
+		return SIM_EINVAL; /* the override and pools: Direct model only */
+	if (par->pool && par->pool->p != p)
+		return SIM_EINVAL;
 	if (lat >= lim || par->create_cost >= lim ||
 	    par->switch_cost >= lim || par->quantum >= lim)
 		return SIM_EOVERFLOW;
@@ -88,12 +90,16 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->tr = tr;
 	w->t_lat = par->latency;
 	w->lat_on = lat != 0;
+	w->held_on = p->has_signal;
 	w->nomem = 0;
+	w->halt = 0;
 	w->steps = 0;
 	w->events = 0;
 	w->rr_last = 0;
 	w->makespan = 0;
 	w->live = n;
+	w->pool = par->pool;
+	w->pool_next = 0;
 	w->niv = w->nsy = 0;
 	w->hn = 0;
 	for (uint32_t i = 0; i < w->ids; i++)
@@ -123,30 +129,53 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->nslot = ngrp;
 	}
 	w->ngrp = ngrp;
+	/* ps: the groups' tournament tree, every group without an event */
+	w->gtn = 0;
+	if (w->cls->gtree) {
+		w->gtn = 1;
+		while (w->gtn < ngrp)
+			w->gtn *= 2;
+		for (uint32_t i = 1; i < 2 * w->gtn; i++)
+			w->gt[i] = GT_NONE;
+	}
 	for (uint32_t gi = 0; gi < ngrp; gi++) {
 		w->g[gi].rqh = w->g[gi].rqt = NIL;
 		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = 0;
 		w->g[gi].tnext = w->g[gi].tshort = UINT64_MAX;
 		w->g[gi].rr_skip = 0;
+		w->g[gi].lb = w->g[gi].idle0 = 0;
 	}
+	if (par->mode == SIM_BOUND)
+		for (uint32_t i = 0; i < n; i++)
+			w->g[w->th[i].grp].lb += p->thwork[i];
 	for (uint32_t s = 0; s < w->nslot; s++) {
 		w->sl[s].run = w->sl[s].last = -1;
 		w->sl[s].qend = w->sl[s].busy = 0;
 		w->sl[s].skip = 0;
 	}
-	/* ps heaps: carve the pool by group size */
-	if (par->mode == SIM_UNBOUND) {
-		w->g[0].hbase = 0;
-	} else {
-		for (uint32_t i = 0; i < n; i++)
-			w->g[w->th[i].grp].hn++;
-		uint32_t base = 0;
-		for (uint32_t gi = 0; gi < ngrp; gi++) {
-			w->g[gi].hbase = base;
-			base += w->g[gi].hn;
-			w->g[gi].hn = 0;
-		}
+	/* ps: each group's tree of ready threads (ps.c), 2 * rcap keys,
+	 * rcap the least power of two >= its threads, all not ready */
+	for (uint32_t i = 0; i < n; i++)
+		w->g[par->mode == SIM_UNBOUND ? 0 : w->th[i].grp].hn++;
+	uint32_t rbase = 0;
+	for (uint32_t gi = 0; gi < ngrp; gi++) {
+		struct sgrp *g = &w->g[gi];
+		g->rcap = g->hn ? 1 : 0;
+		while (g->rcap < g->hn)
+			g->rcap *= 2;
+		g->hbase = rbase;
+		rbase += 2 * g->rcap;
+		g->hn = 0;
 	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct sgrp *g = &w->g[par->mode == SIM_UNBOUND ? 0 : w->th[i].grp];
+		w->rleaf[i] = g->rcap + g->hn++;
+	}
+	for (uint32_t gi = 0; gi < ngrp; gi++)
+		w->g[gi].hn = 0;
+	if (w->cls->gtree)
+		for (uint32_t i = 0; i < rbase; i++)
+			w->rt[i] = GT_NONE;
 
 	/* threads */
 	uint32_t hb = 0;
@@ -159,7 +188,6 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		t->end = t->cur + tr->threads[i].nrec;
 		t->state = ST_NEW;
 		t->slot = -1;
-		w->ppos[i] = -1;
 		t->qnext = t->jhead = t->jtail = NIL;
 		t->hbase = hb;
 		hb += p->maxheld[i];
@@ -225,16 +253,19 @@ static stime stuck_time(const struct sim_work *w)
 	return t;
 }
 
-/* One run of one model (not SIM_AUTO). */
+/* One run of one model (not SIM_AUTO); `within`: also stop when a
+ * processor's work and idle time pass the cutoff (grp_busy). */
 static int run_model(const struct sim_program *p, struct sim_work *w,
                      const struct sim_params *par, const int32_t *binding,
-                     unsigned flags, stime cutoff, struct sim_result *res)
+                     unsigned flags, stime cutoff, int within,
+                     struct sim_result *res)
 {
 	memset(res, 0, sizeof *res);
 	res->makespan = ST(0);
 	res->model = par->model;
 	w->flags = flags;
 	w->cutoff = cutoff;
+	w->lbcut = within && par->mode == SIM_BOUND ? cutoff : UINT64_MAX;
 	w->cut = 0;
 	int rc = setup(w, par, binding);
 	if (rc != SIM_OK) {
@@ -297,7 +328,8 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 
 static int run_scheme(const struct sim_program *p, struct sim_work *w,
                       const struct sim_params *par, const int32_t *binding,
-                      unsigned flags, stime cutoff, struct sim_result *res)
+                      unsigned flags, stime cutoff, int within,
+                      struct sim_result *res)
 {
 	if (w->p != p || par->model > SIM_AUTO) {
 		memset(res, 0, sizeof *res);
@@ -307,7 +339,7 @@ static int run_scheme(const struct sim_program *p, struct sim_work *w,
 		return SIM_EINVAL;
 	}
 	if (par->model != SIM_AUTO)
-		return run_model(p, w, par, binding, flags, cutoff, res);
+		return run_model(p, w, par, binding, flags, cutoff, within, res);
 	/* Paper VIII, Figure 14: Direct; on deadlock client-server; on
 	 * deadlock strict sequence. */
 	static const enum sim_model scheme[] = {SIM_DIRECT, SIM_CLIENT_SERVER, SIM_STRICT};
@@ -315,9 +347,12 @@ static int run_scheme(const struct sim_program *p, struct sim_work *w,
 	int rc = SIM_EINVAL;
 	for (size_t i = 0; i < sizeof scheme / sizeof scheme[0]; i++) {
 		q.model = scheme[i];
-		rc = run_model(p, w, &q, binding, flags, cutoff, res);
+		/* the scheme must see Direct's deadlocks: no `within` */
+		rc = run_model(p, w, &q, binding, flags, cutoff, 0, res);
 		if (rc != SIM_DEADLOCK)
 			break;
+		if (par->pool)
+			return rc; /* Direct only (sim.h) */
 		for (unsigned kd = 0; kd < TRACE_NKINDS; kd++)
 			if (par->obj_latency[kd])
 				return rc; /* the override: Direct only (sim.h) */
@@ -329,7 +364,7 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
             const struct sim_params *par, const int32_t *binding,
             unsigned flags, struct sim_result *res)
 {
-	return run_scheme(p, w, par, binding, flags, UINT64_MAX, res);
+	return run_scheme(p, w, par, binding, flags, UINT64_MAX, 0, res);
 }
 
 int sim_makespan(const struct sim_program *p, struct sim_work *w,
@@ -347,7 +382,17 @@ int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
                         uint64_t cutoff, sim_time *out)
 {
 	struct sim_result res;
-	int rc = run_scheme(p, w, par, binding, 0, cutoff, &res);
+	int rc = run_scheme(p, w, par, binding, 0, cutoff, 0, &res);
+	*out = rc == SIM_OK ? res.makespan : ST(0);
+	return rc;
+}
+
+int sim_makespan_within(const struct sim_program *p, struct sim_work *w,
+                        const struct sim_params *par, const int32_t *binding,
+                        uint64_t cutoff, sim_time *out)
+{
+	struct sim_result res;
+	int rc = run_scheme(p, w, par, binding, 0, cutoff, 1, &res);
 	*out = rc == SIM_OK ? res.makespan : ST(0);
 	return rc;
 }

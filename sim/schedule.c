@@ -20,6 +20,7 @@ static void *grow(struct sim_work *w, void *arr, size_t n, size_t *cap, size_t s
 	void *a = realloc(arr, c * size);
 	if (!a) {
 		w->nomem = 1;
+		w->halt = 1;
 		return NULL;
 	}
 	*cap = c;

@@ -104,7 +104,43 @@ struct sim_params {
 	 * SIM_STRICT give SIM_EINVAL and SIM_AUTO stops after Direct (its
 	 * result, deadlocked or not).  All NULL costs nothing. */
 	const uint64_t *obj_latency[TRACE_NKINDS];
+	/* A work queue (sim_pool_new; docs/models.md, "Work queues"): its
+	 * workers take the recorded tasks in recorded order, whichever worker
+	 * gets the queue's mutex next, instead of each replaying its own.
+	 * NULL: none (the default).  Owned by the caller, made for the same
+	 * program.  Direct model only, as obj_latency. */
+	const struct sim_pool *pool;
 };
+
+/*
+ * Work queues.  A recording fixes which worker of a work queue took which
+ * task: on one processor each worker took what the interleaving gave it,
+ * on k processors a worker with a processor to itself takes more.  A pool
+ * names the interchangeable workers; the simulator then deals their
+ * segments (from an acquisition of the queue's mutex M by a `lock` record
+ * to the worker's next `lock M`, or its exit: one task and the work that
+ * follows it) to whichever worker acquires M next, in the order the
+ * recording acquired them.  Exact and deterministic like every run; the
+ * trace's total work is unchanged, each worker's is not.
+ *
+ * sim_pool_new - the pool of `p`'s threads that `spec` names: external
+ * thread ids and ranges ("2-4", "2,3,7-9") or a thread name ("worker":
+ * every thread of that name).  M is the mutex of the workers' first
+ * `lock` record, which must be the same for all of them, and they must
+ * hold as many mutexes at once as each other.  Returns 0 and *out, or -1
+ * with *out = NULL and a one-line reason in why[len] (fewer than two
+ * workers, unknown thread, no common mutex, out of memory).
+ * sim_pool_free accepts NULL.
+ */
+struct sim_program;
+struct sim_pool;
+int sim_pool_new(const struct sim_program *p, const char *spec, struct sim_pool **out,
+                 char *why, size_t len);
+void sim_pool_free(struct sim_pool *pool);
+/* Workers, segments and the mutex (dense) of a pool, for reports. */
+uint32_t sim_pool_workers(const struct sim_pool *pool);
+uint32_t sim_pool_segments(const struct sim_pool *pool);
+uint32_t sim_pool_mutex(const struct sim_pool *pool);
 
 /* sim_params_init - defaults: 1 cpu, bound, ps, quantum 1, all costs 0,
  * Direct model. */
@@ -286,6 +322,23 @@ int sim_makespan(const struct sim_program *p, struct sim_work *w,
  * sim_makespan; the work saved is the events after `cutoff`.
  */
 int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
+                        const struct sim_params *par, const int32_t *binding,
+                        uint64_t cutoff, sim_time *out);
+
+/*
+ * sim_makespan_within - what a search needs: "does this binding finish
+ * by `cutoff`, and when?".  Like sim_makespan_cutoff, but also stops as
+ * soon as, in bound mode, a processor's work (the work of the threads
+ * bound to it) plus the time it has stood idle so far passes `cutoff`:
+ * no processor executes more than one unit of work per unit of time, so
+ * the run would end later, or never.  SIM_CUTOFF (*out = 0) therefore
+ * means "no makespan <= cutoff": later, or a deadlock at any time
+ * (SIM_DEADLOCK only when the replay got stuck before either test
+ * stopped it).  Otherwise exactly sim_makespan's result.  Under SIM_AUTO
+ * exactly sim_makespan_cutoff (the scheme must see Direct's deadlocks).
+ * Allocates nothing, as sim_makespan.
+ */
+int sim_makespan_within(const struct sim_program *p, struct sim_work *w,
                         const struct sim_params *par, const int32_t *binding,
                         uint64_t cutoff, sim_time *out);
 

@@ -8,7 +8,8 @@
  *
  * Where things are (one concept per file):
  *   program.c   sim_program (per-trace facts) and sim_work (allocation)
- *   heap.h      the event heap (indexed binary heap, 128-bit keys)
+ *   heap.h      the event heap (indexed binary heap, 128-bit keys) and
+ *               the ps groups' tournament tree
  *   thread.h    threads on processors: ready, leave, proceed, block
  *   slot.h      processors that run one thread at a time (fifo, rr)
  *   fifo.c      the fifo policy       } each: its class and its event
@@ -259,15 +260,23 @@ struct sgrp {
 	uint32_t nslots, slot0;
 	uint32_t rqh, rqt;   /* fifo/rr ready queue                        */
 	uint32_t m;          /* ps: ready threads                          */
-	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
+	uint32_t hbase, hn;  /* ps: tree of ready threads by (tag, id) at
+	                        rt[hbase], size 2 * rcap; hn: how many     */
+	uint32_t rcap;       /* ps: leaves of that tree (a power of two)     */
 	stime V, tlast;   /* ps: virtual time at tlast                  */
 	stime tnext;      /* ps: the next completion (end of a cycle)   */
+	stime vnext;      /* ps, m <= slots or one slot: V at tnext       */
 	stime tshort;     /* ps pool, m > c: start of the last cycle
 	                     before tnext, which may be short; else
 	                     UINT64_MAX                                  */
 	uint64_t slast;   /* ps pool: units the threads get in that cycle */
 	uint8_t rr_skip;  /* rr: some slot of the group may have skipped  */
 	stime busy;       /* ps: units of work done; units: trace unit  */
+	stime lb;         /* bound mode: the work of its threads plus the
+	                     time it stood idle (no thread ready or
+	                     running) before idle0: the makespan is at
+	                     least that (grp_busy); units: trace unit     */
+	stime idle0;      /* idle since (while idle); units: trace unit  */
 };
 
 struct sslot {
@@ -283,7 +292,12 @@ struct sim_program {
 	const struct trace *tr;
 	uint32_t n;
 	uint32_t *maxheld;   /* [n] most mutexes held at once            */
+	uint64_t *thwork;    /* [n] work of each thread; units: trace unit */
 	uint32_t held_total;
+	uint8_t has_signal;  /* some signal or broadcast record: only a
+	                        blocked signaller reads the mutexes a thread
+	                        holds (sth.hbase), so without one nobody
+	                        keeps them (sim_work.held_on)            */
 	uint32_t *sem_cap;   /* [nsem] posts of each semaphore            */
 	uint32_t tok_total;
 	uint64_t nsync;      /* records that can pay a latency or cost    */
@@ -296,6 +310,18 @@ struct sim_program {
 	struct sim_pairs px;
 	atomic_int px_ready;
 	pthread_mutex_t px_lock;
+};
+
+/* A work queue (sim.h, sim_pool_new; pool.c). */
+struct sim_pool {
+	const struct sim_program *p;
+	uint32_t m;          /* the queue's mutex (dense)                     */
+	uint32_t nworkers;
+	uint32_t nseg;
+	uint32_t *seg;       /* [nseg] the workers' `lock M` records in file
+	                        order: a worker that acquires M goes on after
+	                        the next of them                              */
+	uint8_t *member;     /* [n] 1 for a worker                           */
 };
 
 /* An event of a strict or client-server run. */
@@ -323,6 +349,9 @@ struct hent {
 	st_u128 key;
 };
 
+/* No event (larger than every key: times are below 2^63). */
+#define GT_NONE (~(st_u128)0)
+
 static inline uint32_t hent_id(struct hent e)
 {
 	return (uint32_t)e.key;
@@ -332,12 +361,6 @@ static inline st_u128 hent_key(uint64_t t, unsigned cls, uint32_t tid, uint32_t 
 {
 	return (st_u128)t << 64 | (uint64_t)cls << 63 | (uint64_t)tid << 32 | id;
 }
-
-/* A ready thread in a ps group's heap, by (finish tag, id). */
-struct pent {
-	stime tag;
-	uint32_t u;
-};
 
 struct sim_work {
 	const struct sim_program *p;
@@ -356,12 +379,17 @@ struct sim_work {
 	struct srw *rw;
 	struct sgrp *g;
 	struct sslot *sl;
-	struct pent *pheap;  /* [n] ps group heaps                         */
-	int32_t *ppos;       /* [n] ps: position in its group's heap, -1   */
+	st_u128 *rt;         /* [4 n] ps: the groups' trees of ready threads
+	                        (ps.c), each 2 * rcap <= 4 * its threads  */
+	uint32_t *rleaf;     /* [n] ps: each thread's leaf in its tree      */
 	/* global event heap */
 	struct hent *heap;
 	int32_t *hpos;
 	uint32_t hn, ids;
+	/* ps: each group's next completion (heap key, GT_NONE: none) in a
+	 * tournament tree: leaves gt[gtn + g], gt[1] the earliest (heap.h) */
+	st_u128 *gt;         /* [2 * gtcap]                                */
+	uint32_t gtn, gtcap;
 	/* results */
 	struct istat *ist;
 	struct sim_thread_stats *stats;
@@ -378,16 +406,23 @@ struct sim_work {
 	uint32_t ngrp, nslot;
 	stime t_lat;
 	uint8_t lat_on;      /* latency or some obj_latency nonzero      */
+	uint8_t held_on;     /* keep the mutexes each thread holds
+	                        (sim_program.has_signal)                 */
 	unsigned flags;
 	int nomem;
+	uint8_t halt;        /* stop the event loop: nomem or cut          */
 	int32_t cur_releaser; /* schedule: who performs the current step */
 	uint64_t steps;
 	uint64_t events;     /* heap events popped                         */
 	st_u128 rr_last;     /* rr: key of the last quantum expiry handled */
 	stime makespan;
 	stime cutoff;        /* stop when an event lies later (SIM_CUTOFF) */
+	stime lbcut;         /* stop when a group's lb passes it (SIM_CUTOFF;
+	                        sim_makespan_within), else UINT64_MAX       */
 	int cut;             /* the run stopped at the cutoff              */
 	uint32_t live;
+	const struct sim_pool *pool; /* the run's work queue, or NULL       */
+	uint32_t pool_next;  /* its next segment                          */
 	/* strict and client-server (allocated on their first run) */
 	int pm_ok;
 	int cs;              /* this run is client-server                    */
@@ -422,6 +457,9 @@ struct sim_class {
 	 * rr: a quantum expiry): the thread that now performs its step, or
 	 * NIL */
 	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T);
+	/* ps: the groups' completions are in the tournament tree (w->gt),
+	 * not in the heap */
+	uint8_t gtree;
 	/* cold: busy time of processor c after a run (SIM_STATS) */
 	sim_time (*busy)(const struct sim_work *w, uint32_t c, int *ovf);
 	/* cold: run the event loop of model w->model (Direct or pairing) */
@@ -515,10 +553,37 @@ static inline int is_signal(const struct trace_rec *r)
 	return r->op == TRACE_SIGNAL || r->op == TRACE_BROADCAST;
 }
 
+/* Group g (bound mode: one processor) falls idle at T: none of its
+ * threads is ready or running. */
+static inline void grp_idle(struct sgrp *g, stime T)
+{
+	g->idle0 = T;
+}
+
+/* Group g, idle since idle0, gets a thread at T.  No processor executes
+ * more than one unit of work per unit of time, so a run that finishes
+ * has a makespan of at least the work of g's threads plus the time g
+ * stood idle before (costs only add busy time): when that passes
+ * w->lbcut, the run stops (SIM_CUTOFF, sim_makespan_within). */
+static inline void grp_busy(struct sim_work *w, struct sgrp *g, stime T)
+{
+	g->lb += T - g->idle0;
+	if (__builtin_expect(g->lb > w->lbcut, 0)) {
+		w->cut = 1;
+		w->halt = 1;
+	}
+}
+
 /* Load the work of u's current record into rem. */
 static inline void load_work(struct sim_work *w, uint32_t u)
 {
 	const struct trace_rec *r = cur_rec(w, u);
+	/* u performs r no earlier than its work ends, most often after
+	 * other threads' steps: fetch what it will need meanwhile (its
+	 * stream's next cache line; r's mutex) */
+	__builtin_prefetch(r + 3);
+	if (r->op <= TRACE_TRYLOCK && r->op >= TRACE_LOCK)
+		__builtin_prefetch(&w->mx[r->a]);
 	uint64_t wk = r->work;
 	if (r->op == TRACE_CREATE)
 		wk += w->par->create_cost;

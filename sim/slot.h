@@ -89,6 +89,7 @@ static void slot_idle(struct sim_work *w, uint32_t s, stime T, uint32_t gone)
 	struct sgrp *g = slot_group(w, s);
 	uint32_t u = q_pop(w, &g->rqh, &g->rqt);
 	if (u == NIL) {
+		grp_idle(g, T);
 		heap_del(w, gone);
 		if (SLOT_RR)
 			heap_del(w, slot_qid(w, s));
@@ -108,6 +109,8 @@ static void slot_enqueue(struct sim_work *w, uint32_t u, stime T)
 	for (uint32_t i = 0; i < g->nslots; i++) {
 		uint32_t s = g->slot0 + i;
 		if (w->sl[s].run < 0) {
+			if (g->nslots == 1)
+				grp_busy(w, g, T);
 			slot_start(w, s, u, T);
 			return;
 		}

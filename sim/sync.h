@@ -28,20 +28,26 @@
 /* ------------------------------------------------------------------ */
 /* Mutexes */
 
-static void held_push(struct sim_work *w, uint32_t u, uint32_t m)
+/* The mutexes each thread holds, in the order it took them, are only
+ * read by a blocked signaller: kept only when the program has a signal
+ * or broadcast (w->held_on). */
+static inline void held_push(struct sim_work *w, uint32_t u, uint32_t m)
 {
 	struct sth *t = &w->th[u];
-	if (t->nheld < w->p->maxheld[u])
+	if (w->held_on && t->nheld < w->p->maxheld[u])
 		w->held[t->hbase + t->nheld++] = m;
 }
 
-static void held_remove(struct sim_work *w, uint32_t u, uint32_t m)
+static inline void held_remove(struct sim_work *w, uint32_t u, uint32_t m)
 {
+	if (!w->held_on)
+		return;
 	struct sth *t = &w->th[u];
 	uint32_t *h = w->held + t->hbase;
 	for (uint32_t i = t->nheld; i-- > 0;) {
 		if (h[i] == m) {
-			memmove(h + i, h + i + 1, (t->nheld - i - 1) * sizeof *h);
+			for (uint32_t j = i + 1; j < t->nheld; j++)
+				h[j - 1] = h[j];
 			t->nheld--;
 			return;
 		}
@@ -79,6 +85,17 @@ static inline uint32_t mq_pop(struct sim_work *w, struct smutex *mx)
 	return id;
 }
 
+/* A work queue (sim_params.pool): worker u acquires the queue's mutex
+ * with its current record r, a `lock`: it goes on after the next
+ * segment's `lock M` record instead of its own (sim.h, "Work queues"). */
+static inline void pool_take(struct sim_work *w, uint32_t u, const struct trace_rec *r)
+{
+	const struct sim_pool *pl = w->pool;
+	if (pl && r->op == TRACE_LOCK && r->a == pl->m && pl->member[u] &&
+	    w->pool_next < pl->nseg)
+		w->th[u].cur = pl->seg[w->pool_next++];
+}
+
 /* v was handed mutex m at T (it was queued: lock, a woken cwait). */
 static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, stime T)
 {
@@ -86,6 +103,8 @@ static void mutex_granted(struct sim_work *w, uint32_t v, uint32_t m, stime T)
 	if (w->flags & SIM_SCHEDULE)
 		sim_sy_add(w, v, t->cur, T, w->cur_releaser);
 	held_push(w, v, m);
+	if (w->pool)
+		pool_take(w, v, cur_rec(w, v));
 	proceed(w, v, T);
 }
 

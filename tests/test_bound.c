@@ -871,6 +871,21 @@ static void test_params_figure(void **state)
 	assert_string_equal(br.lower_str, "40");
 	assert_int_equal(br.n, 3);
 	assert_true(br.p > 1.5714 && br.p < 1.5715);
+	/* the two halves allocate uses (the analytic bound on a thread of its
+	 * own): the lower half alone has lower 40 and no bound yet; with the
+	 * upper half, the same values (hand-derived above) */
+	struct bound_result h;
+	assert_int_equal(bound_for_trace_lower(tr, 2, 2, NULL, &h), BOUND_OK);
+	assert_string_equal(h.lower_str, "40");
+	assert_string_equal(h.bound_str, "");
+	assert_int_equal(h.n, 0);
+	assert_int_equal(bound_for_trace_upper(tr, 3, 2, NULL, &h), BOUND_EINVAL); /* other k */
+	assert_string_equal(h.lower_str, "40"); /* left as it was */
+	assert_int_equal(bound_for_trace_upper(tr, 2, 2, NULL, &h), BOUND_OK);
+	assert_string_equal(h.bound_str, "55");
+	assert_string_equal(h.lower_str, "40");
+	assert_int_equal(h.n, 3);
+	assert_true(h.p == br.p && h.lower_any == br.lower_any);
 	mpq_clear(t);
 	bound_prog_release(&bp);
 	trace_free(tr);

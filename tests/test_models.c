@@ -1411,6 +1411,121 @@ static void test_cli_model(void **state)
  * independent run on a program of its own), and a Direct-only program
  * never builds it.
  */
+/*
+ * Work queues (sim_pool_new; docs/models.md, "Work queues").  Two workers
+ * of mutex 1, recorded on one processor (line numbers in comments):
+ *   worker 2 took tasks of 40 and 40, worker 3 one of 10.
+ * Segments, in file order of the workers' `lock 1` records:
+ *   s0 after line 4:  unlock, lock (work 40)
+ *   s1 after line 6:  unlock, lock (work 10)
+ *   s2 after line 8:  unlock, lock (work 40)
+ *   s3 after line 10: unlock, exit          (a worker's last)
+ *   s4 after line 13: unlock, exit
+ * Without the pool, each replays its own: 2 on processor 0 needs 80, 3 on
+ * processor 1 needs 10: makespan 80.  With it, at 0 worker 2 (lower id
+ * first) takes s0 and works 40; worker 3 takes s1 and works 10, at 10
+ * takes s2 and works 40 (10..50); at 40 worker 2 takes s3 and exits; at
+ * 50 worker 3 takes s4 and exits; main joins at 50.  CPU: worker 2 40,
+ * worker 3 50.  On one processor: the total work, 90.  Unbound on two:
+ * as bound, 50.
+ */
+static const char pool_trace[] =
+	"shadowbind-trace 1\n"          /* 1 */
+	"1 0 create 2\n"                /* 2 */
+	"1 0 create 3\n"                /* 3 */
+	"2 0 lock 1\n"                  /* 4 */
+	"2 0 unlock 1\n"                /* 5 */
+	"3 0 lock 1\n"                  /* 6 */
+	"3 0 unlock 1\n"                /* 7 */
+	"2 40 lock 1\n"                 /* 8 */
+	"2 0 unlock 1\n"                /* 9 */
+	"3 10 lock 1\n"                 /* 10 */
+	"3 0 unlock 1\n"                /* 11 */
+	"3 0 exit\n"                    /* 12 */
+	"2 40 lock 1\n"                 /* 13 */
+	"2 0 unlock 1\n"                /* 14 */
+	"2 0 exit\n"                    /* 15 */
+	"1 0 join 2\n"                  /* 16 */
+	"1 0 join 3\n"                  /* 17 */
+	"1 0 exit\n";                   /* 18 */
+
+static void test_pool(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *spec;      /* NULL: no pool */
+		enum sim_mode mode;
+		uint32_t k;
+		enum sim_model model;
+		int rc;
+		uint64_t makespan, cpu2, cpu3;
+	} cases[] = {
+		{NULL, SIM_BOUND, 2, SIM_DIRECT, SIM_OK, 80, 80, 10},
+		{"2-3", SIM_BOUND, 2, SIM_DIRECT, SIM_OK, 50, 40, 50},
+		{"2,3", SIM_BOUND, 2, SIM_AUTO, SIM_OK, 50, 40, 50},
+		{"2-3", SIM_BOUND, 1, SIM_DIRECT, SIM_OK, 90, 40, 50},
+		{"2-3", SIM_UNBOUND, 2, SIM_DIRECT, SIM_OK, 50, 40, 50},
+		{"2-3", SIM_BOUND, 2, SIM_STRICT, SIM_EINVAL, 0, 0, 0},
+		{"2-3", SIM_BOUND, 2, SIM_CLIENT_SERVER, SIM_EINVAL, 0, 0, 0},
+	};
+	struct tu_sim c;
+	tu_sim_open(&c, pool_trace);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sim_pool *pool = NULL;
+		char why[200];
+		if (cases[i].spec)
+			assert_int_equal(sim_pool_new(c.p, cases[i].spec, &pool, why, sizeof why), 0);
+		struct sim_params par;
+		sim_params_init(&par);
+		par.cpus = cases[i].k;
+		par.mode = cases[i].mode;
+		par.model = cases[i].model;
+		par.pool = pool;
+		int32_t b[3] = {0, 0, cases[i].k > 1 ? 1 : 0}; /* dense: threads 1, 2, 3 */
+		struct sim_result res;
+		int rc = sim_run(c.p, c.w, &par, cases[i].mode == SIM_BOUND ? b : NULL, SIM_STATS,
+		                 &res);
+		if (rc != cases[i].rc)
+			fail_msg("case %zu: status %d, expected %d", i, rc, cases[i].rc);
+		if (rc == SIM_OK) {
+			if (res.makespan.num != cases[i].makespan || res.makespan.den != 1)
+				fail_msg("case %zu: makespan %llu/%llu, expected %llu", i,
+				         (unsigned long long)res.makespan.num,
+				         (unsigned long long)res.makespan.den,
+				         (unsigned long long)cases[i].makespan);
+			assert_int_equal(res.threads[1].cpu.num, cases[i].cpu2);
+			assert_int_equal(res.threads[2].cpu.num, cases[i].cpu3);
+			assert_int_equal(res.model, SIM_DIRECT);
+		}
+		sim_pool_free(pool);
+	}
+	/* the pool's facts, and the specs it refuses */
+	struct sim_pool *pool = NULL;
+	char why[200];
+	assert_int_equal(sim_pool_new(c.p, "2-3", &pool, why, sizeof why), 0);
+	assert_int_equal(sim_pool_workers(pool), 2);
+	assert_int_equal(sim_pool_segments(pool), 5);
+	assert_int_equal(sim_pool_mutex(pool), 0);
+	sim_pool_free(pool);
+	static const struct {
+		const char *spec, *why;
+	} bad[] = {
+		{"2", "a pool needs two workers"},
+		{"1-3", "thread 1 never locks"},
+		{"2-4", "no thread 4"},
+		{"nobody", "names 0 thread(s)"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		pool = (struct sim_pool *)&why; /* must come back NULL */
+		assert_int_equal(sim_pool_new(c.p, bad[i].spec, &pool, why, sizeof why), -1);
+		assert_null(pool);
+		if (!strstr(why, bad[i].why))
+			fail_msg("pool %s: '%s' does not say '%s'", bad[i].spec, why, bad[i].why);
+	}
+	sim_pool_free(NULL);
+	tu_sim_close(&c);
+}
+
 static void test_lazy_pairing(void **state)
 {
 	(void)state;
@@ -1468,6 +1583,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_cases),
+		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_deadlock_report),
 		cmocka_unit_test(test_random_traces),
 		cmocka_unit_test(test_one_processor),

@@ -283,27 +283,47 @@ static int allowed_cpus(int *cpu, int max)
 	return n;
 }
 
-/* Run `affinity 3` (threads 1..4) under `binding`; check each thread's
- * affinity is the single CPU want[t-1]. */
+/* Run `affinity 3` (threads 1..4) under `binding`, with the launcher and
+ * then recorded bound (shadowbind-record --binding); check each thread's
+ * affinity is the single CPU want[t-1], and that the bound recording is a
+ * valid trace of the 4 threads. */
 static void run_affinity(const char *binding, const int *want)
 {
 	char *bpath = tu_tmpfile(binding);
-	char *out = NULL, *err = NULL;
 	need_example("affinity");
-	int st = tu_cmdf("shadowbind-run", &out, &err, "--binding '%s' -- '%s/affinity' 3", bpath,
-	                 g_ex);
-	if (st != 0)
-		fail_msg("shadowbind-run: status %d: %s", st, err);
-	for (int t = 1; t <= 4; t++) {
-		char line[64];
-		snprintf(line, sizeof line, "thread %d cpus %d\n", t, want[t - 1]);
-		if (!strstr(out, line))
-			fail_msg("want '%s' in:\n%s", line, out);
+	for (int rec = 0; rec < 2; rec++) {
+		char *out = NULL, *err = NULL;
+		int st = rec ? tu_cmdf("shadowbind-record", &out, &err,
+		                       "--binding '%s' -o '%s/affb.trace' -- '%s/affinity' 3", bpath,
+		                       g_dir, g_ex)
+		             : tu_cmdf("shadowbind-run", &out, &err,
+		                       "--binding '%s' -- '%s/affinity' 3", bpath, g_ex);
+		if (st != 0)
+			fail_msg("%s: status %d: %s", rec ? "shadowbind-record" : "shadowbind-run", st,
+			         err);
+		for (int t = 1; t <= 4; t++) {
+			char line[64];
+			snprintf(line, sizeof line, "thread %d cpus %d\n", t, want[t - 1]);
+			if (!strstr(out, line))
+				fail_msg("%s: want '%s' in:\n%s", rec ? "recording" : "launcher", line,
+				         out);
+		}
+		if (rec) {
+			char path[PATH_MAX + 64];
+			snprintf(path, sizeof path, "%s/affb.trace", g_dir);
+			struct trace *tr;
+			struct trace_error e;
+			if (trace_read_file(path, &tr, &e) < 0)
+				fail_msg("bound recording is not valid: %s", e.msg);
+			assert_int_equal(tr->nthreads, 4);
+			trace_free(tr);
+			unlink(path);
+		}
+		free(out);
+		free(err);
 	}
 	unlink(bpath);
 	free(bpath);
-	free(out);
-	free(err);
 }
 
 static void test_pinning(void **state)

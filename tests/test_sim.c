@@ -1074,6 +1074,18 @@ static void test_cutoff(void **state)
 						dl++;
 				}
 				checked++;
+				/* sim_makespan_within: the same, except that a
+				 * run that deadlocks (fixed model) may be cut
+				 * instead; under SIM_AUTO exactly the above. */
+				sim_time got2;
+				int rc3 = sim_makespan_within(c.p, c.w, &par, b, cuts[j], &got2);
+				if (par.model == SIM_AUTO || rc == SIM_OK) {
+					assert_int_equal(rc3, rc2);
+					assert_true(sim_time_cmp(got2, got) == 0);
+				} else {
+					assert_true(rc3 == rc2 || rc3 == SIM_CUTOFF);
+					assert_int_equal(got2.num, 0);
+				}
 			}
 		}
 		free(b);
@@ -1096,6 +1108,49 @@ static void test_cutoff(void **state)
 	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, NULL, 9, &got), SIM_CUTOFF);
 	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, NULL, 10, &got), SIM_DEADLOCK);
 	assert_int_equal(got.num, 0);
+	tu_sim_close(&c);
+
+	/* sim_makespan_within stops on a processor's work plus idle time.
+	 * k = 3, thread i on processor i - 1.  Thread 2 takes mutex 1 at
+	 * 0 and asks for 2 at 10; thread 3, created at 5 (processor 2 idle
+	 * until then), takes mutex 2 at 5 and asks for 1 at 15: the run
+	 * deadlocks at 15.  Thread 3's work is 10 + 500, so from 5 on, 510
+	 * + 5 = 515 is a lower bound on any makespan. */
+	static const char idle_dl[] =
+		"shadowbind-trace 1\n"
+		"1 0 create 2\n"
+		"1 5 create 3\n"
+		"2 0 lock 1\n"
+		"2 10 lock 2\n"
+		"2 0 unlock 2\n"
+		"2 0 unlock 1\n"
+		"2 0 exit\n"
+		"3 0 lock 2\n"
+		"3 10 lock 1\n"
+		"3 500 unlock 1\n"
+		"3 0 unlock 2\n"
+		"3 0 exit\n"
+		"1 0 join 2\n"
+		"1 0 join 3\n"
+		"1 0 exit\n";
+	tu_sim_open(&c, idle_dl);
+	par.cpus = 3;
+	par.model = SIM_DIRECT;
+	const int32_t bind[3] = {0, 1, 2};
+	assert_int_equal(sim_run(c.p, c.w, &par, bind, 0, &res), SIM_DEADLOCK);
+	assert_time(res.makespan, 15, 1);
+	assert_int_equal(sim_makespan_cutoff(c.p, c.w, &par, bind, 514, &got), SIM_DEADLOCK);
+	assert_int_equal(sim_makespan_within(c.p, c.w, &par, bind, 514, &got), SIM_CUTOFF);
+	assert_int_equal(got.num, 0);
+	assert_int_equal(sim_makespan_within(c.p, c.w, &par, bind, 515, &got), SIM_DEADLOCK);
+	assert_int_equal(sim_makespan_within(c.p, c.w, &par, bind, 14, &got), SIM_CUTOFF);
+	/* under SIM_AUTO the scheme sees Direct's deadlock (client-server
+	 * takes over): as sim_makespan_cutoff */
+	par.model = SIM_AUTO;
+	sim_time g1, g2;
+	int r1 = sim_makespan_cutoff(c.p, c.w, &par, bind, 514, &g1);
+	assert_int_equal(sim_makespan_within(c.p, c.w, &par, bind, 514, &g2), r1);
+	assert_true(sim_time_cmp(g1, g2) == 0);
 	tu_sim_close(&c);
 }
 

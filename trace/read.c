@@ -138,6 +138,10 @@ void tr_opmap_init(struct tr_opmap *m)
 		m->len[k] = (uint8_t)n;
 		m->op[k] = (uint8_t)op;
 	}
+	for (int op = 0; op < TRACE_NOPS; op++)
+		if (trace_ops[op].arg[0].type == TRACE_ARG_OBJ &&
+		    trace_ops[op].arg[1].type == TRACE_ARG_NONE)
+			m->one[op] = (uint8_t)(1 + trace_ops[op].arg[0].kind);
 }
 
 static inline int op_lookup(const struct tr_opmap *m, const char *s, size_t n)
@@ -302,12 +306,41 @@ static int grow32(uint32_t **a, uint32_t cap)
 	return 0;
 }
 
-static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
+/* Grow the direct table of o to cover `key` if that keeps it within
+ * TR_DIR_SPREAD entries per object (counting the one being added).
+ * Returns 0, or -1 when out of memory. */
+static int dir_grow(struct tr_obj *o, uint32_t key)
+{
+	size_t cap = o->dcap ? o->dcap : 64;
+	while (cap <= key)
+		cap *= 2;
+	size_t lim = ((size_t)o->n + 1) * TR_DIR_SPREAD;
+	if (cap > lim && cap > TR_DIR_MIN)
+		return 0;
+	uint32_t *d = realloc(o->dir, cap * sizeof *d);
+	if (!d)
+		return -1;
+	memset(d + o->dcap, 0xff, (cap - o->dcap) * sizeof *d);
+	/* ids now covered that the map holds: the map keeps them, unused */
+	for (uint32_t i = 0; i < o->n; i++)
+		if (o->id[i] >= o->dcap && o->id[i] < cap)
+			d[o->id[i]] = i;
+	o->dir = d;
+	o->dcap = (uint32_t)cap;
+	return 0;
+}
+
+static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
+                      uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
 	if (o->n >= UINT32_MAX - 1)
 		return -1;
-	if (((size_t)o->n + 1) * 2 > (size_t)o->mask + 1 && obj_rehash(&P->hash, o))
+	if (key >= o->dcap && dir_grow(o, key))
+		return -1;
+	int direct = key < o->dcap;
+	if (!direct && ((size_t)o->hn + 1) * 2 > (size_t)o->mask + 1 &&
+	    obj_rehash(&P->hash, o))
 		return -1;
 	if (o->n == o->cap) {
 		uint32_t cap = o->cap ? (o->cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : o->cap * 2) : 16;
@@ -315,7 +348,8 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 			return -1;
 		if (kind == TRACE_K_THREAD &&
 		    (grow32(&P->th_name, cap) || grow32(&P->th_name_line, cap) ||
-		     grow32(&P->th_first_use, cap)))
+		     grow32(&P->th_first_use, cap) || grow32(&P->th_last, cap) ||
+		     grow32(&P->th_cw0, cap)))
 			return -1;
 		if (kind == TRACE_K_SEM &&
 		    (grow32(&P->sem_init, cap) || grow32(&P->sem_declared, cap) ||
@@ -328,28 +362,43 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
 	if (kind == TRACE_K_THREAD) {
 		P->th_name[d] = TRACE_NONE;
 		P->th_name_line[d] = 0;
-		P->th_first_use[d] = 0;
+		P->th_first_use[d] = line;
+		P->th_last[d] = TRACE_NONE;
+		P->th_cw0[d] = TRACE_NONE;
 	} else if (kind == TRACE_K_SEM) {
 		P->sem_init[d] = 0;
 		P->sem_declared[d] = 0;
 		P->sem_line[d] = 0;
-		P->sem_first_use[d] = 0;
+		P->sem_first_use[d] = line;
 	}
-	size_t k = hpos(&P->hash, key, o->shift);
+	*idx = d;
 	P->probes.obj_inserts++;
 	P->probes.obj_probes++;
+	if (direct) {
+		o->dir[key] = d;
+		return 0;
+	}
+	size_t k = hpos(&P->hash, key, o->shift);
 	while (o->slot[k] != EMPTY) {
 		k = (k + 1) & o->mask;
 		P->probes.obj_probes++;
 	}
 	o->slot[k] = (uint64_t)key << 32 | d;
-	*idx = d;
+	o->hn++;
 	return 0;
 }
 
-static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx)
+/* The dense index of object `key` of `kind`, added if new; `line`: the
+ * line of the record that names it (its first use, if new), 0 for a
+ * declaration.  (A first use matters only for an object added by a
+ * record: a declaration of an object added by a declaration is an error
+ * of its own.) */
+static int obj_get_map(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
+                       uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
+	if (key < o->dcap) /* not in dir[]: new */
+		return obj_insert(P, kind, key, line, idx);
 	unsigned c = key % TR_OBJCACHE;
 	if (o->cache[c].key == key) {
 		*idx = o->cache[c].idx;
@@ -363,15 +412,31 @@ static inline int obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t *idx
 			break;
 		}
 		if (v == EMPTY) {
-			if (obj_insert(P, kind, key, idx))
+			if (obj_insert(P, kind, key, line, idx))
 				return -1;
 			break;
 		}
 		k = (k + 1) & o->mask;
 	}
+	/* (an insert may have grown dir[] over key: the cache is not
+	 * consulted for such keys any more) */
 	o->cache[c].key = key;
 	o->cache[c].idx = *idx;
 	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t line, uint32_t *idx)
+{
+	struct tr_obj *o = &P->obj[kind];
+	if (key < o->dcap) {
+		uint32_t d = o->dir[key];
+		if (d != TRACE_NONE) {
+			*idx = d;
+			return 0;
+		}
+	}
+	return obj_get_map(P, kind, key, line, idx);
 }
 
 /* ---------------------------------------------------------------------
@@ -498,6 +563,8 @@ static const char *bad_opnum(struct tr_p1 *P, const char *op, const char *what,
 static int rec_grow(struct tr_p1 *P)
 {
 	size_t cap = P->rcap ? P->rcap * 2 : 4096;
+	if (cap > P->lim.max_rec)
+		cap = (size_t)P->lim.max_rec;
 	struct trace_rec *r = realloc(P->rec, cap * sizeof *r);
 	if (!r)
 		return -1;
@@ -523,10 +590,14 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
           uint64_t work)
 {
 	uint32_t line = P->line;
-	if (P->nrec >= P->lim.max_rec) {
-		perr(P, "too many records (at most %llu)",
-		     (unsigned long long)P->lim.max_rec);
-		return 0;
+	if (P->nrec == P->rcap) { /* rcap <= max_rec */
+		if (P->nrec >= P->lim.max_rec) {
+			perr(P, "too many records (at most %llu)",
+			     (unsigned long long)P->lim.max_rec);
+			return 0;
+		}
+		if (rec_grow(P))
+			return oom(P), 0;
 	}
 	P->total += work;
 	if (P->total >= P->lim.max_work) {
@@ -537,12 +608,8 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 			     (unsigned long long)(P->lim.max_work - 1));
 		return 0;
 	}
-	if (!P->th_first_use[t])
-		P->th_first_use[t] = line;
 	if (!P->first_rec_line)
 		P->first_rec_line = line;
-	if (P->nrec == P->rcap && rec_grow(P))
-		return oom(P), 0;
 	if (lo != TRACE_NONE && !P->loc) {
 		P->loc = malloc(P->rcap * sizeof *P->loc);
 		if (!P->loc)
@@ -550,10 +617,30 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 		for (size_t i = 0; i < P->nrec; i++)
 			P->loc[i] = TRACE_NONE;
 	}
-	P->rec[P->nrec] = *r;
-	P->tid[P->nrec] = t;
+	uint32_t i = (uint32_t)P->nrec, prev = P->th_last[t];
+	P->rec[i] = *r;
+	P->tid[i] = t;
 	if (P->loc)
-		P->loc[P->nrec] = lo;
+		P->loc[i] = lo;
+	P->th_last[t] = i;
+	if (r->op == TRACE_CWAIT) {
+		/* the replay registers the waiter after the thread's previous
+		 * record (or at its create): say so there */
+		if (prev == TRACE_NONE) {
+			P->th_cw0[t] = i;
+		} else {
+			if (P->ncw == P->cwcap) {
+				size_t cap = P->cwcap ? P->cwcap * 2 : 64;
+				uint64_t *c = realloc(P->cw, cap * sizeof *c);
+				if (!c)
+					return oom(P), 0;
+				P->cw = c;
+				P->cwcap = cap;
+			}
+			P->cw[P->ncw++] = (uint64_t)prev << 32 | i;
+			P->rec[prev].op |= TR_CWNEXT;
+		}
+	}
 	P->nrec++;
 	return 1;
 }
@@ -568,7 +655,7 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 	p = num(p, &v);
 	if (v >= TRACE_ID_LIMIT)
 		return bad_num(P, "thread id", s, p, v, "2^31");
-	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, &t))
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, line, &t))
 		return oom(P);
 	p = skip_ws(p);
 	if (at_end(p))
@@ -614,16 +701,9 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 			int k = O->arg[i].kind;
 			if (v >= TRACE_ID_LIMIT)
 				return bad_num(P, trace_kinds[k].id, o, p, v, "2^31");
-			if (obj_get(P, k, (uint32_t)v, &d))
+			if (obj_get(P, k, (uint32_t)v, line, &d))
 				return oom(P);
 			*f = d;
-			if (k == TRACE_K_THREAD) {
-				if (!P->th_first_use[d])
-					P->th_first_use[d] = line;
-			} else if (k == TRACE_K_SEM) {
-				if (!P->sem_first_use[d])
-					P->sem_first_use[d] = line;
-			}
 			break;
 		}
 		case TRACE_ARG_DURATION:
@@ -716,6 +796,14 @@ static inline uint64_t value8(uint64_t w, unsigned n)
 	        (((w >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
 }
 
+/* The same for n in 1..4, in 32 bits (cheaper; the common case). */
+static inline uint64_t value4(uint64_t w, unsigned n)
+{
+	uint32_t x = ((uint32_t)w - 0x30303030u) << (8 * (4 - n));
+	x = x * 10 + (x >> 8);
+	return (x & 0xff) * 100 + ((x >> 16) & 0xff);
+}
+
 static const uint64_t pow10_[8] = { 1, 10, 100, 1000, 10000, 100000,
 	                            1000000, 10000000 };
 
@@ -731,7 +819,7 @@ fnum(const char *p, int lf, uint64_t *v)
 	if (n < 8) {
 		if (p[n] != ' ' && !(lf && p[n] == '\n'))
 			return NULL;
-		*v = value8(w, n);
+		*v = n <= 4 ? value4(w, n) : value8(w, n);
 		return p + n;
 	}
 	uint64_t w2 = ld64(p + 8);
@@ -774,7 +862,7 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	p = s + n;
 	const struct trace_opinfo *O = &trace_ops[op];
 	/* the most common shape first: one object */
-	int one = O->arg[0].type == TRACE_ARG_OBJ && O->arg[1].type == TRACE_ARG_NONE;
+	int one = P->opmap.one[op];
 	if (one) {
 		if (*p != ' ' || !(p = fnum(p + 1, 1, &v[0])) || v[0] >= TRACE_ID_LIMIT)
 			return NULL;
@@ -846,29 +934,27 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	struct trace_rec r;
 	uint32_t t, d, line = P->line, lo = TRACE_NONE;
 	uint64_t dur = 0;
-	if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, &t))
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, line, &t))
 		return oom(P);
 	r.work = w;
 	r.line = line;
 	r.op = (uint8_t)op;
 	r.a = (uint32_t)v[0];
 	r.b = (uint32_t)v[1];
-	for (int i = 0; i < 2 - one; i++) {
+	if (one) {
+		if (obj_get(P, one - 1, (uint32_t)v[0], line, &d))
+			return oom(P);
+		r.a = d;
+	}
+	for (int i = 0; !one && i < 2; i++) {
 		if (O->arg[i].type == TRACE_ARG_OBJ) {
 			int k = O->arg[i].kind;
-			if (obj_get(P, k, (uint32_t)v[i], &d))
+			if (obj_get(P, k, (uint32_t)v[i], line, &d))
 				return oom(P);
 			if (i)
 				r.b = d;
 			else
 				r.a = d;
-			if (k == TRACE_K_THREAD) {
-				if (!P->th_first_use[d])
-					P->th_first_use[d] = line;
-			} else if (k == TRACE_K_SEM) {
-				if (!P->sem_first_use[d])
-					P->sem_first_use[d] = line;
-			}
 		} else if (O->arg[i].type == TRACE_ARG_DURATION) {
 			r.a = (uint32_t)v[0];
 			r.b = (uint32_t)(v[0] >> 32);
@@ -993,7 +1079,7 @@ static const char *parse_thread(struct tr_p1 *P, const char *p)
 	p = tail(P, p, s, (size_t)(e - s));
 	if (!p)
 		return NULL;
-	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, &t))
+	if (obj_get(P, TRACE_K_THREAD, (uint32_t)v, 0, &t))
 		return oom(P);
 	if (P->th_name[t] != TRACE_NONE)
 		FAIL("thread %u already named at line %u", (unsigned)v,
@@ -1031,7 +1117,7 @@ static const char *parse_sem(struct tr_p1 *P, const char *p)
 	p = tail(P, p, s, (size_t)(p - s));
 	if (!p)
 		return NULL;
-	if (obj_get(P, TRACE_K_SEM, (uint32_t)v, &d))
+	if (obj_get(P, TRACE_K_SEM, (uint32_t)v, 0, &d))
 		return oom(P);
 	if (P->sem_declared[d])
 		FAIL("semaphore %u declared twice (first at line %u)",
@@ -1083,8 +1169,12 @@ static const char *parse_other(struct tr_p1 *P, const char *p)
  * error in *P->err. */
 static int parse_block(struct tr_p1 *P, const char *p, const char *end)
 {
+	/* a line has at least one byte: no test of the line limit while the
+	 * block cannot reach it */
+	int check = (size_t)(end - p) >= (size_t)(P->lim.max_line - P->line);
+	int fast = !P->lim.slow_only;
 	while (p < end) {
-		if (P->line >= P->lim.max_line) {
+		if (check && P->line >= P->lim.max_line) {
 			tr_err(P->err, P->file, 0, "more than %u lines",
 			       (unsigned)P->lim.max_line);
 			P->err_line = UINT32_MAX;
@@ -1092,11 +1182,14 @@ static int parse_block(struct tr_p1 *P, const char *p, const char *end)
 		}
 		P->line++;
 		P->line_start = p;
-		p = skip_ws(p);
 		unsigned c = (unsigned char)*p;
+		if (c - '0' >= 10) {
+			p = skip_ws(p);
+			c = (unsigned char)*p;
+		}
 		if (c - '0' < 10 && P->magic) {
 			int slow = 1;
-			const char *q = P->lim.slow_only ? NULL : record_fast(P, p, &slow);
+			const char *q = fast ? record_fast(P, p, &slow) : NULL;
 			p = slow ? parse_record(P, p) : q;
 		}
 		else if (c == '\n')
@@ -1262,11 +1355,15 @@ void tr_p1_release(struct tr_p1 *P)
 	free(P->loc);
 	for (int k = 0; k < TRACE_NKINDS; k++) {
 		free(P->obj[k].slot);
+		free(P->obj[k].dir);
 		free(P->obj[k].id);
 	}
 	free(P->th_name);
 	free(P->th_name_line);
 	free(P->th_first_use);
+	free(P->th_last);
+	free(P->th_cw0);
+	free(P->cw);
 	free(P->sem_init);
 	free(P->sem_declared);
 	free(P->sem_line);

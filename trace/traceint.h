@@ -139,12 +139,23 @@ uint64_t tr_hash_bytes(const struct tr_hash *h, const char *s, size_t n);
  * Pass 1 (read.c) -> pass 2 (validate.c).
  */
 
-/* External id -> dense index, per object kind; open addressing. */
+/* External id -> dense index, per object kind: ids below dcap in a
+ * direct table (no hashing: traces mostly number their objects from 0 or
+ * 1 up), the others in a keyed open-addressing map.  The direct table
+ * grows to cover a new id while it stays at most TR_DIR_SPREAD times the
+ * objects (or TR_DIR_MIN entries): 4 * TR_DIR_SPREAD bytes per object at
+ * most, whatever the ids. */
 #define TR_OBJCACHE 64
+#define TR_DIR_MIN 4096
+#define TR_DIR_SPREAD 8
 struct tr_obj {
+	uint32_t *dir;   /* [dcap] dense index of id, or TRACE_NONE         */
+	uint32_t dcap;   /* ids below it are (only) in dir[]: 0 or a power
+	                    of two                                          */
 	uint64_t *slot;  /* key << 32 | index; empty: UINT64_MAX            */
 	uint32_t mask;   /* slots - 1                                       */
 	int shift;       /* 64 - log2(slots)                                */
+	uint32_t hn;     /* ids in slot[]                                   */
 	uint32_t n;      /* objects                                         */
 	struct {         /* ids seen lately, by id mod TR_OBJCACHE (a miss
 	                    costs one lookup in slot[], so no input makes it
@@ -162,6 +173,8 @@ struct tr_opmap {
 	uint64_t w0[1 << TR_OPMAP_BITS], w1[1 << TR_OPMAP_BITS];
 	uint8_t len[1 << TR_OPMAP_BITS];   /* its length; 0: empty slot      */
 	uint8_t op[1 << TR_OPMAP_BITS];
+	uint8_t one[TRACE_NOPS];   /* by op: 1 + the kind of its only operand
+	                              if that is an object, else 0         */
 };
 void tr_opmap_init(struct tr_opmap *m);
 
@@ -194,8 +207,14 @@ struct tr_p1 {
 	size_t nrec, rcap;
 
 	struct tr_obj obj[TRACE_NKINDS];
-	/* side arrays of obj[TRACE_K_THREAD] */
-	uint32_t *th_name, *th_name_line, *th_first_use;
+	/* side arrays of obj[TRACE_K_THREAD]; th_last: its last record so
+	 * far, th_cw0: its first record if that is a cwait (else NONE) */
+	uint32_t *th_name, *th_name_line, *th_first_use, *th_last, *th_cw0;
+	/* cwaits after a thread's earlier record: prev << 32 | cwait, both
+	 * record indices, in the order of the cwaits; rec[prev].op has
+	 * TR_CWNEXT */
+	uint64_t *cw;
+	size_t ncw, cwcap;
 	/* side arrays of obj[TRACE_K_SEM] */
 	uint32_t *sem_init, *sem_declared, *sem_line, *sem_first_use;
 
@@ -213,6 +232,10 @@ struct tr_p1 {
 	} loccache[1 << TR_LOCCACHE_BITS];
 	uint32_t locmask, nlocs;
 };
+
+/* Bit of a pass-1 record's op: the thread's next record is a cwait (the
+ * replay registers the waiter right after this record). */
+#define TR_CWNEXT 0x80
 
 void tr_p1_release(struct tr_p1 *P);
 

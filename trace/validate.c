@@ -24,6 +24,7 @@
 
 struct vth {
 	uint32_t first, cur, end; /* records [first, end), next: cur       */
+	uint32_t last_line;       /* line of its record before cur         */
 	uint32_t created;         /* line of its create; 0: the initial
 	                             thread; NOT_CREATED                    */
 	uint32_t exit_line;       /* 0 while it runs                        */
@@ -73,8 +74,12 @@ struct v {
 	struct trace_error err;
 	int oom;
 	int truncated;
-	const struct trace_rec *rec;
+	struct trace_rec *rec;    /* thread-major, written by the replay   */
+	uint32_t *loc;            /* the same for locations, or NULL       */
 	uint32_t *pair;
+	const uint32_t *newidx;   /* pass-1 thread -> dense thread         */
+	const uint32_t *ord;      /* dense thread -> pass-1 thread         */
+	uint32_t thop;            /* bit op: operand a is a thread         */
 	uint32_t *thid;           /* external id of each (new) thread      */
 	struct vth *th;
 	struct vmx *mx;
@@ -237,12 +242,11 @@ static int phantom_release(struct v *V, uint32_t o)
 	return 1;
 }
 
-/* Thread t begins the cwait at record k right after record `prev` (NONE:
- * at its start), on line reg_line. */
-static int reg(struct v *V, uint32_t t, uint32_t k, uint32_t prev,
+/* Thread t begins the cwait c right after record `prev` (NONE: at its
+ * start), on line reg_line. */
+static int reg(struct v *V, uint32_t t, const struct trace_rec *c, uint32_t prev,
                uint32_t reg_line)
 {
-	const struct trace_rec *c = &V->rec[k];
 	struct vmx *m = &V->mx[c->b];
 	struct vth *T = &V->th[t];
 	if (prev != NONE && m->owner == t) {
@@ -260,18 +264,58 @@ static int reg(struct v *V, uint32_t t, uint32_t k, uint32_t prev,
 	return 0;
 }
 
-static int replay(struct v *V, const uint32_t *tid, size_t n)
+/* The whole pages of a[0, bytes) not given back yet (*done: the address
+ * up to which they were) go back to the system (their contents are not
+ * read again; the block is freed later). */
+static void drop_pages(void *a, size_t bytes, uintptr_t *done)
 {
-	const struct trace_rec *rec = V->rec;
-	uint32_t *pair = V->pair;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)a + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)a + bytes) & ~(page - 1);
+	if (*done > lo)
+		lo = *done;
+	if (hi > lo + 16 * page) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*done = hi;
+	}
+}
+
+/* The records of pass 1 (P->rec, file order), n of them, replayed in file
+ * order; each is copied to its thread-major place rec[j] as it is
+ * replayed (one pass over the records, read in order; the pages of the
+ * pass-1 arrays go back to the system behind it, so that the records take
+ * about one copy of memory, not two).  cw[0, ncw): P->cw sorted by the
+ * earlier record. */
+static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
+{
+	struct tr_p1 *P = V->P;
+	struct trace_rec *prec = P->rec, *rec = V->rec;
+	const uint32_t *tid = P->tid, *ploc = P->loc, *newidx = V->newidx;
+	uint32_t *loc = V->loc, *pair = V->pair, thop = V->thop;
 	struct vth *th = V->th;
 	const uint32_t *thid = V->thid;
+	uintptr_t rdone = 0, tdone = 0, ldone = 0;
+	size_t cwn = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t t = tid[i];
+		uint32_t t = newidx[tid[i]];
 		struct vth *T = &th[t];
 		uint32_t j = T->cur;
-		const struct trace_rec *r = &rec[j];
+		struct trace_rec *w = &rec[j];
+		const struct trace_rec *r = w;
+		*w = prec[i];
+		int cwnext = w->op & TR_CWNEXT;
+		w->op &= (uint8_t)~TR_CWNEXT;
+		if (thop >> w->op & 1)
+			w->a = newidx[w->a];
+		if (loc)
+			loc[j] = ploc[i];
+		if ((i & 0xffff) == 0xffff) {
+			drop_pages(prec, (i + 1) * sizeof *prec, &rdone);
+			drop_pages(P->tid, (i + 1) * sizeof *tid, &tdone);
+			if (loc)
+				drop_pages(P->loc, (i + 1) * sizeof *ploc, &ldone);
+		}
 		uint32_t line = r->line;
 #define opn trace_op_name(r->op) /* for messages only */
 
@@ -294,8 +338,8 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 				            thid[c], C->created);
 			C->created = line;
 			if (C->cur < C->end) {
-				if (rec[C->cur].op == TRACE_CWAIT &&
-				    reg(V, c, C->cur, NONE, line))
+				uint32_t k = P->th_cw0[V->ord[c]];
+				if (k != NONE && reg(V, c, &prec[k], NONE, line))
 					return -1;
 			} else if (V->truncated) {
 				V->exhausted++;
@@ -423,7 +467,7 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 		}
 		case TRACE_BARRIER: {
 			struct vbar *b = &V->bar[r->a];
-			uint32_t prev = j > T->first ? rec[j - 1].line : T->created;
+			uint32_t prev = j > T->first ? T->last_line : T->created;
 			if (b->count == 0) {
 				b->size = r->b;
 				b->first_line = line;
@@ -504,13 +548,15 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 
 #undef opn
 		T->cur = j + 1;
-		if (r->op != TRACE_EXIT) {
-			if (j + 1 < T->end) {
-				if (rec[j + 1].op == TRACE_CWAIT && reg(V, t, j + 1, j, line))
-					return -1;
-			} else if (V->truncated) {
-				V->exhausted++;
-			}
+		T->last_line = line;
+		if (cwnext) {
+			/* its next record is a cwait (pass 1 said where) */
+			if (cwn >= ncw || cw[cwn] >> 32 != i)
+				return verr(V, line, "internal error: cwait list");
+			if (reg(V, t, &prec[(uint32_t)cw[cwn++]], j, line))
+				return -1;
+		} else if (V->truncated && r->op != TRACE_EXIT && j + 1 == T->end) {
+			V->exhausted++;
 		}
 	}
 	return 0;
@@ -519,14 +565,13 @@ static int replay(struct v *V, const uint32_t *tid, size_t n)
 /* End of file: every thread exited, every barrier group complete. */
 static int eof_checks(struct v *V, uint32_t nth, const uint32_t *ord)
 {
-	const struct trace_rec *rec = V->rec;
 	for (uint32_t t = 0; t < nth; t++) {
 		const struct vth *T = &V->th[t];
 		if (T->exit_line)
 			continue;
 		if (T->end > T->first)
 			return verr(V, 0, "thread %u has no exit record (last record at line %u)",
-			            V->thid[t], rec[T->end - 1].line);
+			            V->thid[t], T->last_line);
 		if (T->created == NOT_CREATED)
 			return verr(V, 0, "thread %u has no records (named at line %u, never created)",
 			            V->thid[t], V->P->th_name_line[ord[t]]);
@@ -564,22 +609,6 @@ static void *fit(void *a, size_t n, size_t size)
 	}
 	void *b = realloc(a, n * size);
 	return b ? b : a;
-}
-
-/* The whole pages of a[0, bytes) not given back yet (*done: the address
- * up to which they were) go back to the system (their contents are not
- * read again; the block is freed later). */
-static void drop_pages(void *a, size_t bytes, uintptr_t *done)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t)a + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)a + bytes) & ~(page - 1);
-	if (*done > lo)
-		lo = *done;
-	if (hi > lo + 16 * page) {
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-		*done = hi;
-	}
 }
 
 static void v_release(struct v *V, uint32_t ncond)
@@ -643,12 +672,11 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	free(key);
 	key = NULL;
 
-	/* thread-major permutation */
-	uint32_t *tid = P->tid;
-	for (size_t i = 0; i < n; i++) {
-		tid[i] = newidx[tid[i]];
-		V.th[tid[i]].end++;
-	}
+	/* thread-major places: a count per thread (the records are copied
+	 * there by the replay) */
+	const uint32_t *tid = P->tid;
+	for (size_t i = 0; i < n; i++)
+		V.th[newidx[tid[i]]].end++;
 	uint32_t acc = 0;
 	for (uint32_t t = 0; t < nth; t++) {
 		uint32_t c = V.th[t].end;
@@ -658,9 +686,6 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		V.th[t].created = NOT_CREATED;
 		V.th[t].woken_by = NONE;
 	}
-	/* thread-major copy; the pages of the file-order arrays already
-	 * copied go back to the system as the copy proceeds (memory: about
-	 * one copy of the records at any time, not two) */
 	rec = malloc((n ? n : 1) * sizeof *rec);
 	if (P->loc)
 		loc = malloc((n ? n : 1) * sizeof *loc);
@@ -668,30 +693,19 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		voom(&V);
 		goto done;
 	}
-	uintptr_t rdone = 0, ldone = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t j = V.th[tid[i]].cur++;
-		rec[j] = P->rec[i];
-		const struct trace_operand *A = &trace_ops[rec[j].op].arg[0];
-		if (A->type == TRACE_ARG_OBJ && A->kind == TRACE_K_THREAD)
-			rec[j].a = newidx[rec[j].a];
-		if (loc)
-			loc[j] = P->loc[i];
-		if ((i & 0xffff) == 0xffff) {
-			drop_pages(P->rec, (i + 1) * sizeof *rec, &rdone);
-			if (loc)
-				drop_pages(P->loc, (i + 1) * sizeof *loc, &ldone);
-		}
-	}
-	free(P->rec);
-	P->rec = NULL;
-	free(P->loc);
-	P->loc = NULL;
-	for (uint32_t t = 0; t < nth; t++)
-		V.th[t].cur = V.th[t].first;
 	memset(pair, 0xff, (n ? n : 1) * sizeof *pair);
 	V.rec = rec;
+	V.loc = loc;
 	V.pair = pair;
+	V.newidx = newidx;
+	V.ord = ord;
+	for (int op = 0; op < TRACE_NOPS; op++)
+		if (trace_ops[op].arg[0].type == TRACE_ARG_OBJ &&
+		    trace_ops[op].arg[0].kind == TRACE_K_THREAD)
+			V.thop |= 1u << op;
+	/* the cwaits by the record after which they are registered */
+	if (P->ncw)
+		qsort(P->cw, P->ncw, sizeof *P->cw, cmp_u64);
 
 	/* object state */
 	uint32_t nmx = P->obj[TRACE_K_MUTEX].n, nsem = P->obj[TRACE_K_SEM].n;
@@ -721,15 +735,22 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		struct vth *T = &V.th[init];
 		T->created = 0;
 		if (T->cur < T->end) {
-			if (rec[T->cur].op == TRACE_CWAIT &&
-			    reg(&V, init, T->cur, NONE, 0))
+			uint32_t k = P->th_cw0[ord[init]];
+			if (k != NONE && reg(&V, init, &P->rec[k], NONE, 0))
 				goto done;
 		} else if (truncated) {
 			V.exhausted++;
 		}
 	}
 
-	if (replay(&V, tid, n))
+	int bad = replay(&V, n, P->cw, P->ncw);
+	free(P->rec);
+	P->rec = NULL;
+	free(P->tid);
+	P->tid = NULL;
+	free(P->loc);
+	P->loc = NULL;
+	if (bad)
 		goto done;
 	if (truncated)
 		goto done;

@@ -9,6 +9,7 @@
  * program deadlocks under every binding tried.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -130,25 +131,68 @@ static void on_test(void *arg, const int32_t *binding, uint32_t n, int status,
 }
 
 /*
- * The judgement of Paper VII and the lower bound (bound/): computed before
- * the search so that it can stop at the lower bound.  Returns 0 and fills
- * *br, or -1 (then the binding file has no bound/lower lines).
+ * The judgement of Paper VII and the lower bound (bound/).  The lower
+ * bound is computed before the search, so that the search can stop at it;
+ * Paper VII's bound is only reported, so on a machine with more than one
+ * CPU it is computed on a thread of its own while the search runs
+ * (judge_finish waits for it).  The two share only the read-only trace,
+ * and the bound's limits are work counts, so its value does not depend on
+ * which way it ran.
  */
-static int judge(const struct trace *tr, const struct alloc_params *par,
-                 int full, struct bound_result *br)
+struct judge {
+	const struct trace *tr;
+	uint32_t k;
+	uint64_t latency;          /* trace units */
+	struct bound_trace_opts o;
+	struct bound_result *br;
+	int rc;                    /* BOUND_OK or the failure */
+	int threaded;              /* th runs the upper half */
+	pthread_t th;
+};
+
+static void *judge_upper(void *arg)
 {
+	struct judge *j = arg;
+	j->rc = bound_for_trace_upper(j->tr, j->k, j->latency, &j->o, j->br);
+	return NULL;
+}
+
+/* Starts the judgement: 0 with the lower bound in *br (the analytic bound
+ * maybe still being computed), or -1 (no bound/lower lines). */
+static int judge_start(struct judge *j, const struct trace *tr, const struct alloc_params *par,
+                       int full, struct bound_result *br)
+{
+	memset(j, 0, sizeof *j);
+	j->tr = tr;
+	j->k = par->sim.cpus;
+	j->latency = par->sim.latency;
+	j->br = br;
 	/* a tenth of the search's work (bound_trace_opts_budget), or as
 	 * bin/bound computes it (--full-bound) */
-	struct bound_trace_opts o;
-	bound_trace_opts_budget(&o, tr, par->sim.cpus,
+	bound_trace_opts_budget(&j->o, tr, par->sim.cpus,
 	                        full ? 0 : par->max_tests ? par->max_tests
 	                                                  : alloc_default_budget(tr));
 	if (full)
-		o.max_work = BOUND_WORK_DEFAULT;
+		j->o.max_work = BOUND_WORK_DEFAULT;
 	else if (par->time_limit > 0 && !par->max_tests)
-		o.max_seconds = par->time_limit / 10; /* the search is timed anyway */
-	return bound_for_trace_opts(tr, par->sim.cpus, par->sim.latency, &o, br) == BOUND_OK
-	       ? 0 : -1;
+		j->o.max_seconds = par->time_limit / 10; /* the search is timed anyway */
+	j->rc = bound_for_trace_lower(tr, j->k, j->latency, &j->o, br);
+	if (j->rc != BOUND_OK)
+		return -1;
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1 && pthread_create(&j->th, NULL, judge_upper, j) == 0)
+		j->threaded = 1;
+	else
+		judge_upper(j);
+	return 0;
+}
+
+/* Waits for the analytic bound: 0 when *br is complete, else -1. */
+static int judge_finish(struct judge *j)
+{
+	if (j->threaded)
+		pthread_join(j->th, NULL);
+	j->threaded = 0;
+	return j->rc == BOUND_OK ? 0 : -1;
 }
 
 /* The lower bound valid for the model the search used, as printed. */
@@ -308,7 +352,7 @@ int main(int argc, char **argv)
 {
 	cli_omp_passive(argv);
 	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
-	const char *traj_path = NULL;
+	const char *traj_path = NULL, *pool_spec = NULL;
 	int quiet = 0, no_bound = 0, full_bound = 0, list = 0, json = 0, explain = 0;
 	uint32_t progress_fd = 0;
 	uint32_t cpus = 0, restarts = 0;
@@ -337,6 +381,8 @@ int main(int argc, char **argv)
 		         "VIII's scheme (direct, on deadlock client-server,\n"
 		         "then strict) once, to binpacking's allocation,\n"
 		         "and the whole search uses the model it chose"},
+		{CLI_STR, "pool", .metavar = "THREADS", .dst = &pool_spec,
+		 .help = alloc_pool_help},
 		{CLI_GROUP, .help = "Search"},
 		{CLI_FUNC, "algorithm", 'a', .metavar = "NAME", .dst = &algorithm,
 		 .fn = algorithm_opt, .help = "see --list-algorithms (default auto)"},
@@ -473,11 +519,26 @@ int main(int argc, char **argv)
 	struct sim_program *sp = sim_program_new(tr);
 	if (!sp)
 		die_input("%s: out of memory", trace_path);
+	struct sim_pool *pool = NULL;
+	if (pool_spec) {
+		if (par.sim.model != SIM_DIRECT && par.sim.model != SIM_AUTO) {
+			sim_program_free(sp);
+			trace_free(tr);
+			return cli_usage(&cmd, "--pool works with the Direct model only (--model direct or auto)");
+		}
+		if (sim_pool_new(sp, pool_spec, &pool, why, sizeof why) != 0) {
+			sim_program_free(sp);
+			die_input("%s: %s", trace_path, why);
+		}
+		par.sim.pool = pool;
+		no_bound = 1; /* the bound and the lower bound fix each thread's work */
+	}
 
 	struct bound_result br;
 	/* From here on a first signal stops the search cleanly. */
 	cli_signals_install(CLI_SIG_FLAG);
-	int judged = no_bound ? -1 : judge(tr, &par, full_bound, &br);
+	struct judge jd;
+	int judged = no_bound ? -1 : judge_start(&jd, tr, &par, full_bound, &br);
 	if (judged == 0 && par.lower.num == 0)
 		par.lower = sim_time_int(br.lower_any); /* valid for every model */
 
@@ -499,6 +560,8 @@ int main(int argc, char **argv)
 	}
 	struct alloc_result res;
 	int r = alloc_run(sp, &par, &res);
+	if (judged == 0)
+		judged = judge_finish(&jd);
 	if (ps.shown)
 		fprintf(stderr, "\r\033[K");
 	int sig = cli_interrupted();
@@ -512,6 +575,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: the program deadlocks under every binding "
 		        "tried (%" PRIu64 " tests)\n", trace_path, res.tests);
 		alloc_result_release(&res);
+		sim_pool_free(pool);
 		sim_program_free(sp);
 		trace_free(tr);
 		return 3;
@@ -521,6 +585,7 @@ int main(int argc, char **argv)
 		                  : r == ALLOC_ESIM ? "the simulator failed on every "
 		                    "binding (exact-time overflow)"
 		                  : "invalid parameters";
+		sim_pool_free(pool);
 		sim_program_free(sp);
 		trace_free(tr);
 		die_input("%s: %s", trace_path, why);
@@ -615,6 +680,7 @@ int main(int argc, char **argv)
 	if (explain && viz_explain_binding(sp, &par.sim, res.binding, res.model, 3, stderr) != VIZ_OK)
 		fprintf(stderr, "%s: --explain: the binding's run could not be analysed\n", prog);
 	alloc_result_release(&res);
+	sim_pool_free(pool);
 	sim_program_free(sp);
 	trace_free(tr);
 	return sig ? cli_signal_status(sig) : 0;

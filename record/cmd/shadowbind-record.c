@@ -3,6 +3,7 @@
  * pthread program as a shadowbind trace (docs/record.md).
  *
  *   shadowbind-record [-o FILE] [--cpu N | --all-cpus] -- PROGRAM ARGS...
+ *   shadowbind-record [-o FILE] --binding FILE [--trace FILE] -- PROGRAM ARGS...
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,7 +19,7 @@
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *binding = NULL, *btrace = NULL;
 	uint32_t cpu_opt = 0;
 	int all = 0;
 	struct cli_opt opts[] = {
@@ -31,6 +32,13 @@ int main(int argc, char **argv)
 		{CLI_FLAG, "all-cpus", .dst = &all,
 		 .help = "do not pin (the trace is still valid, its work less\n"
 		         "like a uniprocessor's)"},
+		{CLI_STR, "binding", 'b', .metavar = "FILE", .dst = &binding,
+		 .help = "record a bound run: pin each thread as FILE says, as\n"
+		         "shadowbind-run does (to tell the simulator's error from\n"
+		         "the trace's: docs/record.md, Validation)"},
+		{CLI_STR, "trace", .metavar = "FILE", .dst = &btrace,
+		 .help = "with --binding: the trace the binding is for (number\n"
+		         "threads by their creator, as shadowbind-run --trace)"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
 		"shadowbind-record", "[options] -- PROGRAM [ARGS...]",
@@ -50,8 +58,10 @@ int main(int argc, char **argv)
 		return prc;
 	if (nops < 1)
 		return cli_usage(&cmd, "no program to record");
-	if (all && opts[1].given)
-		return cli_usage(&cmd, "--cpu and --all-cpus exclude each other");
+	if (all + opts[1].given + (binding != NULL) > 1)
+		return cli_usage(&cmd, "--cpu, --all-cpus and --binding exclude each other");
+	if (btrace && !binding)
+		return cli_usage(&cmd, "--trace needs --binding");
 	char **pargv = argv + 1;
 	pargv[nops] = NULL;
 	int i = 0;
@@ -83,7 +93,16 @@ int main(int argc, char **argv)
 		return 4;
 	}
 	int cpu = -1;
-	if (!all) {
+	char *pins = NULL, *tree = NULL;
+	if (binding) {
+		uint32_t nthreads;
+		if (rec_pins_from_binding(binding, &allowed, &pins, &nthreads, &err) < 0 ||
+		    (btrace && rec_tree_from_trace(btrace, &tree, &err) < 0)) {
+			fprintf(stderr, "%s\n", err.msg);
+			free(pins);
+			return 2;
+		}
+	} else if (!all) {
 		if (opts[1].given) {
 			cpu = (int)cpu_opt;
 			if (!CPU_ISSET(cpu, &allowed)) {
@@ -125,9 +144,20 @@ int main(int argc, char **argv)
 	char envp[2][2 * PATH_MAX + 256];
 	snprintf(envp[0], sizeof envp[0], "LD_PRELOAD=%s", preload);
 	snprintf(envp[1], sizeof envp[1], "SHADOWBIND_TRACE=%s", absraw);
-	char *extra[3] = { envp[0], envp[1], NULL };
+	char *epin = pins ? rec_env("SHADOWBIND_PIN", pins) : NULL;
+	char *etree = tree ? rec_env("SHADOWBIND_TREE", tree) : NULL;
+	free(pins);
+	free(tree);
+	if ((pins && !epin) || (tree && !etree)) {
+		fprintf(stderr, "shadowbind-record: out of memory\n");
+		free(epin);
+		return 4;
+	}
+	char *extra[5] = { envp[0], envp[1], epin ? epin : etree, epin ? etree : NULL, NULL };
 	unlink(raw);
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
+	free(epin);
+	free(etree);
 	if (pid < 0) {
 		fprintf(stderr, "shadowbind-record: %s\n", err.msg);
 		return 2;
@@ -159,6 +189,8 @@ int main(int argc, char **argv)
 	        tr->nrec);
 	if (cpu >= 0)
 		fprintf(stderr, ", recorded on CPU %d", cpu);
+	else if (binding)
+		fprintf(stderr, ", recorded bound as %s says", binding);
 	fprintf(stderr, " (%.3f s)\n", (double)ns / 1e9);
 	if (st)
 		fprintf(stderr, "shadowbind-record: %s exited with status %d\n", argv[i], st);

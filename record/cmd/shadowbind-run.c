@@ -84,40 +84,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 		return 2;
 	}
-	char *tree = NULL, *e2 = NULL;
-	if (trace && binding) {
-		if (rec_tree_from_trace(trace, &tree, &err) < 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			free(pins);
-			return 2;
-		}
-		size_t l = strlen(tree) + 32;
-		e2 = malloc(l);
-		if (!e2) {
-			fprintf(stderr, "shadowbind-run: out of memory\n");
-			free(pins);
-			free(tree);
-			return 4;
-		}
-		snprintf(e2, l, "SHADOWBIND_TREE=%s", tree);
-		free(tree);
+	char *tree = NULL;
+	if (trace && binding && rec_tree_from_trace(trace, &tree, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		free(pins);
+		return 2;
 	}
-	char e0[PATH_MAX + 32], *e1 = NULL;
+	char e0[PATH_MAX + 32];
 	snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
-	if (pins) {
-		size_t l = strlen(pins) + 32;
-		e1 = malloc(l);
-		if (!e1) {
-			fprintf(stderr, "shadowbind-run: out of memory\n");
-			free(pins);
-			free(e2);
-			return 4;
-		}
-		snprintf(e1, l, "SHADOWBIND_PIN=%s", pins);
+	char *e1 = pins ? rec_env("SHADOWBIND_PIN", pins) : NULL;
+	char *e2 = tree ? rec_env("SHADOWBIND_TREE", tree) : NULL;
+	free(pins);
+	free(tree);
+	if ((pins && !e1) || (tree && !e2)) {
+		fprintf(stderr, "shadowbind-run: out of memory\n");
+		free(e1);
+		free(e2);
+		return 4;
 	}
 	char *extra[5] = { e0, "SHADOWBIND_MODE=run", e1 ? e1 : e2, e1 ? e2 : NULL, NULL };
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
-	free(pins);
 	free(e1);
 	free(e2);
 	if (pid < 0) {

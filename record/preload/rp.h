@@ -193,8 +193,10 @@ int rp_cv_leave(struct rp_obj *c, struct rp_thread *t, int returned);
 /* Barrier of the id: count its lines. */
 void rp_barrier_line(uint32_t id);
 
-/* rp_pin.c: run mode */
+/* rp_pin.c: run mode, and recording a bound run */
 void rp_pin_init(void);
+/* 1 if SHADOWBIND_PIN was given: new threads are pinned. */
+int rp_pin_active(void);
 /* The next thread's id (run mode) and the OS CPU to pin it to (-1: none);
  * exits the process with status 2 and a message when the binding does
  * not name the thread. */

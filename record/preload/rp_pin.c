@@ -1,6 +1,7 @@
 /*
- * rp_pin.c - run mode (shadowbind-run): pin each thread to the OS CPU the
- * binding gives it.  SHADOWBIND_PIN lists the OS CPU of thread 1, 2, ...
+ * rp_pin.c - pin each thread to the OS CPU the binding gives it: run mode
+ * (shadowbind-run), or recording a bound run (shadowbind-record
+ * --binding).  SHADOWBIND_PIN lists the OS CPU of thread 1, 2, ...
  * (creation order, 1 = the initial thread) separated by commas; `-` for an
  * id the binding does not name.  Threads pin themselves with
  * pthread_setaffinity_np as their first action (the initial thread in the
@@ -25,6 +26,11 @@ static int g_tree;
 static uint32_t g_first[RP_PIN_MAX + 1], g_nkids[RP_PIN_MAX + 1];
 static uint32_t g_kids[RP_PIN_MAX + 1], g_nk;
 static __thread uint32_t t_id = 1, t_made; /* this thread's id, children */
+
+int rp_pin_active(void)
+{
+	return g_pinning;
+}
 
 void rp_pin_set_id(uint32_t id)
 {

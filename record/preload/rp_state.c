@@ -807,6 +807,7 @@ void rp_init(void)
 	if (path && *path && strlen(path) < sizeof g_path - 1) {
 		memcpy(g_path, path, strlen(path) + 1);
 		rp_mode = RP_RECORD;
+		rp_pin_init(); /* a bound run, if SHADOWBIND_PIN is set */
 	} else if (mode && !strcmp(mode, "run")) {
 		rp_mode = RP_RUN;
 		rp_pin_init();

@@ -54,6 +54,31 @@ static void *rp_trampoline(void *p)
 	return ret;
 }
 
+/* Start the thread of `s`; on its CPU from its first instruction when
+ * s->cpu >= 0: it inherits its creator's affinity, and a creator that
+ * keeps its CPU (FIFO) would keep it from ever running its own pinning
+ * code.  The real pthread_create's result. */
+static int start_thread(pthread_t *pt, const pthread_attr_t *attr, struct rp_start *s)
+{
+	if (s->cpu < 0)
+		return rp_real.create(pt, attr, rp_trampoline, s);
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	pthread_attr_t own;
+	int r;
+	if (!attr && pthread_attr_init(&own) == 0) {
+		pthread_attr_setaffinity_np(&own, sizeof set, &set);
+		r = rp_real.create(pt, &own, rp_trampoline, s);
+		pthread_attr_destroy(&own);
+	} else {
+		r = rp_real.create(pt, attr, rp_trampoline, s);
+		if (r == 0)
+			pthread_setaffinity_np(*pt, sizeof set, &set);
+	}
+	return r;
+}
+
 int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
                    void *(*fn)(void *), void *arg)
 {
@@ -69,33 +94,8 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 	s->cpu = -1;
 	s->run_id = 0;
 	if (rp_mode == RP_RUN) {
-		uint32_t id;
-		int cpu = rp_pin_next(&id);
-		s->cpu = cpu;
-		s->run_id = id;
-		if (cpu < 0) {
-			int r = rp_real.create(pt, attr, rp_trampoline, s);
-			if (r)
-				free(s);
-			return r;
-		}
-		/* the thread must start on its CPU: it inherits its creator's
-		 * affinity, and a creator that keeps its CPU (FIFO) would keep
-		 * it from ever running its own pinning code */
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		pthread_attr_t own;
-		int r;
-		if (!attr && pthread_attr_init(&own) == 0) {
-			pthread_attr_setaffinity_np(&own, sizeof set, &set);
-			r = rp_real.create(pt, &own, rp_trampoline, s);
-			pthread_attr_destroy(&own);
-		} else {
-			r = rp_real.create(pt, attr, rp_trampoline, s);
-			if (r == 0)
-				pthread_setaffinity_np(*pt, sizeof set, &set);
-		}
+		s->cpu = rp_pin_next(&s->run_id);
+		int r = start_thread(pt, attr, s);
 		if (r)
 			free(s);
 		return r;
@@ -104,7 +104,9 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 	if (!t) {
 		/* a thread the recorder does not know creates one: its
 		 * children are not recorded either */
-		int r = rp_real.create(pt, attr, rp_trampoline, s);
+		if (rp_pin_active())
+			s->cpu = rp_pin_next(&s->run_id);
+		int r = start_thread(pt, attr, s);
 		if (r)
 			free(s);
 		return r;
@@ -118,7 +120,9 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 		rp_unlock();
 	}
 	struct rp_thread *child = s->t;
-	int r = rp_real.create(pt, attr, rp_trampoline, s);
+	if (rp_pin_active())
+		s->cpu = rp_pin_next(&s->run_id); /* recording a bound run */
+	int r = start_thread(pt, attr, s);
 	if (r) {
 		free(s);
 		if (child && rp_lock() == 0) {

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	struct cli_machine m = {.alone = "simulate computes the critical path, one "
 	                                 "processor per thread"};
 	int json = 0;
-	const char *timeline = NULL, *svg = NULL;
+	const char *timeline = NULL, *svg = NULL, *pool_spec = NULL;
 	struct cli_opt opts[] = {
 		{CLI_GROUP, .help = "Machine and binding"},
 		{CLI_CPUS, "cpus", 'k', .dst = &m.cpus,
@@ -80,6 +80,8 @@ int main(int argc, char **argv)
 		         "recorded releases in recorded order; never\n"
 		         "deadlocks), or auto (default: direct, on deadlock\n"
 		         "client-server, on deadlock strict)"},
+		{CLI_STR, "pool", .metavar = "THREADS", .dst = &pool_spec,
+		 .help = alloc_pool_help},
 		{CLI_GROUP, .help = "Output"},
 		{CLI_FLAG, "json", .dst = &json, .help = "the same result as one JSON object"},
 		{CLI_STR, "timeline", .metavar = "FILE", .dst = &timeline,
@@ -138,13 +140,24 @@ int main(int argc, char **argv)
 		mode = "unbound";
 	}
 
+	if (pool_spec && par.model != SIM_DIRECT && par.model != SIM_AUTO) {
+		trace_free(tr);
+		cli_machine_release(&m);
+		return cli_usage(&cmd, "--pool works with the Direct model only (--model direct or auto)");
+	}
 	int rc = 4;
+	struct sim_pool *pool = NULL;
 	struct sim_program *prog = sim_program_new(tr);
 	struct sim_work *work = prog ? sim_work_new(prog) : NULL;
 	if (!work) {
 		fprintf(stderr, "simulate: out of memory\n");
 		goto out;
 	}
+	if (pool_spec && sim_pool_new(prog, pool_spec, &pool, why, sizeof why) != 0) {
+		rc = cli_errorf(CLI_EINPUT, "%s: %s", path, why);
+		goto out;
+	}
+	par.pool = pool;
 	struct sim_result res;
 	int st = sim_run(prog, work, &par, binding_path ? m.bind.proc : NULL,
 	                 SIM_STATS | (timeline || svg ? SIM_SCHEDULE : 0), &res);
@@ -196,6 +209,10 @@ int main(int argc, char **argv)
 		cli_json_u64(&j, par.switch_cost);
 		cli_json_key(&j, "model");
 		cli_json_str(&j, sim_model_name(res.model));
+		if (pool) {
+			cli_json_key(&j, "pool");
+			cli_json_str(&j, pool_spec);
+		}
 		cli_json_key(&j, "steps");
 		cli_json_u64(&j, res.steps);
 		cli_json_key(&j, "total_work");
@@ -242,6 +259,10 @@ int main(int argc, char **argv)
 		printf("policy %s\nlatency %" PRIu64 "\nmodel %s\n", pb, par.latency, sim_model_name(res.model));
 		if (par.create_cost || par.switch_cost)
 			printf("create_cost %" PRIu64 "\nswitch_cost %" PRIu64 "\n", par.create_cost, par.switch_cost);
+		if (pool)
+			printf("pool %s  # %u workers share %u segments of mutex %u\n", pool_spec,
+			       sim_pool_workers(pool), sim_pool_segments(pool),
+			       tr->obj_id[TRACE_K_MUTEX][sim_pool_mutex(pool)]);
 		printf("steps %" PRIu64 "\n", res.steps);
 		if (res.makespan.num)
 			printf("speedup %.3f  # total work %" PRIu64 " / makespan\n",
@@ -276,6 +297,7 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	sim_work_free(work);
+	sim_pool_free(pool);
 	sim_program_free(prog);
 	cli_machine_release(&m);
 	trace_free(tr);
