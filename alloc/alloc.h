@@ -307,6 +307,9 @@ int alloc_parse_model(const char *s, enum sim_model *out);
  */
 int alloc_policy_opt(void *dst, const char *v, char *why, size_t len);
 int alloc_model_opt(void *dst, const char *v, char *why, size_t len);
+/* The --pool option's help, the same for every command that has it
+ * (sim_pool_new; docs/models.md, "Work queues"). */
+extern const char alloc_pool_help[];
 
 /* ---------------------------------------------------------------------
  * SHA-256 (for the `trace` header of binding files).

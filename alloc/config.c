@@ -41,6 +41,13 @@ int alloc_parse_model(const char *s, enum sim_model *out)
 	return -1;
 }
 
+const char alloc_pool_help[] =
+	"these threads are the interchangeable workers of a\n"
+	"work queue (ids and ranges, 2-4,7, or a thread name):\n"
+	"they take the recorded tasks in recorded order,\n"
+	"whichever gets the queue's mutex next (docs/models.md,\n"
+	"Work queues); Direct model only";
+
 int alloc_policy_opt(void *dst, const char *v, char *why, size_t len)
 {
 	if (sim_policy_parse(v, dst)) {

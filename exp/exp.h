@@ -75,6 +75,7 @@ struct exp_list {
 struct exp_family {
 	char name[EXP_NAME_MAX];
 	struct exp_list threads;      /* "0": the family's default          */
+	uint64_t count;               /* programs per cell; 0: [programs]'s */
 	size_t nopt;
 	char opt[GEN_MAX_KV][GEN_KEY_MAX];
 	struct exp_list val[GEN_MAX_KV];
@@ -89,9 +90,11 @@ struct exp_variant {
 	uint64_t seed;                  /* default: the program's index     */
 	int have_seed;
 	uint32_t restarts;
-	int raw;                        /* sga only: SGA's own allocation,
+	int raw;                        /* sga: SGA's own allocation,
 	                                   without alloc's binpacking floor
-	                                   (Paper IV's SGA)                 */
+	                                   (Paper IV's SGA); rgreedy: the
+	                                   best of its runs alone (Paper V
+	                                   Fig. 3)                          */
 	size_t ncheck;                  /* rows at these test counts too    */
 	uint64_t check[EXP_MAX_CHECKS]; /* increasing                       */
 };

@@ -81,8 +81,9 @@ struct traj {
 	size_t next;               /* next checkpoint                     */
 	int have_at[EXP_MAX_CHECKS];
 	sim_time at[EXP_MAX_CHECKS];
-	/* raw sga: the complete bindings after the floor's (the last step's
-	 * candidates), their best and one of them */
+	/* raw (track): the complete bindings after the floor's (sga: the
+	 * last step's candidates), their best and (sga) one of them */
+	int track;
 	uint64_t complete, after;
 	int have_after;
 	sim_time best_after;
@@ -98,9 +99,9 @@ static void observe(void *arg, const int32_t *b, uint32_t n, int st,
 		if (b[i] == TRACE_SHADOW)
 			complete = 0;
 	t->tests++;
-	if (complete && t->sample) {
+	if (complete && t->track) {
 		if (t->complete++ > 0) {
-			if (t->after++ == 0)
+			if (t->after++ == 0 && t->sample)
 				memcpy(t->sample, b, sizeof *b * n);
 			if (st == SIM_OK && (!t->have_after ||
 			                     sim_time_cmp(ms, t->best_after) < 0)) {
@@ -216,6 +217,24 @@ static int sga_raw(const struct trace *tr, const struct traj *t, uint32_t k,
 	return st;
 }
 
+/*
+ * The makespan of rgreedy's runs alone (Paper V Figure 3's "10 x 50":
+ * greedy runs from random allocations, with no binpacking among them):
+ * the best of the tests after the floor.  With no test after it (one
+ * processor or one thread: every start is binpacking's allocation), the
+ * floor's result.
+ */
+static int runs_raw(const struct traj *t, int bst, sim_time bms,
+                    sim_time *out)
+{
+	if (t->after == 0) {
+		*out = bms;
+		return bst;
+	}
+	*out = t->best_after;
+	return t->have_after ? SIM_OK : SIM_DEADLOCK;
+}
+
 int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
                 size_t job, char **rows, double *secs, char *err,
                 size_t errlen)
@@ -319,7 +338,9 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 			ap.observe_arg = &tj;
 			ap.width = 1; /* one simulation per test */
 		}
-		if (var->raw) {
+		int sga = strcmp(var->algorithm, "sga") == 0;
+		tj.track = var->raw;
+		if (var->raw && sga) {
 			tj.sample = malloc(sizeof *tj.sample * (n ? n : 1));
 			if (!tj.sample) {
 				rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
@@ -338,9 +359,11 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 			          c->sim.cpus, var->name, arc);
 			goto out;
 		}
-		if (var->raw && res.status == SIM_OK)
+		if (var->raw && res.status == SIM_OK && sga)
 			res.status = sga_raw(tr, &tj, c->sim.cpus, bst, bms,
 			                     &res.makespan);
+		else if (var->raw && res.status == SIM_OK)
+			res.status = runs_raw(&tj, bst, bms, &res.makespan);
 		free(tj.sample);
 		tj.sample = NULL;
 		if (var->raw) {

@@ -168,7 +168,7 @@ int exp_jobs_make(const struct exp_spec *s, struct exp_jobs *j, char *err,
 		uint64_t total = 0;
 		for (size_t f = 0; f < s->nfam; f++)
 			total += combos(&s->fam[f]) * s->fam[f].threads.n *
-			         s->count;
+			         (s->fam[f].count ? s->fam[f].count : s->count);
 		if (total > 100000000) {
 			snprintf(err, errlen, "more than 10^8 programs");
 			return EXP_EINVAL;
@@ -179,9 +179,10 @@ int exp_jobs_make(const struct exp_spec *s, struct exp_jobs *j, char *err,
 		for (size_t f = 0; f < s->nfam; f++) {
 			const struct exp_family *fm = &s->fam[f];
 			uint64_t nc2 = combos(fm);
+			uint64_t cnt = fm->count ? fm->count : s->count;
 			for (uint64_t c = 0; c < nc2; c++)
 				for (size_t t = 0; t < fm->threads.n; t++)
-					for (uint64_t i = 1; i <= s->count; i++) {
+					for (uint64_t i = 1; i <= cnt; i++) {
 						struct exp_prog *p = &j->prog[j->nprog++];
 						uint64_t v;
 						trace_parse_u64(fm->threads.v[t], 1u << 20,

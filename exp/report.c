@@ -308,25 +308,40 @@ static int vcmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* x = checkpoint (when the CSV has no such column): the test count N of
+ * a checkpoint row NAME@N; other rows have no x and are left out. */
+#define X_CHECKPOINT (-3)
+
+/* Row's value of column k (X_CHECKPOINT included), or NULL. */
+static const char *xval(const struct csv *c, char **row, int k)
+{
+	if (k != X_CHECKPOINT)
+		return row[k];
+	int a = colidx(c, "algorithm");
+	const char *at = a >= 0 ? strchr(row[a], '@') : NULL;
+	return at ? at + 1 : NULL;
+}
+
 static void distinct(const struct csv *c, int k, const struct plot *p,
                      struct vals *v)
 {
 	v->n = 0;
-	if (k < 0) {
+	if (k < 0 && k != X_CHECKPOINT) {
 		v->n = 1;
 		v->v[0] = "";
 		return;
 	}
 	for (size_t r = 0; r < c->nrow; r++) {
 		char **row = c->cell + r * c->ncol;
-		if (!match(c, row, p->where, p->nw))
+		const char *x = xval(c, row, k);
+		if (!x || !match(c, row, p->where, p->nw))
 			continue;
 		size_t i;
 		for (i = 0; i < v->n; i++)
-			if (strcmp(v->v[i], row[k]) == 0)
+			if (strcmp(v->v[i], x) == 0)
 				break;
 		if (i == v->n && v->n < MAXX)
-			v->v[v->n++] = row[k];
+			v->v[v->n++] = x;
 	}
 	int all = 1;
 	for (size_t i = 0; i < v->n; i++)
@@ -367,11 +382,13 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	*table = NULL;
 	*drawn = 0;
 	int xk = colidx(c, p->x);
+	if (xk < 0 && strcmp(p->x, "checkpoint") == 0)
+		xk = X_CHECKPOINT;
 	int sk = p->series[0] ? colidx(c, p->series) : -1;
-	if (xk < 0 || (p->series[0] && sk < 0))
+	if (xk == -1 || (p->series[0] && sk < 0))
 		return exp_fail(err, errlen, EXP_EINVAL,
 		            "%s [plot.%s]: no column '%s'", exp, p->name,
-		            xk < 0 ? p->x : p->series);
+		            xk == -1 ? p->x : p->series);
 	struct vals xs, ss;
 	distinct(c, xk, p, &xs);
 	distinct(c, sk, p, &ss);
@@ -392,10 +409,11 @@ static int make_plot(const char *dir, const char *exp, const struct plot *p,
 	}
 	for (size_t r = 0; r < c->nrow; r++) {
 		char **row = c->cell + r * c->ncol;
-		if (!match(c, row, p->where, p->nw))
+		const char *x = xval(c, row, xk);
+		if (!x || !match(c, row, p->where, p->nw))
 			continue;
 		size_t xi, si = 0;
-		for (xi = 0; xi < xs.n && strcmp(xs.v[xi], row[xk]); xi++)
+		for (xi = 0; xi < xs.n && strcmp(xs.v[xi], x); xi++)
 			;
 		if (sk >= 0)
 			for (si = 0; si < ss.n && strcmp(ss.v[si], row[sk]); si++)
@@ -554,6 +572,49 @@ struct made {
 	int drawn;       /* its SVG was drawn now */
 };
 
+/* Cell i (0: the x column) of the markdown table row `line` into out,
+ * trimmed; 0, or -1 if the row has no cell i. */
+static int md_cell(const char *line, size_t i, char *out, size_t outlen)
+{
+	const char *q = strchr(line, '|');
+	for (size_t k = 0; q && k < i; k++)
+		q = strchr(q + 1, '|');
+	const char *e = q ? strchr(q + 1, '|') : NULL;
+	const char *nl = strchr(line, '\n');
+	if (!e || (nl && e > nl))
+		return -1;
+	q++;
+	while (q < e && *q == ' ')
+		q++;
+	while (e > q && e[-1] == ' ')
+		e--;
+	snprintf(out, outlen, "%.*s", (int)(e - q), q);
+	return 0;
+}
+
+/*
+ * The value of @CELL:EXP/PLOT/ROW/COLUMN@: in the plot's table, the cell
+ * of the row whose first cell (the x value) is ROW, in the column whose
+ * header is COLUMN (a line's label, or "n").  0, or -1 if there is no such
+ * row or column.
+ */
+static int table_cell(const char *table, const char *row, size_t rl,
+                      const char *col, size_t cl, char *out, size_t outlen)
+{
+	char c[256];
+	size_t ci = 0;
+	for (size_t i = 1; ci == 0 && md_cell(table, i, c, sizeof c) == 0; i++)
+		if (strlen(c) == cl && strncmp(c, col, cl) == 0)
+			ci = i;
+	if (ci == 0)
+		return -1;
+	for (const char *l = strchr(table, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
+		if (md_cell(l + 1, 0, c, sizeof c) == 0 && strlen(c) == rl &&
+		    strncmp(c, row, rl) == 0)
+			return md_cell(l + 1, ci, out, outlen);
+	return -1;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -660,7 +721,8 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 				fwrite(p, 1, (size_t)(m - p), o);
 				int tab = strncmp(m, "@TABLE:", 7) == 0;
 				int plot = strncmp(m, "@PLOT:", 6) == 0;
-				char *end = (tab || plot) ? strchr(m + 1, '@') : NULL;
+				int cell = strncmp(m, "@CELL:", 6) == 0;
+				char *end = (tab || plot || cell) ? strchr(m + 1, '@') : NULL;
 				if (!end) {
 					fputc('@', o);
 					p = m + 1;
@@ -668,12 +730,43 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 				}
 				const char *k = m + (tab ? 7 : 6);
 				size_t kl = (size_t)(end - k);
+				/* @CELL:EXP/PLOT/ROW/COLUMN@: the plot's key is
+				 * EXP/PLOT, then the row, then the column (which
+				 * may hold '/'). */
+				const char *row = NULL, *col = NULL;
+				if (cell) {
+					const char *s1 = memchr(k, '/', kl);
+					const char *s2 = s1 ? memchr(s1 + 1, '/', (size_t)(end - s1 - 1)) : NULL;
+					const char *s3 = s2 ? memchr(s2 + 1, '/', (size_t)(end - s2 - 1)) : NULL;
+					if (!s3) {
+						rc = exp_fail(err, errlen, EXP_EINVAL,
+						          "%s: %.*s: not @CELL:EXP/PLOT/ROW/COLUMN@",
+						          path, (int)(end - m + 1), m);
+						break;
+					}
+					row = s2 + 1;
+					col = s3 + 1;
+					kl = (size_t)(s2 - k);
+				}
 				struct made *f = NULL;
 				for (size_t i = 0; i < nmade; i++)
 					if (strlen(made[i].key) == kl &&
 					    strncmp(made[i].key, k, kl) == 0)
 						f = &made[i];
-				if (!f || (!tab && !f->drawn)) {
+				if (cell && f && f->table && strncmp(f->table, "*(", 2)) {
+					char v[256];
+					if (table_cell(f->table, row, (size_t)(col - 1 - row),
+					               col, (size_t)(end - col), v, sizeof v)) {
+						rc = exp_fail(err, errlen, EXP_EINVAL,
+						          "%s: %.*s: no such row or column in "
+						          "the table of %.*s", path,
+						          (int)(end - m + 1), m, (int)kl, k);
+						break;
+					}
+					fputs(v, o);
+				} else if (cell) {
+					fprintf(o, "*(no data for %.*s)*", (int)kl, k);
+				} else if (!f || (!tab && !f->drawn)) {
 					fprintf(o, "*(no data for %.*s: run its "
 					        "experiment)*", (int)kl, k);
 				} else if (tab) {
@@ -688,9 +781,11 @@ int exp_report(const char *dir, const char *report, char *err, size_t errlen)
 				}
 				p = end + 1;
 			}
-			if (fclose(o) != 0 || rename(tmp, report) != 0)
-				rc = exp_fail(err, errlen, EXP_EIO, "%s: cannot write",
-				          report);
+			if (fclose(o) != 0 || (!rc && rename(tmp, report) != 0))
+				rc = rc ? rc : exp_fail(err, errlen, EXP_EIO,
+				                        "%s: cannot write", report);
+			if (rc)
+				remove(tmp);
 		}
 		free(in);
 	}

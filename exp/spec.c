@@ -321,7 +321,15 @@ static int on_key(void *arg, const char *sec, const char *key,
 			return u64_list(&f->threads, 0, 1u << 20, where, err,
 			                errlen);
 		}
-		if (strcmp(key, "seed") == 0 || strcmp(key, "count") == 0)
+		if (strcmp(key, "count") == 0) {
+			if ((rc = u64(val, 1000000, &f->count, where, err, errlen)))
+				return rc;
+			if (f->count == 0)
+				return fail(err, errlen, "%s: must be at least 1",
+				            where);
+			return EXP_OK;
+		}
+		if (strcmp(key, "seed") == 0)
 			return fail(err, errlen, "%s: set in [programs]", where);
 		if (!gen_option_known(f->name, key))
 			return fail(err, errlen, "%s: not an option of family %s",
@@ -550,10 +558,11 @@ static int finish(struct pstate *ps, char *err, size_t errlen)
 				s->var[k] = vt[i];
 	free(vt);
 	for (size_t i = 0; i < s->nvar; i++)
-		if (s->var[i].raw && strcmp(s->var[i].algorithm, "sga") != 0)
+		if (s->var[i].raw && strcmp(s->var[i].algorithm, "sga") != 0 &&
+		    strcmp(s->var[i].algorithm, "rgreedy") != 0)
 			return fail(err, errlen,
-			            "%s: [alg.%s] raw = 1 is for algorithm sga only",
-			            ps->fname, s->var[i].name);
+			            "%s: [alg.%s] raw = 1 is for algorithms sga and "
+			            "rgreedy only", ps->fname, s->var[i].name);
 	for (size_t i = 0; i < s->nvar; i++)
 		if (alloc_algorithm_find(s->var[i].algorithm) < 0)
 			return fail(err, errlen,

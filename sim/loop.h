@@ -13,7 +13,8 @@
 #include "sim/pairing.h"
 
 /*
- * Pop events in (time, class, id) order until none is left, memory ran
+ * Pop events in (time, class, id) order (the heap's top, or under ps the
+ * groups' tournament tree's root if earlier) until none is left, memory ran
  * out (SIM_SCHEDULE), or an event lies later than w->cutoff while threads
  * remain (w->cut: the makespan is then larger, or the run would deadlock
  * later).  Always inlined with a constant `pm`.
@@ -23,9 +24,22 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 {
 	const uint32_t n = w->p->n;
 	const stime cutoff = w->cutoff;
-	while (w->hn && !w->halt) {
-		uint32_t id = hent_id(w->heap[0]);
-		stime T = (stime)(w->heap[0].key >> 64);
+	while (!w->halt) {
+		st_u128 key;
+		if (SIM_CLASS->gtree) {
+			/* the earlier of the heap's and the groups' */
+			key = w->gt[1];
+			if (w->hn && w->heap[0].key < key)
+				key = w->heap[0].key;
+			if (key == GT_NONE)
+				break;
+		} else {
+			if (!w->hn)
+				break;
+			key = w->heap[0].key;
+		}
+		uint32_t id = (uint32_t)key;
+		stime T = (stime)(key >> 64);
 		w->events++;
 		if (__builtin_expect(T > cutoff, 0)) {
 			w->cut = 1;

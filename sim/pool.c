@@ -130,22 +130,12 @@ int sim_pool_new(const struct sim_program *p, const char *spec, struct sim_pool 
 		            spec, pl->nworkers, 0);
 	pl->m = m;
 	/* the workers' `lock M` records, in file order */
-	for (uint32_t i = 0; i < n; i++) {
-		if (!pl->member[i])
-			continue;
-		const struct trace_thread *th = &tr->threads[i];
-		for (uint32_t j = 0; j < th->nrec; j++) {
-			const struct trace_rec *rc = &tr->rec[th->first + j];
-			pl->nseg += rc->op == TRACE_LOCK && rc->a == m;
-		}
-	}
-	struct lr *v = malloc((size_t)pl->nseg * sizeof *v + 1);
-	pl->seg = malloc((size_t)pl->nseg * sizeof *pl->seg + 1);
-	if (!v || !pl->seg) {
-		free(v);
+	size_t cap = 1;
+	for (uint32_t i = 0; i < n; i++)
+		cap += pl->member[i] ? tr->threads[i].nrec : 0;
+	struct lr *v = malloc(cap * sizeof *v);
+	if (!v)
 		return fail(why, len, pl, "%s: out of memory", "pool", 0, 0);
-	}
-	uint32_t k = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!pl->member[i])
 			continue;
@@ -153,12 +143,17 @@ int sim_pool_new(const struct sim_program *p, const char *spec, struct sim_pool 
 		for (uint32_t j = 0; j < th->nrec; j++) {
 			const struct trace_rec *rc = &tr->rec[th->first + j];
 			if (rc->op == TRACE_LOCK && rc->a == m)
-				v[k++] = (struct lr){rc->line, th->first + j};
+				v[pl->nseg++] = (struct lr){rc->line, th->first + j};
 		}
+	}
+	pl->seg = malloc((size_t)pl->nseg * sizeof *pl->seg + 1);
+	if (!pl->seg) {
+		free(v);
+		return fail(why, len, pl, "%s: out of memory", "pool", 0, 0);
 	}
 	/* file order: lines are distinct, so the order is total */
 	qsort(v, pl->nseg, sizeof *v, lr_cmp);
-	for (k = 0; k < pl->nseg; k++)
+	for (uint32_t k = 0; k < pl->nseg; k++)
 		pl->seg[k] = v[k].rec;
 	free(v);
 	*out = pl;

@@ -126,7 +126,10 @@ static void work_free_groups(struct sim_work *w)
 	free(w->sl);
 	free(w->heap);
 	free(w->hpos);
+	free(w->gt);
 	free(w->busy);
+	w->gt = NULL;
+	w->gtcap = 0;
 	w->g = NULL;
 	w->sl = NULL;
 	w->heap = NULL;
@@ -147,13 +150,18 @@ int sim_work_reserve_k(struct sim_work *w, uint32_t k)
 	w->sl = xcalloc(ng, sizeof *w->sl);
 	w->heap = xcalloc(ids + 1, sizeof *w->heap); /* + 1: see heap_down */
 	w->hpos = xcalloc(ids, sizeof *w->hpos);
+	uint32_t gtcap = 1;
+	while (gtcap < ng)
+		gtcap *= 2;
+	w->gt = xcalloc(2 * (size_t)gtcap, sizeof *w->gt);
 	w->busy = xcalloc(k, sizeof *w->busy);
-	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->busy) {
+	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->gt || !w->busy) {
 		work_free_groups(w);
 		return -1;
 	}
 	w->kmax = k;
 	w->ids = (uint32_t)ids;
+	w->gtcap = gtcap;
 	return 0;
 }
 
@@ -174,13 +182,13 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 	w->cv = xcalloc(tr->nobj[TRACE_K_COND], sizeof *w->cv);
 	w->bar = xcalloc(tr->nobj[TRACE_K_BARRIER], sizeof *w->bar);
 	w->rw = xcalloc(tr->nobj[TRACE_K_RWLOCK], sizeof *w->rw);
-	w->pheap = xcalloc(p->n, sizeof *w->pheap);
-	w->ppos = xcalloc(p->n, sizeof *w->ppos);
+	w->rt = xcalloc(4 * (size_t)p->n, sizeof *w->rt);
+	w->rleaf = xcalloc(p->n, sizeof *w->rleaf);
 	w->stats = xcalloc(p->n, sizeof *w->stats);
 	w->ist = xcalloc(p->n, sizeof *w->ist);
 	w->blocked = xcalloc(p->n, sizeof *w->blocked);
 	if (!w->th || !w->held || !w->hlink || !w->hthr || !w->mx || !w->sem || !w->tok || !w->cv ||
-	    !w->bar || !w->rw || !w->pheap || !w->ppos || !w->stats || !w->ist || !w->blocked ||
+	    !w->bar || !w->rw || !w->rt || !w->rleaf || !w->stats || !w->ist || !w->blocked ||
 	    sim_work_reserve_k(w, 8) != 0) {
 		sim_work_free(w);
 		return NULL;
@@ -207,8 +215,8 @@ void sim_work_free(struct sim_work *w)
 	free(w->cv);
 	free(w->bar);
 	free(w->rw);
-	free(w->pheap);
-	free(w->ppos);
+	free(w->rt);
+	free(w->rleaf);
 	free(w->stats);
 	free(w->ist);
 	free(w->blocked);

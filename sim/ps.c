@@ -1,8 +1,8 @@
 /*
  * ps.c - the processor-sharing policy (docs/simulation.md), in exact
  * integer cycles (docs/sim.md): the ready threads of a group share its
- * processors, each group keeping them in a heap by finish tag, and its
- * next completion in the event heap.  Defines sim_class_ps and the
+ * processors, each group keeping them in a tournament tree by finish
+ * tag, and its next completion in the groups' tournament tree (heap.h).  Defines sim_class_ps and the
  * policy's event loops (loop.h).
  */
 #include "sim/simint.h"
@@ -10,75 +10,53 @@
 
 static void policy_run(struct sim_work *w);
 
-/* A group's ready threads, a heap by (finish tag, id). */
+/* A group's ready threads, by (finish tag, id): a tournament tree of
+ * keys tag << 64 | id (GT_NONE: not ready), w->rt[g->hbase + 1] the
+ * first, thread u's leaf at w->rleaf[u].  Every update walks the fixed
+ * path to the root, taking each minimum without a branch (a binary
+ * heap's sift, whose exit depends on the data, mispredicted about 0.8
+ * branches per event of a ps run). */
 
-static inline int pent_less(const struct pent *a, const struct pent *b)
+static inline st_u128 rt_key(stime tag, uint32_t u)
 {
-	return a->tag != b->tag ? a->tag < b->tag : a->u < b->u;
+	return (st_u128)tag << 64 | u;
 }
 
-static void pheap_up(struct sim_work *w, struct sgrp *g, uint32_t i)
+static inline void rt_set(struct sim_work *w, const struct sgrp *g, uint32_t u,
+                          st_u128 key)
 {
-	struct pent *h = w->pheap + g->hbase, e = h[i];
-	while (i > 0) {
-		uint32_t pa = (i - 1) / 2;
-		if (!pent_less(&e, &h[pa]))
-			break;
-		h[i] = h[pa];
-		w->ppos[h[i].u] = (int32_t)i;
-		i = pa;
+	st_u128 *t = w->rt + g->hbase;
+	uint32_t i = w->rleaf[u];
+	t[i] = key;
+	for (; i > 1; i >>= 1) {
+		st_u128 a = t[i], b = t[i ^ 1];
+		t[i >> 1] = a < b ? a : b;
 	}
-	h[i] = e;
-	w->ppos[e.u] = (int32_t)i;
 }
 
-static void pheap_down(struct sim_work *w, struct sgrp *g, uint32_t i)
+/* The first ready thread of g (g->hn > 0). */
+static inline uint32_t rt_top(const struct sim_work *w, const struct sgrp *g)
 {
-	struct pent *h = w->pheap + g->hbase, e = h[i];
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= g->hn)
-			break;
-		if (c + 1 < g->hn && pent_less(&h[c + 1], &h[c]))
-			c++;
-		if (!pent_less(&h[c], &e))
-			break;
-		h[i] = h[c];
-		w->ppos[h[i].u] = (int32_t)i;
-		i = c;
-	}
-	h[i] = e;
-	w->ppos[e.u] = (int32_t)i;
+	return (uint32_t)w->rt[g->hbase + 1];
 }
 
 /* Add ready thread u with finish tag t->seg. */
-static void pheap_push(struct sim_work *w, struct sgrp *g, uint32_t u)
+static inline void pheap_push(struct sim_work *w, struct sgrp *g, uint32_t u)
 {
-	struct pent e = {w->th[u].seg, u};
-	w->pheap[g->hbase + g->hn] = e;
-	pheap_up(w, g, g->hn++);
+	rt_set(w, g, u, rt_key(w->th[u].seg, u));
+	g->hn++;
 }
 
 /* u's finish tag grew to t->seg. */
-static void pheap_later(struct sim_work *w, struct sgrp *g, uint32_t u)
+static inline void pheap_later(struct sim_work *w, struct sgrp *g, uint32_t u)
 {
-	uint32_t pos = (uint32_t)w->ppos[u];
-	w->pheap[g->hbase + pos].tag = w->th[u].seg;
-	pheap_down(w, g, pos);
+	rt_set(w, g, u, rt_key(w->th[u].seg, u));
 }
 
-static void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
+static inline void pheap_del(struct sim_work *w, struct sgrp *g, uint32_t u)
 {
-	struct pent *h = w->pheap + g->hbase;
-	uint32_t pos = (uint32_t)w->ppos[u];
-	struct pent last = h[--g->hn];
-	w->ppos[u] = -1;
-	if (pos == g->hn)
-		return;
-	h[pos] = last;
-	w->ppos[last.u] = (int32_t)pos;
-	pheap_up(w, g, pos);
-	pheap_down(w, g, (uint32_t)w->ppos[last.u]);
+	rt_set(w, g, u, GT_NONE);
+	g->hn--;
 }
 
 /*
@@ -112,10 +90,10 @@ static inline uint64_t ps_len(const struct sgrp *g)
  * boundary), so that they act in increasing id. */
 static void ps_clamp(struct sim_work *w, struct sgrp *g)
 {
-	struct pent *h = w->pheap + g->hbase;
-	while (g->hn && h[0].tag < g->V) {
-		h[0].tag = g->V;
-		pheap_down(w, g, 0);
+	const st_u128 *t = w->rt + g->hbase;
+	while (g->hn && (stime)(t[1] >> 64) < g->V) {
+		uint32_t u = (uint32_t)t[1];
+		rt_set(w, g, u, rt_key(g->V, u));
 	}
 }
 
@@ -178,22 +156,26 @@ struct ps_fin {
 };
 
 /* Pool: the threads whose tags are at most X = V0 + c, in the subtree of
- * heap position i (each needs tag - V0 units of that cycle). */
+ * tree node i (each needs tag - V0 units of that cycle; a node holds its
+ * subtree's least key, GT_NONE above every X). */
 static void ps_finishing(const struct sim_work *w, const struct sgrp *g, uint32_t i,
                          uint64_t X, struct ps_fin *f)
 {
-	const struct pent *h = w->pheap + g->hbase;
-	while (i < g->hn && h[i].tag <= X) {
-		uint64_t c_minus_need = X - h[i].tag;
-		f->lost += c_minus_need;
-		if (g->nslots - c_minus_need > f->maxg)
-			f->maxg = g->nslots - c_minus_need;
-		f->n++;
-		if (h[i].u < f->id)
-			f->id = h[i].u;
+	const st_u128 *t = w->rt + g->hbase;
+	if ((stime)(t[i] >> 64) > X)
+		return;
+	if (i < g->rcap) {
+		ps_finishing(w, g, 2 * i, X, f);
 		ps_finishing(w, g, 2 * i + 1, X, f);
-		i = 2 * i + 2;
+		return;
 	}
+	uint64_t c_minus_need = X - (stime)(t[i] >> 64);
+	f->lost += c_minus_need;
+	if (g->nslots - c_minus_need > f->maxg)
+		f->maxg = g->nslots - c_minus_need;
+	f->n++;
+	if ((uint32_t)t[i] < f->id)
+		f->id = (uint32_t)t[i];
 }
 
 /* The pool, m > c, its next completion `cycles` >= 1 cycles away: the
@@ -208,7 +190,7 @@ static __attribute__((noinline)) uint64_t ps_pool_last(struct sim_work *w, struc
 	uint64_t units = g->nslots, len = g->m;
 	uint64_t V0 = g->V + (cycles - 1) * units;
 	struct ps_fin f = {0, 0, 0, *u};
-	ps_finishing(w, g, 0, V0 + units, &f);
+	ps_finishing(w, g, 1, V0 + units, &f);
 	uint64_t S = g->m * units - f.lost, L = (S + units - 1) / units;
 	if (f.n < g->m)
 		f.maxg = units; /* the others get c units */
@@ -227,10 +209,10 @@ static inline void ps_resched(struct sim_work *w, uint32_t gi)
 	uint32_t id = w->p->n + gi;
 	if (g->hn == 0) {
 		g->tshort = g->tnext = UINT64_MAX;
-		heap_del(w, id);
+		gt_set(w, gi, GT_NONE);
 		return;
 	}
-	uint32_t u = w->pheap[g->hbase].u;
+	uint32_t u = rt_top(w, g);
 	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
 	uint64_t t;
 	g->tshort = UINT64_MAX;
@@ -247,7 +229,7 @@ static inline void ps_resched(struct sim_work *w, uint32_t gi)
 			t = ps_pool_last(w, g, cycles, &u);
 	}
 	g->tnext = t;
-	heap_set(w, id, t, 0, u);
+	gt_set(w, gi, hent_key(t, 0, u, id));
 }
 
 /* The class members on the hot path (enqueue, dequeue, go_on, tick) are
@@ -315,9 +297,8 @@ static inline __attribute__((always_inline)) void ps_go_on(struct sim_work *w, u
 	struct sgrp *g = &w->g[t->grp];
 	stime tag = g->V + t->rem;
 	if (tag == t->seg && tag == g->V && g->tlast == T && g->tnext == T &&
-	    g->tshort == UINT64_MAX && w->pheap[g->hbase].u == u) {
-		int32_t pos = w->hpos[w->p->n + t->grp];
-		if (pos >= 0 && w->heap[pos].key == hent_key(T, 0, u, w->p->n + t->grp))
+	    g->tshort == UINT64_MAX && rt_top(w, g) == u) {
+		if (w->gt[w->gtn + t->grp] == hent_key(T, 0, u, w->p->n + t->grp))
 			return;
 	}
 	t->seg = tag;
@@ -340,7 +321,7 @@ static inline __attribute__((always_inline)) uint32_t ps_tick(struct sim_work *w
 {
 	struct sgrp *g = &w->g[id - w->p->n];
 	ps_advance(w, g, T);
-	return w->pheap[g->hbase].u;
+	return rt_top(w, g);
 }
 
 /* class busy: a processor's group (the unbound pool: its busy time / k). */
@@ -358,6 +339,7 @@ const struct sim_class sim_class_ps = {
 	.go_on = ps_go_on,
 	.work_done = ps_work_done,
 	.tick = ps_tick,
+	.gtree = 1,
 	.busy = ps_busy,
 	.run = policy_run,
 };

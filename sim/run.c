@@ -129,6 +129,15 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->nslot = ngrp;
 	}
 	w->ngrp = ngrp;
+	/* ps: the groups' tournament tree, every group without an event */
+	w->gtn = 0;
+	if (w->cls->gtree) {
+		w->gtn = 1;
+		while (w->gtn < ngrp)
+			w->gtn *= 2;
+		for (uint32_t i = 1; i < 2 * w->gtn; i++)
+			w->gt[i] = GT_NONE;
+	}
 	for (uint32_t gi = 0; gi < ngrp; gi++) {
 		w->g[gi].rqh = w->g[gi].rqt = NIL;
 		w->g[gi].V = w->g[gi].tlast = w->g[gi].busy = 0;
@@ -144,19 +153,29 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->sl[s].qend = w->sl[s].busy = 0;
 		w->sl[s].skip = 0;
 	}
-	/* ps heaps: carve the pool by group size */
-	if (par->mode == SIM_UNBOUND) {
-		w->g[0].hbase = 0;
-	} else {
-		for (uint32_t i = 0; i < n; i++)
-			w->g[w->th[i].grp].hn++;
-		uint32_t base = 0;
-		for (uint32_t gi = 0; gi < ngrp; gi++) {
-			w->g[gi].hbase = base;
-			base += w->g[gi].hn;
-			w->g[gi].hn = 0;
-		}
+	/* ps: each group's tree of ready threads (ps.c), 2 * rcap keys,
+	 * rcap the least power of two >= its threads, all not ready */
+	for (uint32_t i = 0; i < n; i++)
+		w->g[par->mode == SIM_UNBOUND ? 0 : w->th[i].grp].hn++;
+	uint32_t rbase = 0;
+	for (uint32_t gi = 0; gi < ngrp; gi++) {
+		struct sgrp *g = &w->g[gi];
+		g->rcap = g->hn ? 1 : 0;
+		while (g->rcap < g->hn)
+			g->rcap *= 2;
+		g->hbase = rbase;
+		rbase += 2 * g->rcap;
+		g->hn = 0;
 	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct sgrp *g = &w->g[par->mode == SIM_UNBOUND ? 0 : w->th[i].grp];
+		w->rleaf[i] = g->rcap + g->hn++;
+	}
+	for (uint32_t gi = 0; gi < ngrp; gi++)
+		w->g[gi].hn = 0;
+	if (w->cls->gtree)
+		for (uint32_t i = 0; i < rbase; i++)
+			w->rt[i] = GT_NONE;
 
 	/* threads */
 	uint32_t hb = 0;
@@ -169,7 +188,6 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		t->end = t->cur + tr->threads[i].nrec;
 		t->state = ST_NEW;
 		t->slot = -1;
-		w->ppos[i] = -1;
 		t->qnext = t->jhead = t->jtail = NIL;
 		t->hbase = hb;
 		hb += p->maxheld[i];

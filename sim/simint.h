@@ -8,7 +8,8 @@
  *
  * Where things are (one concept per file):
  *   program.c   sim_program (per-trace facts) and sim_work (allocation)
- *   heap.h      the event heap (indexed binary heap, 128-bit keys)
+ *   heap.h      the event heap (indexed binary heap, 128-bit keys) and
+ *               the ps groups' tournament tree
  *   thread.h    threads on processors: ready, leave, proceed, block
  *   slot.h      processors that run one thread at a time (fifo, rr)
  *   fifo.c      the fifo policy       } each: its class and its event
@@ -259,7 +260,9 @@ struct sgrp {
 	uint32_t nslots, slot0;
 	uint32_t rqh, rqt;   /* fifo/rr ready queue                        */
 	uint32_t m;          /* ps: ready threads                          */
-	uint32_t hbase, hn;  /* ps: heap of ready threads by (tag, id)      */
+	uint32_t hbase, hn;  /* ps: tree of ready threads by (tag, id) at
+	                        rt[hbase], size 2 * rcap; hn: how many     */
+	uint32_t rcap;       /* ps: leaves of that tree (a power of two)     */
 	stime V, tlast;   /* ps: virtual time at tlast                  */
 	stime tnext;      /* ps: the next completion (end of a cycle)   */
 	stime vnext;      /* ps, m <= slots or one slot: V at tnext       */
@@ -346,6 +349,9 @@ struct hent {
 	st_u128 key;
 };
 
+/* No event (larger than every key: times are below 2^63). */
+#define GT_NONE (~(st_u128)0)
+
 static inline uint32_t hent_id(struct hent e)
 {
 	return (uint32_t)e.key;
@@ -355,12 +361,6 @@ static inline st_u128 hent_key(uint64_t t, unsigned cls, uint32_t tid, uint32_t 
 {
 	return (st_u128)t << 64 | (uint64_t)cls << 63 | (uint64_t)tid << 32 | id;
 }
-
-/* A ready thread in a ps group's heap, by (finish tag, id). */
-struct pent {
-	stime tag;
-	uint32_t u;
-};
 
 struct sim_work {
 	const struct sim_program *p;
@@ -379,12 +379,17 @@ struct sim_work {
 	struct srw *rw;
 	struct sgrp *g;
 	struct sslot *sl;
-	struct pent *pheap;  /* [n] ps group heaps                         */
-	int32_t *ppos;       /* [n] ps: position in its group's heap, -1   */
+	st_u128 *rt;         /* [4 n] ps: the groups' trees of ready threads
+	                        (ps.c), each 2 * rcap <= 4 * its threads  */
+	uint32_t *rleaf;     /* [n] ps: each thread's leaf in its tree      */
 	/* global event heap */
 	struct hent *heap;
 	int32_t *hpos;
 	uint32_t hn, ids;
+	/* ps: each group's next completion (heap key, GT_NONE: none) in a
+	 * tournament tree: leaves gt[gtn + g], gt[1] the earliest (heap.h) */
+	st_u128 *gt;         /* [2 * gtcap]                                */
+	uint32_t gtn, gtcap;
 	/* results */
 	struct istat *ist;
 	struct sim_thread_stats *stats;
@@ -452,6 +457,9 @@ struct sim_class {
 	 * rr: a quantum expiry): the thread that now performs its step, or
 	 * NIL */
 	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T);
+	/* ps: the groups' completions are in the tournament tree (w->gt),
+	 * not in the heap */
+	uint8_t gtree;
 	/* cold: busy time of processor c after a run (SIM_STATS) */
 	sim_time (*busy)(const struct sim_work *w, uint32_t c, int *ovf);
 	/* cold: run the event loop of model w->model (Direct or pairing) */

@@ -68,7 +68,10 @@ enum after { A_READY, A_ASK_MUTEX };
 
 struct thr {
 	enum tstate st;
-	uint32_t pos;      /* index of the current record within the thread */
+	int src;           /* the thread whose records it replays: itself,
+	                      or under a work queue the worker that recorded
+	                      its current segment                            */
+	uint32_t pos;      /* index of the current record within src's      */
 	uint64_t rem;      /* work left of the current record; trace units  */
 	/* fifo/rr */
 	int cpu;           /* processor it is on (running), or -1           */
@@ -149,6 +152,11 @@ struct S {
 	int *want_write;     /* [n] rwlock waiter kind */
 	struct q *joiners;   /* [n] threads joining thread i */
 	uint64_t T;          /* now; trace units */
+	/* a work queue: its mutex and the workers' `lock M` records in file
+	 * order (thread, position) */
+	int pool_m;
+	uint32_t nseg, seg_next;
+	uint32_t *seg_thr, *seg_pos;
 	uint64_t makespan;
 	long steps;
 	int oom;
@@ -156,7 +164,7 @@ struct S {
 
 static const struct trace_rec *cur_rec(struct S *s, int i)
 {
-	return &s->tr->rec[s->tr->threads[i].first + s->th[i].pos];
+	return &s->tr->rec[s->tr->threads[s->th[i].src].first + s->th[i].pos];
 }
 
 /* The work a record costs its thread: its work, plus the creation cost
@@ -281,8 +289,17 @@ static void leave(struct S *s, int i)
 static void advance(struct S *s, int i)
 {
 	struct thr *t = &s->th[i];
+	/* a work queue (docs/models.md): a worker that has just taken the
+	 * queue's mutex with a `lock` record goes on after the next of the
+	 * workers' `lock M` records in file order */
+	const struct trace_rec *r = cur_rec(s, i);
+	if (s->p->pool && s->p->pool[i] && r->op == TRACE_LOCK && (int)r->a == s->pool_m &&
+	    s->seg_next < s->nseg) {
+		t->src = (int)s->seg_thr[s->seg_next];
+		t->pos = s->seg_pos[s->seg_next++];
+	}
 	t->pos++;
-	if (t->pos < s->tr->threads[i].nrec)
+	if (t->pos < s->tr->threads[t->src].nrec)
 		t->rem = rec_work(s, cur_rec(s, i));
 }
 
@@ -954,6 +971,63 @@ static void release(struct S *s)
 	free(s->ba);
 	free(s->rw);
 	free(s->want_write);
+	free(s->seg_thr);
+	free(s->seg_pos);
+}
+
+/* The work queue of s->p->pool, read from the contract: the mutex each
+ * worker locks first (the same for all, else an error) and every
+ * worker's `lock M` record, ordered by line (the file's order).
+ * Selection sort: the reference stays obvious, traces here are small. */
+static int pool_setup(struct S *s)
+{
+	const struct trace *tr = s->tr;
+	s->pool_m = -1;
+	uint32_t total = 0;
+	for (int i = 0; i < s->n; i++) {
+		if (!s->p->pool[i])
+			continue;
+		const struct trace_rec *rec = tr->rec + tr->threads[i].first;
+		int first = -1;
+		for (uint32_t j = 0; j < tr->threads[i].nrec; j++) {
+			if (rec[j].op == TRACE_LOCK) {
+				first = (int)rec[j].a;
+				break;
+			}
+		}
+		if (first < 0 || (s->pool_m >= 0 && first != s->pool_m))
+			return -1;
+		s->pool_m = first;
+		total += tr->threads[i].nrec;
+	}
+	s->seg_thr = calloc(total + 1, sizeof *s->seg_thr);
+	s->seg_pos = calloc(total + 1, sizeof *s->seg_pos);
+	if (!s->seg_thr || !s->seg_pos)
+		return -1;
+	for (int i = 0; i < s->n; i++) {
+		if (!s->p->pool[i])
+			continue;
+		const struct trace_rec *rec = tr->rec + tr->threads[i].first;
+		for (uint32_t j = 0; j < tr->threads[i].nrec; j++) {
+			if (rec[j].op == TRACE_LOCK && (int)rec[j].a == s->pool_m) {
+				s->seg_thr[s->nseg] = (uint32_t)i;
+				s->seg_pos[s->nseg++] = j;
+			}
+		}
+	}
+	for (uint32_t a = 0; a < s->nseg; a++) {
+		uint32_t best = a;
+		for (uint32_t b = a + 1; b < s->nseg; b++)
+			if (tr->rec[tr->threads[s->seg_thr[b]].first + s->seg_pos[b]].line <
+			    tr->rec[tr->threads[s->seg_thr[best]].first + s->seg_pos[best]].line)
+				best = b;
+		uint32_t x = s->seg_thr[a], y = s->seg_pos[a];
+		s->seg_thr[a] = s->seg_thr[best];
+		s->seg_pos[a] = s->seg_pos[best];
+		s->seg_thr[best] = x;
+		s->seg_pos[best] = y;
+	}
+	return 0;
 }
 
 int refsim_run(const struct trace *tr, const struct refsim_params *p,
@@ -989,8 +1063,11 @@ int refsim_run(const struct trace *tr, const struct refsim_params *p,
 	int rc = REFSIM_ERROR;
 	if (!s.th || !s.pr || !s.joiners || !s.mx || !s.sm || !s.cv || !s.ba || !s.rw || !s.want_write)
 		goto out;
+	if (p->pool && pool_setup(&s) != 0)
+		goto out;
 	for (int i = 0; i < s.n; i++) {
 		struct thr *t = &s.th[i];
+		t->src = i;
 		t->st = T_NEW;
 		t->cpu = -1;
 		t->lastcpu = -1;

@@ -28,6 +28,9 @@ struct refsim_params {
 	uint64_t latency;           /* t; units: trace unit                  */
 	uint64_t create_cost;       /* units: trace unit                     */
 	uint64_t switch_cost;       /* fifo, rr only; units: trace unit      */
+	const uint8_t *pool;        /* [nthreads] 1 for the workers of a work
+	                               queue (docs/models.md, "Work queues"),
+	                               or NULL: none                         */
 };
 
 enum { REFSIM_OK = 0, REFSIM_DEADLOCK = 1, REFSIM_ERROR = -1 };

@@ -56,6 +56,10 @@ struct run {
 	uint32_t bind_id[MAXT]; /* external thread ids ...              */
 	int32_t bind_proc[MAXT];/* ... and their processor or shadow     */
 	int nbind;
+	int pool;               /* with a work queue: the largest group of
+	                           threads (not 1) whose first lock is on
+	                           one mutex that the product takes as a
+	                           pool, or a pair of them (pick_pool)  */
 };
 
 static const char *policy_str(const struct run *r, char *buf, size_t len)
@@ -85,6 +89,8 @@ static void print_run(const struct run *r, FILE *f)
 				fprintf(f, " %u:%d", r->bind_id[i], r->bind_proc[i]);
 		}
 	}
+	if (r->pool)
+		fprintf(f, ", a work queue if one fits");
 	fprintf(f, "\n");
 }
 
@@ -94,7 +100,59 @@ struct outcome {
 	int ref_rc, sim_rc;
 	uint64_t ref_ms, sim_ms; /* makespans; units: trace unit        */
 	int sim_den_ok;    /* the product's makespan is an integer      */
+	int pooled;        /* ran with a work queue ...                 */
+	char pool[8 * MAXT]; /* ... of these threads                    */
 };
+
+/* The work queue of a run with r->pool: among the threads other than 1,
+ * those whose first `lock` is on mutex m, for the m with the most of
+ * them; the product may refuse them (different numbers of mutexes held
+ * at once), then the first pair it takes.  Fills spec ("2,4,5") and
+ * *pool, or leaves *pool NULL. */
+static void pick_pool(const struct trace *tr, const struct sim_program *p, char *spec,
+                      size_t len, struct sim_pool **pool)
+{
+	uint32_t first[MAXT + 1], best = UINT32_MAX, bestn = 0;
+	uint32_t n = tr->nthreads < MAXT ? tr->nthreads : MAXT;
+	for (uint32_t i = 0; i < n; i++) {
+		first[i] = UINT32_MAX;
+		if (i == tr->initial)
+			continue;
+		for (uint32_t j = 0; j < tr->threads[i].nrec; j++)
+			if (tr->rec[tr->threads[i].first + j].op == TRACE_LOCK) {
+				first[i] = tr->rec[tr->threads[i].first + j].a;
+				break;
+			}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = 0;
+		for (uint32_t j = 0; j < n; j++)
+			c += first[i] != UINT32_MAX && first[j] == first[i];
+		if (c > bestn) {
+			bestn = c;
+			best = first[i];
+		}
+	}
+	*pool = NULL;
+	if (bestn < 2)
+		return;
+	char why[256];
+	spec[0] = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (first[i] == best)
+			snprintf(spec + strlen(spec), len - strlen(spec), "%s%u", spec[0] ? "," : "",
+			         tr->threads[i].id);
+	if (sim_pool_new(p, spec, pool, why, sizeof why) == 0)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++) {
+			if (first[i] != best || first[j] != best)
+				continue;
+			snprintf(spec, len, "%u,%u", tr->threads[i].id, tr->threads[j].id);
+			if (sim_pool_new(p, spec, pool, why, sizeof why) == 0)
+				return;
+		}
+}
 
 static int disagree(const struct outcome *o)
 {
@@ -122,11 +180,31 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 			if (r->bind_id[j] == tr->threads[i].id)
 				binding[i] = r->bind_proc[j] < (int32_t)r->rp.cpus ? r->bind_proc[j] : 0;
 	}
-	o->ref_rc = refsim_run(tr, &r->rp, binding, &o->ref_ms);
-
 	struct sim_program *p = sim_program_new(tr);
 	struct sim_work *w = p ? sim_work_new(p) : NULL;
 	assert_non_null(w);
+	/* the pool, if the product takes it (sim_pool_new's checks: two
+	 * workers or more, one first mutex, as many mutexes held) */
+	struct sim_pool *pool = NULL;
+	uint8_t member[MAXT + 1] = {0};
+	struct refsim_params rp = r->rp;
+	if (r->pool) {
+		pick_pool(tr, p, o->pool, sizeof o->pool, &pool);
+		if (pool) {
+			/* the reference gets the members, and finds the rest itself */
+			for (const char *q = o->pool; *q;) {
+				unsigned id = (unsigned)strtoul(q, (char **)&q, 10);
+				for (uint32_t i = 0; i < tr->nthreads && i <= MAXT; i++)
+					member[i] |= tr->threads[i].id == id;
+				if (*q == ',')
+					q++;
+			}
+			rp.pool = member;
+			o->pooled = 1;
+		}
+	}
+	o->ref_rc = refsim_run(tr, &rp, binding, &o->ref_ms);
+
 	struct sim_params par;
 	sim_params_init(&par);
 	par.cpus = r->rp.cpus;
@@ -137,10 +215,12 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.create_cost = r->rp.create_cost;
 	par.switch_cost = r->rp.switch_cost;
 	par.model = SIM_DIRECT;
+	par.pool = pool;
 	struct sim_result res;
 	o->sim_rc = sim_run(p, w, &par, binding, 0, &res);
 	o->sim_ms = res.makespan.num;
 	o->sim_den_ok = res.makespan.den == 1;
+	sim_pool_free(pool);
 	sim_work_free(w);
 	sim_program_free(p);
 	trace_free(tr);
@@ -159,7 +239,7 @@ struct hand_case {
 	uint64_t makespan;
 };
 
-#define FIFO_(k, t) {k, 0, REFSIM_FIFO, 1, t, 0, 0}
+#define FIFO_(k, t) {k, 0, REFSIM_FIFO, 1, t, 0, 0, NULL}
 
 static const struct hand_case hand_cases[] = {
 	/* Issue 9 case 1: T2 registers on C at 0 (releasing M at 0 on p1);
@@ -195,17 +275,17 @@ static const struct hand_case hand_cases[] = {
 	{"unbound ps: ties at a cycle boundary by id",
 	 "1 0 create 2 / 1 0 create 3 / 1 0 create 4 / 1 0 exit / 2 1 trylock 8 ok / 2 0 lock 20 / "
 	 "2 10 unlock 20 / 2 0 unlock 8 / 2 0 exit / 3 1 lock 20 / 3 1 unlock 20 / 3 20 exit / 4 1 exit",
-	 {2, 1, REFSIM_PS, 1, 0, 0, 0}, NULL, REFSIM_OK, 33},
+	 {2, 1, REFSIM_PS, 1, 0, 0, 0, NULL}, NULL, REFSIM_OK, 33},
 	/* Bound ps on one processor, two threads of work 3 and 5: cycles of
 	 * 2 units until the first is done at 6 (3 cycles), then the second
 	 * alone: 2 more units, 8 = total work. */
 	{"ps in cycles on one processor",
-	 "1 0 create 2 / 1 3 exit / 2 5 exit", {1, 0, REFSIM_PS, 1, 0, 0, 0}, "1:0 2:0", REFSIM_OK, 8},
+	 "1 0 create 2 / 1 3 exit / 2 5 exit", {1, 0, REFSIM_PS, 1, 0, 0, 0, NULL}, "1:0 2:0", REFSIM_OK, 8},
 	/* rr:2 on one processor with switch cost 1: T1 creates T2 at 0 and
 	 * needs 4, T2 needs 3.  T1 0-2, switch 2-3, T2 3-5, switch 5-6, T1
 	 * 6-8 exits at 8, switch 8-9, T2 9-10 exits: 10. */
 	{"rr with switch cost",
-	 "1 0 create 2 / 1 4 exit / 2 3 exit", {1, 0, REFSIM_RR, 2, 0, 0, 1}, "1:0 2:0", REFSIM_OK, 10},
+	 "1 0 create 2 / 1 4 exit / 2 3 exit", {1, 0, REFSIM_RR, 2, 0, 0, 1, NULL}, "1:0 2:0", REFSIM_OK, 10},
 	/* Lock-order inversion on two shadow processors: deadlock at 10. */
 	{"deadlock",
 	 "1 0 create 2 / 1 0 create 3 / 2 0 lock 1 / 2 10 lock 2 / 2 0 unlock 2 / 2 0 unlock 1 / "
@@ -661,6 +741,8 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 		r->bind_proc[r->nbind++] = tu_rand(&s) % 5 == 0 ? TRACE_SHADOW
 		                           : (int32_t)(tu_rand(&s) % r->rp.cpus);
 	}
+	/* one run in three: a work queue, if one fits (pick_pool) */
+	r->pool = tu_rand(&s) % 3 == 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -853,10 +935,10 @@ static void category(const struct run *r, const struct outcome *o, const char *t
 	policy_str(r, pol, sizeof pol);
 	if (r->rp.policy == REFSIM_RR)
 		strcpy(pol, "rr");
-	snprintf(buf, len, "%s %s%s%s%s%s", r->rp.unbound ? "unbound" : "bound", pol,
+	snprintf(buf, len, "%s %s%s%s%s%s%s", r->rp.unbound ? "unbound" : "bound", pol,
 	         r->rp.latency ? " latency" : "", r->rp.create_cost ? " create-cost" : "",
 	         r->rp.switch_cost ? " switch-cost" : "",
-	         o->ref_rc != o->sim_rc ? " verdict" : "");
+	         o->pooled ? " pool" : "", o->ref_rc != o->sim_rc ? " verdict" : "");
 	(void)text;
 }
 
@@ -891,7 +973,7 @@ static void test_differential(void **state)
 	uint64_t seed0 = (uint64_t)env_long("SB_DIFF_SEED", 1);
 	long show = env_long("SB_DIFF_SHOW", 5);
 	int all = env_long("SB_DIFF_ALL", 0) != 0;
-	long ran = 0, bad = 0, stuck = 0, deadlocks = 0, shown = 0;
+	long ran = 0, bad = 0, stuck = 0, deadlocks = 0, shown = 0, pooled = 0;
 	long skip_matched[sizeof skips / sizeof skips[0]] = {0};
 	long skip_excused[sizeof skips / sizeof skips[0]] = {0};
 	char cats[MAXCAT][96];
@@ -927,6 +1009,7 @@ static void test_differential(void **state)
 		}
 		ran++;
 		deadlocks += o.ref_rc == REFSIM_DEADLOCK;
+		pooled += o.pooled;
 		int sk = -1;
 		for (int j = 0; skips[j].name && sk < 0; j++)
 			if (skips[j].match(&r, text))
@@ -959,6 +1042,8 @@ static void test_differential(void **state)
 				shown++;
 				print_message("DISAGREEMENT (seed %llu), minimized:\n%s", (unsigned long long)seed, small);
 				print_run(&m, stdout);
+				if (mo.pooled)
+					print_message("work queue: threads %s\n", mo.pool);
 				print_message("reference: %s %llu; simulator: %s %llu%s\n\n",
 				              mo.ref_rc == REFSIM_DEADLOCK ? "deadlock at" : mo.ref_rc ? "error" : "makespan",
 				              (unsigned long long)mo.ref_ms,
@@ -975,8 +1060,13 @@ static void test_differential(void **state)
 	}
 	double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
 	print_message("differential: %ld programs (seeds %llu..), %ld deadlocked, %ld skipped (generator stuck), "
-	              "%ld disagreements; %.0f programs/s (information, not a check)\n",
-	              ran, (unsigned long long)seed0, deadlocks, stuck, bad, cpu > 0 ? (double)ran / cpu : 0.0);
+	              "%ld with a work queue, %ld disagreements; %.0f programs/s (information, not a check)\n",
+	              ran, (unsigned long long)seed0, deadlocks, stuck, pooled, bad,
+	              cpu > 0 ? (double)ran / cpu : 0.0);
+	if (ran >= 100 && pooled == 0) {
+		print_error("no run had a work queue: the pools went untested\n");
+		bad++;
+	}
 	for (int k = 0; k < ncat; k++)
 		print_message("  %6ld  %s\n", catn[k], cats[k]);
 	for (int j = 0; skips[j].name; j++)

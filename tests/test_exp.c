@@ -51,6 +51,10 @@ static const struct {
 	{"[programs]\nfamily = transactions\n[run]\nalgorithms = a\n"
 	 "[alg.a]\nalgorithm = greedy\ncheckpoints = 60, 20\n",
 	 "not increasing"},
+	{"[programs]\nfamily = transactions\n[family.transactions]\n"
+	 "count = 0\n", "t.ini:4: [family.transactions] count: must be at least 1"},
+	{"[programs]\nfamily = transactions\n[family.transactions]\n"
+	 "seed = 2\n", "set in [programs]"},
 	{"this is not ini\n", "t.ini:1: syntax error"},
 	{"[programs\n", "t.ini:1: syntax error"},
 	{"[programs]\nfamily = transactions,\n", "empty value"},
@@ -131,6 +135,24 @@ static void test_jobs(void **state)
 	assert_int_equal(j.conf[8].sim.cpus, 4);
 	assert_int_equal(j.conf[8].sim.policy, SIM_RR);
 	assert_int_equal(j.conf[8].sim.quantum, 100);
+	exp_jobs_release(&j);
+	exp_spec_release(s);
+
+	/* A family's own count: transactions 2 thread counts x 3, pipeline
+	 * 2 limits x 1 (a program without randomness: one per cell). */
+	const char *t2 = "[programs]\nfamily = transactions, pipeline\n"
+	                 "count = 3\n[family.transactions]\nthreads = 4, 8\n"
+	                 "[family.pipeline]\ncount = 1\nlimit = 20, 30\n"
+	                 "[run]\nalgorithms = binpack\n";
+	assert_int_equal(exp_spec_parse(t2, strlen(t2), "t.ini", s, err,
+	                                sizeof err), EXP_OK);
+	assert_int_equal(exp_jobs_make(s, &j, err, sizeof err), EXP_OK);
+	assert_int_equal(j.nprog, 8);
+	assert_int_equal(j.prog[5].index, 3);
+	assert_int_equal(j.prog[6].index, 1);
+	assert_int_equal(j.prog[7].index, 1);
+	assert_string_equal(exp_prog_options(s, &j.prog[7], o, sizeof o),
+	                    "limit=30");
 	exp_jobs_release(&j);
 	exp_spec_release(s);
 	free(s);
@@ -238,6 +260,13 @@ static const char two_text[] =
  * two.trace: binpack puts thread 2 (100) on one processor, thread 3 (50)
  *   and main (0) on the other: 100; serial 150; unbound 100; lower
  *   max(100, 150 / 2) = 100, gap 0.
+ *   rgreedy raw (its runs alone, without the floor): the 4 canonical
+ *   allocations (S(3,1) + S(3,2)) are {all} 150, {main} / {T2,T3} 150,
+ *   {T2} / {main,T3} 100 (binpack's, the floor) and {T3} / {main,T2}
+ *   100; each is one move or swap from every other, so the runs, which
+ *   go on until 64 + 8nk draws in a row find nothing untested, test the
+ *   three after the floor (a miss has probability (5/6)^112 < 1e-8):
+ *   their best is 100.
  */
 static void test_hand_rows(void **state)
 {
@@ -256,9 +285,13 @@ static void test_hand_rows(void **state)
 	char text[1024];
 	snprintf(text, sizeof text,
 	         "[programs]\ntraces = %s\n[machine]\ncpus = 2\n"
-	         "[run]\nalgorithms = binpack, sga, csga, exhaustive, sgaraw\n"
+	         "[run]\nalgorithms = binpack, sga, csga, exhaustive, sgaraw, "
+	         "rgraw\n"
 	         "unbound = 1\nbound = 1\n[alg.exhaustive]\nmax_tests = 100\n"
-	         "[alg.sgaraw]\nalgorithm = sga\nraw = 1\n",
+	         "checkpoints = 1, 16\n"
+	         "[alg.sgaraw]\nalgorithm = sga\nraw = 1\n"
+	         "[alg.rgraw]\nalgorithm = rgreedy\nraw = 1\nmax_tests = 100\n"
+	         "restarts = 2\nstop_after = 0\n",
 	         tdir);
 	put_file(d, "hand.ini", text);
 	snprintf(ini, sizeof ini, "%s/hand.ini", d);
@@ -284,6 +317,7 @@ static void test_hand_rows(void **state)
 		{"worst.trace", "sga", C_TESTS, "9"},
 		{"worst.trace", "sgaraw", C_MS, "2050"},
 		{"two.trace", "sgaraw", C_MS, "100"},
+		{"two.trace", "rgraw", C_MS, "100"},
 		{"worst.trace", "csga", C_MS, "2050"},
 		{"worst.trace", "csga", C_TESTS, "9"},
 		{"worst.trace", "exhaustive", C_MS, "2050"},
@@ -308,8 +342,8 @@ static void test_hand_rows(void **state)
 			         rows[i].prog, rows[i].alg, rows[i].col, buf,
 			         rows[i].want);
 	}
-	/* 2 programs x 6 rows + header. */
-	assert_int_equal(tu_count_lines(csv), 13);
+	/* 2 programs x 9 rows (2 checkpoints) + header. */
+	assert_int_equal(tu_count_lines(csv), 19);
 	free(csv);
 	exp_spec_release(s);
 	free(s);
@@ -330,10 +364,16 @@ static void test_hand_rows(void **state)
 		      "ylabel = ratio\nwhere = algorithm=sga\n"
 		      "line = mean: binpack/makespan\n"
 		      "line = min: binpack/makespan min\n"
-		      "line = worse: binpack/makespan frac<1\n", f);
+		      "line = worse: binpack/makespan frac<1\n"
+		      "[plot.ck]\ntitle = c\nx = checkpoint\nxlabel = tests\n"
+		      "ylabel = ms\nline = ex: makespan @ algorithm~exhaustive@\n",
+		      f);
 		fclose(f);
 		put_file(d, "REPORT.md.in", "# R\n@TABLE:hand/r@\n@PLOT:hand/r@\n"
-		         "@PLOT:hand/nosuch@ @ left alone\n");
+		         "@TABLE:hand/ck@\n"
+		         "@PLOT:hand/nosuch@ @ left alone\n"
+		         "cell @CELL:hand/r/2/mean@ of @CELL:hand/r/2/n@; "
+		         "@CELL:hand/nosuch/2/mean@\n");
 		char rep[600];
 		snprintf(rep, sizeof rep, "%s/REPORT.md", d);
 		if (exp_report(d, rep, err, sizeof err))
@@ -345,7 +385,28 @@ static void test_hand_rows(void **state)
 		assert_non_null(strstr(r, "![hand/r](./plots/hand-r.svg)"));
 		assert_non_null(strstr(r, "*(no data for hand/nosuch"));
 		assert_non_null(strstr(r, "@ left alone"));
+		/* x = checkpoint: exhaustive's best after 1 test (the floor:
+		 * binpack, 4060 and 100) and after 16 (worst: all 16
+		 * partitions, 2050; two: its 4 partitions, 100): means 2080
+		 * and 1075. */
+		assert_non_null(strstr(r, "| tests | ex | n |\n|---|---|---|\n"
+		                          "| 1 | 2080.000 | 2 |\n"
+		                          "| 16 | 1075.000 | 2 |\n"));
+		assert_non_null(strstr(r, "cell 1.490 of 2; *(no data for hand/nosuch)*"));
 		free(r);
+		/* A cell the table does not have: an error naming it, the
+		 * report left as it was. */
+		static const char *const bad[] = {"@CELL:hand/r/3/mean@",
+		                                  "@CELL:hand/r/2/max@",
+		                                  "@CELL:hand/r/2@"};
+		for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+			put_file(d, "REPORT.md.in", bad[i]);
+			assert_int_not_equal(exp_report(d, rep, err, sizeof err), 0);
+			assert_non_null(strstr(err, bad[i]));
+			r = tu_slurp(rep, NULL);
+			assert_non_null(strstr(r, "cell 1.490 of 2"));
+			free(r);
+		}
 		snprintf(rep, sizeof rep, "%s/plots/hand-r.svg", d);
 		r = tu_slurp(rep, NULL);
 		assert_non_null(r);

@@ -382,11 +382,7 @@ int main(int argc, char **argv)
 		         "then strict) once, to binpacking's allocation,\n"
 		         "and the whole search uses the model it chose"},
 		{CLI_STR, "pool", .metavar = "THREADS", .dst = &pool_spec,
-		 .help = "these threads are the interchangeable workers of a\n"
-		         "work queue (ids and ranges, 2-4,7, or a thread name):\n"
-		         "they take the recorded tasks in recorded order\n"
-		         "(docs/models.md, Work queues); Direct model only;\n"
-		         "no bound or lower lines (both fix each thread's work)"},
+		 .help = alloc_pool_help},
 		{CLI_GROUP, .help = "Search"},
 		{CLI_FUNC, "algorithm", 'a', .metavar = "NAME", .dst = &algorithm,
 		 .fn = algorithm_opt, .help = "see --list-algorithms (default auto)"},

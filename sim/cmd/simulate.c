@@ -81,11 +81,7 @@ int main(int argc, char **argv)
 		         "deadlocks), or auto (default: direct, on deadlock\n"
 		         "client-server, on deadlock strict)"},
 		{CLI_STR, "pool", .metavar = "THREADS", .dst = &pool_spec,
-		 .help = "these threads are the interchangeable workers of a\n"
-		         "work queue: they take the recorded tasks in recorded\n"
-		         "order, whichever gets the queue's mutex next\n"
-		         "(docs/models.md, Work queues): ids and ranges (2-4,7)\n"
-		         "or a thread name (worker); Direct model only"},
+		 .help = alloc_pool_help},
 		{CLI_GROUP, .help = "Output"},
 		{CLI_FLAG, "json", .dst = &json, .help = "the same result as one JSON object"},
 		{CLI_STR, "timeline", .metavar = "FILE", .dst = &timeline,

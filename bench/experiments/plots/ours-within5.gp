@@ -17,4 +17,6 @@ plot 'ours-within5.dat' using 0:2:xtic(1) with points lw 2 pt 1 ps 1.3 lc rgb '#
      'ours-within5.dat' using 0:8 with points lw 2 pt 7 ps 1.3 lc rgb '#e377c2' title columnheader, \
      'ours-within5.dat' using 0:9 with points lw 2 pt 8 ps 1.3 lc rgb '#7f7f7f' title columnheader, \
      'ours-within5.dat' using 0:10 with points lw 2 pt 9 ps 1.3 lc rgb '#bcbd22' title columnheader, \
-     'ours-within5.dat' using 0:11 with points lw 2 pt 10 ps 1.3 lc rgb '#17becf' title columnheader
+     'ours-within5.dat' using 0:11 with points lw 2 pt 10 ps 1.3 lc rgb '#17becf' title columnheader, \
+     'ours-within5.dat' using 0:12 with points lw 2 pt 11 ps 1.3 lc rgb '#000000' title columnheader, \
+     'ours-within5.dat' using 0:13 with points lw 2 pt 12 ps 1.3 lc rgb '#aec7e8' title columnheader
