@@ -7,8 +7,9 @@
  * one 16-byte key (struct hent), one 128-bit comparison that the compiler
  * makes branch-free:
  *   - a thread's timer (end of a sleep or of a latency wait, a cwait's
- *     wake-up on its way), and under fifo/rr the end of a running
- *     thread's current work (entry id = the thread, 0..n-1);
+ *     wake-up on its way), and under rr the end of a running thread's
+ *     current work (entry id = the thread, 0..n-1; under fifo that end
+ *     is in a tournament tree over the slots, see gt_set);
  *   - under ps, each scheduling group's next completion (key id n + g,
  *     ordered by the id of the thread that acts first): not in the heap
  *     but in a tournament tree over the groups (gt_set), whose root the

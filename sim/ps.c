@@ -339,7 +339,7 @@ const struct sim_class sim_class_ps = {
 	.go_on = ps_go_on,
 	.work_done = ps_work_done,
 	.tick = ps_tick,
-	.gtree = 1,
+	.gtree = GT_GROUPS,
 	.busy = ps_busy,
 	.run = policy_run,
 };
