@@ -175,7 +175,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	}
 	for (uint32_t gi = 0; gi < ngrp; gi++)
 		w->g[gi].hn = 0;
-	if (w->cls->gtree)
+	if (w->cls->gtree == GT_GROUPS)
 		for (uint32_t i = 0; i < rbase; i++)
 			w->rt[i] = GT_NONE;
 
