@@ -10,6 +10,15 @@
  * ps; MODEL direct, client-server or strict): for instruction counts,
  * e.g. valgrind --tool=callgrind --toggle-collect=sim_run.
  *
+ *   build/bench/sim-speed --trace TRACE BINDING [POLICY [REPEAT]]
+ *
+ * --trace simulates a trace file under a binding file (bound mode, the
+ * binding's k, POLICY default ps, Direct model) REPEAT times (default 5)
+ * and prints the makespan, events and the CPU time per run (best and
+ * mean; CLOCK_THREAD_CPUTIME_ID, so other processes matter less), e.g.
+ * what one test of allocate costs on that trace (docs/sim.md,
+ * "Performance").
+ *
  * Goals on one core (issue 15): parsing >= 500 MB/s; simulation >= 15 M
  * events/s (fifo, also at k = 64 with 1000 threads) and >= 5 M events/s
  * (ps); a 10^7-record trace under 500 MB (Direct model).
@@ -192,10 +201,73 @@ static int run_one(uint64_t records, uint32_t nthreads, const char *pol, uint32_
 	return 0;
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* --trace: a trace file under a binding file, REPEAT runs. */
+static int run_trace(const char *path, const char *bpath, const char *pol, int repeat)
+{
+	struct trace *tr = NULL;
+	struct trace_error err;
+	struct trace_binding bd;
+	if (trace_read_file(path, &tr, &err) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 2;
+	}
+	if (trace_binding_read(bpath, tr, &bd, &err) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		trace_free(tr);
+		return 2;
+	}
+	struct sim_params par;
+	sim_params_init(&par);
+	par.cpus = bd.cpus;
+	par.model = SIM_DIRECT;
+	if (sim_policy_parse(pol, &par) != 0 || repeat < 1) {
+		fprintf(stderr, "sim-speed: bad policy or repeat\n");
+		return 1;
+	}
+	struct sim_program *p = sim_program_new(tr);
+	struct sim_work *w = p ? sim_work_new(p) : NULL;
+	if (!p || !w || sim_work_reserve(w, &par) != SIM_OK) {
+		fprintf(stderr, "sim-speed: out of memory\n");
+		return 1;
+	}
+	double best = 1e300, sum = 0;
+	struct sim_result res;
+	int rc = 0;
+	for (int r = 0; r < repeat; r++) {
+		double t0 = cpu_now();
+		rc = sim_run(p, w, &par, bd.proc, 0, &res);
+		double t = cpu_now() - t0;
+		sum += t;
+		if (t < best)
+			best = t;
+	}
+	char ms[64];
+	printf("%s: %zu records, %u threads, k %u, %s: status %d makespan %s events %" PRIu64
+	       "; CPU per run best %.2f ms, mean %.2f ms (%d runs); %.1f M events/s\n",
+	       path, tr->nrec, tr->nthreads, bd.cpus, pol, rc,
+	       sim_time_format(res.makespan, ms, sizeof ms), res.events, best * 1e3,
+	       sum / repeat * 1e3, repeat, (double)res.events / best / 1e6);
+	sim_work_free(w);
+	sim_program_free(p);
+	trace_binding_release(&bd);
+	trace_free(tr);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t max_records = 10000000;
 	int repeat = 1;
+	if (argc >= 4 && strcmp(argv[1], "--trace") == 0)
+		return run_trace(argv[2], argv[3], argc > 4 ? argv[4] : "ps",
+		                 argc > 5 ? atoi(argv[5]) : 5);
 	if (argc >= 6 && strcmp(argv[1], "--one") == 0)
 		return run_one(strtoull(argv[2], NULL, 10), (uint32_t)strtoul(argv[3], NULL, 10), argv[4],
 		               (uint32_t)strtoul(argv[5], NULL, 10), argc > 6 ? argv[6] : NULL);
@@ -205,7 +277,9 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
 			repeat = atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: sim-speed [--max-records N] [--repeat R]\n");
+			fprintf(stderr, "usage: sim-speed [--max-records N] [--repeat R]\n"
+			        "       sim-speed --one RECORDS THREADS POLICY K [MODEL]\n"
+			        "       sim-speed --trace TRACE BINDING [POLICY [REPEAT]]\n");
 			return 1;
 		}
 	}

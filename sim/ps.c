@@ -2,8 +2,8 @@
  * ps.c - the processor-sharing policy (docs/simulation.md), in exact
  * integer cycles (docs/sim.md): the ready threads of a group share its
  * processors, each group keeping them in a tournament tree by finish
- * tag, and its next completion in the groups' tournament tree (heap.h).  Defines sim_class_ps and the
- * policy's event loops (loop.h).
+ * tag, and its next completion in the groups' tournament tree (gt_set,
+ * heap.h).  Defines sim_class_ps and the policy's event loops (loop.h).
  */
 #include "sim/simint.h"
 #include "sim/heap.h"
@@ -202,7 +202,7 @@ static __attribute__((noinline)) uint64_t ps_pool_last(struct sim_work *w, struc
 	return g->tshort + L;
 }
 
-/* Put a ps group's next completion into the event heap. */
+/* Put a ps group's next completion into the groups' tree (gt_set). */
 static inline void ps_resched(struct sim_work *w, uint32_t gi)
 {
 	struct sgrp *g = &w->g[gi];
@@ -339,7 +339,7 @@ const struct sim_class sim_class_ps = {
 	.go_on = ps_go_on,
 	.work_done = ps_work_done,
 	.tick = ps_tick,
-	.gtree = 1,
+	.gtree = GT_GROUPS,
 	.busy = ps_busy,
 	.run = policy_run,
 };

@@ -5,8 +5,10 @@
  *
  * A scheduling group (a bound processor, a shadow thread's own, or the
  * unbound pool) has slots (1, or k in the pool) and one FIFO ready queue.
- * The running thread's heap entry is the end of its current work; under
- * rr the slot's entry is its quantum expiry (class 1).  A context switch
+ * The running thread's event is the end of its current work (key id: the
+ * thread), under fifo at the slot's leaf of the tournament tree w->gt
+ * (heap.h), under rr in the heap, where the slot's quantum expiry also is
+ * (class 1).  A context switch
  * (a slot starting another thread than it ran last) delays the start by
  * switch_cost, counted as the slot's busy time.
  */
@@ -42,7 +44,8 @@ static void slot_arm(struct sim_work *w, uint32_t s, uint32_t u)
 			heap_del(w, u);
 		heap_set(w, slot_qid(w, s), sl->qend, 1, u);
 	} else {
-		heap_set(w, u, done, 0, u);
+		/* fifo: the slots' tournament tree (w->gt) */
+		gt_set(w, s, hent_key(done, 0, u, u));
 	}
 }
 
@@ -90,12 +93,16 @@ static void slot_idle(struct sim_work *w, uint32_t s, stime T, uint32_t gone)
 	uint32_t u = q_pop(w, &g->rqh, &g->rqt);
 	if (u == NIL) {
 		grp_idle(g, T);
-		heap_del(w, gone);
-		if (SLOT_RR)
+		if (SLOT_RR) {
+			heap_del(w, gone);
 			heap_del(w, slot_qid(w, s));
+		} else {
+			gt_set(w, s, GT_NONE);
+		}
 		return;
 	}
-	heap_handover(w, gone, u);
+	if (SLOT_RR)
+		heap_handover(w, gone, u);
 	slot_start(w, s, u, T);
 }
 

@@ -1326,6 +1326,55 @@ static const char fixed_text[] = "shadowbind-trace 1\nthread 1 main\n1 0 create 
                                  "1 0 create 5\n2 10 exit\n5 3 exit\n1 0 join 2\n"
                                  "1 0 join 5\n1 0 exit\n";
 
+/* Object ids first in the keyed map, then in the direct table once it
+ * grows over them (trace/traceint.h, struct tr_obj: ids below 8 times the
+ * objects, or below 4096, are indexed directly).  Mutex 5000 comes first:
+ * the table covers no id of 4096 or more with 1 object, so 5000 goes to
+ * the map; mutexes 1..1100 follow (direct, table 2048); mutex 4100 then
+ * grows the table to 8192 <= 8 * 1102, over 5000.  Dense indices follow
+ * first appearance whatever the place: 5000 -> 0, i -> i, 4100 -> 1101;
+ * thread 1 holds mutex 5000 across the growth, so its unlock and the next
+ * lock must find the same object (the replay would reject a second one:
+ * "unlock of mutex 5000, which is not locked"). */
+static void test_direct_ids(void **state)
+{
+	(void)state;
+	size_t cap = 64 * 2300, k = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	k += (size_t)sprintf(s + k, "shadowbind-trace 1\n1 0 lock 5000\n"); /* lines 1, 2 */
+	for (int i = 1; i <= 1100; i++)                                         /* 3..2202 */
+		k += (size_t)sprintf(s + k, "1 0 lock %d\n1 0 unlock %d\n", i, i);
+	k += (size_t)sprintf(s + k, "1 0 lock 4100\n1 0 unlock 4100\n"        /* 2203, 2204 */
+	                     "1 0 unlock 5000\n1 0 lock 5000\n"               /* 2205, 2206 */
+	                     "1 0 unlock 5000\n1 0 exit\n");                  /* 2207, 2208 */
+	struct trace_limits lim;
+	struct tr_probes pr;
+	struct trace *tr = NULL;
+	struct trace_error e;
+	trace_limits_default(&lim);
+	lim.probes = &pr;
+	int rc = trace_read_mem_lim("t", s, k, &lim, &tr, &e);
+	if (rc)
+		print_message("%s\n", e.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(pr.obj_inserts, 1 + 1102); /* thread 1, the mutexes */
+	assert_int_equal(tr->nobj[TRACE_K_MUTEX], 1102);
+	assert_int_equal(tr->obj_id[TRACE_K_MUTEX][0], 5000);
+	assert_int_equal(tr->obj_id[TRACE_K_MUTEX][1], 1);
+	assert_int_equal(tr->obj_id[TRACE_K_MUTEX][1100], 1100);
+	assert_int_equal(tr->obj_id[TRACE_K_MUTEX][1101], 4100);
+	assert_int_equal(tr->nrec, 2207);
+	assert_int_equal(tr->rec[2201].a, 1101);    /* lock 4100, line 2203   */
+	assert_int_equal(tr->rec[2203].a, 0);       /* unlock 5000, line 2205 */
+	assert_int_equal(tr->rec[2204].a, 0);       /* lock 5000, line 2206   */
+	assert_int_equal(tr->rec[2204].line, 2206);
+	assert_int_equal(tr->pair[2204], 2203);     /* its previous unlock    */
+	assert_int_equal(tr->pair[0], TRACE_NONE);  /* the first lock         */
+	trace_free(tr);
+	free(s);
+}
+
 static void test_binding_read(void **state)
 {
 	(void)state;
@@ -1601,6 +1650,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_op_table),
 		cmocka_unit_test(test_crafted_ids),
+		cmocka_unit_test(test_direct_ids),
 		cmocka_unit_test(test_binding_read),
 		cmocka_unit_test(test_binding_bad),
 		cmocka_unit_test(test_binding_write),

@@ -304,6 +304,9 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		struct trace_rec *w = &rec[j];
 		const struct trace_rec *r = w;
 		*w = prec[i];
+		/* (the replay writes pair[] only at this record and earlier
+		 * ones: no need to fill it beforehand) */
+		pair[j] = NONE;
 		int cwnext = w->op & TR_CWNEXT;
 		w->op &= (uint8_t)~TR_CWNEXT;
 		if (thop >> w->op & 1)
@@ -693,7 +696,6 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		voom(&V);
 		goto done;
 	}
-	memset(pair, 0xff, (n ? n : 1) * sizeof *pair);
 	V.rec = rec;
 	V.loc = loc;
 	V.pair = pair;
