@@ -13,8 +13,8 @@
 #include "sim/pairing.h"
 
 /*
- * Pop events in (time, class, id) order (the heap's top, or under ps and
- * fifo the tournament tree's root if earlier) until none is left, memory ran
+ * Pop events in (time, class, id) order (the heap's top, or the
+ * tournament tree's root if earlier) until none is left, memory ran
  * out (SIM_SCHEDULE), or an event lies later than w->cutoff while threads
  * remain (w->cut: the makespan is then larger, or the run would deadlock
  * later).  Always inlined with a constant `pm`.
