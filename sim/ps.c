@@ -212,8 +212,12 @@ static inline void ps_resched(struct sim_work *w, uint32_t gi)
 		gt_set(w, gi, GT_NONE);
 		return;
 	}
-	uint32_t u = rt_top(w, g);
-	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
+	/* the first thread and its tag, from the tree (the pool's ps_clamp
+	 * may have raised the tag above th[u].seg to V: left is 0 either
+	 * way) */
+	st_u128 top = w->rt[g->hbase + 1];
+	uint32_t u = (uint32_t)top;
+	uint64_t F = (stime)(top >> 64), left = F > g->V ? F - g->V : 0;
 	uint64_t t;
 	g->tshort = UINT64_MAX;
 	if (g->m <= g->nslots) {
