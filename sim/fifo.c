@@ -27,6 +27,7 @@ const struct sim_class sim_class_fifo = {
 	.go_on = slot_go_on,
 	.work_done = slot_work_done,
 	.tick = fifo_tick,
+	.gtree = GT_SLOTS,
 	.busy = slot_busy,
 	.run = policy_run,
 };

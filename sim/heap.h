@@ -7,8 +7,9 @@
  * one 16-byte key (struct hent), one 128-bit comparison that the compiler
  * makes branch-free:
  *   - a thread's timer (end of a sleep or of a latency wait, a cwait's
- *     wake-up on its way), and under fifo/rr the end of a running
- *     thread's current work (entry id = the thread, 0..n-1);
+ *     wake-up on its way; entry id = the thread, 0..n-1); the end of a
+ *     running thread's current work under fifo and rr (key id = the
+ *     thread) is in a tournament tree over the slots instead (gt_set);
  *   - under ps, each scheduling group's next completion (key id n + g,
  *     ordered by the id of the thread that acts first): not in the heap
  *     but in a tournament tree over the groups (gt_set), whose root the
@@ -83,27 +84,14 @@ static inline void heap_set(struct sim_work *w, uint32_t id, stime t, uint8_t cl
 		heap_up(w, (uint32_t)pos);
 }
 
-/* Entry `to` (not in the heap) takes over entry `from`'s place and key,
- * if `from` is in the heap: the caller then moves it with heap_set (one
- * sift instead of a deletion and an insertion).  The low bits of the key
- * (the entry id) never decide the order, so the heap stays valid. */
-static inline void heap_handover(struct sim_work *w, uint32_t from, uint32_t to)
-{
-	int32_t pos = w->hpos[from];
-	if (pos < 0)
-		return;
-	w->hpos[from] = -1;
-	w->hpos[to] = pos;
-	w->heap[pos].key = (w->heap[pos].key & ~(st_u128)UINT32_MAX) | to;
-}
-
-/* The ps groups' tournament tree (w->gt): group g's next completion
- * (its heap key; GT_NONE: none) at leaf gtn + g, every inner node the
- * smaller of its children, so gt[1] is the earliest.  An update walks
- * the fixed path to the root; the siblings' addresses are known in
- * advance and the minimum is taken without a branch (the binary heap's
- * sift, with its data-dependent exits, was a quarter of a ps run's
- * instructions and a third of its mispredicted branches). */
+/* The tournament tree w->gt (sim_class.gtree): under ps group g's next
+ * completion, under fifo slot g's end of work (the heap key; GT_NONE:
+ * none) at leaf gtn + g, every inner node the smaller of its children,
+ * so gt[1] is the earliest.  An update walks the fixed path to the root;
+ * the siblings' addresses are known in advance and the minimum is taken
+ * without a branch (the binary heap's sift, with its data-dependent
+ * exits, was a quarter of a ps run's instructions and a third of its
+ * mispredicted branches). */
 static inline void gt_set(struct sim_work *w, uint32_t g, st_u128 key)
 {
 	st_u128 *t = w->gt;

@@ -13,8 +13,8 @@
 #include "sim/pairing.h"
 
 /*
- * Pop events in (time, class, id) order (the heap's top, or under ps the
- * groups' tournament tree's root if earlier) until none is left, memory ran
+ * Pop events in (time, class, id) order (the heap's top, or the
+ * tournament tree's root if earlier) until none is left, memory ran
  * out (SIM_SCHEDULE), or an event lies later than w->cutoff while threads
  * remain (w->cut: the makespan is then larger, or the run would deadlock
  * later).  Always inlined with a constant `pm`.
@@ -27,7 +27,7 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 	while (!w->halt) {
 		st_u128 key;
 		if (SIM_CLASS->gtree) {
-			/* the earlier of the heap's and the groups' */
+			/* the earlier of the heap's and the tree's */
 			key = w->gt[1];
 			if (w->hn && w->heap[0].key < key)
 				key = w->heap[0].key;

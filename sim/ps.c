@@ -2,8 +2,8 @@
  * ps.c - the processor-sharing policy (docs/simulation.md), in exact
  * integer cycles (docs/sim.md): the ready threads of a group share its
  * processors, each group keeping them in a tournament tree by finish
- * tag, and its next completion in the groups' tournament tree (heap.h).  Defines sim_class_ps and the
- * policy's event loops (loop.h).
+ * tag, and its next completion in the groups' tournament tree (gt_set,
+ * heap.h).  Defines sim_class_ps and the policy's event loops (loop.h).
  */
 #include "sim/simint.h"
 #include "sim/heap.h"
@@ -202,7 +202,7 @@ static __attribute__((noinline)) uint64_t ps_pool_last(struct sim_work *w, struc
 	return g->tshort + L;
 }
 
-/* Put a ps group's next completion into the event heap. */
+/* Put a ps group's next completion into the groups' tree (gt_set). */
 static inline void ps_resched(struct sim_work *w, uint32_t gi)
 {
 	struct sgrp *g = &w->g[gi];
@@ -212,8 +212,12 @@ static inline void ps_resched(struct sim_work *w, uint32_t gi)
 		gt_set(w, gi, GT_NONE);
 		return;
 	}
-	uint32_t u = rt_top(w, g);
-	uint64_t F = w->th[u].seg, left = F > g->V ? F - g->V : 0;
+	/* the first thread and its tag, from the tree (the pool's ps_clamp
+	 * may have raised the tag above th[u].seg to V: left is 0 either
+	 * way) */
+	st_u128 top = w->rt[g->hbase + 1];
+	uint32_t u = (uint32_t)top;
+	uint64_t F = (stime)(top >> 64), left = F > g->V ? F - g->V : 0;
 	uint64_t t;
 	g->tshort = UINT64_MAX;
 	if (g->m <= g->nslots) {
@@ -339,7 +343,7 @@ const struct sim_class sim_class_ps = {
 	.go_on = ps_go_on,
 	.work_done = ps_work_done,
 	.tick = ps_tick,
-	.gtree = 1,
+	.gtree = GT_GROUPS,
 	.busy = ps_busy,
 	.run = policy_run,
 };

@@ -27,11 +27,15 @@ static void policy_run(struct sim_work *w);
 static stime rr_rounds(struct sim_work *w, uint32_t s, struct sgrp *g, stime T)
 {
 	uint64_t Q = w->par->quantum, sc = w->par->switch_cost;
+	/* the earliest event other than this expiry (the heap's top): the
+	 * heap's next, or the slots' earliest end of work */
 	stime E = UINT64_MAX / 2;
-	if (w->hn > 1) { /* the earliest entry other than this expiry */
+	if (w->hn > 1) {
 		uint32_t c = w->hn > 2 && w->heap[2].key < w->heap[1].key ? 2 : 1;
 		E = (stime)(w->heap[c].key >> 64);
 	}
+	if (w->gt[1] != GT_NONE && (stime)(w->gt[1] >> 64) < E)
+		E = (stime)(w->gt[1] >> 64);
 	if (E - T <= 2 * (Q + sc))
 		return T; /* not even a round of two threads fits */
 	struct sth *t = &w->th[w->sl[s].run];
@@ -88,7 +92,7 @@ static inline __attribute__((always_inline)) void rr_expire(struct sim_work *w, 
 	t->state = ST_READY;
 	t->slot = -1;
 	q_push(w, &g->rqh, &g->rqt, u);
-	slot_idle(w, s, T, u); /* the queue's head takes over u's entry */
+	slot_idle(w, s, T); /* the queue's head takes over the slot */
 }
 
 /*
@@ -137,6 +141,7 @@ const struct sim_class sim_class_rr = {
 	.go_on = slot_go_on,
 	.work_done = slot_work_done,
 	.tick = rr_tick,
+	.gtree = GT_SLOTS,
 	.busy = slot_busy,
 	.run = policy_run,
 };

@@ -129,11 +129,13 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->nslot = ngrp;
 	}
 	w->ngrp = ngrp;
-	/* ps: the groups' tournament tree, every group without an event */
+	/* ps, fifo: the groups' or slots' tournament tree, none with an
+	 * event */
 	w->gtn = 0;
 	if (w->cls->gtree) {
+		uint32_t leaves = w->cls->gtree == GT_SLOTS ? w->nslot : ngrp;
 		w->gtn = 1;
-		while (w->gtn < ngrp)
+		while (w->gtn < leaves)
 			w->gtn *= 2;
 		for (uint32_t i = 1; i < 2 * w->gtn; i++)
 			w->gt[i] = GT_NONE;
@@ -173,7 +175,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	}
 	for (uint32_t gi = 0; gi < ngrp; gi++)
 		w->g[gi].hn = 0;
-	if (w->cls->gtree)
+	if (w->cls->gtree == GT_GROUPS)
 		for (uint32_t i = 0; i < rbase; i++)
 			w->rt[i] = GT_NONE;
 

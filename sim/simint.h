@@ -9,7 +9,7 @@
  * Where things are (one concept per file):
  *   program.c   sim_program (per-trace facts) and sim_work (allocation)
  *   heap.h      the event heap (indexed binary heap, 128-bit keys) and
- *               the ps groups' tournament tree
+ *               the tournament tree (ps groups, fifo/rr slots)
  *   thread.h    threads on processors: ready, leave, proceed, block
  *   slot.h      processors that run one thread at a time (fifo, rr)
  *   fifo.c      the fifo policy       } each: its class and its event
@@ -351,6 +351,7 @@ struct hent {
 
 /* No event (larger than every key: times are below 2^63). */
 #define GT_NONE (~(st_u128)0)
+enum { GT_GROUPS = 1, GT_SLOTS = 2 }; /* sim_class.gtree */
 
 static inline uint32_t hent_id(struct hent e)
 {
@@ -386,8 +387,9 @@ struct sim_work {
 	struct hent *heap;
 	int32_t *hpos;
 	uint32_t hn, ids;
-	/* ps: each group's next completion (heap key, GT_NONE: none) in a
-	 * tournament tree: leaves gt[gtn + g], gt[1] the earliest (heap.h) */
+	/* ps: each group's next completion, fifo/rr: each slot's end of work
+	 * (heap key, GT_NONE: none) in a tournament tree: leaves gt[gtn +
+	 * g or s], gt[1] the earliest (heap.h) */
 	st_u128 *gt;         /* [2 * gtcap]                                */
 	uint32_t gtn, gtcap;
 	/* results */
@@ -457,8 +459,9 @@ struct sim_class {
 	 * rr: a quantum expiry): the thread that now performs its step, or
 	 * NIL */
 	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T);
-	/* ps: the groups' completions are in the tournament tree (w->gt),
-	 * not in the heap */
+	/* the tournament tree w->gt holds, instead of the heap, each group's
+	 * next completion (ps: GT_GROUPS) or each slot's running thread's
+	 * end of work (fifo, rr: GT_SLOTS) */
 	uint8_t gtree;
 	/* cold: busy time of processor c after a run (SIM_STATS) */
 	sim_time (*busy)(const struct sim_work *w, uint32_t c, int *ovf);

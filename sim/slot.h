@@ -5,8 +5,9 @@
  *
  * A scheduling group (a bound processor, a shadow thread's own, or the
  * unbound pool) has slots (1, or k in the pool) and one FIFO ready queue.
- * The running thread's heap entry is the end of its current work; under
- * rr the slot's entry is its quantum expiry (class 1).  A context switch
+ * The running thread's event is the end of its current work (key id: the
+ * thread) at the slot's leaf of the tournament tree w->gt (heap.h);
+ * under rr the slot's quantum expiry is in the heap (class 1).  A context switch
  * (a slot starting another thread than it ran last) delays the start by
  * switch_cost, counted as the slot's busy time.
  */
@@ -34,15 +35,13 @@ static void slot_arm(struct sim_work *w, uint32_t s, uint32_t u)
 {
 	struct sth *t = &w->th[u];
 	stime done = t->seg + t->rem;
+	/* the end of its work: in the slots' tournament tree (w->gt) */
 	if (SLOT_RR) {
 		struct sslot *sl = &w->sl[s];
-		if (done <= sl->qend)
-			heap_set(w, u, done, 0, u);
-		else
-			heap_del(w, u);
+		gt_set(w, s, done <= sl->qend ? hent_key(done, 0, u, u) : GT_NONE);
 		heap_set(w, slot_qid(w, s), sl->qend, 1, u);
 	} else {
-		heap_set(w, u, done, 0, u);
+		gt_set(w, s, hent_key(done, 0, u, u));
 	}
 }
 
@@ -79,10 +78,10 @@ static inline struct sgrp *slot_group(struct sim_work *w, uint32_t s)
 	return &w->g[w->par->mode == SIM_UNBOUND ? 0 : s];
 }
 
-/* A slot fell idle at T when thread `gone` left it: start the next ready
- * thread of its group, which takes over gone's heap entry (and under rr
+/* A slot fell idle at T (its thread left it): start the next ready
+ * thread of its group, which takes over the slot's leaf (and under rr
  * the slot's expiry entry stays, to be moved). */
-static void slot_idle(struct sim_work *w, uint32_t s, stime T, uint32_t gone)
+static void slot_idle(struct sim_work *w, uint32_t s, stime T)
 {
 	struct sslot *sl = &w->sl[s];
 	sl->run = -1;
@@ -90,12 +89,11 @@ static void slot_idle(struct sim_work *w, uint32_t s, stime T, uint32_t gone)
 	uint32_t u = q_pop(w, &g->rqh, &g->rqt);
 	if (u == NIL) {
 		grp_idle(g, T);
-		heap_del(w, gone);
+		gt_set(w, s, GT_NONE);
 		if (SLOT_RR)
 			heap_del(w, slot_qid(w, s));
 		return;
 	}
-	heap_handover(w, gone, u);
 	slot_start(w, s, u, T);
 }
 
@@ -128,7 +126,7 @@ static void slot_dequeue(struct sim_work *w, uint32_t u, stime T)
 	struct sth *t = &w->th[u];
 	uint32_t s = (uint32_t)t->slot;
 	t->slot = -1;
-	slot_idle(w, s, T, u);
+	slot_idle(w, s, T);
 }
 
 /* class go_on: u keeps its slot (and its quantum) for its next record. */
