@@ -1375,6 +1375,55 @@ static void test_direct_ids(void **state)
 	free(s);
 }
 
+/* Pass 1 packs a record's work (below 2^48) and its line as the
+ * difference from the previous record's (below 1023) into 16 bytes; the
+ * others go to a side list (trace/traceint.h, struct tr_rec1).  Hand-made
+ * lines: the magic, 1100 comment lines (2..1101), then
+ *   1102: work 2^48 - 1 (difference 1102: does not pack),
+ *   1103: work 2^48 (difference 1: does not pack, for its work),
+ *   2125: difference 1022 (packs, after 1021 blank lines),
+ *   3148: difference 1023 (does not pack, after 1022 comment lines).
+ * The records must come out with exactly these works and lines. */
+static void test_packed_records(void **state)
+{
+	(void)state;
+	size_t cap = 64 * 4000, k = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	k += (size_t)sprintf(s + k, "shadowbind-trace 1\n");
+	for (int i = 0; i < 1100; i++)
+		k += (size_t)sprintf(s + k, "# comment %d\n", i);
+	k += (size_t)sprintf(s + k, "1 281474976710655 sleep 5\n1 281474976710656 sleep 7\n");
+	for (int i = 0; i < 1021; i++)
+		s[k++] = '\n';
+	k += (size_t)sprintf(s + k, "1 0 sleep 9\n");
+	for (int i = 0; i < 1022; i++)
+		k += (size_t)sprintf(s + k, "#\n");
+	k += (size_t)sprintf(s + k, "1 3 exit\n");
+	struct trace *tr = NULL;
+	struct trace_error e;
+	int rc = trace_read_mem("t", s, k, &tr, &e);
+	if (rc)
+		print_message("%s\n", e.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(tr->nrec, 4);
+	static const struct { uint64_t work; uint32_t line, sleep; } want[4] = {
+		{ ((uint64_t)1 << 48) - 1, 1102, 5 },
+		{ (uint64_t)1 << 48, 1103, 7 },
+		{ 0, 2125, 9 },
+		{ 3, 3148, 0 },
+	};
+	for (int i = 0; i < 4; i++) {
+		assert_true(tr->rec[i].work == want[i].work);
+		assert_int_equal(tr->rec[i].line, want[i].line);
+		if (i < 3)
+			assert_int_equal(trace_sleep_time(&tr->rec[i]), want[i].sleep);
+	}
+	assert_int_equal(tr->rec[3].op, TRACE_EXIT);
+	trace_free(tr);
+	free(s);
+}
+
 static void test_binding_read(void **state)
 {
 	(void)state;
@@ -1651,6 +1700,7 @@ int main(void)
 		cmocka_unit_test(test_op_table),
 		cmocka_unit_test(test_crafted_ids),
 		cmocka_unit_test(test_direct_ids),
+		cmocka_unit_test(test_packed_records),
 		cmocka_unit_test(test_binding_read),
 		cmocka_unit_test(test_binding_bad),
 		cmocka_unit_test(test_binding_write),

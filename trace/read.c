@@ -565,7 +565,7 @@ static int rec_grow(struct tr_p1 *P)
 	size_t cap = P->rcap ? P->rcap * 2 : 4096;
 	if (cap > P->lim.max_rec)
 		cap = (size_t)P->lim.max_rec;
-	struct trace_rec *r = realloc(P->rec, cap * sizeof *r);
+	struct tr_rec1 *r = realloc(P->rec, cap * sizeof *r);
 	if (!r)
 		return -1;
 	P->rec = r;
@@ -582,6 +582,8 @@ static int rec_grow(struct tr_p1 *P)
 	P->rcap = cap;
 	return 0;
 }
+
+_Static_assert(TRACE_NOPS <= 32, "an operation fits in 5 bits (struct tr_rec1)");
 
 /* Store a record that parsed (work + sleep: units: trace unit): checks of
  * the record count and the total work.  Returns 1, or 0 on an error. */
@@ -618,7 +620,27 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 			P->loc[i] = TRACE_NONE;
 	}
 	uint32_t i = (uint32_t)P->nrec, prev = P->th_last[t];
-	P->rec[i] = *r;
+	uint32_t diff = line - P->last_line; /* lines increase */
+	struct tr_rec1 *q = &P->rec[i];
+	q->a = r->a;
+	q->b = r->b;
+	if (diff < TR1_ESC && r->work <= TR1_WORK_MASK) {
+		q->wl = r->work | (uint64_t)diff << TR1_DIFF_SHIFT |
+		        (uint64_t)r->op << TR1_OP_SHIFT;
+	} else {
+		if (P->nesc == P->esccap) {
+			size_t cap = P->esccap ? P->esccap * 2 : 64;
+			struct tr_esc *e = realloc(P->esc, cap * sizeof *e);
+			if (!e)
+				return oom(P), 0;
+			P->esc = e;
+			P->esccap = cap;
+		}
+		P->esc[P->nesc++] = (struct tr_esc){ r->work, line };
+		q->wl = (uint64_t)TR1_ESC << TR1_DIFF_SHIFT |
+		        (uint64_t)r->op << TR1_OP_SHIFT;
+	}
+	P->last_line = line;
 	P->tid[i] = t;
 	if (P->loc)
 		P->loc[i] = lo;
@@ -638,7 +660,7 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 				P->cwcap = cap;
 			}
 			P->cw[P->ncw++] = (uint64_t)prev << 32 | i;
-			P->rec[prev].op |= TR_CWNEXT;
+			P->rec[prev].wl |= TR1_CWNEXT;
 		}
 	}
 	P->nrec++;
@@ -1364,6 +1386,7 @@ void tr_p1_release(struct tr_p1 *P)
 	free(P->th_last);
 	free(P->th_cw0);
 	free(P->cw);
+	free(P->esc);
 	free(P->sem_init);
 	free(P->sem_declared);
 	free(P->sem_line);

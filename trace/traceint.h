@@ -200,9 +200,13 @@ struct tr_p1 {
 	uint32_t first_rec_line;   /* 0 before the first record            */
 	uint64_t total;            /* work + sleep so far; units: trace unit */
 
-	/* records in file order; tid: thread in first-appearance order */
-	struct trace_rec *rec;
+	/* records in file order (packed, struct tr_rec1); tid: thread in
+	 * first-appearance order */
+	struct tr_rec1 *rec;
 	uint32_t *tid;
+	uint32_t last_line;        /* line of the last record stored       */
+	struct tr_esc *esc;        /* records that do not pack, file order */
+	size_t nesc, esccap;
 	uint32_t *loc;             /* NULL until the first location        */
 	size_t nrec, rcap;
 
@@ -211,8 +215,8 @@ struct tr_p1 {
 	 * far, th_cw0: its first record if that is a cwait (else NONE) */
 	uint32_t *th_name, *th_name_line, *th_first_use, *th_last, *th_cw0;
 	/* cwaits after a thread's earlier record: prev << 32 | cwait, both
-	 * record indices, in the order of the cwaits; rec[prev].op has
-	 * TR_CWNEXT */
+	 * record indices, in the order of the cwaits; rec[prev] has
+	 * TR1_CWNEXT */
 	uint64_t *cw;
 	size_t ncw, cwcap;
 	/* side arrays of obj[TRACE_K_SEM] */
@@ -233,9 +237,27 @@ struct tr_p1 {
 	uint32_t locmask, nlocs;
 };
 
-/* Bit of a pass-1 record's op: the thread's next record is a cwait (the
- * replay registers the waiter right after this record). */
-#define TR_CWNEXT 0x80
+/* A record of pass 1, packed into 16 bytes (pass 2 unpacks it into its
+ * struct trace_rec): the work (below 2^48), the line as the difference
+ * from the previous record's (below 1023), the operation, and whether
+ * the thread's next record is a cwait (the replay registers the waiter
+ * right after this record).  A record whose work or line difference does
+ * not fit has the difference TR1_ESC and its work and line in the next
+ * entry of tr_p1.esc.  (20 bytes per record with its thread while
+ * reading, not 28: fewer pages to fault in.) */
+struct tr_rec1 {
+	uint64_t wl;    /* work | difference << 48 | op << 58 | TR1_CWNEXT */
+	uint32_t a, b;  /* as struct trace_rec's                           */
+};
+#define TR1_WORK_MASK (((uint64_t)1 << 48) - 1)
+#define TR1_DIFF_SHIFT 48
+#define TR1_ESC 1023u
+#define TR1_OP_SHIFT 58
+#define TR1_CWNEXT ((uint64_t)1 << 63)
+struct tr_esc {
+	uint64_t work;  /* units: trace unit */
+	uint32_t line;
+};
 
 void tr_p1_release(struct tr_p1 *P);
 

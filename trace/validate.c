@@ -242,10 +242,12 @@ static int phantom_release(struct v *V, uint32_t o)
 	return 1;
 }
 
-/* Thread t begins the cwait c right after record `prev` (NONE: at its
- * start), on line reg_line. */
-static int reg(struct v *V, uint32_t t, const struct trace_rec *c, uint32_t prev,
-               uint32_t reg_line)
+/* Thread t begins the cwait c (pass-1 record k) right after record
+ * `prev` (NONE: at its start), on line reg_line.  The waiters of a
+ * condition variable are ordered by their cwait's record index, which
+ * orders them as their lines do. */
+static int reg(struct v *V, uint32_t t, const struct tr_rec1 *c, uint32_t k,
+               uint32_t prev, uint32_t reg_line)
 {
 	struct vmx *m = &V->mx[c->b];
 	struct vth *T = &V->th[t];
@@ -259,7 +261,7 @@ static int reg(struct v *V, uint32_t t, const struct trace_rec *c, uint32_t prev
 	T->reg_first = prev == NONE;
 	T->woken_by = NONE;
 	T->reg_line = reg_line;
-	if (heap_push(&V->cv[c->a], (uint64_t)c->line << 32 | t))
+	if (heap_push(&V->cv[c->a], (uint64_t)k << 32 | t))
 		return voom(V);
 	return 0;
 }
@@ -289,7 +291,10 @@ static void drop_pages(void *a, size_t bytes, uintptr_t *done)
 static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 {
 	struct tr_p1 *P = V->P;
-	struct trace_rec *prec = P->rec, *rec = V->rec;
+	const struct tr_rec1 *prec = P->rec;
+	struct trace_rec *rec = V->rec;
+	const struct tr_esc *esc = P->esc;
+	uint32_t last = 0; /* line of the previous record */
 	const uint32_t *tid = P->tid, *ploc = P->loc, *newidx = V->newidx;
 	uint32_t *loc = V->loc, *pair = V->pair, thop = V->thop;
 	struct vth *th = V->th;
@@ -303,18 +308,30 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		uint32_t j = T->cur;
 		struct trace_rec *w = &rec[j];
 		const struct trace_rec *r = w;
-		*w = prec[i];
+		const struct tr_rec1 *q = &prec[i];
+		uint64_t wl = q->wl;
+		uint32_t diff = (uint32_t)(wl >> TR1_DIFF_SHIFT) & TR1_ESC;
+		uint8_t op = (uint8_t)((wl >> TR1_OP_SHIFT) & 31);
+		int cwnext = (wl & TR1_CWNEXT) != 0;
+		if (diff == TR1_ESC) {
+			w->work = esc->work;
+			last = esc->line;
+			esc++;
+		} else {
+			w->work = wl & TR1_WORK_MASK;
+			last += diff;
+		}
+		w->line = last;
+		w->op = op;
+		w->a = thop >> op & 1 ? newidx[q->a] : q->a;
+		w->b = q->b;
 		/* (the replay writes pair[] only at this record and earlier
 		 * ones: no need to fill it beforehand) */
 		pair[j] = NONE;
-		int cwnext = w->op & TR_CWNEXT;
-		w->op &= (uint8_t)~TR_CWNEXT;
-		if (thop >> w->op & 1)
-			w->a = newidx[w->a];
 		if (loc)
 			loc[j] = ploc[i];
 		if ((i & 0xffff) == 0xffff) {
-			drop_pages(prec, (i + 1) * sizeof *prec, &rdone);
+			drop_pages(P->rec, (i + 1) * sizeof *prec, &rdone);
 			drop_pages(P->tid, (i + 1) * sizeof *tid, &tdone);
 			if (loc)
 				drop_pages(P->loc, (i + 1) * sizeof *ploc, &ldone);
@@ -342,7 +359,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			C->created = line;
 			if (C->cur < C->end) {
 				uint32_t k = P->th_cw0[V->ord[c]];
-				if (k != NONE && reg(V, c, &prec[k], NONE, line))
+				if (k != NONE && reg(V, c, &prec[k], k, NONE, line))
 					return -1;
 			} else if (V->truncated) {
 				V->exhausted++;
@@ -556,7 +573,8 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			/* its next record is a cwait (pass 1 said where) */
 			if (cwn >= ncw || cw[cwn] >> 32 != i)
 				return verr(V, line, "internal error: cwait list");
-			if (reg(V, t, &prec[(uint32_t)cw[cwn++]], j, line))
+			uint32_t k = (uint32_t)cw[cwn++];
+			if (reg(V, t, &prec[k], k, j, line))
 				return -1;
 		} else if (V->truncated && r->op != TRACE_EXIT && j + 1 == T->end) {
 			V->exhausted++;
@@ -738,7 +756,7 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		T->created = 0;
 		if (T->cur < T->end) {
 			uint32_t k = P->th_cw0[ord[init]];
-			if (k != NONE && reg(&V, init, &P->rec[k], NONE, 0))
+			if (k != NONE && reg(&V, init, &P->rec[k], k, NONE, 0))
 				goto done;
 		} else if (truncated) {
 			V.exhausted++;
