@@ -365,7 +365,7 @@ void bound_trace_opts_init(struct bound_trace_opts *o);
  * optimality or its time limit).
  */
 #define BOUND_UNITS_PER_REC 40u
-#define BOUND_GLPK_COST 4u
+#define BOUND_GLPK_COST 12u /* docs/bound.md §8: 0.17 us per column-iteration */
 void bound_trace_opts_budget(struct bound_trace_opts *o, const struct trace *tr,
                              uint32_t k, uint64_t tests);
 
