@@ -409,6 +409,21 @@ uint64_t alloc_cut_at(int st, sim_time t)
 	return q + (t.num % t.den != 0);
 }
 
+/* The load bound of binding b: the busiest processor's work (a shadow
+ * thread runs alone on its own processor). */
+static unsigned __int128 load_bound(struct alloc_ctx *c, const int32_t *b)
+{
+	memset(c->sload, 0, sizeof *c->sload * c->k);
+	unsigned __int128 mx = 0;
+	for (uint32_t t = 0; t < c->n; t++) {
+		unsigned __int128 l = b[t] < 0 ? c->work[t] :
+		                      (c->sload[b[t]] += c->work[t]);
+		if (l > mx)
+			mx = l;
+	}
+	return mx;
+}
+
 int alloc_evaluate(struct alloc_ctx *c, const int32_t *cand, size_t m,
                    int commit, int *st, sim_time *ms)
 {
@@ -488,17 +503,7 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		c->sskip[i] = 0;
 		if (scut[i] == UINT64_MAX)
 			continue;
-		const int32_t *b = cand + (size_t)i * n;
-		memset(c->sload, 0, sizeof *c->sload * c->k);
-		unsigned __int128 mx = 0;
-		for (uint32_t t = 0; t < n; t++) {
-			/* a shadow thread runs alone on its own processor */
-			unsigned __int128 l = b[t] < 0 ? c->work[t] :
-			                      (c->sload[b[t]] += c->work[t]);
-			if (l > mx)
-				mx = l;
-		}
-		if (mx > scut[i])
+		if (load_bound(c, cand + (size_t)i * n) > scut[i])
 			c->sskip[i] = 1;
 	}
 
@@ -579,21 +584,6 @@ int alloc_evaluate_cut(struct alloc_ctx *c, const int32_t *cand, size_t m,
 		for (size_t i = 0; i < m; i++)
 			alloc_commit(c, cand + i * n, st[i], ms[i]);
 	return c->error;
-}
-
-/* The load bound of binding b: the busiest processor's work (a shadow
- * thread runs alone on its own processor). */
-static unsigned __int128 load_bound(struct alloc_ctx *c, const int32_t *b)
-{
-	memset(c->sload, 0, sizeof *c->sload * c->k);
-	unsigned __int128 mx = 0;
-	for (uint32_t t = 0; t < c->n; t++) {
-		unsigned __int128 l = b[t] < 0 ? c->work[t] :
-		                      (c->sload[b[t]] += c->work[t]);
-		if (l > mx)
-			mx = l;
-	}
-	return mx;
 }
 
 int alloc_evaluate_pick(struct alloc_ctx *c, const int32_t *cand, size_t m,

@@ -153,7 +153,8 @@ struct alloc_result {
 	int serial_status;
 	uint64_t tests;        /* tests (see above)                        */
 	uint64_t sims;         /* simulations, all kinds                   */
-	uint64_t deadlocks;    /* tests that deadlocked                    */
+	uint64_t deadlocks;    /* tests that deadlocked before a cutoff
+	                          stopped them (docs/alloc.md)             */
 	uint64_t restarts;     /* dsg/auto restarts; rgreedy: runs - 1     */
 	enum alloc_stop stop;
 	double seconds;        /* wall time of alloc_run; units: s         */
