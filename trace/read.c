@@ -349,7 +349,7 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
 		if (kind == TRACE_K_THREAD &&
 		    (grow32(&P->th_name, cap) || grow32(&P->th_name_line, cap) ||
 		     grow32(&P->th_first_use, cap) || grow32(&P->th_last, cap) ||
-		     grow32(&P->th_cw0, cap)))
+		     grow32(&P->th_cw0, cap) || grow32(&P->th_nrec, cap)))
 			return -1;
 		if (kind == TRACE_K_SEM &&
 		    (grow32(&P->sem_init, cap) || grow32(&P->sem_declared, cap) ||
@@ -365,6 +365,7 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
 		P->th_first_use[d] = line;
 		P->th_last[d] = TRACE_NONE;
 		P->th_cw0[d] = TRACE_NONE;
+		P->th_nrec[d] = 0;
 	} else if (kind == TRACE_K_SEM) {
 		P->sem_init[d] = 0;
 		P->sem_declared[d] = 0;
@@ -645,6 +646,7 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 	if (P->loc)
 		P->loc[i] = lo;
 	P->th_last[t] = i;
+	P->th_nrec[t]++;
 	if (r->op == TRACE_CWAIT) {
 		/* the replay registers the waiter after the thread's previous
 		 * record (or at its create): say so there */
@@ -1385,6 +1387,7 @@ void tr_p1_release(struct tr_p1 *P)
 	free(P->th_first_use);
 	free(P->th_last);
 	free(P->th_cw0);
+	free(P->th_nrec);
 	free(P->cw);
 	free(P->esc);
 	free(P->sem_init);

@@ -212,8 +212,10 @@ struct tr_p1 {
 
 	struct tr_obj obj[TRACE_NKINDS];
 	/* side arrays of obj[TRACE_K_THREAD]; th_last: its last record so
-	 * far, th_cw0: its first record if that is a cwait (else NONE) */
+	 * far, th_cw0: its first record if that is a cwait (else NONE),
+	 * th_nrec: its records */
 	uint32_t *th_name, *th_name_line, *th_first_use, *th_last, *th_cw0;
+	uint32_t *th_nrec;
 	/* cwaits after a thread's earlier record: prev << 32 | cwait, both
 	 * record indices, in the order of the cwaits; rec[prev] has
 	 * TR1_CWNEXT */

@@ -693,11 +693,10 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	free(key);
 	key = NULL;
 
-	/* thread-major places: a count per thread (the records are copied
-	 * there by the replay) */
-	const uint32_t *tid = P->tid;
-	for (size_t i = 0; i < n; i++)
-		V.th[newidx[tid[i]]].end++;
+	/* thread-major places, from each thread's count (the records are
+	 * copied there by the replay) */
+	for (uint32_t i = 0; i < nth; i++)
+		V.th[newidx[i]].end = P->th_nrec[i];
 	uint32_t acc = 0;
 	for (uint32_t t = 0; t < nth; t++) {
 		uint32_t c = V.th[t].end;
