@@ -97,9 +97,12 @@ void bound_trace_opts_budget(struct bound_trace_opts *o, const struct trace *tr,
 	if (o->max_work == 0)
 		o->max_work = 1;
 	/* a GLPK iteration costs about BOUND_GLPK_COST x threads x k (the
-	 * integer program has threads x k columns) */
+	 * integer program has threads x k columns); GLPK gets what the
+	 * header's fixed parts (parameters, relaxed critical path, about
+	 * BOUND_FIXED_PER_REC per record) leave of the share */
 	uint64_t nk = (uint64_t)tr->nthreads * (k ? k : 1);
-	o->ilp_iters = muldiv_sat(share, 1, nk * BOUND_GLPK_COST);
+	uint64_t fixed = muldiv_sat(tr->nrec, BOUND_FIXED_PER_REC, 1);
+	o->ilp_iters = share > fixed ? muldiv_sat(share - fixed, 1, nk * BOUND_GLPK_COST) : 0;
 	if (o->ilp_iters == 0)
 		o->ilp_iters = 1;
 }
@@ -122,7 +125,7 @@ int bound_for_trace_lower(const struct trace *tr, uint32_t k, uint64_t latency,
 	if (!tr || k == 0)
 		return BOUND_EINVAL;
 	struct bound_lower lo;
-	int rc = bound_lower_capped(tr, k, to->ilp_ms ? to->ilp_ms : 1000, to->ilp_iters, &lo);
+	int rc = bound_lower_partition(tr, k, to->ilp_ms ? to->ilp_ms : 1000, to->ilp_iters, &lo);
 	if (rc != BOUND_OK)
 		return rc;
 	mpq_t b;
@@ -163,8 +166,18 @@ int bound_for_trace_upper(const struct trace *tr, uint32_t k, uint64_t latency,
 	mpz_import(mpq_numref(t), 1, -1, sizeof latency, 0, 0, &latency);
 	struct bound_pres pr;
 	memset(&pr, 0, sizeof pr);
-	rc = bound_p(&bp, k, t, &po, &pr);
+	/* the printed lower bound: the search's part, raised to the relaxed
+	 * critical path (bound_lower_capped's) */
+	struct bound_lower lo;
+	memset(&lo, 0, sizeof lo);
+	lo.lower = sim_time_int(out->lower_any);
+	rc = bound_lower_path(tr, &lo);
+	if (rc == BOUND_OK)
+		rc = bound_p(&bp, k, t, &po, &pr);
 	if (rc == BOUND_OK) {
+		q_from_time(b, lo.lower);
+		bound_qfmt(b, 3, -1, out->lower_str, sizeof out->lower_str);
+		out->lower = strtod(out->lower_str, NULL);
 		out->n = bp.n;
 		out->z = mpq_get_d(bp.z);
 		out->T = mpq_get_d(bp.T);

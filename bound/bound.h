@@ -268,6 +268,14 @@ int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
  * machine.  bound_lower is bound_lower_capped with ilp_iters = 0. */
 int bound_lower_capped(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
                       uint64_t ilp_iters, struct bound_lower *out);
+/* bound_lower_capped's two parts: bound_lower_partition fills work_max
+ * and the partition fields, lower = max(work_max, part_lb) and path 0
+ * (on failure *out is zeroed); bound_lower_path then adds the relaxed
+ * critical path (path, path_relaxed, path_dropped) and raises lower to it
+ * (on failure *out is zeroed). */
+int bound_lower_partition(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
+                          uint64_t ilp_iters, struct bound_lower *out);
+int bound_lower_path(const struct trace *tr, struct bound_lower *out);
 
 /*
  * bound_partition - the P||Cmax part alone: lower bound *lb and best found
@@ -358,14 +366,16 @@ void bound_trace_opts_init(struct bound_trace_opts *o);
  * converted with constants measured on the development machine:
  * BOUND_UNITS_PER_REC counting units and one GLPK simplex
  * iteration (with its share of the branch-and-bound around it) for
- * BOUND_GLPK_COST x threads x k record-equivalents.  Every limit is a
- * work count, so the header's values depend only on the trace, k and
+ * BOUND_GLPK_COST x threads x k record-equivalents, out of what the
+ * uncapped parts (BOUND_FIXED_PER_REC per record) leave of the share.
+ * Every limit is a work count, so the header's values depend only on the trace, k and
  * `tests`, never on timing (max_seconds 0; ilp_ms 1000 stays as the last
  * resort).  tests = 0: no caps at all (Paper VII's minimum, GLPK to
  * optimality or its time limit).
  */
 #define BOUND_UNITS_PER_REC 40u
-#define BOUND_GLPK_COST 12u /* docs/bound.md §8: 0.17 us per column-iteration */
+#define BOUND_GLPK_COST 20u /* docs/bound.md §8: 0.17 us per column-iteration */
+#define BOUND_FIXED_PER_REC 14u /* docs/bound.md §8: the uncapped parts */
 void bound_trace_opts_budget(struct bound_trace_opts *o, const struct trace *tr,
                              uint32_t k, uint64_t tests);
 
@@ -390,13 +400,14 @@ int bound_for_trace_opts(const struct trace *tr, uint32_t k, uint64_t latency,
  * lower bound before a search and the analytic bound only after it (and
  * may compute it on another thread meanwhile: the two share nothing but
  * the read-only trace).
- * bound_for_trace_lower fills k, latency and the lower-bound fields
- * (lower, lower_str, lower_exact_partition, lower_any, part_timeout,
- * part_itercap) and zeroes the rest; on failure *out is zeroed.
- * bound_for_trace_upper then fills n, z, T, p, bound, bound_str and the
- * counting fields of an *out that bound_for_trace_lower filled for the
- * same k and latency (else BOUND_EINVAL); on failure it leaves *out as it
- * was.  Together they give exactly bound_for_trace_opts's result.
+ * bound_for_trace_lower fills k, latency, lower_any (the part a search
+ * may stop at), lower_exact_partition, part_timeout, part_itercap, and
+ * lower/lower_str provisionally as lower_any; it zeroes the rest; on
+ * failure *out is zeroed.  bound_for_trace_upper then adds the relaxed
+ * critical path to lower/lower_str and fills n, z, T, p, bound, bound_str
+ * and the counting fields of an *out that bound_for_trace_lower filled for
+ * the same k and latency (else BOUND_EINVAL); on failure it leaves *out as
+ * it was.  Together they give exactly bound_for_trace_opts's result.
  */
 int bound_for_trace_lower(const struct trace *tr, uint32_t k, uint64_t latency,
                           const struct bound_trace_opts *o, struct bound_result *out);

@@ -491,8 +491,8 @@ int bound_lower(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
 	return bound_lower_capped(tr, k, ilp_ms, 0, out);
 }
 
-int bound_lower_capped(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
-                      uint64_t ilp_iters, struct bound_lower *out)
+int bound_lower_partition(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
+                          uint64_t ilp_iters, struct bound_lower *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!tr || k == 0 || tr->nthreads == 0)
@@ -514,10 +514,16 @@ int bound_lower_capped(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
 		memset(out, 0, sizeof *out);
 		return rc;
 	}
+	out->lower = sim_time_int(out->work_max > out->part_lb ? out->work_max : out->part_lb);
+	return BOUND_OK;
+}
+
+int bound_lower_path(const struct trace *tr, struct bound_lower *out)
+{
 	struct trace *rt = bound_relaxed_trace(tr, &out->path_dropped);
 	struct sim_program *prog = rt ? sim_program_new(rt) : NULL;
 	struct sim_work *sw = prog ? sim_work_new(prog) : NULL;
-	rc = BOUND_ENOMEM;
+	int rc = BOUND_ENOMEM;
 	if (sw) {
 		struct sim_params par;
 		sim_params_init(&par);
@@ -539,9 +545,14 @@ int bound_lower_capped(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
 		memset(out, 0, sizeof *out);
 		return rc;
 	}
-	out->lower = out->path;
-	uint64_t wl = out->work_max > out->part_lb ? out->work_max : out->part_lb;
-	if (sim_time_cmp(sim_time_int(wl), out->lower) > 0)
-		out->lower = sim_time_int(wl);
+	if (sim_time_cmp(out->path, out->lower) > 0)
+		out->lower = out->path;
 	return BOUND_OK;
+}
+
+int bound_lower_capped(const struct trace *tr, uint32_t k, uint32_t ilp_ms,
+                      uint64_t ilp_iters, struct bound_lower *out)
+{
+	int rc = bound_lower_partition(tr, k, ilp_ms, ilp_iters, out);
+	return rc ? rc : bound_lower_path(tr, out);
 }

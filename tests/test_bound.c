@@ -756,7 +756,7 @@ static void test_cap_forkjoin(void **state)
  * 3999 joins and thread 1's exit = 11998; per test 11998 + 4 * 4000 + 16
  * = 28014 record-equivalents; a tenth of 10 tests: 28014; counting cap
  * 28014 * BOUND_UNITS_PER_REC (40) = 1120560 units; GLPK: 28014 / (4000
- * * 2 * BOUND_GLPK_COST (12)) = 0 -> 1 iteration, fewer than the n + k
+ * * 2 * BOUND_GLPK_COST (20)) = 0 -> 1 iteration, fewer than the n + k
  * the root relaxation needs, so GLPK is skipped: the trivial bound
  * 3999 * 100 / 2 = 199950 stands (LPT: 200000).  The same work twice (no
  * clock involved); the bound is the one-processor value, 399900. */
@@ -794,8 +794,10 @@ static void test_cap_budget(void **state)
 
 /* The limits for fig_trace below (9 records, 3 threads, k = 2): per test
  * 9 + 12 + 16 = 37 record-equivalents; 1000 tests: a tenth is 3700;
- * counting 3700 * 40 = 148000 units; GLPK 3700 / (3 * 2 * 12) = 51
- * iterations.  One test: 3 -> 120 units, 3 / 72 = 0 -> 1 iteration. */
+ * counting 3700 * 40 = 148000 units; GLPK gets what the fixed parts
+ * (9 records * BOUND_FIXED_PER_REC (14) = 126) leave: (3700 - 126) /
+ * (3 * 2 * BOUND_GLPK_COST (20)) = 29 iterations.  One test: 3 -> 120
+ * units; 3 < 126: nothing left -> 1 iteration. */
 static const char *fig_trace;
 static void test_trace_opts_budget(void **state)
 {
@@ -804,7 +806,7 @@ static void test_trace_opts_budget(void **state)
 	struct bound_trace_opts o;
 	bound_trace_opts_budget(&o, tr, 2, 1000);
 	assert_int_equal(o.max_work, 148000);
-	assert_int_equal(o.ilp_iters, 51);
+	assert_int_equal(o.ilp_iters, 29);
 	bound_trace_opts_budget(&o, tr, 2, 1);
 	assert_int_equal(o.max_work, 120);
 	assert_int_equal(o.ilp_iters, 1);
