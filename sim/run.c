@@ -369,32 +369,35 @@ int sim_run(const struct sim_program *p, struct sim_work *w,
 	return run_scheme(p, w, par, binding, flags, UINT64_MAX, 0, res);
 }
 
+/* The makespan of a run without statistics: *out, or 0 when it did not
+ * finish (deadlock, cutoff, error). */
+static int makespan_of(const struct sim_program *p, struct sim_work *w,
+                       const struct sim_params *par, const int32_t *binding,
+                       uint64_t cutoff, int within, sim_time *out)
+{
+	struct sim_result res;
+	int rc = run_scheme(p, w, par, binding, 0, cutoff, within, &res);
+	*out = rc == SIM_OK ? res.makespan : ST(0);
+	return rc;
+}
+
 int sim_makespan(const struct sim_program *p, struct sim_work *w,
                  const struct sim_params *par, const int32_t *binding,
                  sim_time *out)
 {
-	struct sim_result res;
-	int rc = sim_run(p, w, par, binding, 0, &res);
-	*out = rc == SIM_OK ? res.makespan : ST(0);
-	return rc;
+	return makespan_of(p, w, par, binding, UINT64_MAX, 0, out);
 }
 
 int sim_makespan_cutoff(const struct sim_program *p, struct sim_work *w,
                         const struct sim_params *par, const int32_t *binding,
                         uint64_t cutoff, sim_time *out)
 {
-	struct sim_result res;
-	int rc = run_scheme(p, w, par, binding, 0, cutoff, 0, &res);
-	*out = rc == SIM_OK ? res.makespan : ST(0);
-	return rc;
+	return makespan_of(p, w, par, binding, cutoff, 0, out);
 }
 
 int sim_makespan_within(const struct sim_program *p, struct sim_work *w,
                         const struct sim_params *par, const int32_t *binding,
                         uint64_t cutoff, sim_time *out)
 {
-	struct sim_result res;
-	int rc = run_scheme(p, w, par, binding, 0, cutoff, 1, &res);
-	*out = rc == SIM_OK ? res.makespan : ST(0);
-	return rc;
+	return makespan_of(p, w, par, binding, cutoff, 1, out);
 }
