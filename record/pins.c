@@ -251,3 +251,42 @@ out:
 	free(buf);
 	return rc;
 }
+
+/* "NAME=VALUE", malloc'd, or NULL. */
+static char *env_var(const char *name, const char *value)
+{
+	size_t a = strlen(name), b = strlen(value);
+	char *e = malloc(a + b + 2);
+	if (!e)
+		return NULL;
+	memcpy(e, name, a);
+	e[a] = '=';
+	memcpy(e + a + 1, value, b + 1);
+	return e;
+}
+
+int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed,
+                char *env[2], struct trace_error *err)
+{
+	env[0] = env[1] = NULL;
+	char *pins = NULL, *tree = NULL;
+	uint32_t nthreads;
+	if (rec_pins_from_binding(binding, allowed, &pins, &nthreads, err) < 0 ||
+	    (trace && rec_tree_from_trace(trace, &tree, err) < 0)) {
+		free(pins);
+		return -1;
+	}
+	env[0] = env_var("SHADOWBIND_PIN", pins);
+	env[1] = tree ? env_var("SHADOWBIND_TREE", tree) : NULL;
+	int oom = !env[0] || (tree && !env[1]);
+	free(pins);
+	free(tree);
+	if (oom) {
+		free(env[0]);
+		free(env[1]);
+		env[0] = env[1] = NULL;
+		rec_fail(err, "out of memory");
+		return -2;
+	}
+	return 0;
+}

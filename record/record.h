@@ -82,9 +82,17 @@ int rec_cpu_first(const cpu_set_t *s);
 pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
                 struct trace_error *err);
 
-/* rec_env - a malloc'd "NAME=VALUE" string for rec_spawn's `extra`, or
- * NULL when out of memory (free it). */
-char *rec_env(const char *name, const char *value);
+/*
+ * rec_pin_env - the environment that pins a program's threads as the
+ * binding at `binding` says (shadowbind-run, and a bound recording):
+ * env[0] = "SHADOWBIND_PIN=..." (rec_pins_from_binding) and, with `trace`
+ * (number threads by their creator), env[1] = "SHADOWBIND_TREE=..."
+ * (rec_tree_from_trace), else NULL; both malloc'd (free them).  Returns
+ * 0; or -1 (bad binding or trace) or -2 (out of memory) with env[] NULL
+ * and the reason in err.
+ */
+int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed,
+                char *env[2], struct trace_error *err);
 /*
  * rec_wait - wait for pid; forwards SIGINT and SIGTERM sent to us to the
  * child meanwhile.  Returns the exit status in shell form (0..255, or

@@ -105,15 +105,3 @@ int rec_wait(pid_t pid, uint64_t *ns)
 		return 128 + WTERMSIG(st);
 	return 255;
 }
-
-char *rec_env(const char *name, const char *value)
-{
-	size_t a = strlen(name), b = strlen(value);
-	char *e = malloc(a + b + 2);
-	if (!e)
-		return NULL;
-	memcpy(e, name, a);
-	e[a] = '=';
-	memcpy(e + a + 1, value, b + 1);
-	return e;
-}

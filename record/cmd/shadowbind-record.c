@@ -93,14 +93,12 @@ int main(int argc, char **argv)
 		return 4;
 	}
 	int cpu = -1;
-	char *pins = NULL, *tree = NULL;
+	char *pe[2] = { NULL, NULL }; /* SHADOWBIND_PIN, SHADOWBIND_TREE */
 	if (binding) {
-		uint32_t nthreads;
-		if (rec_pins_from_binding(binding, &allowed, &pins, &nthreads, &err) < 0 ||
-		    (btrace && rec_tree_from_trace(btrace, &tree, &err) < 0)) {
-			fprintf(stderr, "%s\n", err.msg);
-			free(pins);
-			return 2;
+		int pinrc = rec_pin_env(binding, btrace, &allowed, pe, &err);
+		if (pinrc < 0) {
+			fprintf(stderr, pinrc == -2 ? "shadowbind-record: %s\n" : "%s\n", err.msg);
+			return pinrc == -2 ? 4 : 2;
 		}
 	} else if (!all) {
 		if (opts[1].given) {
@@ -144,20 +142,11 @@ int main(int argc, char **argv)
 	char envp[2][2 * PATH_MAX + 256];
 	snprintf(envp[0], sizeof envp[0], "LD_PRELOAD=%s", preload);
 	snprintf(envp[1], sizeof envp[1], "SHADOWBIND_TRACE=%s", absraw);
-	char *epin = pins ? rec_env("SHADOWBIND_PIN", pins) : NULL;
-	char *etree = tree ? rec_env("SHADOWBIND_TREE", tree) : NULL;
-	free(pins);
-	free(tree);
-	if ((pins && !epin) || (tree && !etree)) {
-		fprintf(stderr, "shadowbind-record: out of memory\n");
-		free(epin);
-		return 4;
-	}
-	char *extra[5] = { envp[0], envp[1], epin ? epin : etree, epin ? etree : NULL, NULL };
+	char *extra[5] = { envp[0], envp[1], pe[0], pe[1], NULL };
 	unlink(raw);
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
-	free(epin);
-	free(etree);
+	free(pe[0]);
+	free(pe[1]);
 	if (pid < 0) {
 		fprintf(stderr, "shadowbind-record: %s\n", err.msg);
 		return 2;

@@ -78,34 +78,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "shadowbind-run: sched_getaffinity: %s\n", strerror(errno));
 		return 4;
 	}
-	char *pins = NULL;
-	uint32_t nthreads = 0;
-	if (binding && rec_pins_from_binding(binding, &allowed, &pins, &nthreads, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return 2;
-	}
-	char *tree = NULL;
-	if (trace && binding && rec_tree_from_trace(trace, &tree, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		free(pins);
-		return 2;
+	char *pe[2] = { NULL, NULL }; /* SHADOWBIND_PIN, SHADOWBIND_TREE */
+	int pinrc = binding ? rec_pin_env(binding, trace, &allowed, pe, &err) : 0;
+	if (pinrc < 0) {
+		fprintf(stderr, pinrc == -2 ? "shadowbind-run: %s\n" : "%s\n", err.msg);
+		return pinrc == -2 ? 4 : 2;
 	}
 	char e0[PATH_MAX + 32];
 	snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
-	char *e1 = pins ? rec_env("SHADOWBIND_PIN", pins) : NULL;
-	char *e2 = tree ? rec_env("SHADOWBIND_TREE", tree) : NULL;
-	free(pins);
-	free(tree);
-	if ((pins && !e1) || (tree && !e2)) {
-		fprintf(stderr, "shadowbind-run: out of memory\n");
-		free(e1);
-		free(e2);
-		return 4;
-	}
-	char *extra[5] = { e0, "SHADOWBIND_MODE=run", e1 ? e1 : e2, e1 ? e2 : NULL, NULL };
+	char *extra[5] = { e0, "SHADOWBIND_MODE=run", pe[0], pe[1], NULL };
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
-	free(e1);
-	free(e2);
+	free(pe[0]);
+	free(pe[1]);
 	if (pid < 0) {
 		fprintf(stderr, "shadowbind-run: %s\n", err.msg);
 		return 2;
