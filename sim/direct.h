@@ -60,15 +60,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		make_ready(w, r->a, T);
 		return GO_ON;
 	case TRACE_EXIT: {
-		leave_cpu(w, u, T);
-		t->state = ST_DONE;
-		t->exit_time = T;
-		t->exit_proc = x;
-		if (w->flags & SIM_STATS)
-			w->ist[u].end = T;
-		if (T > w->makespan)
-			w->makespan = T;
-		w->live--;
+		thread_exit(w, u, T);
 		uint32_t v;
 		while ((v = q_pop(w, &t->jhead, &t->jtail)) != NIL) {
 			nb_after(w, v, T, x, TRACE_K_THREAD, u);

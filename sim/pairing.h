@@ -174,15 +174,7 @@ static int pm_exit(struct sim_work *w, uint32_t u, stime T)
 	struct sth *t = &w->th[u];
 	int32_t x = t->lproc;
 	uint32_t e = w->p->px.rp[t->cur].ev;
-	leave_cpu(w, u, T);
-	t->state = ST_DONE;
-	t->exit_time = T;
-	t->exit_proc = x;
-	if (w->flags & SIM_STATS)
-		w->ist[u].end = T;
-	if (T > w->makespan)
-		w->makespan = T;
-	w->live--;
+	thread_exit(w, u, T);
 	if (e != SIM_NONE)
 		pm_fire(w, e, T, x);
 	return STOPPED;

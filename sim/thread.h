@@ -70,6 +70,23 @@ static void proceed(struct sim_work *w, uint32_t u, stime T)
 	}
 }
 
+/* u (running) exits at T: it leaves its processor, and the run's makespan
+ * and count of live threads take it in; exit_proc keeps its processor
+ * for the latency of its joiners, whom each model releases itself. */
+static void thread_exit(struct sim_work *w, uint32_t u, stime T)
+{
+	struct sth *t = &w->th[u];
+	t->exit_proc = t->lproc;
+	leave_cpu(w, u, T);
+	t->state = ST_DONE;
+	t->exit_time = T;
+	if (w->flags & SIM_STATS)
+		w->ist[u].end = T;
+	if (T > w->makespan)
+		w->makespan = T;
+	w->live--;
+}
+
 /* Block u (running) at T for reason bk on object obj. */
 static void block(struct sim_work *w, uint32_t u, stime T, uint8_t bk,
                   uint32_t obj)
