@@ -311,6 +311,11 @@ int alloc_model_opt(void *dst, const char *v, char *why, size_t len);
 /* The --pool option's help, the same for every command that has it
  * (sim_pool_new; docs/models.md, "Work queues"). */
 extern const char alloc_pool_help[];
+/* The machine a command's options describe (after cli_machine_load) into
+ * par: latency, create and switch costs in trace units, the processors
+ * when given, unbound mode when asked for; the rest of par unaltered. */
+struct cli_machine;
+void alloc_machine_params(const struct cli_machine *m, struct sim_params *par);
 
 /* ---------------------------------------------------------------------
  * SHA-256 (for the `trace` header of binding files).

@@ -48,6 +48,17 @@ const char alloc_pool_help[] =
 	"whichever gets the queue's mutex next (docs/models.md,\n"
 	"Work queues); Direct model only";
 
+void alloc_machine_params(const struct cli_machine *m, struct sim_params *par)
+{
+	par->latency = m->latency_tu;
+	par->create_cost = m->create_cost_tu;
+	par->switch_cost = m->switch_cost_tu;
+	if (m->k)
+		par->cpus = m->k;
+	if (m->unbound)
+		par->mode = SIM_UNBOUND;
+}
+
 int alloc_policy_opt(void *dst, const char *v, char *why, size_t len)
 {
 	if (sim_policy_parse(v, dst)) {

@@ -127,18 +127,8 @@ int main(int argc, char **argv)
 		trace_free(tr);
 		return mrc == CLI_EUSAGE ? cli_usage(&cmd, "%s", why) : cli_errorf(mrc, "%s", why);
 	}
-	par.latency = m.latency_tu;
-	par.create_cost = m.create_cost_tu;
-	par.switch_cost = m.switch_cost_tu;
-	if (m.k)
-		par.cpus = m.k;
-	const char *mode = "critical-path";
-	if (binding_path) {
-		mode = "bound";
-	} else if (unbound) {
-		par.mode = SIM_UNBOUND;
-		mode = "unbound";
-	}
+	alloc_machine_params(&m, &par);
+	const char *mode = binding_path ? "bound" : unbound ? "unbound" : "critical-path";
 
 	if (pool_spec && par.model != SIM_DIRECT && par.model != SIM_AUTO) {
 		trace_free(tr);

@@ -138,13 +138,7 @@ int main(int argc, char **argv)
 		trace_free(tr);
 		return mrc == CLI_EUSAGE ? cli_usage(&cmd, "%s", why) : cli_errorf(mrc, "%s", why);
 	}
-	par.latency = m.latency_tu;
-	par.create_cost = m.create_cost_tu;
-	par.switch_cost = m.switch_cost_tu;
-	if (m.k)
-		par.cpus = m.k;
-	if (m.unbound)
-		par.mode = SIM_UNBOUND;
+	alloc_machine_params(&m, &par);
 	const int32_t *binding = m.binding ? m.bind.proc : NULL;
 	int rc = 4;
 	struct viz_sched *vs = NULL;
