@@ -85,13 +85,14 @@ static inline uint32_t mq_pop(struct sim_work *w, struct smutex *mx)
 	return id;
 }
 
-/* A work queue (sim_params.pool): worker u acquires the queue's mutex
- * with its current record r, a `lock`: it goes on after the next
- * segment's `lock M` record instead of its own (sim.h, "Work queues"). */
+/* A work queue (sim_params.pool; callers test that w->pool is set): if
+ * worker u acquires the queue's mutex with its current record r, a
+ * `lock`, it goes on after the next segment's `lock M` record instead of
+ * its own (sim.h, "Work queues"). */
 static inline void pool_take(struct sim_work *w, uint32_t u, const struct trace_rec *r)
 {
 	const struct sim_pool *pl = w->pool;
-	if (pl && r->op == TRACE_LOCK && r->a == pl->m && pl->member[u] &&
+	if (r->op == TRACE_LOCK && r->a == pl->m && pl->member[u] &&
 	    w->pool_next < pl->nseg)
 		w->th[u].cur = pl->seg[w->pool_next++];
 }
