@@ -1,5 +1,20 @@
-/* sha256.c - SHA-256 (FIPS 180-4), for the `trace` header line. */
+/*
+ * sha256.c - SHA-256 (FIPS 180-4), for the `trace` header line.
+ *
+ * Two implementations of the compression function: the portable one
+ * below (about 64 instructions per byte: 310 MB/s here, as slow as
+ * parsing the trace, so `allocate` spent as long hashing a trace as
+ * reading it) and one with the x86 SHA extensions (sha256rnds2, msg1,
+ * msg2), chosen at run time when the processor has them: 1.3-1.5 GB/s.
+ * Both give the same digest (tests/test_alloc.c checks each against
+ * FIPS vectors, and the two against each other).
+ */
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SHA256_X86 1
+#endif
 
 #include "alloc/alloc.h"
 
@@ -63,6 +78,73 @@ static void block(uint32_t h[8], const uint8_t *p)
 	h[7] += hh;
 }
 
+#ifdef SHA256_X86
+/* n blocks of 64 bytes at p with the SHA extensions.  The state lives in
+ * two registers as the instructions want it: s0 = (A, B, E, F) and
+ * s1 = (C, D, G, H), most significant word first; each sha256rnds2 does
+ * two rounds with the two low words of its message operand. */
+__attribute__((target("sha,ssse3,sse4.1")))
+static void blocks_x86(uint32_t h[8], const uint8_t *p, size_t n)
+{
+	/* big-endian words: reverse the bytes of each 32-bit lane */
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
+	__m128i dcba = _mm_loadu_si128((const __m128i *)&h[0]);
+	__m128i hgfe = _mm_loadu_si128((const __m128i *)&h[4]);
+	__m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
+	__m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+	__m128i s0 = _mm_alignr_epi8(cdab, efgh, 8);       /* ABEF */
+	__m128i s1 = _mm_blend_epi16(efgh, cdab, 0xF0);    /* CDGH */
+	for (; n; n--, p += 64) {
+		__m128i save0 = s0, save1 = s1, m[4];
+		for (int i = 0; i < 4; i++)
+			m[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+		/* round group i: W[4i .. 4i+3] is m[i & 3]; after using it,
+		 * the slot receives W[4i+16 .. 4i+19] = s1(W[t-2]) + W[t-7] +
+		 * s0(W[t-15]) + W[t-16] */
+		for (int i = 0; i < 16; i++) {
+			__m128i w = m[i & 3];
+			__m128i msg = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)&K[4 * i]));
+			s1 = _mm_sha256rnds2_epu32(s1, s0, msg);
+			s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(msg, 0x0E));
+			if (i < 12) {
+				__m128i t = _mm_sha256msg1_epu32(w, m[(i + 1) & 3]);
+				t = _mm_add_epi32(t, _mm_alignr_epi8(m[(i + 3) & 3], m[(i + 2) & 3], 4));
+				m[i & 3] = _mm_sha256msg2_epu32(t, m[(i + 3) & 3]);
+			}
+		}
+		s0 = _mm_add_epi32(s0, save0);
+		s1 = _mm_add_epi32(s1, save1);
+	}
+	__m128i feba = _mm_shuffle_epi32(s0, 0x1B);
+	__m128i dchg = _mm_shuffle_epi32(s1, 0xB1);
+	_mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xF0)); /* DCBA */
+	_mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));    /* HGFE */
+}
+#endif
+
+int alloc_sha256_accelerated(void)
+{
+#ifdef SHA256_X86
+	return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+#else
+	return 0;
+#endif
+}
+
+/* n blocks of 64 bytes at p, with the SHA extensions when s allows them
+ * and the processor has them. */
+static void blocks(struct alloc_sha256 *s, const uint8_t *p, size_t n)
+{
+#ifdef SHA256_X86
+	if (!s->portable && alloc_sha256_accelerated()) {
+		blocks_x86(s->h, p, n);
+		return;
+	}
+#endif
+	for (; n; n--, p += 64)
+		block(s->h, p);
+}
+
 void alloc_sha256_init(struct alloc_sha256 *s)
 {
 	static const uint32_t H0[8] = {
@@ -72,6 +154,7 @@ void alloc_sha256_init(struct alloc_sha256 *s)
 	memcpy(s->h, H0, sizeof H0);
 	s->len = 0;
 	s->nbuf = 0;
+	s->portable = 0;
 }
 
 void alloc_sha256_update(struct alloc_sha256 *s, const void *data, size_t len)
@@ -86,11 +169,12 @@ void alloc_sha256_update(struct alloc_sha256 *s, const void *data, size_t len)
 		len -= take;
 		if (s->nbuf < 64)
 			return;
-		block(s->h, s->buf);
+		blocks(s, s->buf, 1);
 		s->nbuf = 0;
 	}
-	for (; len >= 64; p += 64, len -= 64)
-		block(s->h, p);
+	blocks(s, p, len / 64);
+	p += len / 64 * 64;
+	len %= 64;
 	memcpy(s->buf, p, len);
 	s->nbuf = len;
 }

@@ -1119,9 +1119,10 @@ static void test_canonical_partitions(void **state)
 	assert_int_equal(alloc_partitions(200, 3), UINT64_MAX);
 }
 
-static void test_sha256(void **state)
+/* FIPS 180-2 vectors, each way the compression runs: portable C, and
+ * the SHA extensions when this processor has them (else said skipped). */
+static void sha256_vectors(int portable)
 {
-	(void)state;
 	struct {
 		const char *in, *hex;
 	} v[] = {
@@ -1134,6 +1135,7 @@ static void test_sha256(void **state)
 		struct alloc_sha256 s;
 		char hex[65];
 		alloc_sha256_init(&s);
+		s.portable = portable;
 		/* Byte by byte for the long one: exercises the buffering. */
 		if (i == 2)
 			for (const char *c = v[i].in; *c; c++)
@@ -1143,15 +1145,54 @@ static void test_sha256(void **state)
 		alloc_sha256_final(&s, hex);
 		assert_string_equal(hex, v[i].hex);
 	}
-	/* A million 'a' (FIPS 180-2 C.3). */
-	struct alloc_sha256 s;
-	char hex[65], buf[1000];
+	/* A million 'a' (FIPS 180-2 C.3): 1000 pieces of 1000 bytes, so
+	 * that most blocks straddle two updates; then in one update. */
+	static char buf[1000000];
 	memset(buf, 'a', sizeof buf);
-	alloc_sha256_init(&s);
-	for (int i = 0; i < 1000; i++)
-		alloc_sha256_update(&s, buf, sizeof buf);
-	alloc_sha256_final(&s, hex);
-	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	for (int way = 0; way < 2; way++) {
+		struct alloc_sha256 s;
+		char hex[65];
+		alloc_sha256_init(&s);
+		s.portable = portable;
+		if (way == 0)
+			for (int i = 0; i < 1000; i++)
+				alloc_sha256_update(&s, buf + 1000 * i, 1000);
+		else
+			alloc_sha256_update(&s, buf, sizeof buf);
+		alloc_sha256_final(&s, hex);
+		assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	}
+}
+
+static void test_sha256(void **state)
+{
+	(void)state;
+	sha256_vectors(1);
+	if (!alloc_sha256_accelerated()) {
+		printf("test_sha256: this processor has no SHA extensions: only the portable way checked\n");
+		return;
+	}
+	sha256_vectors(0);
+	/* The two ways agree on pseudo-random bytes of every length 0..300
+	 * (all the padding cases) fed in uneven pieces. */
+	uint8_t data[300];
+	uint64_t x = 88172645463325252ull;
+	for (size_t i = 0; i < sizeof data; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		data[i] = (uint8_t)x;
+	}
+	for (size_t n = 0; n <= sizeof data; n++) {
+		char hex[2][65];
+		for (int portable = 0; portable < 2; portable++) {
+			struct alloc_sha256 s;
+			alloc_sha256_init(&s);
+			s.portable = portable;
+			for (size_t off = 0, piece = 1; off < n; off += piece, piece = piece * 3 % 97 + 1)
+				alloc_sha256_update(&s, data + off, piece < n - off ? piece : n - off);
+			alloc_sha256_final(&s, hex[portable]);
+		}
+		assert_string_equal(hex[0], hex[1]);
+	}
 }
 
 static int config_err(const char *sec, const char *key, const char *val,
