@@ -319,13 +319,19 @@ static void ps_work_done(struct sim_work *w, uint32_t u, stime T)
 	(void)T;
 }
 
-/* class tick: the heap's entry n + g is group g's next completion: the
- * thread with the smallest finish tag (ties: id) acts. */
-static inline __attribute__((always_inline)) uint32_t ps_tick(struct sim_work *w, uint32_t id, stime T)
+/* class tick: the tree's entry n + g is group g's next completion: the
+ * thread with the smallest finish tag (ties: id) acts.  That thread is
+ * the one the key names (ps_resched wrote it; every change of the group
+ * since went through ps_resched; in the pool, the smallest id of those
+ * finishing, which ps_clamp puts first): taking it from the key, not
+ * from the group's tree, shortens the chain of dependent loads from one
+ * event to the next (key -> thread -> record, not key -> group -> tree
+ * -> thread -> record). */
+static inline __attribute__((always_inline)) uint32_t ps_tick(struct sim_work *w, uint32_t id, stime T, uint32_t kt)
 {
 	struct sgrp *g = &w->g[id - w->p->n];
 	ps_advance(w, g, T);
-	return rt_top(w, g);
+	return kt;
 }
 
 /* class busy: a processor's group (the unbound pool: its busy time / k). */

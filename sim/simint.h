@@ -467,9 +467,9 @@ struct sim_class {
 	 * fired) */
 	void (*work_done)(struct sim_work *w, uint32_t u, stime T);
 	/* event `id` >= n of the heap fired at T (ps: a group's completion,
-	 * rr: a quantum expiry): the thread that now performs its step, or
-	 * NIL */
-	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T);
+	 * rr: a quantum expiry), `kt` the thread its key names: the thread
+	 * that now performs its step, or NIL */
+	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T, uint32_t kt);
 	/* the tournament tree w->gt holds, instead of the heap, each group's
 	 * next completion (ps: GT_GROUPS) or each slot's running thread's
 	 * end of work (fifo, rr: GT_SLOTS) */
