@@ -99,10 +99,13 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 			return acquired_now(w, u, T);
 		}
 		if (s->rcount) {
-			struct stok *tk = &w->tok[s->rbase + s->rhead];
-			s->rhead = s->rhead + 1 == s->rcap ? 0 : s->rhead + 1;
 			s->rcount--;
-			nb_after(w, u, tk->t, tk->proc, TRACE_K_SEM, r->a);
+			if (w->lat_on) { /* the oldest token's release */
+				struct sring *rg = &w->ring[r->a];
+				struct stok *tk = &w->tok[rg->rbase + rg->rhead];
+				rg->rhead = rg->rhead + 1 == rg->rcap ? 0 : rg->rhead + 1;
+				nb_after(w, u, tk->t, tk->proc, TRACE_K_SEM, r->a);
+			}
 			return acquired_now(w, u, T);
 		}
 		q_push(w, &s->qh, &s->qt, u);
@@ -117,12 +120,15 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 			if (w->flags & SIM_SCHEDULE)
 				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
 			proceed(w, v, T);
-		} else if (s->rcount < s->rcap) {
-			uint32_t i = s->rhead + s->rcount;
-			if (i >= s->rcap)
-				i -= s->rcap;
-			w->tok[s->rbase + i].t = T;
-			w->tok[s->rbase + i].proc = x;
+		} else if (!w->lat_on) {
+			s->rcount++; /* at most the semaphore's posts */
+		} else if (s->rcount < w->ring[r->a].rcap) {
+			struct sring *rg = &w->ring[r->a];
+			uint32_t i = rg->rhead + s->rcount;
+			if (i >= rg->rcap)
+				i -= rg->rcap;
+			w->tok[rg->rbase + i].t = T;
+			w->tok[rg->rbase + i].proc = x;
 			s->rcount++;
 		}
 		return GO_ON;

@@ -215,15 +215,20 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->mx[m].rel = 0;
 		w->mx[m].rel_proc = NOPROC;
 	}
-	uint32_t tb = 0;
 	for (uint32_t s = 0; s < tr->nobj[TRACE_K_SEM]; s++) {
 		struct ssem *sm = &w->sem[s];
 		sm->init_left = tr->sem_init[s];
 		sm->qh = sm->qt = NIL;
-		sm->rbase = tb;
-		sm->rcap = p->sem_cap[s];
-		sm->rhead = sm->rcount = 0;
-		tb += sm->rcap;
+		sm->rcount = 0;
+	}
+	if (w->lat_on) {
+		uint32_t tb = 0;
+		for (uint32_t s = 0; s < tr->nobj[TRACE_K_SEM]; s++) {
+			w->ring[s].rbase = tb;
+			w->ring[s].rcap = p->sem_cap[s];
+			w->ring[s].rhead = 0;
+			tb += p->sem_cap[s];
+		}
 	}
 	for (uint32_t c = 0; c < tr->nobj[TRACE_K_COND]; c++) {
 		w->cv[c].wh = w->cv[c].wt = w->cv[c].sh = w->cv[c].stl = NIL;

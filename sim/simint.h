@@ -231,10 +231,20 @@ struct stok {
 	int32_t proc;
 };
 
+/* A semaphore: 16 bytes, four to a cache line (a task graph has one per
+ * edge, each touched by one post and one wait, far apart in time). */
 struct ssem {
-	uint32_t init_left;
-	uint32_t qh, qt;
-	uint32_t rbase, rcap, rhead, rcount;
+	uint32_t qh, qt;     /* blocked waiters                            */
+	uint32_t init_left;  /* initial tokens left (they carry no latency) */
+	uint32_t rcount;     /* posted tokens left                         */
+};
+
+/* The posted tokens' times and processors, oldest first: a ring of rcap
+ * (the semaphore's posts) at tok[rbase..], from rhead.  Only read under
+ * a latency (w->lat_on): without one a token is just a count, and
+ * neither the rings nor w->tok are touched. */
+struct sring {
+	uint32_t rbase, rcap, rhead;
 };
 
 struct scond {
@@ -374,7 +384,8 @@ struct sim_work {
 	uint32_t *hthr;      /* [held_total] the thread of each held slot   */
 	struct smutex *mx;
 	struct ssem *sem;
-	struct stok *tok;
+	struct sring *ring;  /* [nsem] (lat_on only)                      */
+	struct stok *tok;    /* [tok_total] (lat_on only)                 */
 	struct scond *cv;
 	struct sbar *bar;
 	struct srw *rw;
