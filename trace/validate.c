@@ -18,6 +18,7 @@
 #include "trace/traceint.h"
 
 #define NONE TRACE_NONE
+#define TR_AHEAD 16 /* records: how far ahead the replay prefetches */
 #define NOT_CREATED UINT32_MAX
 
 struct vth {
@@ -285,28 +286,47 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 	size_t cwn = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		/* The records go to one place per thread, more places than
+		 * the hardware follows with many threads: ask for the lines
+		 * of the place of the record TR_AHEAD on (the next 3 lines of
+		 * rec[]: a thread often has a run of records) */
+		if (i + TR_AHEAD < n) {
+			uint32_t c = th[newidx[tid[i + TR_AHEAD]]].cur;
+			const char *x = (const char *)&rec[c];
+			__builtin_prefetch(x, 1);
+			__builtin_prefetch(x + 64, 1);
+			__builtin_prefetch(x + 128, 1);
+			__builtin_prefetch(&pair[c], 1);
+		}
 		uint32_t t = newidx[tid[i]];
 		struct vth *T = &th[t];
 		uint32_t j = T->cur;
 		struct trace_rec *w = &rec[j];
-		const struct trace_rec *r = w;
 		const struct tr_rec1 *q = &prec[i];
 		uint64_t wl = q->wl;
 		uint32_t diff = (uint32_t)(wl >> TR1_DIFF_SHIFT) & TR1_ESC;
 		uint8_t op = (uint8_t)((wl >> TR1_OP_SHIFT) & 31);
 		int cwnext = (wl & TR1_CWNEXT) != 0;
+		uint64_t work;
 		if (diff == TR1_ESC) {
-			w->work = esc->work;
+			work = esc->work;
 			last = esc->line;
 			esc++;
 		} else {
-			w->work = wl & TR1_WORK_MASK;
+			work = wl & TR1_WORK_MASK;
 			last += diff;
 		}
-		w->line = last;
+		/* the record, kept in registers: rec[] is only written (a
+		 * read of what was just stored there waited for the store,
+		 * whose line, one of nthreads places, was often not in the
+		 * cache: most of pass 2's time with 64 threads, measured) */
+		uint32_t ra = thop >> op & 1 ? newidx[q->a] : q->a, rb = q->b;
+		uint32_t line = last;
+		w->work = work;
+		w->a = ra;
+		w->b = rb;
+		w->line = line;
 		w->op = op;
-		w->a = thop >> op & 1 ? newidx[q->a] : q->a;
-		w->b = q->b;
 		/* (the replay writes pair[] only at this record and earlier
 		 * ones: no need to fill it beforehand) */
 		pair[j] = NONE;
@@ -318,8 +338,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			if (loc)
 				tr_map_drop(P->loc, (i + 1) * sizeof *ploc, &ldone);
 		}
-		uint32_t line = r->line;
-#define opn trace_op_name(r->op) /* for messages only */
+#define opn trace_op_name(op) /* for messages only */
 
 		if (T->created == NOT_CREATED)
 			return verr(V, line, "thread %u used before any create names it",
@@ -328,9 +347,12 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			return verr(V, line, "thread %u has a record after its exit at line %u",
 			            thid[t], T->exit_line);
 
-		switch (trace_op_effect(r)) { /* trylock ok: lock, ... */
+		/* trace_op_effect: trylock ok: lock, ...; busy: nothing */
+		int effect = trace_ops[op].arg[1].type == TRACE_ARG_OUTCOME && !rb ?
+		             -1 : trace_ops[op].effect;
+		switch (effect) {
 		case TRACE_CREATE: {
-			uint32_t c = r->a;
+			uint32_t c = ra;
 			struct vth *C = &th[c];
 			if (C->created == 0)
 				return verr(V, line, "create of thread %u, which already exists (the initial thread)",
@@ -353,7 +375,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			T->exit_rec = j;
 			break;
 		case TRACE_JOIN: {
-			uint32_t u = r->a;
+			uint32_t u = ra;
 			if (u == t)
 				return verr(V, line, "thread %u joins itself", thid[t]);
 			if (th[u].created == NOT_CREATED)
@@ -366,13 +388,13 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			break;
 		}
 		case TRACE_LOCK: {
-			struct vmx *m = &V->mx[r->a];
+			struct vmx *m = &V->mx[ra];
 			if (m->owner == t)
 				return verr(V, line, "%s of mutex %u, which thread %u already holds (since line %u)",
-				            opn, xid(V, TRACE_K_MUTEX, r->a), thid[t], m->since);
+				            opn, xid(V, TRACE_K_MUTEX, ra), thid[t], m->since);
 			if (m->owner != NONE && !phantom_release(V, m->owner))
 				return verr(V, line, "%s of mutex %u, which thread %u holds (since line %u)",
-				            opn, xid(V, TRACE_K_MUTEX, r->a),
+				            opn, xid(V, TRACE_K_MUTEX, ra),
 				            thid[m->owner], m->since);
 			m->owner = t;
 			m->since = line;
@@ -380,20 +402,20 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			break;
 		}
 		case TRACE_UNLOCK: {
-			struct vmx *m = &V->mx[r->a];
+			struct vmx *m = &V->mx[ra];
 			if (m->owner == NONE)
 				return verr(V, line, "unlock of mutex %u, which is not locked",
-				            xid(V, TRACE_K_MUTEX, r->a));
+				            xid(V, TRACE_K_MUTEX, ra));
 			if (m->owner != t)
 				return verr(V, line, "unlock of mutex %u, which thread %u holds (since line %u)",
-				            xid(V, TRACE_K_MUTEX, r->a), thid[m->owner],
+				            xid(V, TRACE_K_MUTEX, ra), thid[m->owner],
 				            m->since);
 			m->owner = NONE;
 			m->last_release = j;
 			break;
 		}
 		case TRACE_WAIT: {
-			struct vsem *s = &V->sem[r->a];
+			struct vsem *s = &V->sem[ra];
 			if (s->left) {
 				s->left--;
 			} else if (s->head != NONE) {
@@ -405,12 +427,12 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 				pair[j] = p;
 			} else {
 				return verr(V, line, "%s on semaphore %u, which has no token",
-				            opn, xid(V, TRACE_K_SEM, r->a));
+				            opn, xid(V, TRACE_K_SEM, ra));
 			}
 			break;
 		}
 		case TRACE_POST: {
-			struct vsem *s = &V->sem[r->a];
+			struct vsem *s = &V->sem[ra];
 			if (s->tail == NONE)
 				s->head = j;
 			else
@@ -419,20 +441,20 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			break;
 		}
 		case TRACE_CWAIT: {
-			struct vmx *m = &V->mx[r->b];
+			struct vmx *m = &V->mx[rb];
 			if (T->reg_bad) {
 				if (T->reg_first)
 					return verr(V, line, "thread %u does not hold mutex %u when it begins this cwait (its first record)",
-					            thid[t], xid(V, TRACE_K_MUTEX, r->b));
+					            thid[t], xid(V, TRACE_K_MUTEX, rb));
 				return verr(V, line, "thread %u does not hold mutex %u when it begins this cwait (after line %u)",
-				            thid[t], xid(V, TRACE_K_MUTEX, r->b), T->reg_line);
+				            thid[t], xid(V, TRACE_K_MUTEX, rb), T->reg_line);
 			}
 			if (T->woken_by == NONE)
 				return verr(V, line, "cwait of thread %u on condition variable %u is not woken by any signal or broadcast after line %u",
-				            thid[t], xid(V, TRACE_K_COND, r->a), T->reg_line);
+				            thid[t], xid(V, TRACE_K_COND, ra), T->reg_line);
 			if (m->owner != NONE && !phantom_release(V, m->owner))
 				return verr(V, line, "cwait of thread %u re-acquires mutex %u, which thread %u holds (since line %u)",
-				            thid[t], xid(V, TRACE_K_MUTEX, r->b),
+				            thid[t], xid(V, TRACE_K_MUTEX, rb),
 				            thid[m->owner], m->since);
 			m->owner = t;
 			m->since = line;
@@ -442,8 +464,8 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		}
 		case TRACE_SIGNAL:
 		case TRACE_BROADCAST: {
-			struct vheap *h = &V->cv[r->a];
-			uint32_t want = r->b;
+			struct vheap *h = &V->cv[ra];
+			uint32_t want = rb;
 			if (h->n < want) {
 				uint64_t miss = want - h->n;
 				if (V->truncated && V->exhausted - V->phantom >= miss) {
@@ -456,7 +478,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 						snprintf(waiting, sizeof waiting, "only %u %s waiting",
 						         h->n, h->n == 1 ? "was" : "were");
 					return verr(V, line, "%s of condition variable %u woke %u thread%s, but %s",
-					            opn, xid(V, TRACE_K_COND, r->a), want,
+					            opn, xid(V, TRACE_K_COND, ra), want,
 					            want == 1 ? "" : "s", waiting);
 				}
 				want = h->n;
@@ -468,24 +490,24 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			break;
 		}
 		case TRACE_BARRIER: {
-			struct vbar *b = &V->bar[r->a];
+			struct vbar *b = &V->bar[ra];
 			uint32_t prev = j > T->first ? T->last_line : T->created;
 			if (b->count == 0) {
-				b->size = r->b;
+				b->size = rb;
 				b->first_line = line;
 				b->chain = NONE;
 			} else {
-				if (r->b != b->size)
+				if (rb != b->size)
 					return verr(V, line, "barrier %u of size %u, but its group (from line %u) has size %u",
-					            xid(V, TRACE_K_BARRIER, r->a), r->b,
+					            xid(V, TRACE_K_BARRIER, ra), rb,
 					            b->first_line, b->size);
 				if (prev >= b->first_line) {
 					if (j > T->first)
 						return verr(V, line, "thread %u reaches barrier %u after its group was released at line %u (its previous record is at line %u)",
-						            thid[t], xid(V, TRACE_K_BARRIER, r->a),
+						            thid[t], xid(V, TRACE_K_BARRIER, ra),
 						            b->first_line, prev);
 					return verr(V, line, "thread %u reaches barrier %u after its group was released at line %u (it was created at line %u)",
-					            thid[t], xid(V, TRACE_K_BARRIER, r->a),
+					            thid[t], xid(V, TRACE_K_BARRIER, ra),
 					            b->first_line, prev);
 				}
 			}
@@ -502,12 +524,12 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			break;
 		}
 		case TRACE_RDLOCK: {
-			struct vrw *w = &V->rw[r->a];
+			struct vrw *w = &V->rw[ra];
 			if (w->writer != NONE)
 				return verr(V, line, "rdlock of rwlock %u, which thread %u holds for writing (since line %u)",
-				            xid(V, TRACE_K_RWLOCK, r->a), thid[w->writer],
+				            xid(V, TRACE_K_RWLOCK, ra), thid[w->writer],
 				            w->since);
-			uint32_t *c = rd_get(V->P, &V->rd, t, r->a, 1);
+			uint32_t *c = rd_get(V->P, &V->rd, t, ra, 1);
 			if (!c)
 				return voom(V);
 			(*c)++;
@@ -516,28 +538,28 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			break;
 		}
 		case TRACE_WRLOCK: {
-			struct vrw *w = &V->rw[r->a];
+			struct vrw *w = &V->rw[ra];
 			if (w->writer != NONE)
 				return verr(V, line, "wrlock of rwlock %u, which thread %u holds for writing (since line %u)",
-				            xid(V, TRACE_K_RWLOCK, r->a), thid[w->writer],
+				            xid(V, TRACE_K_RWLOCK, ra), thid[w->writer],
 				            w->since);
 			if (w->readers)
 				return verr(V, line, "wrlock of rwlock %u while it is held for reading",
-				            xid(V, TRACE_K_RWLOCK, r->a));
+				            xid(V, TRACE_K_RWLOCK, ra));
 			w->writer = t;
 			w->since = line;
 			pair[j] = w->last_unlock;
 			break;
 		}
 		case TRACE_RWUNLOCK: {
-			struct vrw *w = &V->rw[r->a];
+			struct vrw *w = &V->rw[ra];
 			if (w->writer == t) {
 				w->writer = NONE;
 			} else {
-				uint32_t *c = rd_get(V->P, &V->rd, t, r->a, 0);
+				uint32_t *c = rd_get(V->P, &V->rd, t, ra, 0);
 				if (!c || !*c)
 					return verr(V, line, "rwunlock of rwlock %u, which thread %u does not hold",
-					            xid(V, TRACE_K_RWLOCK, r->a), thid[t]);
+					            xid(V, TRACE_K_RWLOCK, ra), thid[t]);
 				(*c)--;
 				w->readers--;
 			}
@@ -558,7 +580,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			uint32_t k = (uint32_t)cw[cwn++];
 			if (reg(V, t, &prec[k], k, j, line))
 				return -1;
-		} else if (V->truncated && r->op != TRACE_EXIT && j + 1 == T->end) {
+		} else if (V->truncated && op != TRACE_EXIT && j + 1 == T->end) {
 			V->exhausted++;
 		}
 	}
@@ -690,12 +712,16 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	}
 	/* The replay writes rec, loc and pair at nth places at once (one per
 	 * thread), so in huge pages each is faulted in up to nth * TR_HUGE
-	 * bytes ahead of its records: only while that stays below what pass
-	 * 1 gives back meanwhile (its 20 bytes per record against these 28:
-	 * 8 bytes per record, or 64 MiB, which never matter), so that the
-	 * peak stays that of 4 KiB pages (measured: 10^7 records of 1000
-	 * threads, 225 MB, would take 382 MB). */
-	int huge = 3 * (uint64_t)nth * TR_HUGE <= 8 * (uint64_t)n + ((uint64_t)64 << 20);
+	 * bytes ahead of its records (at most the whole array): only while
+	 * that stays below what pass 1 gives back meanwhile (its 20 bytes
+	 * per record against these 28: 8 bytes per record) plus 64 MiB, so
+	 * that the peak of large traces stays that of 4 KiB pages
+	 * (measured: 10^7 records of 1000 threads, 225 MB, took 382 MB with
+	 * huge pages throughout). */
+	uint64_t ahead = 3 * (uint64_t)nth * TR_HUGE;
+	if (ahead > 28 * (uint64_t)n)
+		ahead = 28 * (uint64_t)n;
+	int huge = ahead <= 8 * (uint64_t)n + ((uint64_t)64 << 20);
 	rec = tr_big_alloc(n * sizeof *rec, huge);
 	if (P->loc)
 		loc = tr_big_alloc(n * sizeof *loc, huge);
