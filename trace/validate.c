@@ -712,16 +712,12 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	}
 	/* The replay writes rec, loc and pair at nth places at once (one per
 	 * thread), so in huge pages each is faulted in up to nth * TR_HUGE
-	 * bytes ahead of its records (at most the whole array): only while
-	 * that stays below what pass 1 gives back meanwhile (its 20 bytes
-	 * per record against these 28: 8 bytes per record) plus 64 MiB, so
-	 * that the peak of large traces stays that of 4 KiB pages
-	 * (measured: 10^7 records of 1000 threads, 225 MB, took 382 MB with
-	 * huge pages throughout). */
-	uint64_t ahead = 3 * (uint64_t)nth * TR_HUGE;
-	if (ahead > 28 * (uint64_t)n)
-		ahead = 28 * (uint64_t)n;
-	int huge = ahead <= 8 * (uint64_t)n + ((uint64_t)64 << 20);
+	 * bytes ahead of its records: only while that stays below what pass
+	 * 1 gives back meanwhile (its 20 bytes per record against these 28:
+	 * 8 bytes per record, or 64 MiB, which never matter), so that the
+	 * peak stays that of 4 KiB pages (measured: 10^7 records of 1000
+	 * threads, 225 MB, would take 382 MB). */
+	int huge = 3 * (uint64_t)nth * TR_HUGE <= 8 * (uint64_t)n + ((uint64_t)64 << 20);
 	rec = tr_big_alloc(n * sizeof *rec, huge);
 	if (P->loc)
 		loc = tr_big_alloc(n * sizeof *loc, huge);
