@@ -39,9 +39,9 @@ static void advise_huge(void *p, size_t bytes)
 #endif
 }
 
-void *tr_big_alloc(size_t bytes, int huge)
+void *tr_big_alloc(size_t bytes)
 {
-	if (!huge || bytes < TR_HUGE)
+	if (bytes < TR_HUGE)
 		return malloc(bytes ? bytes : 1);
 	/* whole aligned huge pages: the last one is not shared with other
 	 * blocks, and the first starts at the array */

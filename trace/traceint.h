@@ -273,9 +273,8 @@ void tr_p1_release(struct tr_p1 *P);
 #define TR_HUGE ((size_t)2 << 20) /* units: bytes */
 
 /* tr_big_alloc - like malloc (free it with free), for an array of
- * `bytes`; with `huge`, from TR_HUGE up, aligned to TR_HUGE and advised
- * huge. */
-void *tr_big_alloc(size_t bytes, int huge);
+ * `bytes`; from TR_HUGE up, aligned to TR_HUGE and advised huge. */
+void *tr_big_alloc(size_t bytes);
 /* tr_map_grow - an array of mapped pages (not malloc's): p, of
  * old_bytes, grown to new_bytes (p NULL: a new one), contents kept,
  * without copying.  Returns the array (p may move), or NULL with p

@@ -681,8 +681,8 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	newidx = malloc(((size_t)nth + 1) * sizeof *newidx);
 	V.thid = malloc(((size_t)nth + 1) * sizeof *V.thid);
 	V.th = calloc((size_t)nth + 1, sizeof *V.th);
-	pair = NULL;
-	if (!key || !ord || !newidx || !V.thid || !V.th) {
+	pair = tr_big_alloc(n * sizeof *pair);
+	if (!key || !ord || !newidx || !V.thid || !V.th || !pair) {
 		voom(&V);
 		goto done;
 	}
@@ -710,19 +710,10 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		V.th[t].created = NOT_CREATED;
 		V.th[t].woken_by = NONE;
 	}
-	/* The replay writes rec, loc and pair at nth places at once (one per
-	 * thread), so in huge pages each is faulted in up to nth * TR_HUGE
-	 * bytes ahead of its records: only while that stays below what pass
-	 * 1 gives back meanwhile (its 20 bytes per record against these 28:
-	 * 8 bytes per record, or 64 MiB, which never matter), so that the
-	 * peak stays that of 4 KiB pages (measured: 10^7 records of 1000
-	 * threads, 225 MB, would take 382 MB). */
-	int huge = 3 * (uint64_t)nth * TR_HUGE <= 8 * (uint64_t)n + ((uint64_t)64 << 20);
-	rec = tr_big_alloc(n * sizeof *rec, huge);
+	rec = tr_big_alloc(n * sizeof *rec);
 	if (P->loc)
-		loc = tr_big_alloc(n * sizeof *loc, huge);
-	pair = tr_big_alloc(n * sizeof *pair, huge);
-	if (!rec || !pair || (P->loc && !loc)) {
+		loc = tr_big_alloc(n * sizeof *loc);
+	if (!rec || (P->loc && !loc)) {
 		voom(&V);
 		goto done;
 	}
