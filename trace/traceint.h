@@ -209,10 +209,6 @@ struct tr_p1 {
 	size_t nesc, esccap;
 	uint32_t *loc;             /* NULL until the first location        */
 	size_t nrec, rcap;
-	size_t rhint;              /* most records the input can hold (its
-	                              bytes / 8: a record line has at least
-	                              8), 0 if unknown: the first capacity,
-	                              so that the arrays need not move     */
 
 	struct tr_obj obj[TRACE_NKINDS];
 	/* side arrays of obj[TRACE_K_THREAD]; th_last: its last record so
@@ -266,25 +262,6 @@ struct tr_esc {
 };
 
 void tr_p1_release(struct tr_p1 *P);
-
-/* ---------------------------------------------------------------------
- * Big arrays (mem.c): in 2 MiB transparent huge pages where offered.
- */
-#define TR_HUGE ((size_t)2 << 20) /* units: bytes */
-
-/* tr_big_alloc - like malloc (free it with free), for an array of
- * `bytes`; from TR_HUGE up, aligned to TR_HUGE and advised huge. */
-void *tr_big_alloc(size_t bytes);
-/* tr_map_grow - an array of mapped pages (not malloc's): p, of
- * old_bytes, grown to new_bytes (p NULL: a new one), contents kept,
- * without copying.  Returns the array (p may move), or NULL with p
- * unaltered.  Free with tr_map_free(p, its bytes). */
-void *tr_map_grow(void *p, size_t old_bytes, size_t new_bytes);
-void tr_map_free(void *p, size_t bytes);
-/* tr_map_drop - give back to the system the whole huge pages of
- * p[0, bytes) that are not given back yet (*done: up to where they were,
- * 0 at first); their contents will not be read again. */
-void tr_map_drop(void *p, size_t bytes, uintptr_t *done);
 
 /*
  * tr_finish - pass 2: permute the records of P into thread-major order,

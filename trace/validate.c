@@ -14,6 +14,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "trace/traceint.h"
 
@@ -265,6 +267,22 @@ static int reg(struct v *V, uint32_t t, const struct tr_rec1 *c, uint32_t k,
 	return 0;
 }
 
+/* The whole pages of a[0, bytes) not given back yet (*done: the address
+ * up to which they were) go back to the system (their contents are not
+ * read again; the block is freed later). */
+static void drop_pages(void *a, size_t bytes, uintptr_t *done)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)a + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)a + bytes) & ~(page - 1);
+	if (*done > lo)
+		lo = *done;
+	if (hi > lo + 16 * page) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*done = hi;
+	}
+}
+
 /* The records of pass 1 (P->rec, file order), n of them, replayed in file
  * order; each is copied to its thread-major place rec[j] as it is
  * replayed (one pass over the records, read in order; the pages of the
@@ -333,10 +351,10 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		if (loc)
 			loc[j] = ploc[i];
 		if ((i & 0xffff) == 0xffff) {
-			tr_map_drop(P->rec, (i + 1) * sizeof *prec, &rdone);
-			tr_map_drop(P->tid, (i + 1) * sizeof *tid, &tdone);
+			drop_pages(P->rec, (i + 1) * sizeof *prec, &rdone);
+			drop_pages(P->tid, (i + 1) * sizeof *tid, &tdone);
 			if (loc)
-				tr_map_drop(P->loc, (i + 1) * sizeof *ploc, &ldone);
+				drop_pages(P->loc, (i + 1) * sizeof *ploc, &ldone);
 		}
 #define opn trace_op_name(op) /* for messages only */
 
@@ -681,7 +699,7 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	newidx = malloc(((size_t)nth + 1) * sizeof *newidx);
 	V.thid = malloc(((size_t)nth + 1) * sizeof *V.thid);
 	V.th = calloc((size_t)nth + 1, sizeof *V.th);
-	pair = tr_big_alloc(n * sizeof *pair);
+	pair = malloc((n ? n : 1) * sizeof *pair);
 	if (!key || !ord || !newidx || !V.thid || !V.th || !pair) {
 		voom(&V);
 		goto done;
@@ -710,9 +728,9 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		V.th[t].created = NOT_CREATED;
 		V.th[t].woken_by = NONE;
 	}
-	rec = tr_big_alloc(n * sizeof *rec);
+	rec = malloc((n ? n : 1) * sizeof *rec);
 	if (P->loc)
-		loc = tr_big_alloc(n * sizeof *loc);
+		loc = malloc((n ? n : 1) * sizeof *loc);
 	if (!rec || (P->loc && !loc)) {
 		voom(&V);
 		goto done;
@@ -767,11 +785,11 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	}
 
 	int bad = replay(&V, n, P->cw, P->ncw);
-	tr_map_free(P->rec, P->rcap * sizeof *P->rec);
+	free(P->rec);
 	P->rec = NULL;
-	tr_map_free(P->tid, P->rcap * sizeof *P->tid);
+	free(P->tid);
 	P->tid = NULL;
-	tr_map_free(P->loc, P->rcap * sizeof *P->loc);
+	free(P->loc);
 	P->loc = NULL;
 	if (bad)
 		goto done;
