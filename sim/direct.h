@@ -9,31 +9,31 @@
 
 #include "sim/sync.h"
 
-/* lock (and trylock ok) of mutex r->a by running thread u at T. */
+/* lock (and trylock ok, record r) of mutex m by running thread u at T. */
 static inline int step_lock(struct sim_work *w, uint32_t u, const struct trace_rec *r,
-                            stime T)
+                            uint32_t m, stime T)
 {
-	struct smutex *mx = &w->mx[r->a];
+	struct smutex *mx = &w->mx[m];
 	if (mx->owner < 0 && mx->qh == NIL) {
 		mx->owner = (int32_t)u;
-		held_push(w, u, r->a);
-		if (before_latency_end(w, T, mx->rel, TRACE_K_MUTEX, r->a))
-			nb_after(w, u, mx->rel, mx->rel_proc, TRACE_K_MUTEX, r->a);
+		held_push(w, u, m);
+		if (before_latency_end(w, T, mx->rel, TRACE_K_MUTEX, m))
+			nb_after(w, u, mx->rel, mx->rel_proc, TRACE_K_MUTEX, m);
 		if (w->pool)
 			pool_take(w, u, r);
 		return acquired_now(w, u, T);
 	}
 	mq_push(w, mx, u);
-	block(w, u, T, BK_LOCK, r->a);
+	block(w, u, T, BK_LOCK, m);
 	return STOPPED;
 }
 
-/* unlock of mutex r->a by running thread u, on processor x, at T. */
-static inline int step_unlock(struct sim_work *w, uint32_t u, const struct trace_rec *r,
-                              stime T, int32_t x)
+/* unlock of mutex m by running thread u, on processor x, at T. */
+static inline int step_unlock(struct sim_work *w, uint32_t u, uint32_t m, stime T,
+                              int32_t x)
 {
-	held_remove(w, u, r->a);
-	mutex_release(w, r->a, T, x);
+	held_remove(w, u, m);
+	mutex_release(w, m, T, x);
 	return GO_ON;
 }
 
@@ -50,11 +50,11 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 	 * conditional branches mispredict less than the switch's indirect
 	 * jump (a ps run of the README's 539k-record mutex program: 3-5%
 	 * less CPU time). */
-	if (r->op == TRACE_UNLOCK)
-		return step_unlock(w, u, r, T, x);
-	if (r->op == TRACE_LOCK)
-		return step_lock(w, u, r, T);
-	switch (r->op) {
+	if (t->op == TRACE_UNLOCK)
+		return step_unlock(w, u, t->a, T, x);
+	if (t->op == TRACE_LOCK)
+		return step_lock(w, u, r, t->a, T);
+	switch (t->op) {
 	case TRACE_CREATE:
 		load_work(w, r->a);
 		make_ready(w, r->a, T);
@@ -83,17 +83,17 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 	case TRACE_TRYLOCK:
 		if (!r->b)
 			return GO_ON;
-		return step_lock(w, u, r, T); /* ok behaves as lock */
+		return step_lock(w, u, r, r->a, T); /* ok behaves as lock */
 	case TRACE_LOCK:
-		return step_lock(w, u, r, T);
+		return step_lock(w, u, r, r->a, T);
 	case TRACE_UNLOCK:
-		return step_unlock(w, u, r, T, x);
+		return step_unlock(w, u, r->a, T, x);
 	case TRACE_TRYWAIT:
 		if (!r->b)
 			return GO_ON;
 		__attribute__((fallthrough));
 	case TRACE_WAIT: {
-		struct ssem *s = &w->sem[r->a];
+		struct ssem *s = &w->sem[t->a];
 		if (s->init_left) {
 			s->init_left--;
 			return acquired_now(w, u, T);
@@ -113,7 +113,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		return STOPPED;
 	}
 	case TRACE_POST: {
-		struct ssem *s = &w->sem[r->a];
+		struct ssem *s = &w->sem[t->a];
 		uint32_t v = q_pop(w, &s->qh, &s->qt);
 		if (v != NIL) {
 			nb_after(w, v, T, x, TRACE_K_SEM, r->a);
@@ -162,7 +162,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		return STOPPED;
 	}
 	case TRACE_BARRIER: {
-		struct sbar *b = &w->bar[r->a];
+		struct sbar *b = &w->bar[t->a];
 		if (++b->count < r->b) {
 			q_push(w, &b->qh, &b->qt, u);
 			block(w, u, T, BK_BARRIER, r->a);

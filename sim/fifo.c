@@ -12,8 +12,9 @@
 static void policy_run(struct sim_work *w);
 
 /* fifo puts no events of its own in the heap. */
-static uint32_t fifo_tick(struct sim_work *w, uint32_t id, stime T)
+static uint32_t fifo_tick(struct sim_work *w, uint32_t id, stime T, uint32_t kt)
 {
+	(void)kt;
 	(void)w;
 	(void)id;
 	(void)T;

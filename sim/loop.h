@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 			 * stays in the heap: go_on moves it, leave_cpu removes it */
 			SIM_CLASS->work_done(w, id, T);
 		} else {
-			u = SIM_CLASS->tick(w, id, T);
+			u = SIM_CLASS->tick(w, id, T, (uint32_t)(key >> 32) & 0x7fffffff);
 			if (u == NIL)
 				continue;
 		}

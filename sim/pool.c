@@ -128,6 +128,27 @@ int sim_pool_new(const struct sim_program *p, const char *spec, struct sim_pool 
 	if (pl->nworkers < 2)
 		return fail(why, len, pl, "pool %s: names %u thread(s); a pool needs two workers or more",
 		            spec, pl->nworkers, 0);
+	/* At each of its `lock M` records a worker holds no mutex: then a
+	 * worker running another's segment holds what that one held, never
+	 * more than their common maxheld (the run keeps at most that many,
+	 * sync.h held_push).  A mutex held across the queue's lock ties the
+	 * tasks to their worker (the differential test found one whose
+	 * dealt segments unlocked a mutex their worker never took). */
+	for (uint32_t i = 0; i < n; i++) {
+		if (!pl->member[i])
+			continue;
+		const struct trace_rec *rec = tr->rec + tr->threads[i].first;
+		uint32_t h = 0;
+		for (uint32_t j = 0; j < tr->threads[i].nrec; j++) {
+			unsigned op = rec[j].op;
+			if (op == TRACE_LOCK && rec[j].a == m && h)
+				return fail(why, len, pl,
+				            "pool %s: thread %u holds a mutex at its lock of the queue's mutex (line %u): its tasks are not interchangeable",
+				            spec, tr->threads[i].id, rec[j].line);
+			h += (op == TRACE_LOCK) + (op == TRACE_TRYLOCK ? rec[j].b : 0);
+			h -= (op == TRACE_UNLOCK) & (h != 0);
+		}
+	}
 	pl->m = m;
 	/* the workers' `lock M` records, in file order */
 	size_t cap = 1;

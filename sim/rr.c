@@ -127,8 +127,9 @@ static void rr_queued(struct sim_work *w, struct sgrp *g, stime A)
 }
 
 /* class tick: the heap's entry n + G + s is slot s's quantum expiry. */
-static uint32_t rr_tick(struct sim_work *w, uint32_t id, stime T)
+static uint32_t rr_tick(struct sim_work *w, uint32_t id, stime T, uint32_t kt)
 {
+	(void)kt;
 	w->rr_last = w->heap[0].key;
 	rr_expire(w, id - w->p->n - w->ngrp, T);
 	return NIL;

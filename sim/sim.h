@@ -126,10 +126,11 @@ struct sim_params {
  * sim_pool_new - the pool of `p`'s threads that `spec` names: external
  * thread ids and ranges ("2-4", "2,3,7-9") or a thread name ("worker":
  * every thread of that name).  M is the mutex of the workers' first
- * `lock` record, which must be the same for all of them, and they must
- * hold as many mutexes at once as each other.  Returns 0 and *out, or -1
- * with *out = NULL and a one-line reason in why[len] (fewer than two
- * workers, unknown thread, no common mutex, out of memory).
+ * `lock` record, which must be the same for all of them; they must hold
+ * as many mutexes at once as each other, and no mutex at any of their
+ * `lock M` records.  Returns 0 and *out, or -1 with *out = NULL and a
+ * one-line reason in why[len] (fewer than two workers, unknown thread,
+ * no common mutex, workers not alike, out of memory).
  * sim_pool_free accepts NULL.
  */
 struct sim_program;

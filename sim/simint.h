@@ -199,12 +199,16 @@ struct sth {
 	uint32_t cur, end;   /* current record, one past the last        */
 	uint8_t state, bk;
 	uint8_t deferred;    /* ps: ready, waiting for a cycle boundary  */
+	uint8_t op;          /* the current record's op and operand a, as */
 	uint32_t grp;        /* scheduling group                         */
 	int32_t lproc;       /* processor for the latency rule           */
 	int32_t slot;        /* fifo/rr: slot running on, -1             */
 	uint32_t qnext;      /* link in one FIFO queue                   */
 	uint32_t hbase;      /* held mutexes: held[hbase .. hbase+nheld) */
 	uint32_t nheld;
+	uint32_t a;          /* load_work copied them: the step's dispatch
+	                        waits for this line only, not for the
+	                        record behind it                         */
 	stime rem;           /* remaining work of the current record     */
 	stime seg;           /* fifo/rr: start of the running segment;
 	                        ps: finish tag                           */
@@ -467,9 +471,9 @@ struct sim_class {
 	 * fired) */
 	void (*work_done)(struct sim_work *w, uint32_t u, stime T);
 	/* event `id` >= n of the heap fired at T (ps: a group's completion,
-	 * rr: a quantum expiry): the thread that now performs its step, or
-	 * NIL */
-	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T);
+	 * rr: a quantum expiry), `kt` the thread its key names: the thread
+	 * that now performs its step, or NIL */
+	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T, uint32_t kt);
 	/* the tournament tree w->gt holds, instead of the heap, each group's
 	 * next completion (ps: GT_GROUPS) or each slot's running thread's
 	 * end of work (fifo, rr: GT_SLOTS) */
@@ -602,6 +606,8 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 	if (r->op == TRACE_CREATE)
 		wk += w->par->create_cost;
 	w->th[u].rem = wk;
+	w->th[u].op = r->op;
+	w->th[u].a = r->a;
 }
 
 /* ------------------------------------------------------------------ */

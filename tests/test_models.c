@@ -1524,6 +1524,34 @@ static void test_pool(void **state)
 	}
 	sim_pool_free(NULL);
 	tu_sim_close(&c);
+	/* Alike by the first two checks (first lock: mutex 1; at most two
+	 * held at once each), but thread 2 holds mutex 2 at its second
+	 * `lock 1`: a worker dealt that segment would unlock a mutex it never
+	 * took.  (The differential test's seed 23506 did, and the run kept
+	 * fewer held mutexes than the worker had taken.) */
+	static const char held_across[] = "shadowbind-trace 1\n"
+	                                  "1 0 create 2\n"
+	                                  "1 0 create 3\n"
+	                                  "2 5 lock 1\n"
+	                                  "2 5 unlock 1\n"
+	                                  "2 0 lock 2\n"
+	                                  "2 5 lock 1\n"
+	                                  "2 5 unlock 1\n"
+	                                  "2 0 unlock 2\n"
+	                                  "2 0 exit\n"
+	                                  "3 5 lock 1\n"
+	                                  "3 0 lock 3\n"
+	                                  "3 0 unlock 3\n"
+	                                  "3 5 unlock 1\n"
+	                                  "3 0 exit\n"
+	                                  "1 0 exit\n";
+	tu_sim_open(&c, held_across);
+	pool = (struct sim_pool *)&why;
+	assert_int_equal(sim_pool_new(c.p, "2-3", &pool, why, sizeof why), -1);
+	assert_null(pool);
+	if (!strstr(why, "thread 2 holds a mutex at its lock of the queue's mutex (line 7)"))
+		fail_msg("pool 2-3: '%s'", why);
+	tu_sim_close(&c);
 }
 
 static void test_lazy_pairing(void **state)
