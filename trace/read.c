@@ -570,10 +570,6 @@ static int rec_grow(struct tr_p1 *P)
 	if (!r)
 		return -1;
 	P->rec = r;
-	uint32_t *t = realloc(P->tid, cap * sizeof *t);
-	if (!t)
-		return -1;
-	P->tid = t;
 	if (P->loc) {
 		uint32_t *l = realloc(P->loc, cap * sizeof *l);
 		if (!l)
@@ -642,7 +638,19 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 		        (uint64_t)r->op << TR1_OP_SHIFT;
 	}
 	P->last_line = line;
-	P->tid[i] = t;
+	if (P->bused >> r->op & 1) {
+		if (P->ntid == P->tidcap) {
+			size_t cap = P->tidcap ? P->tidcap * 2 : 64;
+			uint32_t *a = realloc(P->tid, cap * sizeof *a);
+			if (!a)
+				return oom(P), 0;
+			P->tid = a;
+			P->tidcap = cap;
+		}
+		P->tid[P->ntid++] = t;
+	} else {
+		q->b = t;
+	}
 	if (P->loc)
 		P->loc[i] = lo;
 	P->th_last[t] = i;
@@ -1443,6 +1451,7 @@ static int read_src(const char *name, struct src *S,
 		P.lim.buf_max = P.lim.buf_init;
 	int rc = 0;
 	tr_opmap_init(&P.opmap);
+	P.bused = tr_bused();
 	tr_hash_init(&P.hash, P.lim.seed);
 	for (int k = 0; k < TRACE_NKINDS; k++)
 		if (obj_init(&P.obj[k]))

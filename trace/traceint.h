@@ -200,10 +200,13 @@ struct tr_p1 {
 	uint32_t first_rec_line;   /* 0 before the first record            */
 	uint64_t total;            /* work + sleep so far; units: trace unit */
 
-	/* records in file order (packed, struct tr_rec1); tid: thread in
-	 * first-appearance order */
+	/* records in file order (packed, struct tr_rec1), each with its
+	 * thread (in first-appearance order): in its b field when its
+	 * operation has no b (tr_bused), else in tid[], in file order */
 	struct tr_rec1 *rec;
 	uint32_t *tid;
+	size_t ntid, tidcap;
+	uint32_t bused;            /* tr_bused()                           */
 	uint32_t last_line;        /* line of the last record stored       */
 	struct tr_esc *esc;        /* records that do not pack, file order */
 	size_t nesc, esccap;
@@ -245,12 +248,26 @@ struct tr_p1 {
  * the thread's next record is a cwait (the replay registers the waiter
  * right after this record).  A record whose work or line difference does
  * not fit has the difference TR1_ESC and its work and line in the next
- * entry of tr_p1.esc.  (20 bytes per record with its thread while
+ * entry of tr_p1.esc.  (16 bytes per record with its thread while
  * reading, not 28: fewer pages to fault in.) */
 struct tr_rec1 {
 	uint64_t wl;    /* work | difference << 48 | op << 58 | TR1_CWNEXT */
-	uint32_t a, b;  /* as struct trace_rec's                           */
+	uint32_t a, b;  /* as struct trace_rec's; b: the thread if the
+	                   operation has no b (tr_bused)                   */
 };
+/* Bit op set: operation op has a b field (a second operand, or a sleep's
+ * high half).  Operations without one (most records) keep their thread
+ * in b: 16 bytes per record while reading, not 20 (one page fault in 12
+ * fewer per record). */
+static inline uint32_t tr_bused(void)
+{
+	uint32_t m = 0;
+	for (int op = 0; op < TRACE_NOPS; op++)
+		if (trace_ops[op].arg[1].type != TRACE_ARG_NONE ||
+		    trace_ops[op].arg[0].type == TRACE_ARG_DURATION)
+			m |= 1u << op;
+	return m;
+}
 #define TR1_WORK_MASK (((uint64_t)1 << 48) - 1)
 #define TR1_DIFF_SHIFT 48
 #define TR1_ESC 1023u

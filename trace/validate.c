@@ -297,6 +297,8 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 	const struct tr_esc *esc = P->esc;
 	uint32_t last = 0; /* line of the previous record */
 	const uint32_t *tid = P->tid, *ploc = P->loc, *newidx = V->newidx;
+	uint32_t bused = P->bused;
+	size_t ti = 0; /* next of tid[] */
 	uint32_t *loc = V->loc, *pair = V->pair, thop = V->thop;
 	struct vth *th = V->th;
 	const uint32_t *thid = V->thid;
@@ -308,22 +310,24 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		 * the hardware follows with many threads: ask for the lines
 		 * of the place of the record TR_AHEAD on (the next 3 lines of
 		 * rec[]: a thread often has a run of records) */
-		if (i + TR_AHEAD < n) {
-			uint32_t c = th[newidx[tid[i + TR_AHEAD]]].cur;
+		if (i + TR_AHEAD < n &&
+		    !(bused >> (prec[i + TR_AHEAD].wl >> TR1_OP_SHIFT & 31) & 1)) {
+			uint32_t c = th[newidx[prec[i + TR_AHEAD].b]].cur;
 			const char *x = (const char *)&rec[c];
 			__builtin_prefetch(x, 1);
 			__builtin_prefetch(x + 64, 1);
 			__builtin_prefetch(x + 128, 1);
 			__builtin_prefetch(&pair[c], 1);
 		}
-		uint32_t t = newidx[tid[i]];
+		const struct tr_rec1 *q = &prec[i];
+		uint64_t wl = q->wl;
+		uint8_t op = (uint8_t)((wl >> TR1_OP_SHIFT) & 31);
+		int hasb = bused >> op & 1;
+		uint32_t t = newidx[hasb ? tid[ti++] : q->b];
 		struct vth *T = &th[t];
 		uint32_t j = T->cur;
 		struct trace_rec *w = &rec[j];
-		const struct tr_rec1 *q = &prec[i];
-		uint64_t wl = q->wl;
 		uint32_t diff = (uint32_t)(wl >> TR1_DIFF_SHIFT) & TR1_ESC;
-		uint8_t op = (uint8_t)((wl >> TR1_OP_SHIFT) & 31);
 		int cwnext = (wl & TR1_CWNEXT) != 0;
 		uint64_t work;
 		if (diff == TR1_ESC) {
@@ -338,7 +342,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		 * read of what was just stored there waited for the store,
 		 * whose line, one of nthreads places, was often not in the
 		 * cache: most of pass 2's time with 64 threads, measured) */
-		uint32_t ra = thop >> op & 1 ? newidx[q->a] : q->a, rb = q->b;
+		uint32_t ra = thop >> op & 1 ? newidx[q->a] : q->a, rb = hasb ? q->b : 0;
 		uint32_t line = last;
 		w->work = work;
 		w->a = ra;
@@ -352,7 +356,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			loc[j] = ploc[i];
 		if ((i & 0xffff) == 0xffff) {
 			drop_pages(P->rec, (i + 1) * sizeof *prec, &rdone);
-			drop_pages(P->tid, (i + 1) * sizeof *tid, &tdone);
+			drop_pages(P->tid, ti * sizeof *tid, &tdone);
 			if (loc)
 				drop_pages(P->loc, (i + 1) * sizeof *ploc, &ldone);
 		}
