@@ -14,6 +14,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "trace/traceint.h"
 
@@ -265,6 +267,22 @@ static int reg(struct v *V, uint32_t t, const struct tr_rec1 *c, uint32_t k,
 	return 0;
 }
 
+/* The whole pages of a[0, bytes) not given back yet (*done: the address
+ * up to which they were) go back to the system (their contents are not
+ * read again; the block is freed later). */
+static void drop_pages(void *a, size_t bytes, uintptr_t *done)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)a + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)a + bytes) & ~(page - 1);
+	if (*done > lo)
+		lo = *done;
+	if (hi > lo + 16 * page) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*done = hi;
+	}
+}
+
 /* The records of pass 1 (P->rec, file order), n of them, replayed in file
  * order; each is copied to its thread-major place rec[j] as it is
  * replayed (one pass over the records, read in order; the pages of the
@@ -279,6 +297,8 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 	const struct tr_esc *esc = P->esc;
 	uint32_t last = 0; /* line of the previous record */
 	const uint32_t *tid = P->tid, *ploc = P->loc, *newidx = V->newidx;
+	uint32_t bused = P->bused;
+	size_t ti = 0; /* next of tid[] */
 	uint32_t *loc = V->loc, *pair = V->pair, thop = V->thop;
 	struct vth *th = V->th;
 	const uint32_t *thid = V->thid;
@@ -290,22 +310,24 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		 * the hardware follows with many threads: ask for the lines
 		 * of the place of the record TR_AHEAD on (the next 3 lines of
 		 * rec[]: a thread often has a run of records) */
-		if (i + TR_AHEAD < n) {
-			uint32_t c = th[newidx[tid[i + TR_AHEAD]]].cur;
+		if (i + TR_AHEAD < n &&
+		    !(bused >> (prec[i + TR_AHEAD].wl >> TR1_OP_SHIFT & 31) & 1)) {
+			uint32_t c = th[newidx[prec[i + TR_AHEAD].b]].cur;
 			const char *x = (const char *)&rec[c];
 			__builtin_prefetch(x, 1);
 			__builtin_prefetch(x + 64, 1);
 			__builtin_prefetch(x + 128, 1);
 			__builtin_prefetch(&pair[c], 1);
 		}
-		uint32_t t = newidx[tid[i]];
+		const struct tr_rec1 *q = &prec[i];
+		uint64_t wl = q->wl;
+		uint8_t op = (uint8_t)((wl >> TR1_OP_SHIFT) & 31);
+		int hasb = bused >> op & 1;
+		uint32_t t = newidx[hasb ? tid[ti++] : q->b];
 		struct vth *T = &th[t];
 		uint32_t j = T->cur;
 		struct trace_rec *w = &rec[j];
-		const struct tr_rec1 *q = &prec[i];
-		uint64_t wl = q->wl;
 		uint32_t diff = (uint32_t)(wl >> TR1_DIFF_SHIFT) & TR1_ESC;
-		uint8_t op = (uint8_t)((wl >> TR1_OP_SHIFT) & 31);
 		int cwnext = (wl & TR1_CWNEXT) != 0;
 		uint64_t work;
 		if (diff == TR1_ESC) {
@@ -320,7 +342,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		 * read of what was just stored there waited for the store,
 		 * whose line, one of nthreads places, was often not in the
 		 * cache: most of pass 2's time with 64 threads, measured) */
-		uint32_t ra = thop >> op & 1 ? newidx[q->a] : q->a, rb = q->b;
+		uint32_t ra = thop >> op & 1 ? newidx[q->a] : q->a, rb = hasb ? q->b : 0;
 		uint32_t line = last;
 		w->work = work;
 		w->a = ra;
@@ -333,10 +355,10 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		if (loc)
 			loc[j] = ploc[i];
 		if ((i & 0xffff) == 0xffff) {
-			tr_map_drop(P->rec, (i + 1) * sizeof *prec, &rdone);
-			tr_map_drop(P->tid, (i + 1) * sizeof *tid, &tdone);
+			drop_pages(P->rec, (i + 1) * sizeof *prec, &rdone);
+			drop_pages(P->tid, ti * sizeof *tid, &tdone);
 			if (loc)
-				tr_map_drop(P->loc, (i + 1) * sizeof *ploc, &ldone);
+				drop_pages(P->loc, (i + 1) * sizeof *ploc, &ldone);
 		}
 #define opn trace_op_name(op) /* for messages only */
 
@@ -681,8 +703,8 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	newidx = malloc(((size_t)nth + 1) * sizeof *newidx);
 	V.thid = malloc(((size_t)nth + 1) * sizeof *V.thid);
 	V.th = calloc((size_t)nth + 1, sizeof *V.th);
-	pair = NULL;
-	if (!key || !ord || !newidx || !V.thid || !V.th) {
+	pair = malloc((n ? n : 1) * sizeof *pair);
+	if (!key || !ord || !newidx || !V.thid || !V.th || !pair) {
 		voom(&V);
 		goto done;
 	}
@@ -710,23 +732,10 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		V.th[t].created = NOT_CREATED;
 		V.th[t].woken_by = NONE;
 	}
-	/* The replay writes rec, loc and pair at nth places at once (one per
-	 * thread), so in huge pages each is faulted in up to nth * TR_HUGE
-	 * bytes ahead of its records (at most the whole array): only while
-	 * that stays below what pass 1 gives back meanwhile (its 20 bytes
-	 * per record against these 28: 8 bytes per record) plus 64 MiB, so
-	 * that the peak of large traces stays that of 4 KiB pages
-	 * (measured: 10^7 records of 1000 threads, 225 MB, took 382 MB with
-	 * huge pages throughout). */
-	uint64_t ahead = 3 * (uint64_t)nth * TR_HUGE;
-	if (ahead > 28 * (uint64_t)n)
-		ahead = 28 * (uint64_t)n;
-	int huge = ahead <= 8 * (uint64_t)n + ((uint64_t)64 << 20);
-	rec = tr_big_alloc(n * sizeof *rec, huge);
+	rec = malloc((n ? n : 1) * sizeof *rec);
 	if (P->loc)
-		loc = tr_big_alloc(n * sizeof *loc, huge);
-	pair = tr_big_alloc(n * sizeof *pair, huge);
-	if (!rec || !pair || (P->loc && !loc)) {
+		loc = malloc((n ? n : 1) * sizeof *loc);
+	if (!rec || (P->loc && !loc)) {
 		voom(&V);
 		goto done;
 	}
@@ -780,11 +789,11 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	}
 
 	int bad = replay(&V, n, P->cw, P->ncw);
-	tr_map_free(P->rec, P->rcap * sizeof *P->rec);
+	free(P->rec);
 	P->rec = NULL;
-	tr_map_free(P->tid, P->rcap * sizeof *P->tid);
+	free(P->tid);
 	P->tid = NULL;
-	tr_map_free(P->loc, P->rcap * sizeof *P->loc);
+	free(P->loc);
 	P->loc = NULL;
 	if (bad)
 		goto done;
