@@ -99,6 +99,7 @@ int sim_pool_new(const struct sim_program *p, const char *spec, struct sim_pool 
 			    strcmp(tr->strings + tr->threads[i].name, spec) == 0)
 				pl->member[i] = 1;
 	}
+	sim_program_facts(p); /* maxheld */
 	/* the mutex: each worker's first lock */
 	uint32_t m = UINT32_MAX, first = 0;
 	for (uint32_t i = 0; i < n; i++) {

@@ -15,21 +15,11 @@
 /* ------------------------------------------------------------------ */
 /* Program */
 
-struct sim_program *sim_program_new(const struct trace *tr)
+/* The facts that take a pass over the records (sim_program.facts_ready);
+ * returns whether the trace has a signal or broadcast. */
+static uint8_t program_scan(struct sim_program *p)
 {
-	struct sim_program *p = calloc(1, sizeof *p);
-	if (!p)
-		return NULL;
-	p->tr = tr;
-	p->n = tr->nthreads;
-	p->maxheld = calloc(p->n ? p->n : 1, sizeof *p->maxheld);
-	p->thwork = calloc(p->n ? p->n : 1, sizeof *p->thwork);
-	uint32_t nsem = tr->nobj[TRACE_K_SEM];
-	p->sem_cap = calloc(nsem ? nsem : 1, sizeof *p->sem_cap);
-	if (!p->maxheld || !p->thwork || !p->sem_cap) {
-		sim_program_free(p);
-		return NULL;
-	}
+	const struct trace *tr = p->tr;
 	/* One pass over the records (also the total work), without a
 	 * branch per operation but for posts: a switch mispredicted on
 	 * mixed traces (the 2.5M-record transactions trace: 6.0 -> 3.9 ns
@@ -37,6 +27,7 @@ struct sim_program *sim_program_new(const struct trace *tr)
 	 * 2.0 ns, the speed of streaming the records) */
 	uint8_t sig = 0;
 	uint64_t nsync = 0, work = 0;
+	uint32_t held_total = 0, tok_total = 0;
 	for (uint32_t i = 0; i < p->n; i++) {
 		const struct trace_thread *t = &tr->threads[i];
 		const struct trace_rec *rec = tr->rec + t->first, *end = rec + t->nrec;
@@ -58,14 +49,34 @@ struct sim_program *sim_program_new(const struct trace *tr)
 		p->thwork[i] = tw;
 		work += tw;
 		p->maxheld[i] = mh;
-		p->held_total += mh;
+		held_total += mh;
 	}
-	p->has_signal = sig;
+	for (uint32_t s = 0; s < tr->nobj[TRACE_K_SEM]; s++)
+		tok_total += p->sem_cap[s];
 	p->nsync = nsync;
-	for (uint32_t s = 0; s < nsem; s++)
-		p->tok_total += p->sem_cap[s];
+	p->held_total = held_total;
+	p->tok_total = tok_total;
 	p->work = work; /* trace_total_work: the threads' records are all */
+	return sig;
+}
+
+struct sim_program *sim_program_new(const struct trace *tr)
+{
+	struct sim_program *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->tr = tr;
+	p->n = tr->nthreads;
+	p->maxheld = calloc(p->n ? p->n : 1, sizeof *p->maxheld);
+	p->thwork = calloc(p->n ? p->n : 1, sizeof *p->thwork);
+	uint32_t nsem = tr->nobj[TRACE_K_SEM];
+	p->sem_cap = calloc(nsem ? nsem : 1, sizeof *p->sem_cap);
+	if (!p->maxheld || !p->thwork || !p->sem_cap) {
+		sim_program_free(p);
+		return NULL;
+	}
 	atomic_init(&p->px_ready, 0);
+	atomic_init(&p->facts_ready, 0);
 	if (pthread_mutex_init(&p->px_lock, NULL) != 0) {
 		free(p->maxheld);
 		free(p->thwork);
@@ -73,7 +84,30 @@ struct sim_program *sim_program_new(const struct trace *tr)
 		free(p);
 		return NULL;
 	}
+	/* A signal or broadcast names a condition variable: without one
+	 * nobody keeps the mutexes a thread holds (has_signal = 0), and the
+	 * pass over the records waits until a run needs its facts
+	 * (sim_program_facts); a ps run without latency or costs never does
+	 * (2-5 ns per record saved). */
+	if (tr->nobj[TRACE_K_COND]) {
+		p->has_signal = program_scan(p);
+		atomic_store_explicit(&p->facts_ready, 1, memory_order_release);
+	}
 	return p;
+}
+
+void sim_program_facts(const struct sim_program *cp)
+{
+	/* a cache, as the pairing: the program stays logically immutable */
+	struct sim_program *p = (struct sim_program *)cp;
+	if (atomic_load_explicit(&p->facts_ready, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&p->px_lock);
+	if (!atomic_load_explicit(&p->facts_ready, memory_order_relaxed)) {
+		program_scan(p);
+		atomic_store_explicit(&p->facts_ready, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&p->px_lock);
 }
 
 int sim_program_pairs(const struct sim_program *cp)
@@ -194,14 +228,17 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 		return NULL;
 	const struct trace *tr = p->tr;
 	w->p = p;
+	/* the mutexes each thread holds: kept only with a signal (has_signal,
+	 * set by sim_program_new; the facts are there then) */
+	uint32_t held_total = p->has_signal ? p->held_total : 0;
 	w->th = xcalloc(p->n, sizeof *w->th);
-	w->held = xcalloc(p->held_total, sizeof *w->held);
-	w->hlink = xcalloc(p->held_total, sizeof *w->hlink);
-	w->hthr = xcalloc(p->held_total, sizeof *w->hthr);
+	w->held = xcalloc(held_total, sizeof *w->held);
+	w->hlink = xcalloc(held_total, sizeof *w->hlink);
+	w->hthr = xcalloc(held_total, sizeof *w->hthr);
 	w->mx = obj_alloc(tr->nobj[TRACE_K_MUTEX], sizeof *w->mx);
 	w->sem = obj_alloc(tr->nobj[TRACE_K_SEM], sizeof *w->sem);
 	w->ring = obj_alloc(tr->nobj[TRACE_K_SEM], sizeof *w->ring);
-	w->tok = obj_alloc(p->tok_total, sizeof *w->tok);
+
 	w->cv = xcalloc(tr->nobj[TRACE_K_COND], sizeof *w->cv);
 	w->bar = xcalloc(tr->nobj[TRACE_K_BARRIER], sizeof *w->bar);
 	w->rw = xcalloc(tr->nobj[TRACE_K_RWLOCK], sizeof *w->rw);
@@ -210,14 +247,14 @@ struct sim_work *sim_work_new(const struct sim_program *p)
 	w->stats = xcalloc(p->n, sizeof *w->stats);
 	w->ist = xcalloc(p->n, sizeof *w->ist);
 	w->blocked = xcalloc(p->n, sizeof *w->blocked);
-	if (!w->th || !w->held || !w->hlink || !w->hthr || !w->mx || !w->sem || !w->ring || !w->tok || !w->cv ||
+	if (!w->th || !w->held || !w->hlink || !w->hthr || !w->mx || !w->sem || !w->ring || !w->cv ||
 	    !w->bar || !w->rw || !w->rt || !w->rleaf || !w->stats || !w->ist || !w->blocked ||
 	    sim_work_reserve_k(w, 8) != 0) {
 		sim_work_free(w);
 		return NULL;
 	}
 	/* held slots by thread, as setup lays them out (sth.hbase) */
-	for (uint32_t i = 0, hb = 0; i < p->n; i++)
+	for (uint32_t i = 0, hb = 0; held_total && i < p->n; i++)
 		for (uint32_t j = 0; j < p->maxheld[i]; j++)
 			w->hthr[hb++] = i;
 	return w;
@@ -282,11 +319,30 @@ int sim_work_reserve_pm(struct sim_work *w)
 	return 0;
 }
 
+/* The token times of a run under a latency: w->tok for the program's
+ * posts (allocated on the first such run, or by sim_work_reserve). */
+int sim_work_reserve_tok(struct sim_work *w)
+{
+	sim_program_facts(w->p);
+	if (w->tok && w->tok_cap >= w->p->tok_total)
+		return 0;
+	struct stok *tok = obj_alloc(w->p->tok_total, sizeof *tok);
+	if (!tok)
+		return -1;
+	free(w->tok);
+	w->tok = tok;
+	w->tok_cap = w->p->tok_total;
+	return 0;
+}
+
 int sim_work_reserve(struct sim_work *w, const struct sim_params *par)
 {
 	if (par->cpus == 0)
 		return SIM_EINVAL;
 	if (sim_work_reserve_k(w, par->cpus) != 0)
+		return SIM_ENOMEM;
+	/* whatever latency later runs have */
+	if (w->p->tr->nobj[TRACE_K_SEM] && sim_work_reserve_tok(w) != 0)
 		return SIM_ENOMEM;
 	if (par->model != SIM_DIRECT && sim_work_reserve_pm(w) != 0)
 		return SIM_ENOMEM;

@@ -70,6 +70,14 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	    par->switch_cost >= lim || par->quantum >= lim)
 		return SIM_EOVERFLOW;
 	per = lat + par->create_cost + par->switch_cost;
+	/* the checks below, the lower bounds of sim_makespan_within and the
+	 * token rings read the program's per-record facts */
+	if (per || (par->policy == SIM_RR && par->switch_cost) ||
+	    (w->lbcut != UINT64_MAX && par->mode == SIM_BOUND) ||
+	    (lat && tr->nobj[TRACE_K_SEM]))
+		sim_program_facts(p);
+	if (lat && tr->nobj[TRACE_K_SEM] && sim_work_reserve_tok(w) != 0)
+		return SIM_ENOMEM;
 	if (per && (p->nsync + n) > (lim / per))
 		return SIM_EOVERFLOW;
 	/* rr may also switch once per quantum of work */
@@ -147,7 +155,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		w->g[gi].rr_skip = 0;
 		w->g[gi].lb = w->g[gi].idle0 = 0;
 	}
-	if (par->mode == SIM_BOUND)
+	if (par->mode == SIM_BOUND && w->lbcut != UINT64_MAX) /* grp_busy */
 		for (uint32_t i = 0; i < n; i++)
 			w->g[w->th[i].grp].lb += p->thwork[i];
 	for (uint32_t s = 0; s < w->nslot; s++) {
@@ -192,7 +200,8 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		t->slot = -1;
 		t->qnext = t->jhead = t->jtail = NIL;
 		t->hbase = hb;
-		hb += p->maxheld[i];
+		if (w->held_on)
+			hb += p->maxheld[i];
 		if (par->mode == SIM_BOUND)
 			t->lproc = (int32_t)grp;
 		else if (par->policy == SIM_PS && k == 1)

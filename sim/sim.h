@@ -179,7 +179,10 @@ struct sim_work;    /* one per evaluating thread         */
 
 /*
  * sim_program_new - prepare trace `tr` for simulation (per-object
- * capacities, offsets).  The recorded pairing that the strict and
+ * capacities, offsets; the facts that take a pass over the records,
+ * unless the trace has a condition variable, on the first run or pool
+ * that needs them: a ps run without latency or costs never does).  The
+ * recorded pairing that the strict and
  * client-server models follow (about 20 bytes per record) is built on
  * the first run of one of them (or by sim_work_reserve for them), once,
  * under a lock: the program may be shared by threads that run it at the
@@ -197,7 +200,8 @@ void sim_work_free(struct sim_work *w); /* accepts NULL */
 
 /*
  * sim_work_reserve - size `w` for runs with `par`: its group and slot
- * arrays for par->cpus processors (O(k + threads)), and, unless
+ * arrays for par->cpus processors (O(k + threads)), the semaphores'
+ * token times for runs under a latency (O(posts)), and, unless
  * par->model is SIM_DIRECT, the strict and client-server models' state
  * (O(records)).  sim_run does the same when a run needs it, so this is
  * only needed to take the allocation out of a timed or parallel section:

@@ -324,6 +324,12 @@ struct sim_program {
 	struct sim_pairs px;
 	atomic_int px_ready;
 	pthread_mutex_t px_lock;
+	/* maxheld, thwork, held_total, sem_cap, tok_total, nsync, work: a
+	 * pass over the records, made by sim_program_new when the trace has
+	 * a condition variable (has_signal), else by the first run or pool
+	 * that needs them (sim_program_facts, under px_lock); until then
+	 * zero, and has_signal is 0 */
+	atomic_int facts_ready;
 };
 
 /* A work queue (sim.h, sim_pool_new; pool.c). */
@@ -389,7 +395,9 @@ struct sim_work {
 	struct smutex *mx;
 	struct ssem *sem;
 	struct sring *ring;  /* [nsem] (lat_on only)                      */
-	struct stok *tok;    /* [tok_total] (lat_on only)                 */
+	struct stok *tok;    /* [tok_cap] (lat_on only; allocated by the
+	                        first run under a latency)               */
+	uint32_t tok_cap;
 	struct scond *cv;
 	struct sbar *bar;
 	struct srw *rw;
@@ -618,10 +626,16 @@ static inline void load_work(struct sim_work *w, uint32_t u)
  * unaltered: a later call tries again) */
 int sim_program_pairs(const struct sim_program *p);
 
-/* program.c: size the workspace for k processors and for the pairing
- * models (0, or -1 on allocation failure: the workspace is unaltered) */
+/* program.c: size the workspace for k processors, for the pairing
+ * models, and for token times (0, or -1 on allocation failure: the
+ * workspace is unaltered) */
 int sim_work_reserve_k(struct sim_work *w, uint32_t k);
 int sim_work_reserve_pm(struct sim_work *w);
+int sim_work_reserve_tok(struct sim_work *w);
+
+/* program.c: make sure p's per-record facts are there (sim_program.
+ * facts_ready; safe when several threads run p at once) */
+void sim_program_facts(const struct sim_program *p);
 
 /* schedule.c (SIM_SCHEDULE; on allocation failure they set w->nomem) */
 void sim_iv_add(struct sim_work *w, uint32_t u, int32_t proc, stime from, stime to);

@@ -57,7 +57,7 @@ static void leave_cpu(struct sim_work *w, uint32_t u, stime T)
 
 /* u's acquisition record completed at decision time T while u was off its
  * processor: go on with the next record, after any latency. */
-static void proceed(struct sim_work *w, uint32_t u, stime T)
+static inline __attribute__((always_inline)) void proceed(struct sim_work *w, uint32_t u, stime T)
 {
 	struct sth *t = &w->th[u];
 	t->cur++;

@@ -1554,6 +1554,75 @@ static void test_pool(void **state)
 	tu_sim_close(&c);
 }
 
+/*
+ * The program's per-record facts (most mutexes held, semaphore posts,
+ * work per thread, records that can pay a latency) wait, without a
+ * condition variable, for the first run that needs them (simint.h,
+ * sim_program.facts_ready): a ps run without latency or costs never
+ * does; a run under a latency does, from several threads at once.
+ * The trace (hand-derived): T1 on processor 0 posts at 10, T2 on
+ * processor 1 waits at 20; with t = 50 it proceeds at 10 + 50 = 60,
+ * exits at 65, T1's join pays t again: 115.  Without latency: T2
+ * proceeds at 20, exits at 25, T1 joins then: 25.
+ */
+static const char lazy_facts_trace[] = "shadowbind-trace 1\n"
+                                       "1 0 create 2\n"
+                                       "1 10 post 1\n"
+                                       "2 20 wait 1\n"
+                                       "2 5 exit\n"
+                                       "1 0 join 2\n"
+                                       "1 0 exit\n";
+
+static void test_lazy_facts(void **state)
+{
+	(void)state;
+	struct trace *tr = NULL;
+	struct trace_error err;
+	assert_int_equal(trace_read_mem("lazy", lazy_facts_trace, sizeof lazy_facts_trace - 1,
+	                                &tr, &err), 0);
+	const int32_t b[2] = {0, 1};
+	for (int rep = 0; rep < 20; rep++) {
+		struct sim_program *p = sim_program_new(tr);
+		assert_non_null(p);
+		if (rep == 0) { /* ps, no latency: the facts stay unmade */
+			struct sim_work *w = sim_work_new(p);
+			assert_non_null(w);
+			struct sim_params par;
+			sim_params_init(&par);
+			par.cpus = 2;
+			sim_time ms;
+			assert_int_equal(sim_makespan(p, w, &par, b, &ms), SIM_OK);
+			assert_int_equal(ms.num, 25);
+			assert_int_equal(atomic_load(&p->facts_ready), 0);
+			sim_work_free(w);
+		}
+		int bad = 0;
+#pragma omp parallel for num_threads(4) reduction(+ : bad)
+		for (int i = 0; i < 8; i++) {
+			struct sim_work *w = sim_work_new(p);
+			if (!w) {
+				bad++;
+				continue;
+			}
+			struct sim_params par;
+			sim_params_init(&par);
+			par.cpus = 2;
+			par.latency = 50;
+			par.policy = i % 2 ? SIM_FIFO : SIM_PS;
+			sim_time ms;
+			if (sim_makespan(p, w, &par, b, &ms) != SIM_OK || ms.num != 115 || ms.den != 1)
+				bad++;
+			sim_work_free(w);
+		}
+		assert_int_equal(bad, 0);
+		assert_int_equal(atomic_load(&p->facts_ready), 1);
+		assert_int_equal(p->tok_total, 1);
+		assert_int_equal(p->thwork[0], 10);
+		sim_program_free(p);
+	}
+	trace_free(tr);
+}
+
 static void test_lazy_pairing(void **state)
 {
 	(void)state;
@@ -1619,6 +1688,7 @@ int main(void)
 		cmocka_unit_test(test_determinism_and_params),
 		cmocka_unit_test(test_cli_model),
 		cmocka_unit_test(test_lazy_pairing),
+		cmocka_unit_test(test_lazy_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
