@@ -1008,6 +1008,53 @@ static void test_chunks(void **state)
 	}
 }
 
+/* trace_read_mem reads whole lines in place, up to TR_PAD bytes before
+ * the end of the input, and the rest through its buffer: the same trace,
+ * and the same error at the same line, wherever that boundary falls (a
+ * final comment of 0 to 2 * TR_PAD + 3 bytes after the line that matters
+ * sweeps it across), as a reader whose 1-byte chunks take every line
+ * through the buffer. */
+static void test_in_place(void **state)
+{
+	(void)state;
+	static const char *const last[] = {
+		"1 0 exit",          /* good                                 */
+		"1 0 exti",          /* not an operation                     */
+		"1 0 exit 5",        /* unexpected token                      */
+	};
+	for (size_t l = 0; l < sizeof last / sizeof *last; l++)
+		for (int pad = 0; pad < 2 * TR_PAD + 4; pad++)
+			for (int lf = 0; lf < 2; lf++) {
+				char text[256];
+				int n = snprintf(text, sizeof text,
+				                 "shadowbind-trace 1\n1 5 sleep 2\n%s\n# %.*s%s",
+				                 last[l], pad,
+				                 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+				                 lf ? "\n" : "");
+				struct trace_limits lim;
+				struct trace *a = NULL, *b = NULL;
+				struct trace_error ea, eb;
+				trace_limits_default(&lim);
+				lim.chunk = 1;
+				/* exactly n bytes: a read past them fails under
+				 * the sanitizers */
+				char *exact = malloc((size_t)n);
+				assert_non_null(exact);
+				memcpy(exact, text, (size_t)n);
+				int ra = trace_read_mem("t", exact, (size_t)n, &a, &ea);
+				int rb = trace_read_mem_lim("t", exact, (size_t)n, &lim, &b, &eb);
+				free(exact);
+				assert_int_equal(ra, l == 0 ? 0 : -1);
+				assert_int_equal(ra, rb);
+				assert_string_equal(ea.msg, eb.msg);
+				assert_int_equal(ea.line, eb.line);
+				if (ra == 0)
+					assert_same(a, b, 1);
+				trace_free(a);
+				trace_free(b);
+			}
+}
+
 static char *repeat(const char *head, int c, size_t n, const char *tail)
 {
 	size_t h = strlen(head), t = strlen(tail);
@@ -1694,6 +1741,7 @@ int main(void)
 		cmocka_unit_test(test_misc_errors),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_in_place),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_odd_bytes),
 		cmocka_unit_test(test_names),

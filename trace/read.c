@@ -807,31 +807,34 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 
 #define REP(b) ((uint64_t)(b) * 0x0101010101010101ull)
 
-/* Index of the first byte of w that is not a decimal digit (8: none).
- * ((b + 6) may carry into the next byte only from a non-digit byte, so
- * the bytes before the first non-digit are judged right.) */
-static inline unsigned digits8(uint64_t w)
+/* Numbers are read from t, a word of the line minus '0' in every byte
+ * (digits become 0..9).  The index of the first byte of t that was not
+ * a decimal digit (8: none): a byte of t is one iff it is 0..9, i.e.
+ * neither it nor it + 0x76 has its top bit.  (A byte below '0' borrows
+ * from the next, and t + 0x76 carries out of a byte only from a non-
+ * digit, so only bytes past the first non-digit can be misjudged.)
+ * 4 operations, not the 6 of testing both nibbles of the bytes. */
+static inline unsigned digits8(uint64_t t)
 {
-	uint64_t z = ((w & REP(0xF0)) ^ REP(0x30)) |
-	             (((w + REP(0x06)) & REP(0xF0)) ^ REP(0x30));
+	uint64_t z = ((t + REP(0x76)) | t) & REP(0x80);
 	return z ? (unsigned)__builtin_ctzll(z) >> 3 : 8;
 }
 
-/* The value of the first n (1..8) bytes of w, all digits, the first the
- * most significant (subtracting '0' borrows only from bytes past them;
- * the shift drops those). */
-static inline uint64_t value8(uint64_t w, unsigned n)
+/* The value of the first n (1..8) bytes of t, all digits (exact: a
+ * borrow runs only from a non-digit byte upwards, past them, and the
+ * shift drops those), the first the most significant. */
+static inline uint64_t value8(uint64_t t, unsigned n)
 {
-	w = (w - REP('0')) << (8 * (8 - n));
-	w = w * 10 + (w >> 8);
-	return (((w & 0x000000FF000000FFull) * 0x000F424000000064ull) +
-	        (((w >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+	t <<= 8 * (8 - n);
+	t = t * 10 + (t >> 8);
+	return (((t & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+	        (((t >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
 }
 
 /* The same for n in 1..4, in 32 bits (cheaper; the common case). */
-static inline uint64_t value4(uint64_t w, unsigned n)
+static inline uint64_t value4(uint64_t t, unsigned n)
 {
-	uint32_t x = ((uint32_t)w - 0x30303030u) << (8 * (4 - n));
+	uint32_t x = (uint32_t)t << (8 * (4 - n));
 	x = x * 10 + (x >> 8);
 	return (x & 0xff) * 100 + ((x >> 16) & 0xff);
 }
@@ -844,21 +847,21 @@ static const uint64_t pow10_[8] = { 1, 10, 100, 1000, 10000, 100000,
 static inline __attribute__((always_inline)) const char *
 fnum(const char *p, int lf, uint64_t *v)
 {
-	uint64_t w = ld64(p);
-	unsigned n = digits8(w);
+	uint64_t t = ld64(p) - REP('0');
+	unsigned n = digits8(t);
 	if (n == 0)
 		return NULL;
 	if (n < 8) {
 		if (p[n] != ' ' && !(lf && p[n] == '\n'))
 			return NULL;
-		*v = n <= 4 ? value4(w, n) : value8(w, n);
+		*v = n <= 4 ? value4(t, n) : value8(t, n);
 		return p + n;
 	}
-	uint64_t w2 = ld64(p + 8);
-	unsigned m = digits8(w2);
+	uint64_t t2 = ld64(p + 8) - REP('0');
+	unsigned m = digits8(t2);
 	if (m == 8 || (p[8 + m] != ' ' && !(lf && p[8 + m] == '\n')))
 		return NULL;
-	*v = m ? value8(w, 8) * pow10_[m] + value8(w2, m) : value8(w, 8);
+	*v = m ? value8(t, 8) * pow10_[m] + value8(t2, m) : value8(t, 8);
 	return p + 8 + m;
 }
 
