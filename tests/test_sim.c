@@ -1335,6 +1335,21 @@ static void test_no_allocation(void **state)
 		}
 	}
 	assert_int_equal(heap_in_use(), before);
+	/* the semaphores' token times, whatever latency the reserve saw */
+	struct tu_sim c2;
+	tu_sim_open(&c2, lat_blocked);
+	struct sim_params q2;
+	sim_params_init(&q2);
+	q2.cpus = 2;
+	assert_int_equal(sim_work_reserve(c2.w, &q2), SIM_OK);
+	size_t before2 = heap_in_use();
+	q2.latency = 50;
+	int32_t b2[2] = {0, 1};
+	sim_time ms2;
+	assert_int_equal(sim_makespan(c2.p, c2.w, &q2, b2, &ms2), SIM_OK);
+	assert_int_equal(ms2.num, 115); /* the hand case "latency blocked" */
+	assert_int_equal(heap_in_use(), before2);
+	tu_sim_close(&c2);
 	/* a larger k than reserved grows the workspace */
 	par.cpus = 100000;
 	par.model = SIM_DIRECT;
