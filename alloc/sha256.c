@@ -12,6 +12,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define SHA256_X86 1
 #endif
@@ -125,7 +126,14 @@ static void blocks_x86(uint32_t h[8], const uint8_t *p, size_t n)
 int alloc_sha256_accelerated(void)
 {
 #ifdef SHA256_X86
-	return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+	/* CPUID (clang has no __builtin_cpu_supports("sha")): leaf 1 ECX
+	 * bit 9 SSSE3, bit 19 SSE4.1; leaf 7 EBX bit 29 SHA */
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & 1u << 9) || !(c & 1u << 19))
+		return 0;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b >> 29) & 1;
 #else
 	return 0;
 #endif
