@@ -84,23 +84,37 @@ static inline void heap_set(struct sim_work *w, uint32_t id, stime t, uint8_t cl
 		heap_up(w, (uint32_t)pos);
 }
 
-/* The tournament tree w->gt (sim_class.gtree): under ps group g's next
+/* The tournament tree w->gth/gtl (sim_class.gtree): under ps group g's next
  * completion, under fifo slot g's end of work (the heap key; GT_NONE:
  * none) at leaf gtn + g, every inner node the smaller of its children,
- * so gt[1] is the earliest.  An update walks the fixed path to the root;
+ * so node 1 is the earliest.  Each key lies in two arrays of 64-bit
+ * halves: the loop reads the root right after gt_set wrote it, and a
+ * 16-byte load (which the compiler chose for a 128-bit array, depending
+ * on unrelated code) cannot take its data from two 8-byte stores; that
+ * stall made every ps run 30% slower (docs/sim.md).  An update walks the fixed path to the root;
  * the siblings' addresses are known in advance and the minimum is taken
  * without a branch (the binary heap's sift, with its data-dependent
  * exits, was a quarter of a ps run's instructions and a third of its
  * mispredicted branches). */
 static inline void gt_set(struct sim_work *w, uint32_t g, st_u128 key)
 {
-	st_u128 *t = w->gt;
+	uint64_t *hi = w->gth, *lo = w->gtl;
 	uint32_t i = w->gtn + g;
-	t[i] = key;
+	st_u128 m = key;
+	hi[i] = (uint64_t)(key >> 64);
+	lo[i] = (uint64_t)key;
 	for (; i > 1; i >>= 1) {
-		st_u128 a = t[i], b = t[i ^ 1];
-		t[i >> 1] = a < b ? a : b;
+		st_u128 b = (st_u128)hi[i ^ 1] << 64 | lo[i ^ 1];
+		m = m < b ? m : b;
+		hi[i >> 1] = (uint64_t)(m >> 64);
+		lo[i >> 1] = (uint64_t)m;
 	}
+}
+
+/* Node i's key. */
+static inline st_u128 gt_key(const struct sim_work *w, uint32_t i)
+{
+	return (st_u128)w->gth[i] << 64 | w->gtl[i];
 }
 
 static inline void heap_del(struct sim_work *w, uint32_t id)

@@ -28,7 +28,7 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 		st_u128 key;
 		if (SIM_CLASS->gtree) {
 			/* the earlier of the heap's and the tree's */
-			key = w->gt[1];
+			key = gt_key(w, 1);
 			if (w->hn && w->heap[0].key < key)
 				key = w->heap[0].key;
 			if (key == GT_NONE)

@@ -182,9 +182,10 @@ static void work_free_groups(struct sim_work *w)
 	free(w->sl);
 	free(w->heap);
 	free(w->hpos);
-	free(w->gt);
+	free(w->gth);
+	free(w->gtl);
 	free(w->busy);
-	w->gt = NULL;
+	w->gth = w->gtl = NULL;
 	w->gtcap = 0;
 	w->g = NULL;
 	w->sl = NULL;
@@ -209,9 +210,10 @@ int sim_work_reserve_k(struct sim_work *w, uint32_t k)
 	uint32_t gtcap = 1;
 	while (gtcap < ng)
 		gtcap *= 2;
-	w->gt = xcalloc(2 * (size_t)gtcap, sizeof *w->gt);
+	w->gth = xcalloc(2 * (size_t)gtcap, sizeof *w->gth);
+	w->gtl = xcalloc(2 * (size_t)gtcap, sizeof *w->gtl);
 	w->busy = xcalloc(k, sizeof *w->busy);
-	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->gt || !w->busy) {
+	if (!w->g || !w->sl || !w->heap || !w->hpos || !w->gth || !w->gtl || !w->busy) {
 		work_free_groups(w);
 		return -1;
 	}

@@ -311,7 +311,7 @@ static inline __attribute__((always_inline)) void ps_go_on(struct sim_work *w, u
 	stime tag = g->V + t->rem;
 	if (tag == t->seg && tag == g->V && g->tlast == T && g->tnext == T &&
 	    g->tshort == UINT64_MAX && rt_top(w, g) == u) {
-		if (w->gt[w->gtn + t->grp] == hent_key(T, 0, u, w->p->n + t->grp))
+		if (gt_key(w, w->gtn + t->grp) == hent_key(T, 0, u, w->p->n + t->grp))
 			return;
 	}
 	t->seg = tag;

@@ -34,8 +34,8 @@ static stime rr_rounds(struct sim_work *w, uint32_t s, struct sgrp *g, stime T)
 		uint32_t c = w->hn > 2 && w->heap[2].key < w->heap[1].key ? 2 : 1;
 		E = (stime)(w->heap[c].key >> 64);
 	}
-	if (w->gt[1] != GT_NONE && (stime)(w->gt[1] >> 64) < E)
-		E = (stime)(w->gt[1] >> 64);
+	if (gt_key(w, 1) != GT_NONE && (stime)w->gth[1] < E)
+		E = (stime)w->gth[1];
 	if (E - T <= 2 * (Q + sc))
 		return T; /* not even a round of two threads fits */
 	struct sth *t = &w->th[w->sl[s].run];

@@ -146,7 +146,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		while (w->gtn < leaves)
 			w->gtn *= 2;
 		for (uint32_t i = 1; i < 2 * w->gtn; i++)
-			w->gt[i] = GT_NONE;
+			w->gth[i] = w->gtl[i] = UINT64_MAX; /* GT_NONE */
 	}
 	for (uint32_t gi = 0; gi < ngrp; gi++) {
 		w->g[gi].rqh = w->g[gi].rqt = NIL;

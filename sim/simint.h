@@ -411,9 +411,10 @@ struct sim_work {
 	int32_t *hpos;
 	uint32_t hn, ids;
 	/* ps: each group's next completion, fifo/rr: each slot's end of work
-	 * (heap key, GT_NONE: none) in a tournament tree: leaves gt[gtn +
-	 * g or s], gt[1] the earliest (heap.h) */
-	st_u128 *gt;         /* [2 * gtcap]                                */
+	 * (heap key, GT_NONE: none) in a tournament tree: leaves at gtn +
+	 * g or s, node 1 the earliest (heap.h), each key in two halves:
+	 * gth[i] << 64 | gtl[i] (gt_key) */
+	uint64_t *gth, *gtl; /* [2 * gtcap]                                */
 	uint32_t gtn, gtcap;
 	/* results */
 	struct istat *ist;
@@ -482,7 +483,7 @@ struct sim_class {
 	 * rr: a quantum expiry), `kt` the thread its key names: the thread
 	 * that now performs its step, or NIL */
 	uint32_t (*tick)(struct sim_work *w, uint32_t id, stime T, uint32_t kt);
-	/* the tournament tree w->gt holds, instead of the heap, each group's
+	/* the tournament tree w->gth/gtl holds, instead of the heap, each group's
 	 * next completion (ps: GT_GROUPS) or each slot's running thread's
 	 * end of work (fifo, rr: GT_SLOTS) */
 	uint8_t gtree;

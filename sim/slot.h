@@ -6,7 +6,7 @@
  * A scheduling group (a bound processor, a shadow thread's own, or the
  * unbound pool) has slots (1, or k in the pool) and one FIFO ready queue.
  * The running thread's event is the end of its current work (key id: the
- * thread) at the slot's leaf of the tournament tree w->gt (heap.h);
+ * thread) at the slot's leaf of the tournament tree w->gth/gtl (heap.h);
  * under rr the slot's quantum expiry is in the heap (class 1).  A context switch
  * (a slot starting another thread than it ran last) delays the start by
  * switch_cost, counted as the slot's busy time.
@@ -35,7 +35,7 @@ static void slot_arm(struct sim_work *w, uint32_t s, uint32_t u)
 {
 	struct sth *t = &w->th[u];
 	stime done = t->seg + t->rem;
-	/* the end of its work: in the slots' tournament tree (w->gt) */
+	/* the end of its work: in the slots' tournament tree (w->gth/gtl) */
 	if (SLOT_RR) {
 		struct sslot *sl = &w->sl[s];
 		gt_set(w, s, done <= sl->qend ? hent_key(done, 0, u, u) : GT_NONE);
