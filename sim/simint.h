@@ -607,10 +607,17 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 	const struct trace_rec *r = cur_rec(w, u);
 	/* u performs r no earlier than its work ends, most often after
 	 * other threads' steps: fetch what it will need meanwhile (its
-	 * stream's next cache line; r's mutex) */
+	 * stream's next cache line; r's mutex or semaphore, the address
+	 * chosen without a branch and as an integer: for other operations
+	 * it is never dereferenced) */
 	__builtin_prefetch(r + 3);
-	if (r->op <= TRACE_TRYLOCK && r->op >= TRACE_LOCK)
-		__builtin_prefetch(&w->mx[r->a]);
+	unsigned op = r->op;
+	uintptr_t pf = (uintptr_t)(r + 3);
+	uintptr_t mx = (uintptr_t)w->mx + (uintptr_t)r->a * sizeof *w->mx;
+	uintptr_t sm = (uintptr_t)w->sem + (uintptr_t)r->a * sizeof *w->sem;
+	pf = op - TRACE_LOCK <= TRACE_TRYLOCK - TRACE_LOCK ? mx : pf;
+	pf = op - TRACE_WAIT <= TRACE_TRYWAIT - TRACE_WAIT ? sm : pf;
+	__builtin_prefetch((const void *)pf);
 	uint64_t wk = r->work;
 	if (r->op == TRACE_CREATE)
 		wk += w->par->create_cost;
