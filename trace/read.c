@@ -297,6 +297,18 @@ static int obj_rehash(const struct tr_hash *h, struct tr_obj *o)
 	return 0;
 }
 
+/* The array a of *cap entries of `size` bytes, reallocated to twice as
+ * many (64 at first); *cap is updated.  NULL when out of memory (a and
+ * *cap are then unchanged). */
+static void *grow2(void *a, size_t *cap, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+	void *n = realloc(a, c * size);
+	if (n)
+		*cap = c;
+	return n;
+}
+
 static int grow32(uint32_t **a, uint32_t cap)
 {
 	uint32_t *n = realloc(*a, (size_t)cap * sizeof **a);
@@ -626,12 +638,10 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 		        (uint64_t)r->op << TR1_OP_SHIFT;
 	} else {
 		if (P->nesc == P->esccap) {
-			size_t cap = P->esccap ? P->esccap * 2 : 64;
-			struct tr_esc *e = realloc(P->esc, cap * sizeof *e);
+			struct tr_esc *e = grow2(P->esc, &P->esccap, sizeof *e);
 			if (!e)
 				return oom(P), 0;
 			P->esc = e;
-			P->esccap = cap;
 		}
 		P->esc[P->nesc++] = (struct tr_esc){ r->work, line };
 		q->wl = (uint64_t)TR1_ESC << TR1_DIFF_SHIFT |
@@ -640,12 +650,10 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 	P->last_line = line;
 	if (P->bused >> r->op & 1) {
 		if (P->ntid == P->tidcap) {
-			size_t cap = P->tidcap ? P->tidcap * 2 : 64;
-			uint32_t *a = realloc(P->tid, cap * sizeof *a);
+			uint32_t *a = grow2(P->tid, &P->tidcap, sizeof *a);
 			if (!a)
 				return oom(P), 0;
 			P->tid = a;
-			P->tidcap = cap;
 		}
 		P->tid[P->ntid++] = t;
 	} else {
@@ -662,12 +670,10 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 			P->th_cw0[t] = i;
 		} else {
 			if (P->ncw == P->cwcap) {
-				size_t cap = P->cwcap ? P->cwcap * 2 : 64;
-				uint64_t *c = realloc(P->cw, cap * sizeof *c);
+				uint64_t *c = grow2(P->cw, &P->cwcap, sizeof *c);
 				if (!c)
 					return oom(P), 0;
 				P->cw = c;
-				P->cwcap = cap;
 			}
 			P->cw[P->ncw++] = (uint64_t)prev << 32 | i;
 			P->rec[prev].wl |= TR1_CWNEXT;
