@@ -297,10 +297,12 @@ int bound_partition_capped(const uint64_t *w, uint32_t n, uint32_t k,
  * synchronization order can change with timing (docs/bound.md: mutexes,
  * condition variables, read-write locks, semaphores waited on by more
  * than one thread, barriers not used by exactly N threads equally often)
- * is replaced by `sleep 0`.  Returns NULL on allocation failure; *dropped
- * receives the number of replaced records.  Free with
- * bound_relaxed_trace_free (it shares the strings of tr: tr must outlive
- * it).
+ * is dropped, its work added to its thread's next record (what a `sleep
+ * 0` in its place would do, in fewer events).  The records are
+ * renumbered (threads[], pair[] follow; loc is NULL).  Returns NULL on
+ * allocation failure; *dropped receives the number of dropped records.
+ * Free with bound_relaxed_trace_free (it shares the strings and object
+ * arrays of tr: tr must outlive it).
  */
 struct trace *bound_relaxed_trace(const struct trace *tr, uint64_t *dropped);
 void bound_relaxed_trace_free(struct trace *rt);

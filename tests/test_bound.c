@@ -1065,6 +1065,65 @@ static void test_lower_mutex(void **state)
 	trace_free(tr);
 }
 
+/* The relaxed program by hand: thread 1's lock and unlock (works 5, 7)
+ * are dropped and their work goes to its next kept record, the post
+ * (3 + 5 + 7 = 15); semaphore 1 has one waiter (thread 2), so its post
+ * and wait stay.  Kept, thread-major: create 0, post 1, join 2, exit 3
+ * (thread 1), wait 4, exit 5 (thread 2); the wait pairs with the post
+ * (1), the join with thread 2's exit (5).  Path: the post at 15, thread
+ * 2 waits from 4 to 15 and exits at 17, thread 1 joins then and exits
+ * at 18 (the same as with the mutex kept: 5 + 7 + 3). */
+static const char *relax_trace =
+	"shadowbind-trace 1\n"
+	"1 0 create 2\n"
+	"1 5 lock 1\n"
+	"1 7 unlock 1\n"
+	"1 3 post 1\n"
+	"2 4 wait 1\n"
+	"2 2 exit\n"
+	"1 0 join 2\n"
+	"1 1 exit\n";
+
+static void test_relaxed_trace(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(relax_trace);
+	uint64_t dropped = 99;
+	struct trace *rt = bound_relaxed_trace(tr, &dropped);
+	assert_non_null(rt);
+	assert_int_equal(dropped, 2);
+	assert_int_equal(rt->nrec, 6);
+	assert_null(rt->loc);
+	static const struct {
+		uint8_t op;
+		uint64_t work;
+		uint32_t pair;
+	} want[6] = {
+		{TRACE_CREATE, 0, TRACE_NONE}, {TRACE_POST, 15, TRACE_NONE},
+		{TRACE_JOIN, 0, 5},            {TRACE_EXIT, 1, TRACE_NONE},
+		{TRACE_WAIT, 4, 1},            {TRACE_EXIT, 2, TRACE_NONE},
+	};
+	for (int r = 0; r < 6; r++) {
+		assert_int_equal(rt->rec[r].op, want[r].op);
+		assert_int_equal(rt->rec[r].work, want[r].work);
+		assert_int_equal(rt->pair[r], want[r].pair);
+	}
+	assert_int_equal(rt->threads[0].first, 0);
+	assert_int_equal(rt->threads[0].nrec, 4);
+	assert_int_equal(rt->threads[1].first, 4);
+	assert_int_equal(rt->threads[1].nrec, 2);
+	/* the original keeps its records */
+	assert_int_equal(tr->nrec, 8);
+	assert_int_equal(tr->rec[1].op, TRACE_LOCK);
+	struct bound_lower lo;
+	memset(&lo, 0, sizeof lo);
+	assert_int_equal(bound_lower_path(tr, &lo), BOUND_OK);
+	assert_int_equal(sim_time_cmp(lo.path, sim_time_int(18)), 0);
+	assert_int_equal(lo.path_dropped, 2);
+	bound_relaxed_trace_free(rt);
+	trace_free(tr);
+}
+
 /* P||Cmax by hand and by brute force over all assignments. */
 static uint64_t part_brute(const uint64_t *w, uint32_t n, uint32_t k)
 {
@@ -1388,6 +1447,7 @@ int main(void)
 		cmocka_unit_test(test_signals),
 		cmocka_unit_test(test_signals_cond),
 		cmocka_unit_test(test_lower_mutex),
+		cmocka_unit_test(test_relaxed_trace),
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_partition_itercap),
 		cmocka_unit_test(test_trace_opts_budget),
