@@ -369,10 +369,8 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			return verr(V, line, "thread %u has a record after its exit at line %u",
 			            thid[t], T->exit_line);
 
-		/* trace_op_effect: trylock ok: lock, ...; busy: nothing */
-		int effect = trace_ops[op].arg[1].type == TRACE_ARG_OUTCOME && !rb ?
-		             -1 : trace_ops[op].effect;
-		switch (effect) {
+		/* trylock ok: lock, ...; busy: nothing (from the registers) */
+		switch (trace_op_effect(&(struct trace_rec){ .op = op, .b = rb })) {
 		case TRACE_CREATE: {
 			uint32_t c = ra;
 			struct vth *C = &th[c];
