@@ -70,11 +70,10 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	    par->switch_cost >= lim || par->quantum >= lim)
 		return SIM_EOVERFLOW;
 	per = lat + par->create_cost + par->switch_cost;
-	/* the checks below, the lower bounds of sim_makespan_within and the
-	 * token rings read the program's per-record facts */
-	if (per || (par->policy == SIM_RR && par->switch_cost) ||
-	    (w->lbcut != UINT64_MAX && par->mode == SIM_BOUND) ||
-	    (lat && tr->nobj[TRACE_K_SEM]))
+	/* the checks below (a latency or a cost: per > 0), the lower bounds
+	 * of sim_makespan_within and the token rings (a latency) read the
+	 * program's per-record facts */
+	if (per || (w->lbcut != UINT64_MAX && par->mode == SIM_BOUND))
 		sim_program_facts(p);
 	if (lat && tr->nobj[TRACE_K_SEM] && sim_work_reserve_tok(w) != 0)
 		return SIM_ENOMEM;
