@@ -325,8 +325,10 @@ struct alloc_sha256 {
 	uint64_t len;       /* bytes so far */
 	uint8_t buf[64];
 	size_t nbuf;
-	int portable;       /* 1: never the processor's SHA instructions
-	                       (tests compare both ways; init sets 0)   */
+	int portable;       /* 1: portable C, not the processor's SHA
+	                       instructions; init sets 1 when the
+	                       processor lacks them (tests may set 1,
+	                       to compare both ways)                    */
 };
 /* Uses the x86 SHA extensions when the processor has them (about 5x
  * faster), else portable C; the digest is the same. */

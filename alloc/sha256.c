@@ -139,12 +139,13 @@ int alloc_sha256_accelerated(void)
 #endif
 }
 
-/* n blocks of 64 bytes at p, with the SHA extensions when s allows them
- * and the processor has them. */
+/* n blocks of 64 bytes at p, with the SHA extensions unless s is
+ * portable (init asked the processor once: CPUID is slow, and in a
+ * virtual machine a trap to the host). */
 static void blocks(struct alloc_sha256 *s, const uint8_t *p, size_t n)
 {
 #ifdef SHA256_X86
-	if (!s->portable && alloc_sha256_accelerated()) {
+	if (!s->portable) {
 		blocks_x86(s->h, p, n);
 		return;
 	}
@@ -162,7 +163,7 @@ void alloc_sha256_init(struct alloc_sha256 *s)
 	memcpy(s->h, H0, sizeof H0);
 	s->len = 0;
 	s->nbuf = 0;
-	s->portable = 0;
+	s->portable = !alloc_sha256_accelerated();
 }
 
 void alloc_sha256_update(struct alloc_sha256 *s, const void *data, size_t len)
