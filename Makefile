@@ -26,13 +26,16 @@ endif
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(OPT) -fopenmp -I. $(CFLAGS)
 LDFLAGS_ALL = $(OPT) -fopenmp $(LDFLAGS)
 
-# Link order: a module may use the modules to its right.  A module is a
-# directory of this list that holds .c files; one not yet written is skipped.
-LAYERS  := exp viz alloc bound gen record sim cli trace
+# Layers, top to bottom: a module may use the modules to its right.  cmd/
+# is the top layer: the commands' mains (every cmd/NAME.c becomes
+# $(BIN)/NAME) and what they share (cmd/*.h, cmd/*.c without a main is
+# linked into every command).  The other names are library modules, in
+# link order; one that holds no .c files yet is skipped.
+LAYERS  := cmd exp viz alloc bound gen record sim cli trace
 # Exceptions to that order, from:to (make check-layers, docs/HACKING.md):
 # the simulator and the recorder stand on trace alone.
 LAYERS_DENY := sim:cli record:sim record:cli
-MODULES ?= $(foreach m,$(LAYERS),$(if $(wildcard $(m)/*.c),$(m)))
+MODULES ?= $(foreach m,$(filter-out cmd,$(LAYERS)),$(if $(wildcard $(m)/*.c),$(m)))
 LIBS     = $(foreach m,$(MODULES),$(BUILD)/lib$(m).a)
 SYSLIBS  = -lglpk -lgmp -lm
 
@@ -40,8 +43,14 @@ SYSLIBS  = -lglpk -lgmp -lm
 # X/module.mk (SYSLIBS += ..., rules), so that modules do not share lines.
 include $(wildcard */module.mk)
 
-lib_srcs = $(filter-out $(1)/cmd/%,$(wildcard $(1)/*.c))
-CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd/*.c))
+lib_srcs = $(wildcard $(1)/*.c)
+# A command is a cmd/*.c that defines main (`int main(` at the start of a
+# line); the other cmd/*.c hold what the commands share and go into
+# $(BUILD)/libcmd.a, linked into every command before the libraries.
+MAIN_RE  := ^int main[(]
+CMD_SRCS := $(shell grep -l '$(MAIN_RE)' cmd/*.c 2>/dev/null)
+CMD_LIB_SRCS := $(filter-out $(CMD_SRCS),$(wildcard cmd/*.c))
+CMD_LIB  := $(if $(CMD_LIB_SRCS),$(BUILD)/libcmd.a)
 CMDS     := $(patsubst %.c,$(BIN)/%,$(notdir $(CMD_SRCS)))
 TESTS    ?= $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS = $(patsubst %,$(BUILD)/tests/%,$(TESTS))
@@ -64,10 +73,14 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
+$(BUILD)/libcmd.a: $(patsubst %.c,$(BUILD)/%.o,$(CMD_LIB_SRCS))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
 define cmd_rule
-$(BIN)/$(notdir $(basename $(1))): $(patsubst %.c,$(BUILD)/%.o,$(1)) $(LIBS)
+$(BIN)/$(notdir $(basename $(1))): $(patsubst %.c,$(BUILD)/%.o,$(1)) $(CMD_LIB) $(LIBS)
 	@mkdir -p $$(@D)
-	$(CC) $$< $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -o $$@
+	$(CC) $$< $(CMD_LIB) $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -o $$@
 endef
 $(foreach c,$(CMD_SRCS),$(eval $(call cmd_rule,$(c))))
 

@@ -7,16 +7,18 @@
 # LAYERS is the Makefile's list, top to bottom (link order): a library
 # module may include its own headers and those of the modules to its
 # right.  DENY lists exceptions, "from:to" pairs that the order would
-# allow but the design does not (e.g. sim:cli).  Commands (X/cmd/*.c),
-# bench/ and tests/ are on top: they may include any module; the headers
-# of tests/ and bench/ are for tests/ and bench/ only.  Only quoted includes of our own
+# allow but the design does not (e.g. sim:cli).  The commands are the top
+# layer, cmd/ (first in LAYERS): they may include any module, and no
+# module may include them; a command left in a module (X/cmd/*.c) is
+# reported.  bench/ and tests/ are on top too; the headers of tests/ and
+# bench/ are for tests/ and bench/ only.  Only quoted includes of our own
 # directories ("X/..." with X a module, tests or bench) are checked.
 # Each violation is one line "file:line: A may not include B (...)";
 # the exit status is 1 if there is any.
 #
 #   sh tests/check-layers.sh --self-test "LAYERS" "DENY"
-# builds a temporary tree with one allowed and three forbidden includes and
-# checks that exactly the forbidden ones are reported.
+# builds a temporary tree with allowed includes, two forbidden ones and a
+# command left in a module, and checks that exactly those are reported.
 set -u
 dir=.
 if [ "${1:-}" = "--self-test" ]; then
@@ -32,14 +34,18 @@ if [ "${1:-}" = "--self-test" ]; then
 	printf '#include "tests/testutil.h"\n' > "$tmp/$top/bad2.c"
 	printf '#include "%s/%s.h"\n' "$top" "$top" > "$tmp/$top/cmd/fine.c"
 	printf '#include "tests/testutil.h"\n' > "$tmp/tests/fine.c"
+	mkdir -p "$tmp/$bottom/cmd"
+	printf 'int main(void) { return 0; }\n' > "$tmp/$bottom/cmd/old.c"
 	out=$(sh "$0" -C "$tmp" "$layers" "$deny" 2>&1)
 	st=$?
 	want1="$bottom/bad.c:2: $bottom may not include $top/$top.h"
 	want2="$top/bad2.c:1: $top may not include tests/testutil.h"
-	n=$(printf '%s\n' "$out" | grep -c 'may not include')
-	if [ $st -ne 1 ] || [ "$n" -ne 2 ] ||
+	want3="$bottom/cmd/old.c:1: a command lives in cmd/, the top layer, not in $bottom/cmd/"
+	n=$(printf '%s\n' "$out" | grep -c 'may not include\|a command lives in')
+	if [ $st -ne 1 ] || [ "$n" -ne 3 ] ||
 	   ! printf '%s\n' "$out" | grep -qF "$want1" ||
-	   ! printf '%s\n' "$out" | grep -qF "$want2"; then
+	   ! printf '%s\n' "$out" | grep -qF "$want2" ||
+	   ! printf '%s\n' "$out" | grep -qF "$want3"; then
 		echo "check-layers self-test FAILED: got status $st and:"
 		printf '%s\n' "$out"
 		exit 1
@@ -57,7 +63,7 @@ if [ "${1:-}" = "--self-test" ]; then
 		fi
 		rm -f "$tmp/$from/deny.c"
 	done
-	echo "check-layers self-test: ok (a violation, a tests/ include and every exception reported)"
+	echo "check-layers self-test: ok (a violation, a tests/ include, a command outside cmd/ and every exception reported)"
 	exit 0
 fi
 if [ "${1:-}" = "-C" ]; then
@@ -69,6 +75,7 @@ cd "$dir" || exit 1
 find . \( -path ./build -o -path ./bin -o -path ./.git \) -prune -o \
      -type f \( -name '*.c' -o -name '*.h' \) -print | sed 's|^\./||' | sort |
 awk -v layers="$layers" -v deny="$deny" '
+function n_parts(f,   t) { return split(f, t, "/") }
 BEGIN {
 	n = split(layers, L, " ")
 	for (i = 1; i <= n; i++) rank[L[i]] = i
@@ -81,10 +88,14 @@ BEGIN {
 	split(file, parts, "/")
 	top = parts[1]
 	if (top == "tests" || top == "bench") from = top
-	else if (top in rank) from = (parts[2] == "cmd") ? "cmd" : top
+	else if (top in rank) from = top
 	else from = "other"
 	files++
 	line = 0
+	if (top != "cmd" && (top in rank) && parts[2] == "cmd" && n_parts(file) > 2) {
+		printf "%s:1: a command lives in cmd/, the top layer, not in %s/cmd/\n", file, top
+		bad++
+	}
 	while ((getline s < file) > 0) {
 		line++
 		if (s !~ /^[ \t]*#[ \t]*include[ \t]*"/) continue
