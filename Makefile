@@ -4,6 +4,8 @@
 #   make deps       install the Debian packages we need (when missing)
 #   make check      build and run every test (cmocka)
 #   make sanitize   the same under AddressSanitizer + UBSan (== make check SAN=1)
+#   make mutants    plant each bug of tests/mutants.txt in a copy, run the
+#                   suite, print which survive (not in CI; docs/HACKING.md)
 #   make bench      build the benchmarks (bench/*), not run
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz
 #   make fuzz-quick run each harness for 15 s (CI)

@@ -10,9 +10,13 @@
 # in file order).  The copy is the working tree as it is (tracked and
 # untracked files that git does not ignore), in a temporary directory
 # removed at the end (MUTANTS_KEEP=1 keeps it), with shared/ linked
-# beside it.  MUTANTS_DRY=1 only checks that each text is found once.  Exit status: 0 when every mutant was killed, 1 when one
-# survived or its text was not found exactly once in its file, 2 when the
-# unmutated copy fails make check (nothing to compare with).
+# beside it.  MUTANTS_DRY=1 only checks that each text is found once.
+# A mutant's make check runs with its stdin from /dev/null.
+#
+# Exit status: 0 when every mutant was killed; 1 when one survived, did
+# not build, or its text was not found exactly once in its file (a
+# broken mutant: mend it); 2 when the unmutated copy fails make check
+# (nothing to compare with).
 #
 # The list: stanzas separated by blank lines, `#` comment lines,
 #   file: PATH            the file to mutate
@@ -95,7 +99,7 @@ picked() { # is mutant $1 in PICK?
 cd "$TMP/tree" || exit 2
 DRY=${MUTANTS_DRY:-0} # 1: only check that every text is found once
 echo "mutants: the unmutated copy first (make check)"
-if [ "$DRY" = 1 ]; then :; elif ! $MK check > "$TMP/base.log" 2>&1; then
+if [ "$DRY" = 1 ]; then :; elif ! $MK check < /dev/null > "$TMP/base.log" 2>&1; then
 	tail -20 "$TMP/base.log"
 	echo "mutants: the unmutated copy fails make check (log above): nothing to compare" >&2
 	exit 2
@@ -138,15 +142,17 @@ while IFS="$(printf '\t')" read -r n file tests what; do
 	printf 'mutants: %s/%s %s: %s ... ' "$n" "$TOTAL" "$file" "$what"
 	[ "$tests" = - ] && tests=
 	if [ -n "$tests" ]; then
-		$MK check TESTS="$tests" > "$TMP/$n.log" 2>&1; rc=$?
+		$MK check TESTS="$tests" < /dev/null > "$TMP/$n.log" 2>&1; rc=$?
 	else
-		$MK check > "$TMP/$n.log" 2>&1; rc=$?
+		$MK check < /dev/null > "$TMP/$n.log" 2>&1; rc=$?
 	fi
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ]; then
 		res=SURVIVED; how="make check passed"; survived=$((survived + 1))
 	elif ! grep -q '^tests:' "$TMP/$n.log"; then
-		res=killed; how="does not build"; killed=$((killed + 1))
+		# caught, but by the compiler: a mutant that says nothing of
+		# the tests (mend it so that it builds)
+		res=NOBUILD; how=$(grep -m1 'error:' "$TMP/$n.log"); stale=$((stale + 1))
 	else
 		res=killed; how=$(failed_tests "$TMP/$n.log"); killed=$((killed + 1))
 		[ -n "$how" ] || how="make check failed"
@@ -162,5 +168,5 @@ echo "| # | result | file | caught by | bug |"
 echo "|---|---|---|---|---|"
 awk -F'\t' '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}' "$TMP/table"
 echo
-echo "mutants: $killed killed, $survived survived, $stale stale (of $TOTAL in $LIST)"
+echo "mutants: $killed killed, $survived survived, $stale broken (not found once, or not building) (of $TOTAL in $LIST)"
 [ $survived -eq 0 ] && [ $stale -eq 0 ]
