@@ -697,25 +697,35 @@ static void run_affinity(const char *binding, const int *want)
 	free(bpath);
 }
 
+/* Two processors: needs two CPUs this process may use (else skipped,
+ * and counted so). */
+static void test_pinning_two(void **state)
+{
+	(void)state;
+	int cpu[CPU_SETSIZE];
+	int n = allowed_cpus(cpu, CPU_SETSIZE);
+	if (n < 2) {
+		print_message("test_pinning_two: %d CPU usable here: SKIPPED (pinning on one "
+		              "processor is test_pinning's)\n", n);
+		skip();
+	}
+	/* threads alternate between processors 0 and 1 */
+	int want[4] = { cpu[0], cpu[1], cpu[0], cpu[1] };
+	run_affinity("shadowbind-binding 1\ncpus 2\n1 0\n2 1\n3 0\n4 1\n", want);
+	/* the map line: processor 0 on the second CPU, 1 on the first */
+	char b[256];
+	snprintf(b, sizeof b, "shadowbind-binding 1\ncpus 2\nmap %d %d\n1 0\n2 1\n3 1\n4 0\n",
+	         cpu[1], cpu[0]);
+	int want2[4] = { cpu[1], cpu[0], cpu[0], cpu[1] };
+	run_affinity(b, want2);
+}
+
 static void test_pinning(void **state)
 {
 	(void)state;
 	int cpu[CPU_SETSIZE];
 	int n = allowed_cpus(cpu, CPU_SETSIZE);
 	assert_true(n >= 1);
-	if (n >= 2) {
-		/* threads alternate between processors 0 and 1 */
-		int want[4] = { cpu[0], cpu[1], cpu[0], cpu[1] };
-		run_affinity("shadowbind-binding 1\ncpus 2\n1 0\n2 1\n3 0\n4 1\n", want);
-		/* the map line: processor 0 on the second CPU, 1 on the first */
-		char b[256];
-		snprintf(b, sizeof b, "shadowbind-binding 1\ncpus 2\nmap %d %d\n1 0\n2 1\n3 1\n4 0\n",
-		         cpu[1], cpu[0]);
-		int want2[4] = { cpu[1], cpu[0], cpu[0], cpu[1] };
-		run_affinity(b, want2);
-	} else {
-		print_message("one CPU only: pinning checked on one processor\n");
-	}
 	int want1[4] = { cpu[0], cpu[0], cpu[0], cpu[0] };
 	run_affinity("shadowbind-binding 1\ncpus 1\n1 0\n2 0\n3 0\n4 0\n", want1);
 
@@ -832,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_spool_convert),
 		cmocka_unit_test(test_pinning),
+		cmocka_unit_test(test_pinning_two),
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_tree),
 	};
