@@ -322,16 +322,11 @@ static void cal_run(int c, int n, int wrapped)
 #define CAL_N 400     /* iterations per batch            */
 #define CAL_BATCHES 7 /* the minimum of these is taken   */
 
-/* Sum of the works of t's records, then forget them. */
+/* Sum of the works of t's records since the last call. */
 static uint64_t cal_take(struct rp_thread *t)
 {
-	uint64_t s = 0;
-	for (struct rp_chunk *c = t->head; c; c = c->next) {
-		for (uint32_t i = 0; i < c->n; i++)
-			s += c->rec[i].work;
-		c->n = 0;
-	}
-	t->tail = t->head;
+	uint64_t s = t->cal_sum;
+	t->cal_sum = 0;
 	return s;
 }
 
@@ -401,11 +396,8 @@ static void calibrate(struct rp_thread *t, int64_t out[TRACE_NOPS], int b2b)
 static struct rp_thread *cal_thread(void)
 {
 	static struct rp_thread ct;
-	static struct rp_chunk cc;
 	memset(&ct, 0, sizeof ct);
-	cc.n = 0;
-	cc.next = NULL;
-	ct.head = ct.tail = &cc;
+	ct.cal = 1;
 	ct.started = 1;
 	rp_clock_open(&ct);
 	return &ct;
