@@ -20,7 +20,9 @@ libglpk-dev
 libgmp-dev
 libhwloc-dev
 libjansson-dev
+libopenmpi-dev
 make
+openmpi-bin
 pkgconf
 "
 for p in $PACKAGES; do
