@@ -266,6 +266,8 @@ static void write_json(FILE *f, const struct trace *tr, const struct alloc_resul
 	cli_json_double(&j, res->seconds);
 	cli_json_key(&j, "model");
 	cli_json_str(&j, sim_model_name(res->model));
+	cli_json_key(&j, "binpack_input");
+	cli_json_str(&j, alloc_input_name(res->binpack_input));
 	cli_json_key(&j, "stopped");
 	cli_json_str(&j, stopped);
 	if (res->enumerated) {
@@ -309,6 +311,7 @@ static const struct {
 	{"lower", "proven lower bound: no binding's makespan is below it"},
 	{"tests", "allocations simulated by the search"},
 	{"model", "the simulation model every test used"},
+	{"binpack_input", "what binpacking was told of each thread"},
 	{"stopped", "why the search stopped"},
 	{"complete", "exhaustive enumeration stopped before the end"},
 	{"bound_search", "the bound's search was capped: a weaker upper bound"},
@@ -362,6 +365,7 @@ int main(int argc, char **argv)
 	struct sim_params simp;
 	sim_params_init(&simp);
 	enum sim_model model = SIM_AUTO;
+	enum alloc_input binpack_input = ALLOC_INPUT_WORK;
 	struct cli_opt opts[] = {
 		{CLI_GROUP, .help = "Machine"},
 		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
@@ -398,6 +402,14 @@ int main(int argc, char **argv)
 		{CLI_SECONDS, "time-limit", .dst = &time_limit,
 		 .help = "stop searching after SEC seconds (the result\n"
 		         "then depends on the machine's speed)"},
+		{CLI_FUNC, "binpack-input", .metavar = "IN", .dst = &binpack_input,
+		 .fn = alloc_input_opt,
+		 .help = "what binpacking is told of each thread: work\n"
+		         "(default: its CPU work), lifetime (creation to exit\n"
+		         "on one processor under fifo, as recorded), elapsed\n"
+		         "(start to exit under dynamic scheduling on K\n"
+		         "processors); the floor, binpack, csga, SGA's order\n"
+		         "and greedy's start use it (docs/alloc.md)"},
 		{CLI_STR, "config", .dst = &config,
 		 .help = "INI file: [machine] and [search] keys, as in\n"
 		         "examples/allocate.ini; options override it"},
@@ -487,6 +499,8 @@ int main(int argc, char **argv)
 		par.restarts = restarts;
 	if (GIVEN("time-limit"))
 		par.time_limit = time_limit;
+	if (GIVEN("binpack-input"))
+		par.binpack_input = binpack_input;
 	if (par.sim.cpus == 0)
 		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
 
@@ -615,8 +629,9 @@ int main(int argc, char **argv)
 	for (char *c = capped; *c; c++)
 		if (*c == ' ' && c > capped + 13)
 			*c = '-'; /* one word: "stopped-at-time-cap" */
-	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s\nstopped %s%s%s",
-	         res.tests, sim_model_name(res.model), stopped,
+	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s\nbinpack_input %s\n"
+	         "stopped %s%s%s", res.tests, sim_model_name(res.model),
+	         alloc_input_name(res.binpack_input), stopped,
 	         res.enumerated && !res.complete ? "\ncomplete no" : "", capped);
 	b.extra = extra;
 	if (judged == 0) {
