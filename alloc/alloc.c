@@ -774,6 +774,7 @@ int alloc_thread_times(const struct sim_program *p, struct sim_work *w,
 		sp.mode = SIM_BOUND;
 		sp.cpus = 1;
 		sp.policy = SIM_FIFO;
+		sp.lat_matrix = NULL; /* one processor: no latency */
 		if (!(one = calloc(n ? n : 1, sizeof *one)))
 			return ALLOC_ENOMEM;
 	} else {

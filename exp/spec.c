@@ -187,7 +187,7 @@ static int input(const char *val, enum alloc_input *out, const char *where,
 {
 	if (alloc_parse_input(val, out))
 		return fail(err, errlen, "%s: '%s' is not a binpacking input "
-		            "(work, lifetime, elapsed)", where, val);
+		            "(" ALLOC_INPUT_SYNTAX ")", where, val);
 	return EXP_OK;
 }
 
