@@ -18,8 +18,11 @@ libcmocka-dev
 libfontconfig-dev
 libglpk-dev
 libgmp-dev
+libhwloc-dev
 libjansson-dev
+libopenmpi-dev
 make
+openmpi-bin
 pkgconf
 "
 for p in $PACKAGES; do

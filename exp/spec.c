@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/ini.h"
 #include "exp/exp.h"
 #include "trace/trace.h"
@@ -181,6 +182,15 @@ static int flag(const char *val, int *out, const char *where, char *err,
 	return EXP_OK;
 }
 
+static int input(const char *val, enum alloc_input *out, const char *where,
+                 char *err, size_t errlen)
+{
+	if (alloc_parse_input(val, out))
+		return fail(err, errlen, "%s: '%s' is not a binpacking input "
+		            "(" ALLOC_INPUT_SYNTAX ")", where, val);
+	return EXP_OK;
+}
+
 /* Check every element of l with a u64 limit. */
 static int u64_list(const struct exp_list *l, uint64_t min, uint64_t max,
                     const char *where, char *err, size_t errlen)
@@ -263,6 +273,19 @@ static int gen_option_known(const char *fam, const char *key)
 			return 1;
 	for (size_t i = 0; i < gen_common_count(); i++)
 		if (strcmp(gen_common_at(i)->name, key) == 0)
+			return 1;
+	return 0;
+}
+
+/* Is `key` one of [machine]'s (the machine's vocabulary, CLI_MACHINE_ROWS
+ * in cli.h: the rows with an INI key)? */
+static int machine_key(const char *key)
+{
+#define MKEY_(A, ID, KIND, OPT, SH, KEY, ...) KEY,
+	static const char *const keys[] = {CLI_MACHINE_ROWS(MKEY_, 0)};
+#undef MKEY_
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (keys[i] && strcmp(keys[i], key) == 0)
 			return 1;
 	return 0;
 }
@@ -354,7 +377,9 @@ static int on_key(void *arg, const char *sec, const char *key,
 				            "%s: '%s' is too long or has ';' or '\"'",
 				            where, f->val[i].v[k]);
 		return EXP_OK;
-	} else if (strcmp(sec, "machine") == 0) {
+	} else if (strcmp(sec, "machine") == 0 && machine_key(key)) {
+		/* the machine's vocabulary (CLI_MACHINE_ROWS, cli.h); cpus,
+		 * latency, policy and model take a list (one job each) */
 		if (strcmp(key, "cpus") == 0) {
 			if ((rc = split(&s->cpus, val, where, err, errlen)))
 				return rc;
@@ -374,8 +399,8 @@ static int on_key(void *arg, const char *sec, const char *key,
 				sim_params_init(&sp);
 				if (sim_policy_parse(s->policy.v[i], &sp))
 					return fail(err, errlen,
-					            "%s: '%s' is not a policy (ps, "
-					            "fifo, rr:Q)", where,
+					            "%s: '%s' is not a policy ("
+					            SIM_POLICY_SYNTAX ")", where,
 					            s->policy.v[i]);
 			}
 			return EXP_OK;
@@ -385,10 +410,10 @@ static int on_key(void *arg, const char *sec, const char *key,
 				return rc;
 			for (size_t i = 0; i < s->model.n; i++) {
 				enum sim_model m;
-				if (alloc_parse_model(s->model.v[i], &m))
+				if (sim_model_parse(s->model.v[i], &m))
 					return fail(err, errlen,
-					            "%s: '%s' is not a model (direct, "
-					            "client-server, strict, auto)",
+					            "%s: '%s' is not a model ("
+					            SIM_MODEL_SYNTAX ")",
 					            where, s->model.v[i]);
 			}
 			return EXP_OK;
@@ -408,6 +433,8 @@ static int on_key(void *arg, const char *sec, const char *key,
 			return flag(val, &s->unbound, where, err, errlen);
 		if (strcmp(key, "bound") == 0)
 			return flag(val, &s->bound, where, err, errlen);
+		if (strcmp(key, "binpack_input") == 0)
+			return input(val, &s->binpack_input, where, err, errlen);
 	} else if (strncmp(sec, "alg.", 4) == 0) {
 		struct exp_variant *v = variant(ps, sec + 4, 1, where, err,
 		                                errlen, &rc);
@@ -434,6 +461,19 @@ static int on_key(void *arg, const char *sec, const char *key,
 		}
 		if (strcmp(key, "raw") == 0)
 			return flag(val, &v->raw, where, err, errlen);
+		if (strcmp(key, "binpack_input") == 0) {
+			v->have_input = 1;
+			return input(val, &v->binpack_input, where, err, errlen);
+		}
+		if (strcmp(key, "cpus") == 0) {
+			uint64_t k;
+			if ((rc = u64(val, 4096, &k, where, err, errlen)))
+				return rc;
+			if (k == 0)
+				return fail(err, errlen, "%s: must be at least 1", where);
+			v->cpus = (uint32_t)k;
+			return EXP_OK;
+		}
 		if (strcmp(key, "restarts") == 0) {
 			uint64_t r;
 			if ((rc = u64(val, UINT32_MAX, &r, where, err, errlen)))
@@ -557,6 +597,9 @@ static int finish(struct pstate *ps, char *err, size_t errlen)
 			if (strcmp(vt[i].name, ps->alglist.v[k]) == 0)
 				s->var[k] = vt[i];
 	free(vt);
+	for (size_t i = 0; i < s->nvar; i++)
+		if (!s->var[i].have_input)
+			s->var[i].binpack_input = s->binpack_input;
 	for (size_t i = 0; i < s->nvar; i++)
 		if (s->var[i].raw && strcmp(s->var[i].algorithm, "sga") != 0 &&
 		    strcmp(s->var[i].algorithm, "rgreedy") != 0)

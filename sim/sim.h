@@ -87,6 +87,29 @@ struct sim_params {
 	uint64_t switch_cost;   /* context switch (fifo, rr); units: trace unit */
 	enum sim_model model;   /* SIM_DIRECT (default), SIM_CLIENT_SERVER,
 	                           SIM_STRICT or SIM_AUTO (see above)        */
+	/* The machine model (docs/sim.md, "Machine files"; mach.h fills
+	 * these from a calibrated machine file).  All zero/NULL: the
+	 * contract's rules.
+	 * lat_matrix: NULL (every pair of different processors has
+	 * `latency`), or [cpus * cpus], the latency from processor x to
+	 * processor y at [x * cpus + y] (units: trace unit; the diagonal
+	 * is not read), owned by the caller and read during the run.  It
+	 * applies where both processors are among 0..cpus-1; a shadow
+	 * processor, a thread of the unbound ps pool (k >= 2) and a thread
+	 * that never ran keep `latency`. */
+	const uint64_t *lat_matrix;
+	/* CPU a thread spends at its exit before the exit takes effect
+	 * (like create_cost for the creator); units: trace unit. */
+	uint64_t exit_cost;
+	/* 1: the machine's rules for a thread created on another processor
+	 * than its creator's (unbound with k >= 2: every created thread):
+	 * the creator spends create_cost_remote instead of create_cost, the
+	 * thread's exit exit_cost_remote instead of exit_cost, and the
+	 * thread becomes ready no earlier than the create + the latency
+	 * between the two processors.  0 (the contract): create_cost and
+	 * exit_cost for every thread, a create has no latency. */
+	int machine;
+	uint64_t create_cost_remote, exit_cost_remote; /* units: trace unit */
 	/* Per-object latency override (what-if analyses: "what if this
 	 * lock's latency were 0"): obj_latency[kind] is NULL (every object
 	 * of that kind has the uniform `latency`, the default) or an array
@@ -147,12 +170,22 @@ uint32_t sim_pool_mutex(const struct sim_pool *pool);
  * Direct model. */
 void sim_params_init(struct sim_params *p);
 
-/* sim_policy_parse - "ps", "fifo", "rr:Q" (Q >= 1).  Returns 0, or -1 and
+/* sim_policy_parse - "ps", "fifo", "rr:Q" (Q >= 1): a policy class's
+ * name, with ":Q" for a class that takes a quantum.  Returns 0, or -1 and
  * leaves *p unaltered. */
 int sim_policy_parse(const char *s, struct sim_params *p);
+/* What sim_policy_parse accepts, for messages ("is not a policy (...)").
+ * ORDER POLICY: one name per class (a test checks it). */
+#define SIM_POLICY_SYNTAX "ps, fifo, rr:Q with Q >= 1"
 /* "ps", "fifo", "rr:100" into buf; returns buf. */
 char *sim_policy_format(const struct sim_params *p, char *buf, size_t len);
+/* "direct", "client-server", "strict", "auto". */
 const char *sim_model_name(enum sim_model m);
+/* sim_model_parse - a sim_model_name into *out.  0, or -1 and *out
+ * unaltered. */
+int sim_model_parse(const char *s, enum sim_model *out);
+/* What sim_model_parse accepts, for messages (a test checks it). */
+#define SIM_MODEL_SYNTAX "direct, client-server, strict, auto"
 /* The model the scheme tries after `m` deadlocks: client-server after
  * Direct, strict after client-server (and after strict, which never
  * deadlocks on a valid trace).  For a search that fixes one model per
@@ -212,6 +245,11 @@ void sim_work_free(struct sim_work *w); /* accepts NULL */
  */
 int sim_work_reserve(struct sim_work *w, const struct sim_params *par);
 
+/* The processor of a thread or interval that no one processor holds:
+ * unbound mode's pool of processors (statistics of every unbound thread;
+ * intervals under unbound ps).  Printed "any". */
+#define SIM_PROC_ANY (-2)
+
 struct sim_thread_stats {
 	sim_time start;   /* became ready for the first time              */
 	sim_time end;     /* exit                                         */
@@ -220,12 +258,13 @@ struct sim_thread_stats {
 	                     - blocked (under ps: the share it did not get) */
 	sim_time blocked; /* blocked on synchronization, sleeping, or
 	                     waiting out a latency                         */
-	int32_t proc;     /* bound processor, TRACE_SHADOW, or -2 unbound */
+	int32_t proc;     /* bound processor, TRACE_SHADOW, or SIM_PROC_ANY
+	                     (unbound)                                   */
 };
 
 /* One interval during which `thread` ran on processor `proc` (bound:
  * 0..k-1, TRACE_SHADOW for its own; unbound fifo/rr: the processor;
- * unbound ps: -2, the pool).  Under ps intervals of one processor overlap:
+ * unbound ps: SIM_PROC_ANY, the pool).  Under ps intervals of one processor overlap:
  * each thread progressed at its share of the processor. */
 struct sim_interval {
 	uint32_t thread;  /* dense index */
