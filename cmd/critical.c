@@ -301,7 +301,7 @@ out:
 	viz_sched_free(vs);
 	sim_work_free(work);
 	sim_program_free(prog);
-	cli_machine_release(&M.m);
+	cmd_machine_release(&M);
 	trace_free(tr);
 	return rc;
 }

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 
 	if (pool_spec && par->model != SIM_DIRECT && par->model != SIM_AUTO) {
 		trace_free(tr);
-		cli_machine_release(&M.m);
+		cmd_machine_release(&M);
 		return cli_usage(&cmd, "--pool works with the Direct model only (--model direct or auto)");
 	}
 	int rc = 4;
@@ -154,6 +154,16 @@ int main(int argc, char **argv)
 		cli_json_u64(&j, par->create_cost);
 		cli_json_key(&j, "switch_cost");
 		cli_json_u64(&j, par->switch_cost);
+		if (par->machine) {
+			cli_json_key(&j, "machine");
+			cli_json_str(&j, M.m.machine);
+			cli_json_key(&j, "create_cost_remote");
+			cli_json_u64(&j, par->create_cost_remote);
+			cli_json_key(&j, "exit_cost");
+			cli_json_u64(&j, par->exit_cost);
+			cli_json_key(&j, "exit_cost_remote");
+			cli_json_u64(&j, par->exit_cost_remote);
+		}
 		cli_json_key(&j, "model");
 		cli_json_str(&j, sim_model_name(res.model));
 		if (pool) {
@@ -206,6 +216,19 @@ int main(int argc, char **argv)
 		printf("policy %s\nlatency %" PRIu64 "\nmodel %s\n", pb, par->latency, sim_model_name(res.model));
 		if (par->create_cost || par->switch_cost)
 			printf("create_cost %" PRIu64 "\nswitch_cost %" PRIu64 "\n", par->create_cost, par->switch_cost);
+		if (par->machine) {
+			printf("machine %s  # docs/sim.md, Machine files\n", M.m.machine);
+			if (par->lat_matrix)
+				for (uint32_t x = 0; x < par->cpus; x++) {
+					printf("latency.%u", x);
+					for (uint32_t y = 0; y < par->cpus; y++)
+						printf(" %" PRIu64, x == y ? 0 : par->lat_matrix[x * par->cpus + y]);
+					printf("\n");
+				}
+			printf("create_cost_remote %" PRIu64 "\nexit_cost %" PRIu64
+			       "\nexit_cost_remote %" PRIu64 "\n", par->create_cost_remote,
+			       par->exit_cost, par->exit_cost_remote);
+		}
 		if (pool)
 			printf("pool %s  # %u workers share %u segments of mutex %u\n", pool_spec,
 			       sim_pool_workers(pool), sim_pool_segments(pool),
@@ -241,7 +264,7 @@ out:
 	sim_work_free(work);
 	sim_pool_free(pool);
 	sim_program_free(prog);
-	cli_machine_release(&M.m);
+	cmd_machine_release(&M);
 	trace_free(tr);
 	return rc;
 }
