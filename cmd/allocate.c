@@ -562,6 +562,8 @@ static int load(struct input *in, struct alloc_params *par)
 struct outcome {
 	struct alloc_result res;
 	int judged;             /* 0: br holds the bound and lower bound  */
+	int judge_rc;           /* why not (BOUND_*), when judged != 0 and
+	                           the bound was asked for                */
 	struct bound_result br;
 	int sig;                /* the signal that stopped it, or 0       */
 };
@@ -576,6 +578,7 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 	cli_signals_install(CLI_SIG_FLAG);
 	struct judge jd;
 	o->judged = A.no_bound ? -1 : judge_start(&jd, in->tr, par, A.full_bound, &o->br);
+	o->judge_rc = A.no_bound ? BOUND_OK : jd.rc;
 	if (o->judged == 0 && par->lower.num == 0)
 		par->lower = sim_time_int(o->br.lower_any); /* valid for every model */
 
@@ -599,8 +602,10 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 		par->observe_arg = &traj;
 	}
 	int r = alloc_run(in->sp, par, &o->res);
-	if (o->judged == 0)
+	if (o->judged == 0) {
 		o->judged = judge_finish(&jd);
+		o->judge_rc = jd.rc;
+	}
 	if (ps.shown)
 		fprintf(stderr, "\r\033[K");
 	o->sig = cli_interrupted();
@@ -628,7 +633,7 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 
 /* The binding file's fields for o's result; the strings in bufs. */
 struct header {
-	char ms[64], tline[4200], extra[320], lower[48], capped[96];
+	char ms[64], tline[4200], extra[512], lower[48], capped[96];
 	const char *stopped;
 };
 
@@ -663,6 +668,12 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	         "stopped %s%s%s", res->tests, sim_model_name(res->model),
 	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped);
+	if (o->judged != 0 && o->judge_rc != BOUND_OK) {
+		/* say why the bound and lower lines are missing */
+		size_t l = strlen(h->extra);
+		snprintf(h->extra + l, sizeof h->extra - l, "\n# no bound or lower line: %s",
+		         bound_strerror(o->judge_rc));
+	}
 	b.extra = h->extra;
 	if (o->judged == 0) {
 		b.bound = o->br.bound_str;
@@ -726,8 +737,11 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 	        ? (o->sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
 	        : alloc_stop_name(res->stop),
 	        res->enumerated && !res->complete ? "; the enumeration is incomplete" : "");
-	if (o->judged != 0)
+	if (o->judged != 0) {
+		if (o->judge_rc != BOUND_OK)
+			fprintf(stderr, "%s: no bound or lower bound: %s\n", prog, bound_strerror(o->judge_rc));
 		return;
+	}
 	double lo = strtod(b->lower, NULL);
 	char pct[64] = "at the lower bound (optimal)";
 	if (m > lo && lo > 0)
