@@ -31,7 +31,7 @@ LDFLAGS_ALL = $(OPT) -fopenmp $(LDFLAGS)
 # $(BIN)/NAME) and what they share (cmd/*.h, cmd/*.c without a main is
 # linked into every command).  The other names are library modules, in
 # link order; one that holds no .c files yet is skipped.
-LAYERS  := cmd exp viz alloc bound gen record sim cli trace
+LAYERS  := cmd exp viz alloc bound gen mach record sim cli trace
 # Exceptions to that order, from:to (make check-layers, docs/HACKING.md):
 # the simulator and the recorder stand on trace alone.
 LAYERS_DENY := sim:cli record:sim record:cli
