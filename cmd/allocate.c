@@ -378,7 +378,11 @@ int main(int argc, char **argv)
 		 .help = "greedy/dsg: stop after N tests without\n"
 		         "improvement (default 100; 0 never)"},
 		{CLI_U32, "restarts", .dst = &restarts,
-		 .help = "dsg: at most N restarts (default 0: unlimited); rgreedy: N runs (0: 10)"},
+		 .help = "greedy, anneal, tabu, auto: N independent searches,\n"
+		         "each with 1/N of the budget, the best kept (under\n"
+		         "mpirun dealt over the ranks: the same binding);\n"
+		         "dsg: at most N restarts (default 0: unlimited);\n"
+		         "rgreedy: N runs (0: 10)"},
 		{CLI_SECONDS, "time-limit", .dst = &time_limit,
 		 .help = "stop searching after SEC seconds (the result\n"
 		         "then depends on the machine's speed)"},
@@ -439,6 +443,19 @@ int main(int argc, char **argv)
 			       alloc_algorithm_summary(i));
 		return 0;
 	}
+	/* Under mpirun: the independent searches (--restarts) dealt over
+	 * the ranks; every rank reads the trace and computes the lower bound
+	 * (the search stops at it), rank 0 alone writes. */
+	int rank = 0, ranks = 1;
+	if (alloc_mpi_available() && alloc_mpi_launched()) {
+		if (alloc_mpi_init(&argc, &argv, &rank, &ranks) != 0) {
+			fprintf(stderr, "%s: MPI_Init failed\n", prog);
+			return CLI_ESYSTEM;
+		}
+		atexit(alloc_mpi_finalize);
+	}
+	if (ranks > 1 && traj_path)
+		return cli_usage(&cmd, "--trajectory needs one process (not mpirun)");
 	if (nops == 0)
 		return cli_usage(&cmd, "no trace given");
 	if (nops > 1)
@@ -510,8 +527,8 @@ int main(int argc, char **argv)
 	if (judged == 0 && par.lower.num == 0)
 		par.lower = sim_time_int(br.lower_any); /* valid for every model */
 
-	struct prog_state ps = {.show = !quiet && isatty(2), .fd = -1};
-	if (cli_find(&cmd, "progress-fd")->given)
+	struct prog_state ps = {.show = !quiet && isatty(2) && rank == 0, .fd = -1};
+	if (cli_find(&cmd, "progress-fd")->given && rank == 0)
 		ps.fd = (int)progress_fd;
 	par.progress = on_progress;
 	par.progress_arg = &ps;
@@ -527,9 +544,27 @@ int main(int argc, char **argv)
 		par.observe_arg = &traj;
 	}
 	struct alloc_result res;
-	int r = alloc_run(sp, &par, &res);
+	char merr[512] = "";
+	int r = alloc_run_ranks(sp, &par, &res, merr, sizeof merr);
 	if (judged == 0)
 		judged = judge_finish(&jd);
+	if (ranks > 1 && (rank != 0 || r < 0)) {
+		/* Rank 0 reports every rank's failure (merr names the rank)
+		 * and stops the run; the others are done once rank 0 has
+		 * their best. */
+		if (rank == 0 || r == ALLOC_EMPI) {
+			fprintf(stderr, "%s: %s: %s\n", prog, trace_path,
+			        merr[0] ? merr : r == ALLOC_ENOMEM ? "out of memory"
+			                                           : "the search failed");
+			fflush(stderr);
+			alloc_mpi_abort(r == ALLOC_EINVAL ? 2 : 4);
+		}
+		alloc_result_release(&res);
+		sim_pool_free(pool);
+		sim_program_free(sp);
+		trace_free(tr);
+		return 0;
+	}
 	if (ps.shown)
 		fprintf(stderr, "\r\033[K");
 	int sig = cli_interrupted();
@@ -634,6 +669,10 @@ int main(int argc, char **argv)
 		        ? (sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
 		        : alloc_stop_name(res.stop),
 		        res.enumerated && !res.complete ? "; the enumeration is incomplete" : "");
+		if (alloc_restartable(&par))
+			fprintf(stderr, "%s: %u independent searches on %d process(es), "
+			        "the best is search %u\n", prog, par.restarts, ranks,
+			        res.restart);
 		if (judged == 0) {
 			double lo = strtod(b.lower, NULL);
 			char pct[64] = "at the lower bound (optimal)";
