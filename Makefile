@@ -84,9 +84,9 @@ $(BIN)/$(notdir $(basename $(1))): $(patsubst %.c,$(BUILD)/%.o,$(1)) $(CMD_LIB) 
 endef
 $(foreach c,$(CMD_SRCS),$(eval $(call cmd_rule,$(c))))
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/testutil.o $(LIBS)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/testutil.o $(CMD_LIB) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $< $(BUILD)/tests/testutil.o $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -lcmocka -o $@
+	$(CC) $< $(BUILD)/tests/testutil.o $(CMD_LIB) $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -lcmocka -o $@
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBS)
 	@mkdir -p $(@D)
