@@ -206,7 +206,7 @@ static int run(struct alloc_ctx *c)
 	if (c->par->random_start)
 		alloc_random_binding(c, b);
 	else
-		alloc_binpack(c->tr, c->k, b);
+		memcpy(b, c->binpack, sizeof *b * c->n);
 	enum alloc_stop why;
 	int r = alloc_greedy_from(c, b, c->par->stop_after, &why);
 	if (!r && c->stop == ALLOC_STOP_DONE)
