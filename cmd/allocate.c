@@ -356,6 +356,7 @@ static struct args {
 	uint32_t progress_fd, restarts;
 	uint64_t seed, max_tests, stop_after;
 	double time_limit;
+	char machine_ini[4096]; /* --config's [machine] machine = FILE, or "" */
 	enum alloc_input binpack_input;
 } A;
 
@@ -455,6 +456,13 @@ static int load_config(const char *path, struct alloc_params *par)
 	if (cli_ini_read(path, &ini, err, sizeof err) != 0)
 		return cli_errorf(CLI_EINPUT, "%s", err);
 	int r = alloc_config_apply(&ini, par, err, sizeof err);
+	const struct cli_ini_entry *e = cli_ini_get(&ini, "machine", "machine");
+	if (!r && e && snprintf(A.machine_ini, sizeof A.machine_ini, "%s", e->value) >=
+	               (int)sizeof A.machine_ini) {
+		r = -1;
+		snprintf(err, sizeof err, "%s:%zu: [machine] machine: the path is too long",
+		         path, e->line);
+	}
 	cli_ini_release(&ini);
 	return r ? cli_errorf(CLI_EINPUT, "%s", err) : CLI_OK;
 }
@@ -518,6 +526,7 @@ static void input_release(struct input *in)
 	sim_pool_free(in->pool);
 	sim_program_free(in->sp);
 	trace_free(in->tr);
+	cmd_machine_release(&A.M);
 }
 
 /* Read the trace, the machine's options in its unit into par->sim, the
@@ -540,7 +549,8 @@ static int load(struct input *in, struct alloc_params *par)
 	free(bytes);
 	if (rc)
 		return cli_errorf(CLI_EINPUT, "%s", terr.msg);
-	if ((rc = cmd_machine_load(&A.M, &cmd, in->tr, &par->sim)) != CLI_OK) {
+	if ((rc = cmd_machine_load_ini(&A.M, &cmd, in->tr, &par->sim,
+	                               A.machine_ini[0] ? A.machine_ini : NULL)) != CLI_OK) {
 		input_release(in);
 		return rc;
 	}
@@ -556,6 +566,9 @@ static int load(struct input *in, struct alloc_params *par)
 	}
 	if (in->pool)
 		A.no_bound = 1; /* the bound and the lower bound fix each thread's work */
+	if (par->sim.machine)
+		A.no_bound = 1; /* Paper VII's bound knows one latency and no costs:
+		                   with the machine's it is no upper bound */
 	return CLI_OK;
 }
 
