@@ -643,6 +643,16 @@ static int point(const struct run *r)
 		bound_pres_release(&pt.pr);
 		return rc;
 	}
+	if (pt.have_lower && r->bp.model != SIM_DIRECT) {
+		/* the relaxed critical path bounds Direct runs only */
+		uint64_t any = pt.lo.work_max > pt.lo.part_lb ? pt.lo.work_max : pt.lo.part_lb;
+		pt.lo.lower = sim_time_int(any);
+	}
+	if (r->tr && r->bp.model != SIM_DIRECT)
+		fprintf(stderr, "%s: note: the program deadlocks when simulated with one processor per "
+		        "thread under the Direct model; T and V come from the %s model (the thesis's "
+		        "scheme, as simulate falls back), and the lower bound is the part that holds "
+		        "under every model\n", A.path, sim_model_name((enum sim_model)r->bp.model));
 	mpq_t tmp;
 	mpq_init(tmp);
 	struct out o = {.f = stdout, .json = O->json};

@@ -147,7 +147,7 @@ static void run_release(struct run *r)
 	viz_sched_free(r->vs);
 	sim_work_free(r->work);
 	sim_program_free(r->prog);
-	cli_machine_release(&A.M.m);
+	cmd_machine_release(&A.M);
 	trace_free(r->tr);
 }
 

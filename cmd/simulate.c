@@ -105,7 +105,7 @@ static void run_release(struct run *r)
 	sim_work_free(r->work);
 	sim_pool_free(r->pool);
 	sim_program_free(r->prog);
-	cli_machine_release(&A.M.m);
+	cmd_machine_release(&A.M);
 	trace_free(r->tr);
 }
 
@@ -185,6 +185,16 @@ static void print_json(const struct run *r, const struct sim_params *par, const 
 	cli_json_u64(&j, par->create_cost);
 	cli_json_key(&j, "switch_cost");
 	cli_json_u64(&j, par->switch_cost);
+	if (par->machine) {
+		cli_json_key(&j, "machine");
+		cli_json_str(&j, A.M.m.machine);
+		cli_json_key(&j, "create_cost_remote");
+		cli_json_u64(&j, par->create_cost_remote);
+		cli_json_key(&j, "exit_cost");
+		cli_json_u64(&j, par->exit_cost);
+		cli_json_key(&j, "exit_cost_remote");
+		cli_json_u64(&j, par->exit_cost_remote);
+	}
 	cli_json_key(&j, "model");
 	cli_json_str(&j, sim_model_name(res.model));
 	if (pool) {
@@ -250,6 +260,19 @@ static void print_text(const struct run *r, const struct sim_params *par, const 
 	printf("policy %s\nlatency %" PRIu64 "\nmodel %s\n", pb, par->latency, sim_model_name(res.model));
 	if (par->create_cost || par->switch_cost)
 		printf("create_cost %" PRIu64 "\nswitch_cost %" PRIu64 "\n", par->create_cost, par->switch_cost);
+	if (par->machine) {
+		printf("machine %s  # docs/sim.md, Machine files\n", A.M.m.machine);
+		if (par->lat_matrix)
+			for (uint32_t x = 0; x < par->cpus; x++) {
+				printf("latency.%u", x);
+				for (uint32_t y = 0; y < par->cpus; y++)
+					printf(" %" PRIu64, x == y ? 0 : par->lat_matrix[x * par->cpus + y]);
+				printf("\n");
+			}
+		printf("create_cost_remote %" PRIu64 "\nexit_cost %" PRIu64
+		       "\nexit_cost_remote %" PRIu64 "\n", par->create_cost_remote,
+		       par->exit_cost, par->exit_cost_remote);
+	}
 	if (pool)
 		printf("pool %s  # %u workers share %u segments of mutex %u\n", pool_spec,
 		       sim_pool_workers(pool), sim_pool_segments(pool),
