@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 	cmd_machine_init(&M, NULL);
 	struct cli_opt opts[] = {
 		/* --latency is bound's own: a list of exact fractions */
-		CMD_MACHINE_OPTS(&M, CLI_M_BIT(CPUS)),
+		CMD_MACHINE_OPTS(&M, CLI_M_BIT(CPUS) | CLI_M_BIT(MACHINE)),
 		{CLI_STR, "latency", .metavar = "T", .dst = &O.latency,
 		 .help = "synchronization latency t (default 0): a non-negative\n"
 		         "number, decimal (0.5) or fraction (1/3).  With a trace:\n"
@@ -482,7 +482,38 @@ int main(int argc, char **argv)
 	}
 
 	/* latencies */
-	if (O.latency) {
+	if (M.m.machine && (O.latency || !tr)) {
+		rc = cli_usage(&cmd, "--machine needs a trace and excludes --latency");
+		goto out;
+	}
+	if (M.m.machine) {
+		/* Paper VII's one latency: the machine's farthest pair among
+		 * the k processors (docs/sim.md, Machine files) */
+		char why[600];
+		struct mach mf;
+		struct mach_model mm;
+		if (mach_read(M.m.machine, &mf, why, sizeof why) != 0) {
+			rc = cli_errorf(CLI_EINPUT, "%s", why);
+			goto out;
+		}
+		uint32_t k = O.sweep ? O.sweep : O.k;
+		int mrc = mach_model_init(&mm, &mf, k ? k : 1, tr->unit, why, sizeof why);
+		mach_release(&mf);
+		if (mrc != 0) {
+			rc = cli_errorf(CLI_EINPUT, "%s: %s", M.m.machine, why);
+			goto out;
+		}
+		uint64_t t = 0;
+		for (uint32_t q = 0; q < mm.k * mm.k; q++)
+			if (mm.lat[q] > t)
+				t = mm.lat[q];
+		mach_model_release(&mm);
+		char num[32];
+		snprintf(num, sizeof num, "%llu", (unsigned long long)t);
+		L.n = 1;
+		L.text[0] = strdup(num);
+		mpq_set_ui(L.t[0], (unsigned long)t, 1);
+	} else if (O.latency) {
 		int cnt = split_list(O.latency, lat_item, &L);
 		if (cnt == -2) {
 			rc = cli_usage(&cmd, "--latency: '%s': a unit suffix needs a trace that declares its unit (ns, us, ms or s)",
