@@ -422,6 +422,10 @@ static void test_trytimed(void **state)
 		assert_int_equal(tr->nthreads, 2);
 		assert_int_equal(have[TRACE_EXIT][0], 2);
 		assert_int_equal(claimed, calls_get(line, "cond_timedwait_ok"));
+		/* its one semaphore, with the tokens sem_init gave it (a
+		 * trywait recorded ok where it failed would need one more) */
+		assert_int_equal(tr->nobj[TRACE_K_SEM], 1);
+		assert_int_equal(tr->sem_init[0], calls_get(line, "sem_value"));
 		for (int e = 0; e < 4; e++)
 			if (exact[e] != calls_get(line, exact_sleeps[e].call))
 				fail_msg("trytimed: %ld %s calls of %ld ns, the trace has %ld sleeps of "
