@@ -316,7 +316,7 @@ static struct args {
 
 static struct cli_opt opts[] = {
 	/* --latency is bound's own: a list of exact fractions */
-	CMD_MACHINE_OPTS(&A.M, CLI_M_BIT(CPUS)),
+	CMD_MACHINE_OPTS(&A.M, CLI_M_BIT(CPUS) | CLI_M_BIT(MACHINE)),
 	{CLI_STR, "latency", .metavar = "T", .dst = &A.O.latency,
 	 .help = "synchronization latency t (default 0): a non-negative\n"
 	         "number, decimal (0.5) or fraction (1/3).  With a trace:\n"
@@ -501,10 +501,43 @@ static int load_trace(struct run *r)
 	return cmd_exit_bound(brc);
 }
 
+/* --machine FILE into r->L: Paper VII's one latency, the machine's
+ * farthest pair among the k processors (docs/sim.md, Machine files). */
+static int machine_latency(struct run *r)
+{
+	const struct opts *O = &A.O;
+	const char *file = A.M.m.machine;
+	if (O->latency || !r->tr)
+		return cli_usage(&cmd, "--machine needs a trace and excludes --latency");
+	char why[600];
+	struct mach mf;
+	struct mach_model mm;
+	if (mach_read(file, &mf, why, sizeof why) != 0)
+		return cli_errorf(CLI_EINPUT, "%s", why);
+	uint32_t k = O->sweep ? O->sweep : O->k;
+	int mrc = mach_model_init(&mm, &mf, k ? k : 1, r->tr->unit, why, sizeof why);
+	mach_release(&mf);
+	if (mrc != 0)
+		return cli_errorf(CLI_EINPUT, "%s: %s", file, why);
+	uint64_t t = 0;
+	for (uint32_t q = 0; q < mm.k * mm.k; q++)
+		if (mm.lat[q] > t)
+			t = mm.lat[q];
+	mach_model_release(&mm);
+	char num[32];
+	snprintf(num, sizeof num, "%llu", (unsigned long long)t);
+	r->L.n = 1;
+	r->L.text[0] = strdup(num);
+	mpq_set_ui(r->L.t[0], (unsigned long)t, 1);
+	return r->L.text[0] ? CLI_OK : CLI_ESYSTEM;
+}
+
 /* --latency into r->L (in r->L.unit); "0" without it. */
 static int load_latencies(struct run *r)
 {
 	const struct opts *O = &A.O;
+	if (A.M.m.machine)
+		return machine_latency(r);
 	if (!O->latency) {
 		r->L.n = 1;
 		r->L.text[0] = strdup("0");
