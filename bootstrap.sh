@@ -19,6 +19,7 @@ libfontconfig-dev
 libglpk-dev
 libgmp-dev
 libjansson-dev
+libzstd-dev
 make
 pkgconf
 "

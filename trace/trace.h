@@ -225,6 +225,26 @@ void trace_free(struct trace *tr);
  */
 int trace_write(const struct trace *tr, FILE *f);
 
+/*
+ * Compressed traces.  trace_read_file and trace_read_mem read a trace
+ * compressed with zstd (a `.trace.zst`, one or more frames) as they read
+ * the text: they recognize it by its first four bytes (the zstd magic
+ * number), whatever the file's name, and decompress as they go (the text
+ * is never whole in memory).  Bad or truncated compressed data is an
+ * error like any other ("f.trace.zst: truncated zstd data (the compressed
+ * file is cut)").
+ *
+ * trace_zst_name - 1 if path ends in ".zst" (the writers' convention:
+ * such an output is compressed), else 0.
+ *
+ * trace_zst_writer - a FILE that compresses what is written to it (zstd
+ * at `level`, 1..19; 3 is zstd's default) into `under`.  fclose() on it
+ * ends the frame and flushes `under` (which it does not close) and returns
+ * EOF if any write failed.  NULL (errno set) when out of memory.
+ */
+int trace_zst_name(const char *path);
+FILE *trace_zst_writer(FILE *under, int level);
+
 /* Small accessors. */
 static inline uint64_t trace_sleep_time(const struct trace_rec *r)
 {
