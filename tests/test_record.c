@@ -229,6 +229,131 @@ static void test_condvar_stress(void **state)
 	}
 }
 
+/* ---- tries, timed waits and rwlocks (examples/programs/trytimed.c) ----
+ *
+ * What each call of the program gives in the trace, from docs/record.md's
+ * two tables ("calls | trace" and "What the trace cannot say exactly"):
+ * the program counts its calls by outcome (its own counters), the test
+ * adds up the records this table says they give, and compares with the
+ * records the trace has, per operation and, for trylock and trywait, per
+ * recorded outcome. */
+enum { ANY = -1 };
+static const struct call_rec {
+	const char *call; /* the program's counter                        */
+	int op;           /* enum trace_op it gives                       */
+	int outcome;      /* 1 ok, 0 busy (trylock, trywait), else ANY    */
+} call_recs[] = {
+	{ .call = "create", .op = TRACE_CREATE, .outcome = ANY },
+	{ .call = "join", .op = TRACE_JOIN, .outcome = ANY },
+	{ .call = "barrier", .op = TRACE_BARRIER, .outcome = ANY },
+	{ .call = "mutex_lock", .op = TRACE_LOCK, .outcome = ANY },
+	{ .call = "mutex_unlock", .op = TRACE_UNLOCK, .outcome = ANY },
+	{ .call = "mutex_trylock_ok", .op = TRACE_TRYLOCK, .outcome = 1 },
+	{ .call = "mutex_trylock_busy", .op = TRACE_TRYLOCK, .outcome = 0 },
+	{ .call = "mutex_timedlock_ok", .op = TRACE_LOCK, .outcome = ANY },
+	/* timed out: `sleep D`, D = deadline - time of the call */
+	{ .call = "mutex_timedlock_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "sem_post", .op = TRACE_POST, .outcome = ANY },
+	{ .call = "sem_trywait_ok", .op = TRACE_TRYWAIT, .outcome = 1 },
+	{ .call = "sem_trywait_busy", .op = TRACE_TRYWAIT, .outcome = 0 },
+	{ .call = "sem_timedwait_ok", .op = TRACE_WAIT, .outcome = ANY },
+	{ .call = "sem_timedwait_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "cond_signal", .op = TRACE_SIGNAL, .outcome = ANY },
+	/* woken by the signal: `cwait C M` where it returned */
+	{ .call = "cond_timedwait_ok", .op = TRACE_CWAIT, .outcome = ANY },
+	/* returned without a signal: `unlock M`, `lock M` */
+	{ .call = "cond_timedwait_spurious", .op = TRACE_UNLOCK, .outcome = ANY },
+	{ .call = "cond_timedwait_spurious", .op = TRACE_LOCK, .outcome = ANY },
+	/* timed out: `unlock M`, `sleep D`, `lock M` */
+	{ .call = "cond_timedwait_timeout", .op = TRACE_UNLOCK, .outcome = ANY },
+	{ .call = "cond_timedwait_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "cond_timedwait_timeout", .op = TRACE_LOCK, .outcome = ANY },
+	{ .call = "rwlock_rdlock", .op = TRACE_RDLOCK, .outcome = ANY },
+	{ .call = "rwlock_wrlock", .op = TRACE_WRLOCK, .outcome = ANY },
+	{ .call = "rwlock_tryrdlock_ok", .op = TRACE_RDLOCK, .outcome = ANY },
+	/* a failed rwlock try: nothing (rwlock_tryrdlock_busy,
+	 * rwlock_trywrlock_busy give no row here) */
+	{ .call = "rwlock_timedrdlock_ok", .op = TRACE_RDLOCK, .outcome = ANY },
+	{ .call = "rwlock_timedrdlock_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "rwlock_timedwrlock_ok", .op = TRACE_WRLOCK, .outcome = ANY },
+	{ .call = "rwlock_timedwrlock_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "rwlock_unlock", .op = TRACE_RWUNLOCK, .outcome = ANY },
+};
+
+/* The value of `name N` in the program's calls line (fails if absent). */
+static long calls_get(const char *line, const char *name)
+{
+	char key[64];
+	snprintf(key, sizeof key, " %s ", name);
+	const char *p = strstr(line, key);
+	if (!p)
+		fail_msg("trytimed printed no count '%s': %s", name, line);
+	return strtol(p + strlen(key), NULL, 10);
+}
+
+static void test_trytimed(void **state)
+{
+	(void)state;
+	for (int run = 0; run < 3; run++) {
+		char *out = NULL;
+		struct trace *tr = record("trytimed", "3", "tt.trace", &out, 0);
+		const char *line = strstr(out, "calls ");
+		if (!line)
+			fail_msg("trytimed printed no calls line:\n%s", out);
+		/* [op][outcome + 1]: what the program's calls give */
+		long want[TRACE_NOPS][3], have[TRACE_NOPS][3];
+		memset(want, 0, sizeof want);
+		memset(have, 0, sizeof have);
+		for (size_t i = 0; i < sizeof call_recs / sizeof *call_recs; i++)
+			want[call_recs[i].op][call_recs[i].outcome + 1] +=
+				calls_get(line, call_recs[i].call);
+		/* every failure outcome happened (the phases make them) */
+		static const char *const must[] = {
+			"mutex_trylock_busy", "mutex_trylock_ok", "mutex_timedlock_timeout",
+			"mutex_timedlock_ok", "sem_trywait_busy", "sem_trywait_ok",
+			"sem_timedwait_timeout", "sem_timedwait_ok", "cond_timedwait_timeout",
+			"cond_timedwait_ok", "rwlock_tryrdlock_busy", "rwlock_trywrlock_busy",
+			"rwlock_timedrdlock_timeout", "rwlock_timedwrlock_timeout",
+			"rwlock_rdlock", "rwlock_wrlock", "rwlock_unlock",
+		};
+		for (size_t i = 0; i < sizeof must / sizeof *must; i++)
+			if (calls_get(line, must[i]) < 3)
+				fail_msg("trytimed: %s only %ld times in 3 rounds", must[i],
+				         calls_get(line, must[i]));
+		long timeout = calls_get(line, "timeout_ns"), claimed = 0;
+		for (size_t i = 0; i < tr->nrec; i++) {
+			const struct trace_rec *r = &tr->rec[i];
+			int oc = trace_ops[r->op].arg[1].type == TRACE_ARG_OUTCOME ? (int)r->b : ANY;
+			have[r->op][oc + 1]++;
+			if (r->op == TRACE_SIGNAL || r->op == TRACE_BROADCAST)
+				claimed += r->b;
+			/* a timed-out wait waited from its call to the deadline
+			 * the program gave, at most timeout_ns after */
+			if (r->op == TRACE_SLEEP && (trace_sleep_time(r) == 0 ||
+			                             trace_sleep_time(r) > (uint64_t)timeout))
+				fail_msg("trytimed: line %u sleeps %llu ns (timeouts are %ld ns)",
+				         r->line, (unsigned long long)trace_sleep_time(r), timeout);
+		}
+		for (int op = 0; op < TRACE_NOPS; op++)
+			for (int oc = 0; oc < 3; oc++) {
+				if (op == TRACE_EXIT)
+					continue;
+				if (want[op][oc] != have[op][oc])
+					fail_msg("trytimed: the program's calls give %ld %s%s, the trace "
+					         "has %ld\n%s", want[op][oc], trace_ops[op].name,
+					         oc == 2 ? " ok" : oc == 1 ? " busy" : "",
+					         have[op][oc], line);
+			}
+		/* main and the helper, one exit each; each signal claimed the
+		 * one waiter it woke (signalled with the mutex held) */
+		assert_int_equal(tr->nthreads, 2);
+		assert_int_equal(have[TRACE_EXIT][0], 2);
+		assert_int_equal(claimed, calls_get(line, "cond_timedwait_ok"));
+		trace_free(tr);
+		free(out);
+	}
+}
+
 /* The program ends while threads run or block: exit(), SIGTERM, SIGINT
  * still give a valid trace whose running threads end with an exit and a
  * comment; _exit gives a clear error and no file. */
@@ -714,6 +839,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_condvar_stress),
+		cmocka_unit_test(test_trytimed),
 		cmocka_unit_test(test_abrupt),
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_cut),
