@@ -469,23 +469,15 @@ int main(int argc, char **argv)
 	/* Until the search: a signal exits at once (reading a trace from a
 	 * terminal or a pipe that never ends must stay interruptible). */
 	cli_signals_install(CLI_SIG_EXIT);
-	/* Read the trace once: hash the bytes parsed. */
+	/* Read the trace once, streaming (never whole in memory): hash the
+	 * bytes parsed. */
 	char hex[65], why[600];
-	char *bytes = NULL;
-	size_t nbytes = 0;
-	int rc = cli_slurp(trace_path, &bytes, &nbytes, why, sizeof why);
-	if (rc != CLI_OK)
-		return cli_errorf(rc, "%s", why);
-	struct trace_sha256 sh;
-	trace_sha256_init(&sh);
-	trace_sha256_update(&sh, bytes, nbytes);
-	trace_sha256_final(&sh, hex);
 	struct trace *tr = NULL;
 	struct trace_error terr;
-	rc = trace_read_mem(cli_input_name(trace_path), bytes, nbytes, &tr, &terr);
-	free(bytes);
+	int rc = trace_read_file_sha256(trace_path, &tr, hex, &terr);
 	if (rc)
-		return cli_errorf(CLI_EINPUT, "%s", terr.msg);
+		return cli_errorf(strstr(terr.msg, ": out of memory") ? CLI_ESYSTEM : CLI_EINPUT, "%s",
+		                  terr.msg);
 	if ((rc = cmd_machine_load(&M, &cmd, tr, &par.sim)) != CLI_OK) {
 		trace_free(tr);
 		return rc;

@@ -1815,6 +1815,25 @@ static void test_zst(void **state)
 			trace_free(tr);
 		free(d);
 	}
+	/* the hash of the bytes read (sha256sum's, for the text and for the
+	 * zstd -3 file of the same text, whose bytes these are) */
+	static const struct { const char *bytes; size_t n; const char *hex; } hs[] = {
+		{ "shadowbind-trace 1\n1 5 exit\n", 28,
+		  "1b84786ac27a4067b4f115f9a75b7267abe0973bb38a5b6086e9d227751d7652" },
+		{ "\x28\xb5\x2f\xfd\x04\x58\xe1\x00\x00shadowbind-trace 1\n1 5 exit\n\x0c\x4b\x44\x36",
+		  41, "1db386568b204428952731725fd7eae09c40b28b706ac7fc19bff8e4084bf016" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		FILE *h = fopen(path, "wb");
+		assert_non_null(h);
+		assert_int_equal(fwrite(hs[i].bytes, 1, hs[i].n, h), hs[i].n);
+		fclose(h);
+		char hex[65];
+		if (trace_read_file_sha256(path, &tr, hex, &e))
+			fail_msg("hash case %zu: %s", i, e.msg);
+		assert_string_equal(hex, hs[i].hex);
+		trace_free(tr);
+	}
 	assert_int_equal(trace_zst_name("a.trace.zst"), 1);
 	assert_int_equal(trace_zst_name("a.trace"), 0);
 	assert_int_equal(trace_zst_name("zst"), 0);

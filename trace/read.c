@@ -1257,6 +1257,7 @@ struct src {
 	struct tr_zin *z; /* non-NULL: the input is zstd-compressed */
 	char head[4];     /* the descriptor's first bytes, read to probe */
 	size_t nhead, hpos;
+	struct trace_sha256 *sha; /* non-NULL: hash the descriptor's bytes */
 };
 
 static ssize_t src_raw(void *ctx, char *dst, size_t n)
@@ -1275,6 +1276,8 @@ static ssize_t src_raw(void *ctx, char *dst, size_t n)
 			ssize_t k = read(S->fd, dst, n);
 			if (k < 0 && errno == EINTR)
 				continue;
+			if (k > 0 && S->sha)
+				trace_sha256_update(S->sha, dst, (size_t)k);
 			return k;
 		}
 	}
@@ -1543,8 +1546,8 @@ int trace_read_mem(const char *name, const char *buf, size_t len,
 	return trace_read_mem_lim(name, buf, len, NULL, out, err);
 }
 
-int trace_read_file_lim(const char *path, const struct trace_limits *lim,
-                        struct trace **out, struct trace_error *err)
+static int read_file(const char *path, const struct trace_limits *lim, struct trace **out,
+                     char *hex, struct trace_error *err)
 {
 	struct trace_error dummy;
 	if (!err)
@@ -1561,7 +1564,10 @@ int trace_read_file_lim(const char *path, const struct trace_limits *lim,
 		       strerror_r(path ? errno : EINVAL, eb, sizeof eb));
 		return -1;
 	}
-	struct src S = { .fd = fd };
+	struct trace_sha256 sha;
+	struct src S = { .fd = fd, .sha = hex ? &sha : NULL };
+	if (hex)
+		trace_sha256_init(&sha);
 	/* probe: a zstd frame, whatever the name? */
 	while (S.nhead < sizeof S.head) {
 		ssize_t k = read(fd, S.head + S.nhead, sizeof S.head - S.nhead);
@@ -1571,6 +1577,8 @@ int trace_read_file_lim(const char *path, const struct trace_limits *lim,
 			break; /* a read error shows again in read_src */
 		S.nhead += (size_t)k;
 	}
+	if (hex)
+		trace_sha256_update(&sha, S.head, S.nhead);
 	int rc;
 	if (tr_zst_magic(S.head, S.nhead) && !(S.z = tr_zin_new()))
 		rc = zst_oom(name, out, err);
@@ -1579,7 +1587,21 @@ int trace_read_file_lim(const char *path, const struct trace_limits *lim,
 	tr_zin_free(S.z);
 	if (!std)
 		close(fd);
+	if (hex)
+		trace_sha256_final(&sha, hex);
 	return rc;
+}
+
+int trace_read_file_lim(const char *path, const struct trace_limits *lim,
+                        struct trace **out, struct trace_error *err)
+{
+	return read_file(path, lim, out, NULL, err);
+}
+
+int trace_read_file_sha256(const char *path, struct trace **out, char hex[65],
+                           struct trace_error *err)
+{
+	return read_file(path, NULL, out, hex, err);
 }
 
 int trace_read_file(const char *path, struct trace **out, struct trace_error *err)

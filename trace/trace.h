@@ -361,4 +361,14 @@ void trace_sha256_update(struct trace_sha256 *s, const void *data, size_t len);
 /* Writes 64 lowercase hex digits and a NUL to hex[65]. */
 void trace_sha256_final(struct trace_sha256 *s, char hex[65]);
 
+/*
+ * trace_read_file_sha256 - trace_read_file, and the SHA-256 of the bytes
+ * it read (the file's own: compressed ones for a .zst) in hex, so that a
+ * pipe need not be read twice nor a file held whole in memory.  The hash
+ * is of the whole input when the read succeeds (on an error, of what was
+ * read up to it).
+ */
+int trace_read_file_sha256(const char *path, struct trace **out, char hex[65],
+                           struct trace_error *err);
+
 #endif
