@@ -4,6 +4,8 @@
 #   make deps       install the Debian packages we need (when missing)
 #   make check      build and run every test (cmocka)
 #   make sanitize   the same under AddressSanitizer + UBSan (== make check SAN=1)
+#   make mutants    plant each bug of tests/mutants.txt in a copy, run the
+#                   suite, print which survive (not in CI; docs/HACKING.md)
 #   make bench      build the benchmarks (bench/*), not run
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz
 #   make fuzz-quick run each harness for 15 s (CI)
@@ -31,7 +33,7 @@ LDFLAGS_ALL = $(OPT) -fopenmp $(LDFLAGS)
 # $(BIN)/NAME) and what they share (cmd/*.h, cmd/*.c without a main is
 # linked into every command).  The other names are library modules, in
 # link order; one that holds no .c files yet is skipped.
-LAYERS  := cmd exp viz alloc bound gen record sim cli trace
+LAYERS  := cmd exp viz alloc bound gen mach record sim cli trace
 # Exceptions to that order, from:to (make check-layers, docs/HACKING.md):
 # the simulator and the recorder stand on trace alone.
 LAYERS_DENY := sim:cli record:sim record:cli
@@ -57,7 +59,7 @@ TEST_BINS = $(patsubst %,$(BUILD)/tests/%,$(TESTS))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all deps check check-layers sanitize bench fuzz fuzz-quick clean
+.PHONY: all deps check check-layers sanitize mutants bench fuzz fuzz-quick clean
 .SECONDARY:
 
 all: $(CMDS)
@@ -84,9 +86,9 @@ $(BIN)/$(notdir $(basename $(1))): $(patsubst %.c,$(BUILD)/%.o,$(1)) $(CMD_LIB) 
 endef
 $(foreach c,$(CMD_SRCS),$(eval $(call cmd_rule,$(c))))
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/testutil.o $(LIBS)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/testutil.o $(CMD_LIB) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $< $(BUILD)/tests/testutil.o $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -lcmocka -o $@
+	$(CC) $< $(BUILD)/tests/testutil.o $(CMD_LIB) $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -lcmocka -o $@
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBS)
 	@mkdir -p $(@D)
@@ -118,6 +120,12 @@ check-layers:
 
 sanitize:
 	$(MAKE) SAN=1 check
+
+# Plant each small bug of tests/mutants.txt, one at a time, in a copy of
+# the tree and run the suite there; prints which survive (not in CI;
+# docs/HACKING.md, Mutants).  MUTANTS=3,7-9 picks some.
+mutants:
+	sh tests/mutants.sh tests/mutants.txt $(MUTANTS)
 
 bench: $(CMDS) $(BENCHES)
 

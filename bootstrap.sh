@@ -18,9 +18,12 @@ libcmocka-dev
 libfontconfig-dev
 libglpk-dev
 libgmp-dev
+libhwloc-dev
 libjansson-dev
+libopenmpi-dev
 libzstd-dev
 make
+openmpi-bin
 pkgconf
 "
 for p in $PACKAGES; do

@@ -31,13 +31,52 @@ static const struct mkey {
 #define MKEY_FILE(KEY, FIELD)
 #define MKEY_STR(KEY, FIELD)
 #define MKEY_FLAG(KEY, FIELD)
+#define MKEY_MACHFILE(KEY, FIELD)
 	CLI_MACHINE_ROWS(MKEY_, 0)
 };
 #define NMKEYS (sizeof mkeys / sizeof *mkeys)
 
+/* [machine]'s keys that name a machine file (MACHFILE rows): known, and
+ * left to the command, which reads the file with the trace. */
+static const char *const file_keys[] = {
+#define FKEY_(A, ID, KIND, OPT, SH, KEY, FIELD, MV, HELP) FKEY_##KIND(KEY)
+#define FKEY_MACHFILE(KEY) KEY,
+#define FKEY_CPUS(KEY)
+#define FKEY_TIME(KEY)
+#define FKEY_POLICY(KEY)
+#define FKEY_MODEL(KEY)
+#define FKEY_FILE(KEY)
+#define FKEY_STR(KEY)
+#define FKEY_FLAG(KEY)
+	CLI_MACHINE_ROWS(FKEY_, 0) NULL
+};
+
+/* The binpacking inputs by name (enum alloc_input). */
+static const char *const input_names[] = {
+	[ALLOC_INPUT_WORK] = "work",
+	[ALLOC_INPUT_LIFETIME] = "lifetime",
+	[ALLOC_INPUT_ELAPSED] = "elapsed",
+};
+#define NINPUTS (sizeof input_names / sizeof *input_names)
+
+const char *alloc_input_name(enum alloc_input in)
+{
+	return (size_t)in < NINPUTS ? input_names[in] : "?";
+}
+
+int alloc_parse_input(const char *s, enum alloc_input *out)
+{
+	for (size_t i = 0; s && i < NINPUTS; i++)
+		if (strcmp(s, input_names[i]) == 0) {
+			*out = (enum alloc_input)i;
+			return 0;
+		}
+	return -1;
+}
+
 static const char *const search_keys[] = {
 	"algorithm", "stop_after", "max_tests", "time_limit", "seed",
-	"restarts", NULL
+	"restarts", "binpack_input", NULL
 };
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -68,6 +107,8 @@ static int known(const char *const *keys, const char *k)
 
 static int machine_key(const char *k)
 {
+	if (known(file_keys, k))
+		return 1;
 	for (size_t i = 0; i < NMKEYS; i++)
 		if (strcmp(mkeys[i].key, k) == 0)
 			return 1;
@@ -179,6 +220,11 @@ int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
 	if (u64_key(ini, "search", "restarts", 0, UINT32_MAX, &v, err, errlen))
 		return -1;
 	par->restarts = (uint32_t)v;
+	if ((s = get(ini, "search", "binpack_input", &line)) &&
+	    alloc_parse_input(s, &par->binpack_input))
+		return fail(err, errlen, "%s:%zu: [search] binpack_input: '%s' is not "
+		            "a binpacking input (" ALLOC_INPUT_SYNTAX ")", ini->name,
+		            line, q(s, b, 80));
 	if ((s = get(ini, "search", "time_limit", &line)) &&
 	    cli_parse_seconds(s, &par->time_limit))
 		return fail(err, errlen, "%s:%zu: [search] time_limit: '%s' is not a "

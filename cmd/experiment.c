@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 {
 	cli_omp_passive(argv);
 	int quiet = 0, report = 0;
-	const char *timing = NULL, *output = NULL;
+	const char *timing = NULL, *output = NULL, *machine = NULL;
 	struct cli_opt opts[] = {
 		{CLI_STR, "output", 'o', "CSV", .dst = &output,
 		 .help = "write (and resume) CSV instead of the file's output"},
@@ -97,6 +97,11 @@ int main(int argc, char **argv)
 		 .help = "make the plots and the report instead of running"},
 		{CLI_FLAG, "quiet", 'q', .dst = &quiet,
 		 .help = "no progress bar, no summary"},
+		{CLI_STR, "machine", 0, "FILE", .dst = &machine,
+		 .help = "the machine file (shadowbind-calibrate) of every job,\n"
+		         "instead of the files' [machine] machine = FILE\n"
+		         "(docs/sim.md, Machine files; recorded traces only:\n"
+		         "it needs a trace's time unit)"},
 		{CLI_END},
 	};
 	static const struct cli_cmd cmd = {
@@ -147,12 +152,29 @@ int main(int argc, char **argv)
 		}
 		int rc = exp_spec_load(argv[i], s, err, sizeof err);
 		if (rc) {
-			if (exp_mpi_rank(mpi) == 0) /* once, not once per rank */
+			int r = exp_mpi_rank(mpi);
+			if (r == 0) /* once, not once per rank */
 				fprintf(stderr, "%s\n", err);
 			exp_spec_release(s);
 			free(s);
 			status = rc == EXP_EINVAL ? 2 : 4;
+			/* A rank that cannot read the file while the others can
+			 * would leave them waiting: stop them all. */
+			if (mpi)
+				exp_mpi_abort(status);
 			break;
+		}
+		if (machine) {
+			char *m2 = strdup(machine);
+			if (!m2) {
+				fprintf(stderr, "experiment: out of memory\n");
+				status = 4;
+				exp_spec_release(s);
+				free(s);
+				break;
+			}
+			free(s->machine);
+			s->machine = m2;
 		}
 		if (output) {
 			char *o2 = strdup(output);
@@ -189,7 +211,16 @@ int main(int argc, char **argv)
 		if (rc) {
 			if (st.rank == 0)
 				fprintf(stderr, "experiment: %s\n", err);
+			else if (st.own_failure)
+				fprintf(stderr, "experiment: rank %d: %s\n",
+				        st.rank, err);
 			status = rc == EXP_EINVAL ? 2 : 4;
+			/* Under MPI the other ranks may still be computing or
+			 * waiting for this one: stop them all, reported. */
+			if (st.ranks > 1 && (st.rank == 0 || st.own_failure)) {
+				fflush(stderr);
+				exp_mpi_abort(status);
+			}
 		} else if (st.cancelled) {
 			if (st.rank == 0)
 				fprintf(stderr,

@@ -95,6 +95,15 @@ struct exp_variant {
 	                                   (Paper IV's SGA); rgreedy: the
 	                                   best of its runs alone (Paper V
 	                                   Fig. 3)                          */
+	enum alloc_input binpack_input; /* binpacking's input (docs/alloc.md):
+	                                   [alg.NAME] binpack_input, else
+	                                   [run]'s; also the row's binpack
+	                                   column                           */
+	int have_input;                 /* set by [alg.NAME]                */
+	uint32_t cpus;                  /* 0: the machine's; else the
+	                                   algorithm runs on this many
+	                                   processors (the row's binpack
+	                                   column stays the machine's)      */
 	size_t ncheck;                  /* rows at these test counts too    */
 	uint64_t check[EXP_MAX_CHECKS]; /* increasing                       */
 };
@@ -110,10 +119,15 @@ struct exp_spec {
 	uint64_t seed;            /* batch seed (default 1)                 */
 	struct exp_list cpus, latency, policy, model; /* [machine] sweeps   */
 	uint64_t create_cost, switch_cost; /* units: trace unit            */
+	char *machine;            /* [machine] machine = FILE (a machine
+	                             file, docs/sim.md), or NULL (owned)   */
 	size_t nvar;
 	struct exp_variant var[EXP_MAX_VARIANTS];
 	int unbound;              /* [run] unbound = 1: an `unbound` row    */
 	int bound;                /* [run] bound = 1: bound, lower columns  */
+	enum alloc_input binpack_input; /* [run] binpack_input (work): every
+	                             algorithm's without its own, and the
+	                             unbound row's binpack column           */
 };
 
 /*
@@ -237,6 +251,9 @@ struct exp_run_stats {
 	size_t jobs, kept, computed;  /* all, found complete, computed now */
 	int rank, ranks;              /* MPI: this process, all of them    */
 	int cancelled;
+	int own_failure;              /* MPI: this rank failed in the message
+	                               * passing itself; rank 0 does not know:
+	                               * the rank reports it */
 };
 
 /*
@@ -244,7 +261,11 @@ struct exp_run_stats {
  * missing jobs (OpenMP over jobs; with use_mpi dealt over the ranks, rank
  * 0 writing), rewrite the CSV in order.  Returns EXP_OK (also when
  * cancelled: st->cancelled, the CSV holds the finished jobs), or an EXP_E*
- * code with err.  Under MPI every rank returns the same code.
+ * code with err.  Under MPI rank 0 reports (in err) a failure of any
+ * rank, "rank R: its message"; when rank 0 fails the others may still be
+ * computing or waiting for it, so the caller stops the run with
+ * exp_mpi_abort after reporting (the other ranks report nothing unless
+ * st->own_failure).
  */
 int exp_run(const struct exp_spec *s, const struct exp_run_opts *o,
             struct exp_run_stats *st, char *err, size_t errlen);
@@ -260,6 +281,11 @@ int exp_mpi_rank(int use);
  * init returns 0 or -1. */
 int exp_mpi_init(int *argc, char ***argv);
 void exp_mpi_finalize(void);
+/* exp_mpi_abort - stop every rank of the run with exit status code
+ * (MPI_Abort; nothing without MPI): what a command does after reporting
+ * a failure under MPI, since the other ranks may be waiting for this one
+ * or still computing. */
+void exp_mpi_abort(int code);
 
 /* ---------------------------------------------------------------------
  * Report (exp/report.c)
