@@ -78,8 +78,8 @@ int main(int argc, char **argv)
 		        prog.path);
 		return 2;
 	}
-	if (prog.uses_gomp)
-		fprintf(stderr, "shadowbind-record: warning: %s uses OpenMP (libgomp), whose barriers and locks use raw futexes the recorder does not see; the trace will miss that synchronization\n",
+	if (prog.uses_llvm_omp)
+		fprintf(stderr, "shadowbind-record: warning: %s uses LLVM's or Intel's OpenMP runtime (libomp), whose __kmpc_* calls the recorder does not see (only GCC's libgomp is recorded); the trace will miss that synchronization\n",
 		        prog.path);
 	char preload[PATH_MAX];
 	if (rec_preload_path(preload, sizeof preload, &err) < 0) {

@@ -84,6 +84,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, pinrc == -2 ? "shadowbind-run: %s\n" : "%s\n", err.msg);
 		return pinrc == -2 ? 4 : 2;
 	}
+	if (binding && prog.uses_gomp) {
+		char *places = rec_omp_places(pe[0]);
+		if (places)
+			fprintf(stderr, "shadowbind-run: OpenMP equivalent of this binding: OMP_PLACES='%s' OMP_PROC_BIND=close\n",
+			        places);
+		free(places);
+		if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("GOMP_CPU_AFFINITY"))
+			fprintf(stderr, "shadowbind-run: warning: OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY is set: libgomp pins the threads too (the binding's pinning comes last and wins)\n");
+	}
 	char e0[PATH_MAX + 32];
 	snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
 	char *extra[5] = { e0, "SHADOWBIND_MODE=run", pe[0], pe[1], NULL };

@@ -290,3 +290,35 @@ int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed
 	}
 	return 0;
 }
+
+char *rec_omp_places(const char *pins)
+{
+	if (!strncmp(pins, "SHADOWBIND_PIN=", 15))
+		pins += 15;
+	size_t n = strlen(pins);
+	if (!n || n > (1u << 20))
+		return NULL;
+	char *out = malloc(2 * n + 8), *o = out;
+	if (!out)
+		return NULL;
+	for (const char *p = pins; *p;) {
+		if (*p < '0' || *p > '9') {
+			free(out); /* a thread the binding does not name */
+			return NULL;
+		}
+		if (o != out)
+			*o++ = ',';
+		*o++ = '{';
+		while (*p >= '0' && *p <= '9')
+			*o++ = *p++;
+		*o++ = '}';
+		if (*p == ',')
+			p++;
+		else if (*p) {
+			free(out);
+			return NULL;
+		}
+	}
+	*o = 0;
+	return out;
+}

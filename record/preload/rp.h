@@ -205,6 +205,11 @@ void rp_pin_self(int cpu);
 /* The calling thread's id in run mode (set by the trampoline). */
 void rp_pin_set_id(uint32_t id);
 
+/* rp_gomp.c: when OpenMP work queues were recorded (dynamic or guided
+ * chunks, sections, single), the pool of the outermost team of thread 1
+ * ("1-4") in buf and its queue mutex's id; 1, else 0. */
+int rp_gomp_pool(char *buf, size_t len, uint32_t *mutex);
+
 /* rp_name.c: the symbol of function fn into out ("" if unknown). */
 void rp_symname(void *fn, char *out, size_t len);
 

@@ -672,6 +672,16 @@ static void rp_write_trace(const char *why)
 		out_u(o, g_sem_init[s]);
 		out_s(o, "\n");
 	}
+	char pool[256];
+	uint32_t qm = 0;
+	int has_pool = rp_gomp_pool(pool, sizeof pool, &qm);
+	if (has_pool) {
+		out_s(o, "# OpenMP work queue: mutex ");
+		out_u(o, qm);
+		out_s(o, " deals the chunks of dynamic and guided loops, sections and singles; predict with --pool ");
+		out_s(o, pool);
+		out_s(o, "\n");
+	}
 	out_s(o, "\n");
 	write_records(o);
 	out_flush(o);
@@ -680,6 +690,9 @@ static void rp_write_trace(const char *why)
 	if (o->err || rename(tmp, g_path) < 0) {
 		unlink(tmp);
 		rp_say("shadowbind-record: cannot write ", g_path, ": no trace written\n");
+	} else if (has_pool) {
+		rp_say("shadowbind-record: OpenMP work queue recorded (dynamic/guided loops, sections, single): predict with --pool ",
+		       pool, " (docs/record.md, OpenMP)\n");
 	}
 }
 
