@@ -160,7 +160,16 @@ $(BUILD)/man/%.1: $(BIN)/%
 	@mkdir -p $(@D)
 	help2man -N --no-discard-stderr -n "$$($< --help | awk 'p && /^$$/ {exit} p {printf "%s ", $$0} /^$$/ {p = 1}' | sed 's/[.;:] .*//; s/[.;: ]*$$//')" $< -o $@
 
-$(BUILD)/shadowbind.pc: Makefile
+# shadowbind.pc says PREFIX and the installed modules: $(BUILD)/pc.vars
+# holds those values and is rewritten (new mtime) only when they differ,
+# so the .pc is rebuilt whenever one changes, e.g. after an install with
+# another PREFIX (tests/test_cli_install.c installs with two).
+PC_VARS = prefix=$(PREFIX) modules=$(INSTALL_MODULES)
+$(BUILD)/pc.vars: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' > $@
+
+$(BUILD)/shadowbind.pc: Makefile $(BUILD)/pc.vars
 	@mkdir -p $(@D)
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
 	  'includedir=$${prefix}/include/shadowbind' '' \
@@ -186,4 +195,5 @@ uninstall:
 	rm -f $(foreach h,$(INSTALL_HEADERS),$(DESTDIR)$(incdir)/$(h)) $(DESTDIR)$(pcdir)/shadowbind.pc
 	-rmdir $(foreach m,$(INSTALL_MODULES),$(DESTDIR)$(incdir)/$(m)) $(DESTDIR)$(incdir) 2>/dev/null
 
-.PHONY: install uninstall
+.PHONY: install uninstall FORCE
+FORCE:

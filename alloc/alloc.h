@@ -273,8 +273,9 @@ void alloc_canonical(const int32_t *b, uint32_t n, int32_t *out);
 uint64_t alloc_partitions(uint32_t n, uint32_t k);
 
 /* ---------------------------------------------------------------------
- * Configuration (INI, cli/ini.h): [machine] cpus, latency, policy,
- * create_cost, switch_cost, model; [search] algorithm, stop_after,
+ * Configuration (INI, cli/ini.h): [machine] the keys of the machine's
+ * vocabulary (CLI_MACHINE_ROWS in cli/cli.h: cpus, latency, policy,
+ * create_cost, switch_cost, model); [search] algorithm, stop_after,
  * max_tests, time_limit, seed, restarts.  See examples/allocate.ini.
  */
 struct cli_ini;
@@ -291,52 +292,5 @@ struct cli_ini;
  */
 int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
                        char *err, size_t errlen);
-
-/* Value parsers shared by the config file and the command line.  Each
- * returns 0, or -1 leaving *out unaltered. */
-int alloc_parse_seconds(const char *s, double *out);   /* >= 0, finite  */
-/* "direct", "client-server", "strict", "auto" (sim_model_name). */
-int alloc_parse_model(const char *s, enum sim_model *out);
-
-/*
- * The same as option callbacks for the commands' option tables (cli's
- * CLI_FUNC: dst, value, reason buffer): alloc_policy_opt parses `v` with
- * sim_policy_parse into *(struct sim_params *)dst, alloc_model_opt with
- * alloc_parse_model into *(enum sim_model *)dst.  Each returns 0, or -1
- * with the reason (e.g. "is not a policy (ps, fifo, rr:Q with Q >= 1)")
- * in why and *dst unaltered.
- */
-int alloc_policy_opt(void *dst, const char *v, char *why, size_t len);
-int alloc_model_opt(void *dst, const char *v, char *why, size_t len);
-/* The --pool option's help, the same for every command that has it
- * (sim_pool_new; docs/models.md, "Work queues"). */
-extern const char alloc_pool_help[];
-/* The machine a command's options describe (after cli_machine_load) into
- * par: latency, create and switch costs in trace units, the processors
- * when given, unbound mode when asked for; the rest of par unaltered. */
-struct cli_machine;
-void alloc_machine_params(const struct cli_machine *m, struct sim_params *par);
-
-/* ---------------------------------------------------------------------
- * SHA-256 (for the `trace` header of binding files).
- */
-struct alloc_sha256 {
-	uint32_t h[8];
-	uint64_t len;       /* bytes so far */
-	uint8_t buf[64];
-	size_t nbuf;
-	int portable;       /* 1: portable C, not the processor's SHA
-	                       instructions; init sets 1 when the
-	                       processor lacks them (tests may set 1,
-	                       to compare both ways)                    */
-};
-/* Uses the x86 SHA extensions when the processor has them (about 5x
- * faster), else portable C; the digest is the same. */
-void alloc_sha256_init(struct alloc_sha256 *s);
-/* 1 if this processor has the SHA extensions used above. */
-int alloc_sha256_accelerated(void);
-void alloc_sha256_update(struct alloc_sha256 *s, const void *data, size_t len);
-/* Writes 64 lowercase hex digits and a NUL to hex[65]. */
-void alloc_sha256_final(struct alloc_sha256 *s, char hex[65]);
 
 #endif

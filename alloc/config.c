@@ -1,9 +1,10 @@
-/* config.c - the INI configuration of the search (cli/ini.h) and the
- * value parsers shared with the command line. */
+/* config.c - the INI configuration of the search (cli/ini.h): [machine]
+ * from the machine's vocabulary (CLI_MACHINE_ROWS, cli.h), [search]. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,70 +13,27 @@
 #include "cli/cli.h"
 #include "cli/ini.h"
 
-int alloc_parse_seconds(const char *s, double *out)
-{
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
-		return -1;
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (*end || errno || !isfinite(v) || v < 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static const char *const machine_keys[] = {
-	"cpus", "latency", "policy", "create_cost", "switch_cost", "model", NULL
+/* [machine]: the keys of the machine's vocabulary (CLI_MACHINE_ROWS,
+ * cli.h), each with its kind and its member of struct sim_params. */
+enum mkind { MK_CPUS, MK_TIME, MK_POLICY, MK_MODEL };
+static const struct mkey {
+	const char *key;
+	enum mkind kind;
+	size_t off; /* offsetof(struct sim_params, FIELD) */
+} mkeys[] = {
+#define MKEY_(A, ID, KIND, OPT, SH, KEY, FIELD, MV, HELP) MKEY_##KIND(KEY, FIELD)
+#define MKEY_ROW(KEY, KIND, FIELD) \
+	{.key = KEY, .kind = KIND, .off = offsetof(struct sim_params, FIELD)},
+#define MKEY_CPUS(KEY, FIELD) MKEY_ROW(KEY, MK_CPUS, FIELD)
+#define MKEY_TIME(KEY, FIELD) MKEY_ROW(KEY, MK_TIME, FIELD)
+#define MKEY_POLICY(KEY, FIELD) MKEY_ROW(KEY, MK_POLICY, FIELD)
+#define MKEY_MODEL(KEY, FIELD) MKEY_ROW(KEY, MK_MODEL, FIELD)
+#define MKEY_FILE(KEY, FIELD)
+#define MKEY_STR(KEY, FIELD)
+#define MKEY_FLAG(KEY, FIELD)
+	CLI_MACHINE_ROWS(MKEY_, 0)
 };
-
-int alloc_parse_model(const char *s, enum sim_model *out)
-{
-	static const enum sim_model all[] = {SIM_DIRECT, SIM_CLIENT_SERVER,
-	                                     SIM_STRICT, SIM_AUTO};
-	for (size_t i = 0; s && i < sizeof all / sizeof *all; i++)
-		if (strcmp(s, sim_model_name(all[i])) == 0) {
-			*out = all[i];
-			return 0;
-		}
-	return -1;
-}
-
-const char alloc_pool_help[] =
-	"these threads are the interchangeable workers of a\n"
-	"work queue (ids and ranges, 2-4,7, or a thread name):\n"
-	"they take the recorded tasks in recorded order,\n"
-	"whichever gets the queue's mutex next (docs/models.md,\n"
-	"Work queues); Direct model only";
-
-void alloc_machine_params(const struct cli_machine *m, struct sim_params *par)
-{
-	par->latency = m->latency_tu;
-	par->create_cost = m->create_cost_tu;
-	par->switch_cost = m->switch_cost_tu;
-	if (m->k)
-		par->cpus = m->k;
-	if (m->unbound)
-		par->mode = SIM_UNBOUND;
-}
-
-int alloc_policy_opt(void *dst, const char *v, char *why, size_t len)
-{
-	if (sim_policy_parse(v, dst)) {
-		snprintf(why, len, "is not a policy (ps, fifo, rr:Q with Q >= 1)");
-		return -1;
-	}
-	return 0;
-}
-
-int alloc_model_opt(void *dst, const char *v, char *why, size_t len)
-{
-	if (alloc_parse_model(v, dst)) {
-		snprintf(why, len, "is not a model (direct, client-server, strict, auto)");
-		return -1;
-	}
-	return 0;
-}
+#define NMKEYS (sizeof mkeys / sizeof *mkeys)
 
 static const char *const search_keys[] = {
 	"algorithm", "stop_after", "max_tests", "time_limit", "seed",
@@ -108,6 +66,14 @@ static int known(const char *const *keys, const char *k)
 	return 0;
 }
 
+static int machine_key(const char *k)
+{
+	for (size_t i = 0; i < NMKEYS; i++)
+		if (strcmp(mkeys[i].key, k) == 0)
+			return 1;
+	return 0;
+}
+
 static const char *q(const char *s, char *buf, size_t len)
 {
 	return cli_quote(s, strlen(s), buf, len);
@@ -118,11 +84,12 @@ static int check_keys(const struct cli_ini *ini, char *err, size_t len)
 {
 	for (size_t i = 0; i < ini->n; i++) {
 		const struct cli_ini_entry *e = &ini->e[i];
-		const char *const *keys = !e->key ? NULL
-		                          : !strcmp(e->section, "machine") ? machine_keys
-		                          : !strcmp(e->section, "search") ? search_keys : NULL;
+		int unknown = !e->key ? 0
+		              : !strcmp(e->section, "machine") ? !machine_key(e->key)
+		              : !strcmp(e->section, "search") ? !known(search_keys, e->key)
+		              : 0;
 		char b[160];
-		if (keys && !known(keys, e->key))
+		if (unknown)
 			return fail(err, len, "%s:%zu: [%s] %s: unknown key", ini->name,
 			            e->line, e->section, q(e->key, b, 80));
 	}
@@ -147,6 +114,41 @@ static int u64_key(const struct cli_ini *ini, const char *sec, const char *key,
 	return 0;
 }
 
+/* The [machine] key k, when the file gives it, into par. */
+static int machine_apply(const struct cli_ini *ini, const struct mkey *k,
+                         struct sim_params *par, char *err, size_t len)
+{
+	size_t line;
+	const char *s = get(ini, "machine", k->key, &line);
+	char b[160];
+	void *dst = (char *)par + k->off;
+	uint64_t v;
+	switch (k->kind) {
+	case MK_CPUS:
+		v = *(uint32_t *)dst;
+		if (u64_key(ini, "machine", k->key, 1, CLI_CPUS_MAX, &v, err, len))
+			return -1;
+		*(uint32_t *)dst = (uint32_t)v;
+		return 0;
+	case MK_TIME: /* trace units */
+		return u64_key(ini, "machine", k->key, 0, TRACE_WORK_LIMIT - 1,
+		               dst, err, len);
+	case MK_POLICY:
+		if (s && sim_policy_parse(s, par))
+			return fail(err, len, "%s:%zu: [machine] %s: '%s' is not a "
+			            "policy (" SIM_POLICY_SYNTAX ")", ini->name, line,
+			            k->key, q(s, b, 80));
+		return 0;
+	case MK_MODEL:
+		if (s && sim_model_parse(s, dst))
+			return fail(err, len, "%s:%zu: [machine] %s: '%s' is not a "
+			            "model (" SIM_MODEL_SYNTAX ")", ini->name, line,
+			            k->key, q(s, b, 80));
+		return 0;
+	}
+	return 0;
+}
+
 int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
                        char *err, size_t errlen)
 {
@@ -157,26 +159,9 @@ int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
 	size_t line;
 	char b[160];
 
-	v = par->sim.cpus;
-	if (u64_key(ini, "machine", "cpus", 1, CLI_CPUS_MAX, &v, err, errlen))
-		return -1;
-	par->sim.cpus = (uint32_t)v;
-	if (u64_key(ini, "machine", "latency", 0, TRACE_WORK_LIMIT - 1,
-	            &par->sim.latency, err, errlen) ||
-	    u64_key(ini, "machine", "create_cost", 0, TRACE_WORK_LIMIT - 1,
-	            &par->sim.create_cost, err, errlen) ||
-	    u64_key(ini, "machine", "switch_cost", 0, TRACE_WORK_LIMIT - 1,
-	            &par->sim.switch_cost, err, errlen))
-		return -1;
-	if ((s = get(ini, "machine", "policy", &line)) && sim_policy_parse(s, &par->sim))
-		return fail(err, errlen, "%s:%zu: [machine] policy: '%s' is not a "
-		            "policy (ps, fifo, rr:Q with Q >= 1)", ini->name, line,
-		            q(s, b, 80));
-	if ((s = get(ini, "machine", "model", &line)) &&
-	    alloc_parse_model(s, &par->sim.model))
-		return fail(err, errlen, "%s:%zu: [machine] model: '%s' is not a "
-		            "model (direct, client-server, strict, auto)", ini->name,
-		            line, q(s, b, 80));
+	for (size_t i = 0; i < NMKEYS; i++)
+		if (machine_apply(ini, &mkeys[i], &par->sim, err, errlen))
+			return -1;
 	if ((s = get(ini, "search", "algorithm", &line))) {
 		if (alloc_algorithm_find(s) < 0)
 			return fail(err, errlen, "%s:%zu: [search] algorithm: '%s' is "
@@ -195,7 +180,7 @@ int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
 		return -1;
 	par->restarts = (uint32_t)v;
 	if ((s = get(ini, "search", "time_limit", &line)) &&
-	    alloc_parse_seconds(s, &par->time_limit))
+	    cli_parse_seconds(s, &par->time_limit))
 		return fail(err, errlen, "%s:%zu: [search] time_limit: '%s' is not a "
 		            "non-negative number of seconds", ini->name, line, q(s, b, 80));
 	return 0;

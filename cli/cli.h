@@ -71,6 +71,8 @@ enum cli_exit {
 
 enum cli_kind {
 	CLI_END = 0,  /* ends the table                                    */
+	CLI_SKIP,     /* a row left out (of a shared row macro such as
+	                 CMD_MACHINE_OPTS): neither parsed nor shown      */
 	CLI_GROUP,    /* a heading in --help (help = the heading)          */
 	CLI_TEXT,     /* a paragraph in --help under the options (help)    */
 	CLI_FLAG,     /* no value; *(int *)dst = 1                         */
@@ -179,6 +181,11 @@ int cli_time_parse(const char *s, struct cli_time *t);
 int cli_time_get(const struct cli_time *t, const struct trace *tr,
                  uint64_t def, uint64_t *out, char *why, size_t len);
 
+/* cli_parse_seconds - a non-negative finite number of seconds ("1.5",
+ * ".5"; no sign, no space), as CLI_SECONDS and INI files take it.  0, or
+ * -1 and *out unaltered. */
+int cli_parse_seconds(const char *s, double *out);
+
 /* ---------------------------------------------------------------------
  * Reading inputs: the same messages in every command.
  */
@@ -221,15 +228,82 @@ const char *cli_input_name(const char *path);
 void cli_omp_passive(char **argv);
 
 /* ---------------------------------------------------------------------
- * The machine options simulate and critical share: --cpus K, --binding
- * FILE, --unbound, --latency T, --create-cost C, --switch-cost C.  The
- * command's option table (with its own help texts) points into a struct
- * cli_machine; the rules and the loading are here, once:
+ * The machine's vocabulary: one row per setting of the simulated machine
+ * that a user gives, as an option of a command or as a key of an INI
+ * file's [machine] section.  Generated from these rows (X macros):
+ *   - every command's machine options: CMD_MACHINE_OPTS (cmd/common.h);
+ *   - the INI readers' [machine] keys: allocate's --config
+ *     (alloc/config.c) and experiment files (exp/spec.c);
+ *   - struct cli_machine's loading below (the TIME rows).
+ * So adding a machine setting is one row here, plus its members (FIELD
+ * below) and the code that uses its value.  The help is the same in every command.
  *
- *   struct cli_machine m = {.alone = "..."};
- *   {CLI_CPUS, "cpus", 'k', .dst = &m.cpus, ...}, {CLI_STR, "binding", 'b',
- *   .dst = &m.binding, ...}, {CLI_FLAG, "unbound", .dst = &m.unbound, ...},
- *   {CLI_TIME, "latency", .dst = &m.latency, ...}, ...
+ *   X(A, ID, KIND, OPTION, SHORT, KEY, FIELD, METAVAR, HELP)
+ *
+ *   A        the caller's argument, passed through
+ *   ID       the row's name: CLI_M_ID, bit CLI_M_BIT(ID)
+ *   KIND     how the value reads (the user of the rows maps each kind):
+ *            CPUS  processors, 1..CLI_CPUS_MAX
+ *            TIME  a simulated time: struct cli_time on the command line
+ *                  (trace units or with a unit), an integer number of
+ *                  trace units in INI files
+ *            POLICY, MODEL  sim_policy_parse, sim_model_parse (sim.h)
+ *            FILE, STR, FLAG  a path, a string, no value (command line
+ *                  only: KEY is NULL)
+ *   OPTION   the long option, SHORT its letter or 0
+ *   KEY      the INI key in [machine], or NULL (command line only)
+ *   FIELD    its member: in struct cli_machine (the option as given) for
+ *            CPUS, TIME, FILE, STR and FLAG rows; in struct sim_params
+ *            (the value) for CPUS, TIME, POLICY and MODEL rows (POLICY
+ *            sets policy and quantum)
+ *   METAVAR, HELP  as in struct cli_opt
+ *
+ * The order is --help's.  Every CPUS, TIME, POLICY and MODEL row has a
+ * KEY (the INI readers rely on it).
+ */
+#define CLI_MACHINE_ROWS(X, A) \
+	X(A, CPUS, CPUS, "cpus", 'k', "cpus", cpus, "K", \
+	  "processors 0..K-1 (default: the binding file's cpus)") \
+	X(A, BINDING, FILE, "binding", 'b', NULL, binding, "FILE", \
+	  "bind threads as FILE says (docs/binding-format.md)") \
+	X(A, UNBOUND, FLAG, "unbound", 0, NULL, unbound, NULL, \
+	  "no binding: K processors serve one ready queue\n" \
+	  "(the operating system's dynamic scheduling)") \
+	X(A, LATENCY, TIME, "latency", 0, "latency", latency, "T", \
+	  "synchronization latency between processors\n" \
+	  "(default 0): trace units, or with a unit (4us)") \
+	X(A, POLICY, POLICY, "policy", 0, "policy", policy, "P", \
+	  "local scheduling: ps (processor sharing in exact\n" \
+	  "integer cycles, default; docs/sim.md),\n" \
+	  "fifo (run to block), rr:Q (round robin, quantum Q)") \
+	X(A, CREATE_COST, TIME, "create-cost", 0, "create_cost", create_cost, "C", \
+	  "CPU time a create costs its creator (default 0)") \
+	X(A, SWITCH_COST, TIME, "switch-cost", 0, "switch_cost", switch_cost, "C", \
+	  "context-switch time, fifo and rr only (default 0)") \
+	X(A, MODEL, MODEL, "model", 0, "model", model, "M", \
+	  "simulation model (Paper VIII; docs/models.md):\n" \
+	  "direct (an acquisition takes the first release),\n" \
+	  "client-server (the recorded releases; threads cut\n" \
+	  "into lists that may run out of order), strict (the\n" \
+	  "recorded releases in recorded order; never\n" \
+	  "deadlocks), or auto (default: direct, on deadlock\n" \
+	  "client-server, on deadlock strict)") \
+	X(A, POOL, STR, "pool", 0, NULL, pool, "THREADS", \
+	  "these threads are the interchangeable workers of a\n" \
+	  "work queue (ids and ranges, 2-4,7, or a thread name):\n" \
+	  "they take the recorded tasks in recorded order,\n" \
+	  "whichever gets the queue's mutex next (docs/models.md,\n" \
+	  "Work queues); Direct model only")
+
+#define CLI_M_ENUM_(A, ID, ...) CLI_M_##ID,
+enum cli_machine_row { CLI_MACHINE_ROWS(CLI_M_ENUM_, 0) CLI_M_NROWS };
+#define CLI_M_BIT(ID) (1u << CLI_M_##ID)
+#define CLI_M_ALL ((1u << CLI_M_NROWS) - 1)
+
+/*
+ * struct cli_machine - the machine options as given, and loaded (one
+ * member per row of CLI_MACHINE_ROWS, FIELD):
+ *
  *   cli_machine_check(&m, why, len)        after cli_parse
  *   cli_machine_load(&m, tr, why, len)     after the trace is read
  *   cli_machine_release(&m)
@@ -240,6 +314,7 @@ struct cli_machine {
 	const char *binding;  /* --binding FILE, or NULL                     */
 	int unbound;          /* --unbound                                   */
 	struct cli_time latency, create_cost, switch_cost; /* as given       */
+	const char *pool;     /* --pool THREADS, or NULL                     */
 	/* Set by the command: what it does with neither --binding nor
 	 * --unbound, for the message of a lone --cpus; or NULL. */
 	const char *alone;

@@ -1,4 +1,4 @@
-/* machine.c - the machine options simulate and critical share (cli.h). */
+/* machine.c - the machine options the commands share (cli.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,11 +24,18 @@ int cli_machine_load(struct cli_machine *m, const struct trace *tr, char *why,
 {
 	memset(&m->bind, 0, sizeof m->bind);
 	m->k = m->cpus;
-	m->latency_tu = m->create_cost_tu = m->switch_cost_tu = 0;
-	if (cli_time_get(&m->latency, tr, 0, &m->latency_tu, why, len) ||
-	    cli_time_get(&m->create_cost, tr, 0, &m->create_cost_tu, why, len) ||
-	    cli_time_get(&m->switch_cost, tr, 0, &m->switch_cost_tu, why, len))
+	/* every TIME row of CLI_MACHINE_ROWS, in trace units */
+#define TIME_(m, ID, KIND, OPTION, SHORT, KEY, FIELD, ...) TIME_##KIND(m, FIELD)
+#define TIME_TIME(m, FIELD) \
+	if (cli_time_get(&m->FIELD, tr, 0, &m->FIELD##_tu, why, len)) \
 		return CLI_EUSAGE;
+#define TIME_CPUS(m, FIELD)
+#define TIME_POLICY(m, FIELD)
+#define TIME_MODEL(m, FIELD)
+#define TIME_FILE(m, FIELD)
+#define TIME_STR(m, FIELD)
+#define TIME_FLAG(m, FIELD)
+	CLI_MACHINE_ROWS(TIME_, m)
 	if (!m->binding)
 		return CLI_OK;
 	struct trace_error err;

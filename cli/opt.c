@@ -122,38 +122,15 @@ const char *cli_quote(const char *s, size_t n, char *buf, size_t len)
  * Times with units
  */
 
-static const struct {
-	const char *sfx;
-	enum trace_unit unit;
-	uint64_t ns; /* nanoseconds per unit */
-} units[] = {
-	{"ns", TRACE_NS, 1},
-	{"us", TRACE_US, 1000},
-	{"ms", TRACE_MS, 1000000},
-	{"s", TRACE_S, 1000000000},
-};
-#define NUNITS (sizeof units / sizeof *units)
-
-static uint64_t unit_ns(enum trace_unit u)
-{
-	for (size_t i = 0; i < NUNITS; i++)
-		if (units[i].unit == u)
-			return units[i].ns;
-	return 0;
-}
-
 int cli_time_parse(const char *s, struct cli_time *t)
 {
 	struct cli_time r = {.text = s, .name = t->name, .unit = -1};
 	size_t n = strlen(s), i = 0;
-	for (size_t u = 0; u < NUNITS; u++) {
-		size_t sl = strlen(units[u].sfx);
-		if (n > sl && strcmp(s + n - sl, units[u].sfx) == 0 &&
-		    !(s[n - sl - 1] >= 'a' && s[n - sl - 1] <= 'z')) {
-			r.unit = (int)units[u].unit;
-			n -= sl;
-			break;
-		}
+	enum trace_unit su;
+	size_t sl = trace_unit_suffix(s, n, &su);
+	if (sl) {
+		r.unit = (int)su;
+		n -= sl;
 	}
 	int digits = 0, dot = 0;
 	for (i = 0; i < n; i++) {
@@ -189,14 +166,14 @@ int cli_time_get(const struct cli_time *t, const struct trace *tr,
 		*out = t->num;
 		return 0;
 	}
-	uint64_t tu = tr && tr->unit_declared ? unit_ns(tr->unit) : 0;
+	uint64_t tu = tr && tr->unit_declared ? trace_unit_ns(tr->unit) : 0;
 	if (tu == 0) {
 		snprintf(why, len, "--%s: '%s': a unit suffix needs a trace that "
 		         "declares its unit (ns, us, ms or s)", t->name, t->text);
 		return -1;
 	}
 	/* value = num / 10^frac * ns(suffix) / ns(trace unit), exact. */
-	unsigned __int128 a = (unsigned __int128)t->num * unit_ns((enum trace_unit)t->unit);
+	unsigned __int128 a = (unsigned __int128)t->num * trace_unit_ns((enum trace_unit)t->unit);
 	unsigned __int128 d = tu;
 	for (uint32_t i = 0; i < t->frac; i++)
 		d *= 10;
@@ -212,6 +189,19 @@ int cli_time_get(const struct cli_time *t, const struct trace *tr,
 		return -1;
 	}
 	*out = (uint64_t)a;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, double *out)
+{
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return -1;
+	char *end;
+	errno = 0;
+	double d = strtod(s, &end);
+	if (*end || errno || !isfinite(d) || d < 0)
+		return -1;
+	*out = d;
 	return 0;
 }
 
@@ -240,7 +230,7 @@ static const char *metavar(const struct cli_opt *o)
 struct cli_opt *cli_find(const struct cli_cmd *cmd, const char *name)
 {
 	for (struct cli_opt *o = cmd->opts; o && o->kind != CLI_END; o++)
-		if (o->name && strcmp(o->name, name) == 0)
+		if (o->kind != CLI_SKIP && o->name && strcmp(o->name, name) == 0)
 			return o;
 	return NULL;
 }
@@ -294,17 +284,11 @@ static int store(const struct cli_cmd *cmd, struct cli_opt *o, const char *v,
 			                 "unit: 4us, 0.5ms, 10ns, 1s)", shown, v);
 		((struct cli_time *)o->dst)->name = o->name;
 		break;
-	case CLI_SECONDS: {
-		char *end;
-		errno = 0;
-		double d = strtod(v, &end);
-		if (!*v || *end || errno || !isfinite(d) || d < 0 ||
-		    (!(*v >= '0' && *v <= '9') && *v != '.'))
+	case CLI_SECONDS:
+		if (cli_parse_seconds(v, o->dst))
 			return cli_usage(cmd, "%s: '%s' is not a non-negative number "
 			                 "of seconds", shown, v);
-		*(double *)o->dst = d;
 		break;
-	}
 	case CLI_CHOICE: {
 		int i;
 		for (i = 0; o->choices[i]; i++)
@@ -477,6 +461,8 @@ void cli_help(const struct cli_cmd *cmd, FILE *f)
 		fprintf(f, "\n%s\n", cmd->about);
 	int grouped = 0;
 	for (const struct cli_opt *o = cmd->opts; o && o->kind != CLI_END; o++) {
+		if (o->kind == CLI_SKIP)
+			continue;
 		if (o->kind == CLI_GROUP) {
 			fprintf(f, "\n%s:\n", o->help);
 			grouped = 1;

@@ -22,6 +22,7 @@
 #include "alloc/alloc.h"
 #include "bound/bound.h"
 #include "cli/cli.h"
+#include "cmd/common.h"
 #include "cli/ini.h"
 #include "cli/json.h"
 #include "cli/out.h"
@@ -352,37 +353,20 @@ int main(int argc, char **argv)
 {
 	cli_omp_passive(argv);
 	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
-	const char *traj_path = NULL, *pool_spec = NULL;
+	const char *traj_path = NULL;
 	int quiet = 0, no_bound = 0, full_bound = 0, list = 0, json = 0, explain = 0;
 	uint32_t progress_fd = 0;
-	uint32_t cpus = 0, restarts = 0;
+	uint32_t restarts = 0;
 	uint64_t seed = 0, max_tests = 0, stop_after = 0;
 	double time_limit = 0;
-	struct cli_time latency = {0}, ccost = {0}, scost = {0};
-	struct sim_params simp;
-	sim_params_init(&simp);
-	enum sim_model model = SIM_AUTO;
+	struct cmd_machine M;
+	cmd_machine_init(&M, NULL);
 	struct cli_opt opts[] = {
-		{CLI_GROUP, .help = "Machine"},
-		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
-		 .help = "processors (required here or in --config)"},
-		{CLI_TIME, "latency", .dst = &latency,
-		 .help = "synchronization latency between processors\n"
-		         "(default 0): trace units, or with a unit (4us)"},
-		{CLI_FUNC, "policy", .metavar = "P", .dst = &simp, .fn = alloc_policy_opt,
-		 .help = "local scheduling: ps (default), fifo, rr:Q"},
-		{CLI_TIME, "create-cost", .metavar = "C", .dst = &ccost,
-		 .help = "CPU time of a thread creation (default 0)"},
-		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &scost,
-		 .help = "context switch time, fifo and rr (default 0)"},
-		{CLI_FUNC, "model", .metavar = "M", .dst = &model, .fn = alloc_model_opt,
-		 .help = "simulation model: auto (default), direct,\n"
-		         "client-server, strict.  auto applies Paper\n"
-		         "VIII's scheme (direct, on deadlock client-server,\n"
-		         "then strict) once, to binpacking's allocation,\n"
-		         "and the whole search uses the model it chose"},
-		{CLI_STR, "pool", .metavar = "THREADS", .dst = &pool_spec,
-		 .help = alloc_pool_help},
+		CMD_MACHINE_OPTS(&M, CLI_M_ALL & ~CLI_M_BIT(BINDING) & ~CLI_M_BIT(UNBOUND)),
+		{CLI_TEXT, .help = "allocate --model auto applies Paper VIII's scheme\n"
+		                   "once, to binpacking's allocation, and the whole\n"
+		                   "search uses the model it chose; --cpus is required\n"
+		                   "here or in --config"},
 		{CLI_GROUP, .help = "Search"},
 		{CLI_FUNC, "algorithm", 'a', .metavar = "NAME", .dst = &algorithm,
 		 .fn = algorithm_opt, .help = "see --list-algorithms (default auto)"},
@@ -467,14 +451,6 @@ int main(int argc, char **argv)
 	if (config)
 		load_config(config, &par);
 #define GIVEN(name) (cli_find(&cmd, name)->given)
-	if (GIVEN("cpus"))
-		par.sim.cpus = cpus;
-	if (GIVEN("policy")) {
-		par.sim.policy = simp.policy;
-		par.sim.quantum = simp.quantum;
-	}
-	if (GIVEN("model"))
-		par.sim.model = model;
 	if (algorithm)
 		snprintf(par.algorithm, sizeof par.algorithm, "%s", algorithm);
 	if (GIVEN("seed"))
@@ -487,7 +463,7 @@ int main(int argc, char **argv)
 		par.restarts = restarts;
 	if (GIVEN("time-limit"))
 		par.time_limit = time_limit;
-	if (par.sim.cpus == 0)
+	if (par.sim.cpus == 0 && M.m.cpus == 0)
 		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
 
 	/* Until the search: a signal exits at once (reading a trace from a
@@ -500,39 +476,31 @@ int main(int argc, char **argv)
 	int rc = cli_slurp(trace_path, &bytes, &nbytes, why, sizeof why);
 	if (rc != CLI_OK)
 		return cli_errorf(rc, "%s", why);
-	struct alloc_sha256 sh;
-	alloc_sha256_init(&sh);
-	alloc_sha256_update(&sh, bytes, nbytes);
-	alloc_sha256_final(&sh, hex);
+	struct trace_sha256 sh;
+	trace_sha256_init(&sh);
+	trace_sha256_update(&sh, bytes, nbytes);
+	trace_sha256_final(&sh, hex);
 	struct trace *tr = NULL;
 	struct trace_error terr;
 	rc = trace_read_mem(cli_input_name(trace_path), bytes, nbytes, &tr, &terr);
 	free(bytes);
 	if (rc)
 		return cli_errorf(CLI_EINPUT, "%s", terr.msg);
-	if (cli_time_get(&latency, tr, par.sim.latency, &par.sim.latency, why, sizeof why) ||
-	    cli_time_get(&ccost, tr, par.sim.create_cost, &par.sim.create_cost, why, sizeof why) ||
-	    cli_time_get(&scost, tr, par.sim.switch_cost, &par.sim.switch_cost, why, sizeof why)) {
+	if ((rc = cmd_machine_load(&M, &cmd, tr, &par.sim)) != CLI_OK) {
 		trace_free(tr);
-		return cli_usage(&cmd, "%s", why);
+		return rc;
 	}
 	struct sim_program *sp = sim_program_new(tr);
 	if (!sp)
 		die_input("%s: out of memory", trace_path);
 	struct sim_pool *pool = NULL;
-	if (pool_spec) {
-		if (par.sim.model != SIM_DIRECT && par.sim.model != SIM_AUTO) {
-			sim_program_free(sp);
-			trace_free(tr);
-			return cli_usage(&cmd, "--pool works with the Direct model only (--model direct or auto)");
-		}
-		if (sim_pool_new(sp, pool_spec, &pool, why, sizeof why) != 0) {
-			sim_program_free(sp);
-			die_input("%s: %s", trace_path, why);
-		}
-		par.sim.pool = pool;
-		no_bound = 1; /* the bound and the lower bound fix each thread's work */
+	if ((rc = cmd_pool_open(&M, &cmd, sp, trace_path, &par.sim, &pool)) != CLI_OK) {
+		sim_program_free(sp);
+		trace_free(tr);
+		return rc;
 	}
+	if (pool)
+		no_bound = 1; /* the bound and the lower bound fix each thread's work */
 
 	struct bound_result br;
 	/* From here on a first signal stops the search cleanly. */

@@ -16,6 +16,7 @@
 
 #include "bound/bound.h"
 #include "cli/cli.h"
+#include "cmd/common.h"
 #include "cli/json.h"
 #include "cli/out.h"
 #include "sim/sim.h"
@@ -82,18 +83,6 @@ static int parse_rat(const char *s, size_t len, mpq_t q)
 	return rc;
 }
 
-/* Nanoseconds per unit, 0 for ticks. */
-static unsigned long unit_ns(enum trace_unit u)
-{
-	switch (u) {
-	case TRACE_NS: return 1;
-	case TRACE_US: return 1000;
-	case TRACE_MS: return 1000000;
-	case TRACE_S: return 1000000000;
-	default: return 0;
-	}
-}
-
 /*
  * One latency "4", "0.5", "1/3", "4us": into q, in trace units (unit: the
  * trace's unit; -1 in parameter mode, where suffixes are refused).
@@ -101,23 +90,21 @@ static unsigned long unit_ns(enum trace_unit u)
  */
 static int parse_latency(const char *s, size_t len, int unit, mpq_t q)
 {
-	static const struct { const char *sfx; enum trace_unit u; } sf[] = {
-		{"ns", TRACE_NS}, {"us", TRACE_US}, {"ms", TRACE_MS}, {"s", TRACE_S}};
-	for (size_t i = 0; i < 4; i++) {
-		size_t sl = strlen(sf[i].sfx);
-		if (len > sl && memcmp(s + len - sl, sf[i].sfx, sl) == 0) {
-			if (parse_rat(s, len - sl, q))
-				return -1;
-			if (unit < 0 || unit_ns((enum trace_unit)unit) == 0)
-				return -2;
-			mpq_t f;
-			mpq_init(f);
-			mpq_set_ui(f, unit_ns(sf[i].u), unit_ns((enum trace_unit)unit));
-			mpq_canonicalize(f);
-			mpq_mul(q, q, f);
-			mpq_clear(f);
-			return 0;
-		}
+	enum trace_unit su;
+	size_t sl = trace_unit_suffix(s, len, &su);
+	if (sl) {
+		if (parse_rat(s, len - sl, q))
+			return -1;
+		uint64_t tu = unit < 0 ? 0 : trace_unit_ns((enum trace_unit)unit);
+		if (tu == 0)
+			return -2;
+		mpq_t f;
+		mpq_init(f);
+		mpq_set_ui(f, trace_unit_ns(su), tu);
+		mpq_canonicalize(f);
+		mpq_mul(q, q, f);
+		mpq_clear(f);
+		return 0;
 	}
 	return parse_rat(s, len, q);
 }
@@ -327,9 +314,11 @@ int main(int argc, char **argv)
 	bound_opts_init(&O.bo);
 	O.ilp_ms = 1000; /* ms */
 	int method = 0, no_lazy = 0, exhaustive = 0;
+	struct cmd_machine M;
+	cmd_machine_init(&M, NULL);
 	struct cli_opt opts[] = {
-		{CLI_GROUP, .help = "Machine"},
-		{CLI_CPUS, "cpus", 'k', .dst = &O.k, .help = "processors"},
+		/* --latency is bound's own: a list of exact fractions */
+		CMD_MACHINE_OPTS(&M, CLI_M_BIT(CPUS)),
 		{CLI_STR, "latency", .metavar = "T", .dst = &O.latency,
 		 .help = "synchronization latency t (default 0): a non-negative\n"
 		         "number, decimal (0.5) or fraction (1/3).  With a trace:\n"
@@ -390,6 +379,7 @@ int main(int argc, char **argv)
 		return prc;
 	cli_signals_install(CLI_SIG_EXIT); /* 130/143 */
 	O.have_k = cli_find(&cmd, "cpus")->given;
+	O.k = M.m.cpus;
 	O.have_threads = cli_find(&cmd, "threads")->given;
 	O.have_profile = cli_find(&cmd, "profile")->given;
 	O.have_z = cli_find(&cmd, "granularity")->given;

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/alloc.h"
 #include "cli/cli.h"
+#include "cmd/common.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
 #include "viz/viz.h"
@@ -55,34 +55,15 @@ static int cmp_weigh(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+	struct cmd_machine M;
+	cmd_machine_init(&M, NULL);
 	struct sim_params par;
-	sim_params_init(&par);
-	par.model = SIM_AUTO;
-	struct cli_machine m = {0};
 	int json = 0;
 	uint32_t weights = 5, top = 10;
 	struct whatifs wi;
 	memset(&wi, 0, sizeof wi);
 	struct cli_opt opts[] = {
-		{CLI_GROUP, .help = "Machine and binding (as simulate)"},
-		{CLI_CPUS, "cpus", 'k', .dst = &m.cpus,
-		 .help = "processors 0..K-1 (default: the binding file's cpus)"},
-		{CLI_STR, "binding", 'b', .dst = &m.binding,
-		 .help = "bind threads as FILE says (docs/binding-format.md)"},
-		{CLI_FLAG, "unbound", .dst = &m.unbound,
-		 .help = "no binding: K processors serve one ready queue\n"
-		         "With neither, every thread gets a processor of its own."},
-		{CLI_TIME, "latency", .dst = &m.latency,
-		 .help = "synchronization latency between processors\n"
-		         "(default 0): trace units, or with a unit (4us)"},
-		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = alloc_policy_opt,
-		 .help = "local scheduling: ps (default), fifo, rr:Q"},
-		{CLI_TIME, "create-cost", .metavar = "C", .dst = &m.create_cost,
-		 .help = "CPU time a create costs its creator (default 0)"},
-		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &m.switch_cost,
-		 .help = "context-switch time, fifo and rr only (default 0)"},
-		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = alloc_model_opt,
-		 .help = "direct, client-server, strict, auto (default)"},
+		CMD_MACHINE_OPTS(&M, CLI_M_ALL & ~CLI_M_BIT(POOL)),
 		{CLI_GROUP, .help = "Analysis"},
 		{CLI_FUNC, "what-if", .metavar = "SPEC", .dst = &wi, .fn = whatif_opt,
 		 .help = "re-simulate with a change, print the new makespan\n"
@@ -124,22 +105,22 @@ int main(int argc, char **argv)
 	char why[600];
 	if (nops != 1)
 		return cli_usage(&cmd, nops == 0 ? "no trace given" : "more than one trace given");
-	if (cli_machine_check(&m, why, sizeof why))
+	if (cli_machine_check(&M.m, why, sizeof why))
 		return cli_usage(&cmd, "%s", why);
 	for (size_t i = 0; i < wi.n; i++)
-		if (wi.w[i].what == VIZ_WI_OBJLAT && par.model != SIM_DIRECT && par.model != SIM_AUTO)
+		if (wi.w[i].what == VIZ_WI_OBJLAT && M.par.model != SIM_DIRECT && M.par.model != SIM_AUTO)
 			return cli_usage(&cmd, "--what-if %s needs the Direct model", wi.w[i].text);
 	const char *path = argv[1];
 	struct trace *tr = NULL;
 	if (cli_trace_load(path, &tr, why, sizeof why) != CLI_OK)
 		return cli_errorf(CLI_EINPUT, "%s", why);
-	int mrc = cli_machine_load(&m, tr, why, sizeof why);
+	par = M.par;
+	int mrc = cmd_machine_load(&M, &cmd, tr, &par);
 	if (mrc != CLI_OK) {
 		trace_free(tr);
-		return mrc == CLI_EUSAGE ? cli_usage(&cmd, "%s", why) : cli_errorf(mrc, "%s", why);
+		return mrc;
 	}
-	alloc_machine_params(&m, &par);
-	const int32_t *binding = m.binding ? m.bind.proc : NULL;
+	const int32_t *binding = M.m.binding ? M.m.bind.proc : NULL;
 	int rc = 4;
 	struct viz_sched *vs = NULL;
 	struct viz_path *cp = NULL;
@@ -314,18 +295,13 @@ int main(int argc, char **argv)
 	}
 	if (json)
 		fputs("}\n", stdout);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "critical: write error: %s\n", strerror(errno));
-		rc = 4;
-		goto out;
-	}
-	rc = 0;
+	rc = cmd_flush(&cmd);
 out:
 	viz_path_free(cp);
 	viz_sched_free(vs);
 	sim_work_free(work);
 	sim_program_free(prog);
-	cli_machine_release(&m);
+	cli_machine_release(&M.m);
 	trace_free(tr);
 	return rc;
 }

@@ -154,23 +154,55 @@ int main(int argc, char **argv)
 	uint64_t ns;
 	int st = rec_wait(pid, &ns);
 	if (access(raw, F_OK) != 0) {
-		fprintf(stderr, "shadowbind-record: %s wrote no trace (status %d): it ended without exit() "
-		        "(_exit, abort, a signal the recorder does not catch), or the recorder could not load\n",
+		fprintf(stderr, "shadowbind-record: %s wrote no trace (status %d): the recorder could not load\n",
 		        argv[i], st);
 		return 4;
 	}
+	/* the recorder streamed its records into the spool `raw`; the trace
+	 * is written from it (a cut one if the program died) */
+	char txt[PATH_MAX + 80];
+	snprintf(txt, sizeof txt, "%s.trace", raw);
+	struct rec_spool_info info;
+	FILE *tf = fopen(txt, "w");
+	int crc = tf ? rec_spool_convert(raw, tf, &info, &err) : -1;
+	if (!tf)
+		snprintf(err.msg, sizeof err.msg, "%.400s: %s", txt, strerror(errno));
+	if (tf && fclose(tf) != 0 && crc == 0) {
+		snprintf(err.msg, sizeof err.msg, "%.400s: %s", txt, strerror(errno));
+		crc = -1;
+	}
+	if (crc == 0 && !info.complete && info.kept == 0) {
+		snprintf(err.msg, sizeof err.msg,
+		         "it ended without the recorder's exit (_exit, abort, SIGKILL, a crash) before the "
+		         "first flush: all %llu records were lost", (unsigned long long)info.emitted);
+		crc = -1;
+	}
+	unlink(raw);
+	if (crc < 0) {
+		unlink(txt);
+		fprintf(stderr, "shadowbind-record: %s wrote no trace (status %d): %s\n", argv[i], st,
+		        err.msg);
+		return 4;
+	}
+	if (!info.complete)
+		fprintf(stderr,
+		        "shadowbind-record: %s ended without the recorder's exit (status %d: _exit, abort, "
+		        "SIGKILL or a crash): the trace is cut after %llu of %llu records (%llu lost: "
+		        "those since the last flush), %llu records added to end it\n",
+		        argv[i], st, (unsigned long long)info.kept, (unsigned long long)info.emitted,
+		        (unsigned long long)(info.emitted - info.kept), (unsigned long long)info.added);
 	struct trace *tr;
-	if (trace_read_file(raw, &tr, &err) < 0) {
+	if (trace_read_file(txt, &tr, &err) < 0) {
 		char bad[PATH_MAX + 64];
 		snprintf(bad, sizeof bad, "%s.invalid", out);
-		rename(raw, bad);
+		rename(txt, bad);
 		fprintf(stderr, "shadowbind-record: the recorded trace is not valid (kept as %s): %s\n", bad,
 		        err.msg);
 		return 4;
 	}
-	if (rename(raw, out) < 0) {
-		fprintf(stderr, "shadowbind-record: cannot rename %s to %s: %s\n", raw, out, strerror(errno));
-		unlink(raw);
+	if (rename(txt, out) < 0) {
+		fprintf(stderr, "shadowbind-record: cannot rename %s to %s: %s\n", txt, out, strerror(errno));
+		unlink(txt);
 		trace_free(tr);
 		return 4;
 	}

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cmd/common.h"
 #include "cli/json.h"
-#include "alloc/alloc.h"
 #include "cli/out.h"
 #include "sim/sim.h"
 #include "trace/trace.h"
@@ -29,59 +29,19 @@ static void json_time(struct cli_json *j, const char *key, sim_time t)
 	cli_json_double(j, sim_time_to_double(t));
 }
 
-static const char *proc_name(int32_t p, char *b, size_t len)
-{
-	if (p == TRACE_SHADOW)
-		snprintf(b, len, "shadow");
-	else if (p == -2)
-		snprintf(b, len, "any");
-	else
-		snprintf(b, len, "%d", p);
-	return b;
-}
-
 int main(int argc, char **argv)
 {
-	struct sim_params par;
-	sim_params_init(&par);
-	par.model = SIM_AUTO;
-	struct cli_machine m = {.alone = "simulate computes the critical path, one "
-	                                 "processor per thread"};
+	struct cmd_machine M;
+	cmd_machine_init(&M, "simulate computes the critical path, one processor "
+	                     "per thread");
+	struct sim_params *par = &M.par;
 	int json = 0;
-	const char *timeline = NULL, *svg = NULL, *pool_spec = NULL;
+	const char *timeline = NULL, *svg = NULL;
 	struct cli_opt opts[] = {
-		{CLI_GROUP, .help = "Machine and binding"},
-		{CLI_CPUS, "cpus", 'k', .dst = &m.cpus,
-		 .help = "processors 0..K-1 (default: the binding file's cpus);\n"
-		         "needs --binding or --unbound"},
-		{CLI_STR, "binding", 'b', .dst = &m.binding,
-		 .help = "bind threads as FILE says (docs/binding-format.md)"},
-		{CLI_FLAG, "unbound", .dst = &m.unbound,
-		 .help = "no binding: K processors serve one ready queue\n"
-		         "(the operating system's dynamic scheduling)\n"
-		         "With neither, every thread gets a processor of its\n"
-		         "own: the program's critical path."},
-		{CLI_TIME, "latency", .dst = &m.latency,
-		 .help = "synchronization latency between processors\n"
-		         "(default 0): trace units, or with a unit (4us)"},
-		{CLI_FUNC, "policy", .metavar = "P", .dst = &par, .fn = alloc_policy_opt,
-		 .help = "local scheduling: ps (processor sharing in exact\n"
-		         "integer cycles, default; docs/sim.md),\n"
-		         "fifo (run to block), rr:Q (round robin, quantum Q)"},
-		{CLI_TIME, "create-cost", .metavar = "C", .dst = &m.create_cost,
-		 .help = "CPU time a create costs its creator (default 0)"},
-		{CLI_TIME, "switch-cost", .metavar = "C", .dst = &m.switch_cost,
-		 .help = "context-switch time, fifo and rr only (default 0)"},
-		{CLI_FUNC, "model", .metavar = "M", .dst = &par.model, .fn = alloc_model_opt,
-		 .help = "simulation model (Paper VIII; docs/models.md):\n"
-		         "direct (an acquisition takes the first release),\n"
-		         "client-server (the recorded releases; threads cut\n"
-		         "into lists that may run out of order), strict (the\n"
-		         "recorded releases in recorded order; never\n"
-		         "deadlocks), or auto (default: direct, on deadlock\n"
-		         "client-server, on deadlock strict)"},
-		{CLI_STR, "pool", .metavar = "THREADS", .dst = &pool_spec,
-		 .help = alloc_pool_help},
+		CMD_MACHINE_OPTS(&M, CLI_M_ALL),
+		{CLI_TEXT, .help = "With neither --binding nor --unbound, every thread\n"
+		                   "gets a processor of its own: the program's critical\n"
+		                   "path."},
 		{CLI_GROUP, .help = "Output"},
 		{CLI_FLAG, "json", .dst = &json, .help = "the same result as one JSON object"},
 		{CLI_STR, "timeline", .metavar = "FILE", .dst = &timeline,
@@ -113,26 +73,25 @@ int main(int argc, char **argv)
 	char why[600];
 	if (nops != 1)
 		return cli_usage(&cmd, nops == 0 ? "no trace given" : "more than one trace given");
-	if (cli_machine_check(&m, why, sizeof why))
+	if (cli_machine_check(&M.m, why, sizeof why))
 		return cli_usage(&cmd, "%s", why);
-	const char *binding_path = m.binding;
-	const int unbound = m.unbound;
+	const char *binding_path = M.m.binding, *pool_spec = M.m.pool;
+	const int unbound = M.m.unbound;
 	const char *path = argv[1];
 
 	struct trace *tr = NULL;
 	if (cli_trace_load(path, &tr, why, sizeof why) != CLI_OK)
 		return cli_errorf(CLI_EINPUT, "%s", why);
-	int mrc = cli_machine_load(&m, tr, why, sizeof why);
+	int mrc = cmd_machine_load(&M, &cmd, tr, par);
 	if (mrc != CLI_OK) {
 		trace_free(tr);
-		return mrc == CLI_EUSAGE ? cli_usage(&cmd, "%s", why) : cli_errorf(mrc, "%s", why);
+		return mrc;
 	}
-	alloc_machine_params(&m, &par);
 	const char *mode = binding_path ? "bound" : unbound ? "unbound" : "critical-path";
 
-	if (pool_spec && par.model != SIM_DIRECT && par.model != SIM_AUTO) {
+	if (pool_spec && par->model != SIM_DIRECT && par->model != SIM_AUTO) {
 		trace_free(tr);
-		cli_machine_release(&m);
+		cli_machine_release(&M.m);
 		return cli_usage(&cmd, "--pool works with the Direct model only (--model direct or auto)");
 	}
 	int rc = 4;
@@ -143,13 +102,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "simulate: out of memory\n");
 		goto out;
 	}
-	if (pool_spec && sim_pool_new(prog, pool_spec, &pool, why, sizeof why) != 0) {
-		rc = cli_errorf(CLI_EINPUT, "%s: %s", path, why);
+	if ((rc = cmd_pool_open(&M, &cmd, prog, path, par, &pool)) != CLI_OK)
 		goto out;
-	}
-	par.pool = pool;
+	rc = CLI_ESYSTEM;
 	struct sim_result res;
-	int st = sim_run(prog, work, &par, binding_path ? m.bind.proc : NULL,
+	int st = sim_run(prog, work, par, binding_path ? M.m.bind.proc : NULL,
 	                 SIM_STATS | (timeline || svg ? SIM_SCHEDULE : 0), &res);
 	if (st == SIM_DEADLOCK) {
 		char b[64];
@@ -169,14 +126,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if ((timeline || svg) && (st = viz_save_run(prog, &par, binding_path ? m.bind.proc : NULL, &res,
+	if ((timeline || svg) && (st = viz_save_run(prog, par, binding_path ? M.m.bind.proc : NULL, &res,
 	                                            timeline, svg, why, sizeof why)) != VIZ_OK) {
 		rc = cli_errorf(st == VIZ_ENOMEM ? CLI_ESYSTEM : CLI_EINPUT, "%s", why);
 		goto out;
 	}
 	char b1[64], b2[64], b3[64], b4[64], b5[64], pb[32];
 	const char *unit = trace_unit_name(tr->unit);
-	sim_policy_format(&par, pb, sizeof pb);
+	sim_policy_format(par, pb, sizeof pb);
 	uint64_t total = trace_total_work(tr);
 	if (json) {
 		struct cli_json j;
@@ -188,15 +145,15 @@ int main(int argc, char **argv)
 		cli_json_key(&j, "mode");
 		cli_json_str(&j, mode);
 		cli_json_key(&j, "cpus");
-		cli_json_u64(&j, par.cpus);
+		cli_json_u64(&j, par->cpus);
 		cli_json_key(&j, "policy");
 		cli_json_str(&j, pb);
 		cli_json_key(&j, "latency");
-		cli_json_u64(&j, par.latency);
+		cli_json_u64(&j, par->latency);
 		cli_json_key(&j, "create_cost");
-		cli_json_u64(&j, par.create_cost);
+		cli_json_u64(&j, par->create_cost);
 		cli_json_key(&j, "switch_cost");
-		cli_json_u64(&j, par.switch_cost);
+		cli_json_u64(&j, par->switch_cost);
 		cli_json_key(&j, "model");
 		cli_json_str(&j, sim_model_name(res.model));
 		if (pool) {
@@ -217,7 +174,7 @@ int main(int argc, char **argv)
 			cli_json_key(&j, "name");
 			cli_json_str(&j, trace_thread_name(tr, i));
 			cli_json_key(&j, "proc");
-			cli_json_str(&j, proc_name(s->proc, b1, sizeof b1));
+			cli_json_str(&j, cmd_proc_name(s->proc, b1, sizeof b1));
 			json_time(&j, "start", s->start);
 			json_time(&j, "end", s->end);
 			json_time(&j, "cpu", s->cpu);
@@ -228,8 +185,8 @@ int main(int argc, char **argv)
 		cli_json_end(&j);
 		cli_json_key(&j, "processors");
 		cli_json_array(&j);
-		if (!(par.mode == SIM_BOUND && !binding_path)) {
-			for (uint32_t p = 0; p < par.cpus; p++) {
+		if (!(par->mode == SIM_BOUND && !binding_path)) {
+			for (uint32_t p = 0; p < par->cpus; p++) {
 				cli_json_object(&j);
 				cli_json_key(&j, "proc");
 				cli_json_u64(&j, p);
@@ -245,10 +202,10 @@ int main(int argc, char **argv)
 		if (!binding_path && !unbound)
 			printf("mode critical-path  # no --binding and no --unbound: one processor per thread\n");
 		else
-			printf("mode %s\ncpus %u\n", mode, par.cpus);
-		printf("policy %s\nlatency %" PRIu64 "\nmodel %s\n", pb, par.latency, sim_model_name(res.model));
-		if (par.create_cost || par.switch_cost)
-			printf("create_cost %" PRIu64 "\nswitch_cost %" PRIu64 "\n", par.create_cost, par.switch_cost);
+			printf("mode %s\ncpus %u\n", mode, par->cpus);
+		printf("policy %s\nlatency %" PRIu64 "\nmodel %s\n", pb, par->latency, sim_model_name(res.model));
+		if (par->create_cost || par->switch_cost)
+			printf("create_cost %" PRIu64 "\nswitch_cost %" PRIu64 "\n", par->create_cost, par->switch_cost);
 		if (pool)
 			printf("pool %s  # %u workers share %u segments of mutex %u\n", pool_spec,
 			       sim_pool_workers(pool), sim_pool_segments(pool),
@@ -263,7 +220,7 @@ int main(int argc, char **argv)
 			const struct sim_thread_stats *s = &res.threads[i];
 			const char *nm = trace_thread_name(tr, i);
 			printf("%-10u %-16.16s %-6s %12s %12s %12s %12s %12s\n", tr->threads[i].id,
-			       nm ? nm : "-", proc_name(s->proc, pb, sizeof pb),
+			       nm ? nm : "-", cmd_proc_name(s->proc, pb, sizeof pb),
 			       sim_time_format_dec(s->start, b1, sizeof b1),
 			       sim_time_format_dec(s->end, b2, sizeof b2),
 			       sim_time_format_dec(s->cpu, b3, sizeof b3),
@@ -272,24 +229,19 @@ int main(int argc, char **argv)
 		}
 		if (binding_path || unbound) {
 			printf("\n%-10s %12s %12s\n", "processor", "busy", "utilization");
-			for (uint32_t p = 0; p < par.cpus; p++) {
+			for (uint32_t p = 0; p < par->cpus; p++) {
 				double u = res.makespan.num ? sim_time_to_double(res.busy[p]) /
 				                              sim_time_to_double(res.makespan) : 0;
 				printf("%-10u %12s %11.1f%%\n", p, sim_time_format_dec(res.busy[p], b1, sizeof b1), 100 * u);
 			}
 		}
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "simulate: write error: %s\n", strerror(errno));
-		rc = 4;
-		goto out;
-	}
-	rc = 0;
+	rc = cmd_flush(&cmd);
 out:
 	sim_work_free(work);
 	sim_pool_free(pool);
 	sim_program_free(prog);
-	cli_machine_release(&m);
+	cli_machine_release(&M.m);
 	trace_free(tr);
 	return rc;
 }

@@ -133,7 +133,7 @@ int exp_jobs_make(const struct exp_spec *s, struct exp_jobs *j, char *err,
 					trace_parse_u64(s->latency.v[b], UINT32_MAX, &v);
 					cf->sim.latency = v;
 					sim_policy_parse(s->policy.v[c], &cf->sim);
-					alloc_parse_model(s->model.v[d], &cf->sim.model);
+					sim_model_parse(s->model.v[d], &cf->sim.model);
 					cf->sim.create_cost = s->create_cost;
 					cf->sim.switch_cost = s->switch_cost;
 					cf->policy = s->policy.v[c];

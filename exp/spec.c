@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/ini.h"
 #include "exp/exp.h"
 #include "trace/trace.h"
@@ -267,6 +268,19 @@ static int gen_option_known(const char *fam, const char *key)
 	return 0;
 }
 
+/* Is `key` one of [machine]'s (the machine's vocabulary, CLI_MACHINE_ROWS
+ * in cli.h: the rows with an INI key)? */
+static int machine_key(const char *key)
+{
+#define MKEY_(A, ID, KIND, OPT, SH, KEY, ...) KEY,
+	static const char *const keys[] = {CLI_MACHINE_ROWS(MKEY_, 0)};
+#undef MKEY_
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (keys[i] && strcmp(keys[i], key) == 0)
+			return 1;
+	return 0;
+}
+
 static int on_key(void *arg, const char *sec, const char *key,
                   const char *val, unsigned line, char *err, size_t errlen)
 {
@@ -354,7 +368,9 @@ static int on_key(void *arg, const char *sec, const char *key,
 				            "%s: '%s' is too long or has ';' or '\"'",
 				            where, f->val[i].v[k]);
 		return EXP_OK;
-	} else if (strcmp(sec, "machine") == 0) {
+	} else if (strcmp(sec, "machine") == 0 && machine_key(key)) {
+		/* the machine's vocabulary (CLI_MACHINE_ROWS, cli.h); cpus,
+		 * latency, policy and model take a list (one job each) */
 		if (strcmp(key, "cpus") == 0) {
 			if ((rc = split(&s->cpus, val, where, err, errlen)))
 				return rc;
@@ -374,8 +390,8 @@ static int on_key(void *arg, const char *sec, const char *key,
 				sim_params_init(&sp);
 				if (sim_policy_parse(s->policy.v[i], &sp))
 					return fail(err, errlen,
-					            "%s: '%s' is not a policy (ps, "
-					            "fifo, rr:Q)", where,
+					            "%s: '%s' is not a policy ("
+					            SIM_POLICY_SYNTAX ")", where,
 					            s->policy.v[i]);
 			}
 			return EXP_OK;
@@ -385,10 +401,10 @@ static int on_key(void *arg, const char *sec, const char *key,
 				return rc;
 			for (size_t i = 0; i < s->model.n; i++) {
 				enum sim_model m;
-				if (alloc_parse_model(s->model.v[i], &m))
+				if (sim_model_parse(s->model.v[i], &m))
 					return fail(err, errlen,
-					            "%s: '%s' is not a model (direct, "
-					            "client-server, strict, auto)",
+					            "%s: '%s' is not a model ("
+					            SIM_MODEL_SYNTAX ")",
 					            where, s->model.v[i]);
 			}
 			return EXP_OK;

@@ -14,6 +14,7 @@
 
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -112,5 +113,84 @@ int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed
  * 128 + signal) and the elapsed wall time in *ns (may be NULL).
  */
 int rec_wait(pid_t pid, uint64_t *ns);
+
+/*
+ * The spool (docs/record.md, "Buffers").  The preload library does not
+ * write the trace itself: it streams its records, in sequence-number
+ * order, into a binary spool file through one buffer of a fixed size, and
+ * shadowbind-record turns the spool into the trace (rec_spool_convert)
+ * once the program has ended, however it ended.
+ *
+ * Layout: a header page (struct rec_spool_head, REC_SPOOL_HEAD bytes,
+ * mapped shared by the recorder so that its counters survive a SIGKILL),
+ * then record i (sequence number i) at byte REC_SPOOL_HEAD + i * 24, then,
+ * when the recorder finished normally, the footer: the `thread N name`
+ * lines of the trace as text.
+ */
+#define REC_SPOOL_MAGIC "SBSPOOL1" /* 8 bytes, no NUL */
+#define REC_SPOOL_HEAD 4096        /* bytes                              */
+
+enum rec_spool_state {
+	REC_SPOOL_RUNNING = 0, /* recording (or the process died)            */
+	REC_SPOOL_DONE,        /* finished: every record and the footer      */
+	REC_SPOOL_FAILED       /* the recorder failed (why says how)         */
+};
+
+struct rec_spool_head {
+	char magic[8];
+	uint64_t state;    /* enum rec_spool_state, written last            */
+	uint64_t emitted;  /* records numbered so far (updated per record)  */
+	uint64_t flushed;  /* records [0, flushed) are in the file          */
+	uint64_t foot;     /* DONE: byte offset of the footer               */
+	uint64_t footlen;  /* DONE: its length; bytes                       */
+	uint64_t buffer;   /* the recorder's buffer; records                */
+	char why[128];     /* how the recording ended ("process exit", ...) */
+};
+
+/* One record: 24 bytes. */
+struct rec_spool_rec {
+	uint64_t work;     /* CPU time before the operation; ns             */
+	uint64_t arg;      /* a | b << 32; for sleep the duration in ns     */
+	uint32_t tid;      /* trace thread id; 0: a declaration (op)        */
+	uint8_t op;        /* enum trace_op, or REC_SPOOL_SEMINIT (tid 0)   */
+	uint8_t flags;     /* REC_SPOOL_DEAD, REC_SPOOL_NOTE                */
+	uint16_t pad;
+};
+
+enum {
+	REC_SPOOL_DEAD = 1,      /* not written (a reservation not used)      */
+	REC_SPOOL_NOTE = 2,      /* an exit written at process exit (comment) */
+	REC_SPOOL_SEMINIT = 200  /* declaration: semaphore a starts with b
+	                            tokens (sem_init), before its first use */
+};
+
+/* What rec_spool_convert found. */
+struct rec_spool_info {
+	int complete;      /* the recorder finished (state DONE)           */
+	uint64_t emitted;  /* records the recorder numbered                */
+	uint64_t kept;     /* of them in the spool (all when complete)     */
+	uint64_t added;    /* records added to end a cut trace (exits...)  */
+	uint64_t dropped;  /* barrier lines of unfinished episodes dropped */
+};
+
+/*
+ * rec_spool_convert - write the trace of the spool at `path` to `out`
+ * (the trace format: header, `thread` names, `sem` initial tokens, the
+ * records in sequence order).  A finished spool gives the recorder's
+ * trace; a spool whose recorder died (SIGKILL, abort, _exit: state
+ * RUNNING) gives the trace of its first `flushed` records, completed so
+ * that it replays: a condition wait in progress gets its `unlock` (or its
+ * `cwait` when a signal in the kept part claimed it), every thread without
+ * an exit gets one, preceded by a comment saying the recording was cut
+ * there, and the first comment says how many records were lost.  In both
+ * cases the barrier lines of an episode that not every member left are
+ * dropped (their work goes to the member's next record).  Semaphore
+ * initial tokens are the sem_init values plus the tokens the replay needs
+ * that no post gave (sem_open, initialized before the recorder started).
+ * Returns 0 and fills *info, or -1 with the reason in err (a spool that
+ * is not one, a FAILED one with its reason, a read or write error).
+ */
+int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
+                      struct trace_error *err);
 
 #endif

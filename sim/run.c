@@ -212,7 +212,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		memset(w->stats, 0, n * sizeof *w->stats);
 		for (uint32_t i = 0; i < n; i++) {
 			w->ist[i].start = w->ist[i].end = w->ist[i].cpu = w->ist[i].blocked = 0;
-			w->stats[i].proc = par->mode == SIM_UNBOUND ? -2 :
+			w->stats[i].proc = par->mode == SIM_UNBOUND ? SIM_PROC_ANY :
 			                   (binding ? binding[i] : TRACE_SHADOW);
 		}
 	}

@@ -61,7 +61,7 @@ void sim_sy_add(struct sim_work *w, uint32_t u, uint32_t rec, stime T,
 int32_t sim_iv_proc(const struct sim_work *w, uint32_t u)
 {
 	if (w->par->mode == SIM_UNBOUND)
-		return w->par->policy == SIM_PS ? -2 : w->th[u].slot;
+		return w->par->policy == SIM_PS ? SIM_PROC_ANY : w->th[u].slot;
 	uint32_t gi = w->th[u].grp;
 	return gi < w->par->cpus ? (int32_t)gi : TRACE_SHADOW;
 }

@@ -147,12 +147,22 @@ uint32_t sim_pool_mutex(const struct sim_pool *pool);
  * Direct model. */
 void sim_params_init(struct sim_params *p);
 
-/* sim_policy_parse - "ps", "fifo", "rr:Q" (Q >= 1).  Returns 0, or -1 and
+/* sim_policy_parse - "ps", "fifo", "rr:Q" (Q >= 1): a policy class's
+ * name, with ":Q" for a class that takes a quantum.  Returns 0, or -1 and
  * leaves *p unaltered. */
 int sim_policy_parse(const char *s, struct sim_params *p);
+/* What sim_policy_parse accepts, for messages ("is not a policy (...)").
+ * ORDER POLICY: one name per class (a test checks it). */
+#define SIM_POLICY_SYNTAX "ps, fifo, rr:Q with Q >= 1"
 /* "ps", "fifo", "rr:100" into buf; returns buf. */
 char *sim_policy_format(const struct sim_params *p, char *buf, size_t len);
+/* "direct", "client-server", "strict", "auto". */
 const char *sim_model_name(enum sim_model m);
+/* sim_model_parse - a sim_model_name into *out.  0, or -1 and *out
+ * unaltered. */
+int sim_model_parse(const char *s, enum sim_model *out);
+/* What sim_model_parse accepts, for messages (a test checks it). */
+#define SIM_MODEL_SYNTAX "direct, client-server, strict, auto"
 /* The model the scheme tries after `m` deadlocks: client-server after
  * Direct, strict after client-server (and after strict, which never
  * deadlocks on a valid trace).  For a search that fixes one model per
@@ -212,6 +222,11 @@ void sim_work_free(struct sim_work *w); /* accepts NULL */
  */
 int sim_work_reserve(struct sim_work *w, const struct sim_params *par);
 
+/* The processor of a thread or interval that no one processor holds:
+ * unbound mode's pool of processors (statistics of every unbound thread;
+ * intervals under unbound ps).  Printed "any". */
+#define SIM_PROC_ANY (-2)
+
 struct sim_thread_stats {
 	sim_time start;   /* became ready for the first time              */
 	sim_time end;     /* exit                                         */
@@ -220,12 +235,13 @@ struct sim_thread_stats {
 	                     - blocked (under ps: the share it did not get) */
 	sim_time blocked; /* blocked on synchronization, sleeping, or
 	                     waiting out a latency                         */
-	int32_t proc;     /* bound processor, TRACE_SHADOW, or -2 unbound */
+	int32_t proc;     /* bound processor, TRACE_SHADOW, or SIM_PROC_ANY
+	                     (unbound)                                   */
 };
 
 /* One interval during which `thread` ran on processor `proc` (bound:
  * 0..k-1, TRACE_SHADOW for its own; unbound fifo/rr: the processor;
- * unbound ps: -2, the pool).  Under ps intervals of one processor overlap:
+ * unbound ps: SIM_PROC_ANY, the pool).  Under ps intervals of one processor overlap:
  * each thread progressed at its share of the processor. */
 struct sim_interval {
 	uint32_t thread;  /* dense index */

@@ -110,3 +110,13 @@ const char *sim_model_name(enum sim_model m)
 	}
 	return "?";
 }
+
+int sim_model_parse(const char *s, enum sim_model *out)
+{
+	for (int m = SIM_DIRECT; s && m <= SIM_AUTO; m++)
+		if (strcmp(s, sim_model_name((enum sim_model)m)) == 0) {
+			*out = (enum sim_model)m;
+			return 0;
+		}
+	return -1;
+}

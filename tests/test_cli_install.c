@@ -63,6 +63,7 @@ static void test_install(void **state)
 	assert_non_null(rbin);
 	/* The make variables of the build under test. */
 	char mk[8400], plain[4200], san[4200];
+	int rc;
 	snprintf(plain, sizeof plain, "%s/bin", rroot);
 	snprintf(san, sizeof san, "%s/build/san/bin", rroot);
 	int is_san = strcmp(rbin, san) == 0;
@@ -79,10 +80,24 @@ static void test_install(void **state)
 	char dest[] = "/tmp/sbinstXXXXXX";
 	assert_non_null(mkdtemp(dest));
 	char cmd[40000], *out, *err;
+	/* An install with another PREFIX first: the .pc each install puts in
+	 * place must name its own prefix (a .pc built once and kept would
+	 * say /opt/sbother below, and the program would not link). */
+	snprintf(cmd, sizeof cmd,
+	         "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install "
+	         "DESTDIR='%s/other' PREFIX=/opt/sbother %s && "
+	         "sed -n 1p '%s/other/opt/sbother/lib/pkgconfig/shadowbind.pc' && "
+	         "rm -rf '%s/other'", rroot, dest, mk, dest, dest);
+	rc = tu_run(cmd, &out, &err);
+	if (rc != 0)
+		fail_msg("make install PREFIX=/opt/sbother: %d\n%s\n%s", rc, out, err);
+	assert_string_equal(out, "prefix=/opt/sbother\n");
+	free(out);
+	free(err);
 	snprintf(cmd, sizeof cmd,
 	         "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install "
 	         "DESTDIR='%s' PREFIX=/usr %s", rroot, dest, mk);
-	int rc = tu_run(cmd, &out, &err);
+	rc = tu_run(cmd, &out, &err);
 	if (rc != 0)
 		fail_msg("make install: %d\n%s\n%s", rc, out, err);
 	free(out);
@@ -115,6 +130,11 @@ static void test_install(void **state)
 	if (rc != 0)
 		fail_msg("build or run: %d\n%s\n%s", rc, out, err);
 	assert_string_equal(out, "makespan 2050\n");
+	free(out);
+	free(err);
+	snprintf(cmd, sizeof cmd, "sed -n 1p '%s/usr/lib/pkgconfig/shadowbind.pc'", dest);
+	assert_int_equal(tu_run(cmd, &out, &err), 0);
+	assert_string_equal(out, "prefix=/usr\n");
 	free(out);
 	free(err);
 	unlink(src);

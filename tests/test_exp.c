@@ -268,11 +268,12 @@ static const char two_text[] =
  *   three after the floor (a miss has probability (5/6)^112 < 1e-8):
  *   their best is 100.
  */
-static void test_hand_rows(void **state)
+/* The hand experiment of the two programs above in a new temporary
+ * directory (returned; its file in ini), run through exp_run. */
+static char *hand_experiment(char *ini, size_t inilen)
 {
-	(void)state;
 	char *d = tmpdir();
-	char tdir[512], p[512], ini[600], buf[64];
+	char tdir[512], p[512];
 	snprintf(tdir, sizeof tdir, "%s/traces", d);
 	assert_int_equal(mkdir(tdir, 0755), 0);
 	size_t len;
@@ -294,7 +295,7 @@ static void test_hand_rows(void **state)
 	         "restarts = 2\nstop_after = 0\n",
 	         tdir);
 	put_file(d, "hand.ini", text);
-	snprintf(ini, sizeof ini, "%s/hand.ini", d);
+	snprintf(ini, inilen, "%s/hand.ini", d);
 	struct exp_spec *s = calloc(1, sizeof *s);
 	char err[512];
 	assert_int_equal(exp_spec_load(ini, s, err, sizeof err), EXP_OK);
@@ -304,7 +305,18 @@ static void test_hand_rows(void **state)
 		fail_msg("%s", err);
 	assert_int_equal(st.jobs, 2);
 	assert_int_equal(st.computed, 2);
-	char *csv = tu_slurp(s->output, NULL);
+	exp_spec_release(s);
+	free(s);
+	return d;
+}
+
+static void test_hand_rows(void **state)
+{
+	(void)state;
+	char ini[600], buf[64], csvpath[640];
+	char *d = hand_experiment(ini, sizeof ini);
+	snprintf(csvpath, sizeof csvpath, "%s/hand.csv", d);
+	char *csv = tu_slurp(csvpath, NULL);
 	assert_non_null(csv);
 	static const struct {
 		const char *prog, *alg;
@@ -345,19 +357,29 @@ static void test_hand_rows(void **state)
 	/* 2 programs x 9 rows (2 checkpoints) + header. */
 	assert_int_equal(tu_count_lines(csv), 19);
 	free(csv);
-	exp_spec_release(s);
-	free(s);
+	rmtree(d);
+	free(d);
+}
 
-	/* The report: binpack/sga per program is 4060/2050 = 1.980 and
-	 * 100/100 = 1, mean 1.490, min 1, 2 programs; sga worse than
-	 * binpacking on neither (frac<1 = 0). */
+/* The report of the hand experiment (needs gnuplot for the SVGs): the
+ * binpack/sga ratio per program is 4060/2050 = 1.980 and 100/100 = 1,
+ * mean 1.490, min 1, 2 programs; sga worse than binpacking on neither
+ * (frac<1 = 0). */
+static void test_hand_report(void **state)
+{
+	(void)state;
 	char *o1 = NULL, *e1 = NULL;
 	int have = tu_run("command -v gnuplot >/dev/null", &o1, &e1) == 0;
 	free(o1);
 	free(e1);
 	if (!have) {
-		printf("test_exp: gnuplot absent: SKIPPED the report\n");
-	} else {
+		print_message("test_hand_report: gnuplot absent (make deps installs "
+		              "gnuplot-nox): SKIPPED the report\n");
+		skip();
+	}
+	char ini[600], err[512];
+	char *d = hand_experiment(ini, sizeof ini);
+	{
 		FILE *f = fopen(ini, "a");
 		assert_non_null(f);
 		fputs("[plot.r]\ntitle = t\nx = cpus\nxlabel = processors\n"
@@ -445,6 +467,79 @@ static char *run_cmd(const char *env, const char *ini, const char *csv)
 	return text;
 }
 
+/* docs/exp.md: the CSV is in job order, "programs (family, option
+ * combination, threads, index), then machines (cpus, latency, policy,
+ * model)", each job's rows together.  For small_ini the order is
+ * computed here by nested loops over the file's own lists (not from
+ * exp_jobs_make): job j's key columns (family, options, threads,
+ * program, cpus, latency) must be those of the j-th iteration, and every
+ * job has the same 7 algorithm rows, in the same order. */
+static void check_job_order(const char *csv)
+{
+	static const char *const fam[] = {"transactions", "forkjoin"};
+	static const char *const opts[] = {"", "phases=3"}; /* [family.forkjoin] */
+	static const int threads[] = {6, 9}, cpus[] = {2, 3}, lat[] = {0, 20};
+	static const char *const algs[] = {"binpack", "csga", "g@20", "g@40", "g", "dsg",
+	                                   "unbound"};
+	const char *l = strchr(csv, '\n'); /* after the header */
+	assert_non_null(l);
+	char order0[7][32] = {{0}};
+	int job = 0;
+	for (int f = 0; f < 2; f++)
+		for (int t = 0; t < 2; t++)
+			for (int idx = 1; idx <= 3; idx++)
+				for (int c = 0; c < 2; c++)
+					for (int a = 0; a < 2; a++, job++) {
+						char key[128];
+						snprintf(key, sizeof key, "%d,%s,%s,%d,%d,", job, fam[f],
+						         opts[f], threads[t], idx);
+						for (int r = 0; r < 7; r++) {
+							l++;
+							char row[1024];
+							const char *e = strchr(l, '\n');
+							assert_non_null(e);
+							snprintf(row, sizeof row, "%.*s", (int)(e - l), l);
+							l = e;
+							/* job,family,options,threads,program,seed,cpus,latency,
+							 * policy,model,algorithm,... */
+							char *fld[12];
+							int nf = 0;
+							for (char *p = row; p && nf < 12; nf++) {
+								fld[nf] = p;
+								p = strchr(p, ',');
+								if (p)
+									p++;
+							}
+							assert_int_equal(nf, 12);
+							char mach[64], alg[32];
+							snprintf(mach, sizeof mach, "%d,%d,ps,direct,", cpus[c],
+							         lat[a]);
+							snprintf(alg, sizeof alg, "%.*s",
+							         (int)strcspn(fld[10], ","), fld[10]);
+							if (strncmp(row, key, strlen(key)) ||
+							    strncmp(fld[6], mach, strlen(mach)))
+								fail_msg("CSV row %d of job %d is not in job order "
+								         "(want %s...%s...): %s", r, job, key, mach,
+								         fld[0]);
+							if (job == 0)
+								snprintf(order0[r], sizeof order0[r], "%s", alg);
+							else if (strcmp(alg, order0[r]))
+								fail_msg("job %d row %d: %s, job 0 had %s", job, r,
+								         alg, order0[r]);
+						}
+					}
+	assert_int_equal(job, 48);
+	assert_string_equal(l, "\n"); /* nothing after job 47 */
+	/* job 0 has each algorithm once */
+	for (int a = 0; a < 7; a++) {
+		int n = 0;
+		for (int r = 0; r < 7; r++)
+			n += strcmp(order0[r], algs[a]) == 0;
+		if (n != 1)
+			fail_msg("job 0 has %d rows of %s", n, algs[a]);
+	}
+}
+
 static void test_determinism_resume(void **state)
 {
 	(void)state;
@@ -457,6 +552,7 @@ static void test_determinism_resume(void **state)
 	/* 2 families x 2 thread counts x 3 programs x 4 machines = 48 jobs,
 	 * 7 rows each (binpack, csga, g@20, g@40, g, dsg, unbound) + header. */
 	assert_int_equal(tu_count_lines(one), 48 * 7 + 1);
+	check_job_order(one);
 	unlink(csv);
 	char *two = run_cmd("OMP_NUM_THREADS=2", ini, csv);
 	assert_string_equal(one, two);
@@ -548,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_hand_rows),
+		cmocka_unit_test(test_hand_report),
 		cmocka_unit_test(test_determinism_resume),
 		cmocka_unit_test(test_report_no_data),
 	};

@@ -503,6 +503,31 @@ static void test_deadlock_report(void **state)
 	assert_non_null(strstr(buf, "thread 1 waits at line 12 to see enough waiters on condition variable 2\n"));
 	free(buf);
 	tu_sim_close(&c);
+
+	/* The same program with every signal a broadcast of 1: a broadcast
+	 * that woke one waiter pairs as that signal did (docs/models.md), so
+	 * the same threads block at the same lines; the verb is broadcast's
+	 * own ("see its waiters on", trace.h) and thread 1's release at line
+	 * 16 is now named a broadcast. */
+	char *text = malloc(2 * sizeof prog_r); /* each 8-byte " signal " grows by 3 */
+	assert_non_null(text);
+	memcpy(text, prog_r, sizeof prog_r);
+	for (char *q = text; (q = strstr(q, " signal ")) != NULL; q += 8) {
+		memmove(q + 11, q + 8, strlen(q + 8) + 1);
+		memcpy(q, " broadcast ", 11);
+	}
+	tu_sim_open(&c, text);
+	assert_int_equal(run_case(&c, "ps", 1, NULL, 0, SIM_CLIENT_SERVER, 0, &res), SIM_DEADLOCK);
+	f = open_memstream(&buf, &len);
+	sim_deadlock_print(c.p, &res, f);
+	fclose(f);
+	assert_string_equal(buf,
+		"thread 1 waits at line 12 to see its waiters on condition variable 2, until thread 2's cwait at line 13\n"
+		"thread 2 waits at line 7 to see its waiters on condition variable 1, until thread 1's cwait at line 8\n"
+		"thread 3 is idle with 1 list waiting; the first waits at line 17 to be signalled on condition variable 3, until thread 1's broadcast at line 16\n");
+	free(buf);
+	tu_sim_close(&c);
+	free(text);
 }
 
 /* ------------------------------------------------------------------ */

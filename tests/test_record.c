@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "record/record.h"
 #include "sim/sim.h"
 #include "tests/testutil.h"
 #include "trace/trace.h"
@@ -233,6 +234,131 @@ static void test_condvar_stress(void **state)
 	}
 }
 
+/* ---- tries, timed waits and rwlocks (examples/programs/trytimed.c) ----
+ *
+ * What each call of the program gives in the trace, from docs/record.md's
+ * two tables ("calls | trace" and "What the trace cannot say exactly"):
+ * the program counts its calls by outcome (its own counters), the test
+ * adds up the records this table says they give, and compares with the
+ * records the trace has, per operation and, for trylock and trywait, per
+ * recorded outcome. */
+enum { ANY = -1 };
+static const struct call_rec {
+	const char *call; /* the program's counter                        */
+	int op;           /* enum trace_op it gives                       */
+	int outcome;      /* 1 ok, 0 busy (trylock, trywait), else ANY    */
+} call_recs[] = {
+	{ .call = "create", .op = TRACE_CREATE, .outcome = ANY },
+	{ .call = "join", .op = TRACE_JOIN, .outcome = ANY },
+	{ .call = "barrier", .op = TRACE_BARRIER, .outcome = ANY },
+	{ .call = "mutex_lock", .op = TRACE_LOCK, .outcome = ANY },
+	{ .call = "mutex_unlock", .op = TRACE_UNLOCK, .outcome = ANY },
+	{ .call = "mutex_trylock_ok", .op = TRACE_TRYLOCK, .outcome = 1 },
+	{ .call = "mutex_trylock_busy", .op = TRACE_TRYLOCK, .outcome = 0 },
+	{ .call = "mutex_timedlock_ok", .op = TRACE_LOCK, .outcome = ANY },
+	/* timed out: `sleep D`, D = deadline - time of the call */
+	{ .call = "mutex_timedlock_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "sem_post", .op = TRACE_POST, .outcome = ANY },
+	{ .call = "sem_trywait_ok", .op = TRACE_TRYWAIT, .outcome = 1 },
+	{ .call = "sem_trywait_busy", .op = TRACE_TRYWAIT, .outcome = 0 },
+	{ .call = "sem_timedwait_ok", .op = TRACE_WAIT, .outcome = ANY },
+	{ .call = "sem_timedwait_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "cond_signal", .op = TRACE_SIGNAL, .outcome = ANY },
+	/* woken by the signal: `cwait C M` where it returned */
+	{ .call = "cond_timedwait_ok", .op = TRACE_CWAIT, .outcome = ANY },
+	/* returned without a signal: `unlock M`, `lock M` */
+	{ .call = "cond_timedwait_spurious", .op = TRACE_UNLOCK, .outcome = ANY },
+	{ .call = "cond_timedwait_spurious", .op = TRACE_LOCK, .outcome = ANY },
+	/* timed out: `unlock M`, `sleep D`, `lock M` */
+	{ .call = "cond_timedwait_timeout", .op = TRACE_UNLOCK, .outcome = ANY },
+	{ .call = "cond_timedwait_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "cond_timedwait_timeout", .op = TRACE_LOCK, .outcome = ANY },
+	{ .call = "rwlock_rdlock", .op = TRACE_RDLOCK, .outcome = ANY },
+	{ .call = "rwlock_wrlock", .op = TRACE_WRLOCK, .outcome = ANY },
+	{ .call = "rwlock_tryrdlock_ok", .op = TRACE_RDLOCK, .outcome = ANY },
+	/* a failed rwlock try: nothing (rwlock_tryrdlock_busy,
+	 * rwlock_trywrlock_busy give no row here) */
+	{ .call = "rwlock_timedrdlock_ok", .op = TRACE_RDLOCK, .outcome = ANY },
+	{ .call = "rwlock_timedrdlock_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "rwlock_timedwrlock_ok", .op = TRACE_WRLOCK, .outcome = ANY },
+	{ .call = "rwlock_timedwrlock_timeout", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "rwlock_unlock", .op = TRACE_RWUNLOCK, .outcome = ANY },
+};
+
+/* The value of `name N` in the program's calls line (fails if absent). */
+static long calls_get(const char *line, const char *name)
+{
+	char key[64];
+	snprintf(key, sizeof key, " %s ", name);
+	const char *p = strstr(line, key);
+	if (!p)
+		fail_msg("trytimed printed no count '%s': %s", name, line);
+	return strtol(p + strlen(key), NULL, 10);
+}
+
+static void test_trytimed(void **state)
+{
+	(void)state;
+	for (int run = 0; run < 3; run++) {
+		char *out = NULL;
+		struct trace *tr = record("trytimed", "3", "tt.trace", &out, 0);
+		const char *line = strstr(out, "calls ");
+		if (!line)
+			fail_msg("trytimed printed no calls line:\n%s", out);
+		/* [op][outcome + 1]: what the program's calls give */
+		long want[TRACE_NOPS][3], have[TRACE_NOPS][3];
+		memset(want, 0, sizeof want);
+		memset(have, 0, sizeof have);
+		for (size_t i = 0; i < sizeof call_recs / sizeof *call_recs; i++)
+			want[call_recs[i].op][call_recs[i].outcome + 1] +=
+				calls_get(line, call_recs[i].call);
+		/* every failure outcome happened (the phases make them) */
+		static const char *const must[] = {
+			"mutex_trylock_busy", "mutex_trylock_ok", "mutex_timedlock_timeout",
+			"mutex_timedlock_ok", "sem_trywait_busy", "sem_trywait_ok",
+			"sem_timedwait_timeout", "sem_timedwait_ok", "cond_timedwait_timeout",
+			"cond_timedwait_ok", "rwlock_tryrdlock_busy", "rwlock_trywrlock_busy",
+			"rwlock_timedrdlock_timeout", "rwlock_timedwrlock_timeout",
+			"rwlock_rdlock", "rwlock_wrlock", "rwlock_unlock",
+		};
+		for (size_t i = 0; i < sizeof must / sizeof *must; i++)
+			if (calls_get(line, must[i]) < 3)
+				fail_msg("trytimed: %s only %ld times in 3 rounds", must[i],
+				         calls_get(line, must[i]));
+		long timeout = calls_get(line, "timeout_ns"), claimed = 0;
+		for (size_t i = 0; i < tr->nrec; i++) {
+			const struct trace_rec *r = &tr->rec[i];
+			int oc = trace_ops[r->op].arg[1].type == TRACE_ARG_OUTCOME ? (int)r->b : ANY;
+			have[r->op][oc + 1]++;
+			if (r->op == TRACE_SIGNAL || r->op == TRACE_BROADCAST)
+				claimed += r->b;
+			/* a timed-out wait waited from its call to the deadline
+			 * the program gave, at most timeout_ns after */
+			if (r->op == TRACE_SLEEP && (trace_sleep_time(r) == 0 ||
+			                             trace_sleep_time(r) > (uint64_t)timeout))
+				fail_msg("trytimed: line %u sleeps %llu ns (timeouts are %ld ns)",
+				         r->line, (unsigned long long)trace_sleep_time(r), timeout);
+		}
+		for (int op = 0; op < TRACE_NOPS; op++)
+			for (int oc = 0; oc < 3; oc++) {
+				if (op == TRACE_EXIT)
+					continue;
+				if (want[op][oc] != have[op][oc])
+					fail_msg("trytimed: the program's calls give %ld %s%s, the trace "
+					         "has %ld\n%s", want[op][oc], trace_ops[op].name,
+					         oc == 2 ? " ok" : oc == 1 ? " busy" : "",
+					         have[op][oc], line);
+			}
+		/* main and the helper, one exit each; each signal claimed the
+		 * one waiter it woke (signalled with the mutex held) */
+		assert_int_equal(tr->nthreads, 2);
+		assert_int_equal(have[TRACE_EXIT][0], 2);
+		assert_int_equal(claimed, calls_get(line, "cond_timedwait_ok"));
+		trace_free(tr);
+		free(out);
+	}
+}
+
 /* The program ends while threads run or block: exit(), SIGTERM, SIGINT
  * still give a valid trace whose running threads end with an exit and a
  * comment; _exit gives a clear error and no file. */
@@ -270,6 +396,211 @@ static void test_abrupt(void **state)
 	assert_int_not_equal(access(path, F_OK), 0);
 	free(out);
 	free(err);
+}
+
+/* The recorder streams: with a buffer of 1 or 3 records (every record
+ * flushed at once, records marked dead after their flush patched in the
+ * spool) the examples and the condition-variable torture still give
+ * valid traces with the programs' own counts. */
+static void test_small_buffer(void **state)
+{
+	(void)state;
+	need_example("cvstress");
+	static const char *const sizes[] = { "1", "3" };
+	for (size_t k = 0; k < 2; k++) {
+		setenv("SHADOWBIND_BUFFER", sizes[k], 1);
+		for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) {
+			char *out = NULL;
+			struct trace *tr = record(examples[i].name, examples[i].args, "sb.trace", &out, 0);
+			check_counts(examples[i].name, out, tr);
+			trace_free(tr);
+			free(out);
+		}
+		for (int run = 0; run < 20; run++) {
+			char *out = NULL;
+			struct trace *tr = record("cvstress", run % 2 ? "12" : "20", "sb.trace", &out, 0);
+			check_counts("cvstress", out, tr);
+			trace_free(tr);
+			free(out);
+		}
+	}
+	unsetenv("SHADOWBIND_BUFFER");
+}
+
+/* SIGKILL and _exit: with a buffer of 4 records, the trace of what was
+ * flushed, cut and completed (a valid trace of the 4 threads, each
+ * unfinished thread's exit after a comment), and the loss said. */
+static void test_cut(void **state)
+{
+	(void)state;
+	need_example("abrupt");
+	static const struct { const char *how; int status; } cases[] = {
+		{ "kill", 128 + 9 }, { "_exit", 0 },
+	};
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/cut.trace", g_dir);
+	setenv("SHADOWBIND_BUFFER", "4", 1);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *out = NULL, *err = NULL;
+		unlink(path);
+		int st = tu_cmdf("shadowbind-record", &out, &err, "-o '%s' -- '%s/abrupt' %s", path, g_ex,
+		                 cases[i].how);
+		assert_int_equal(st, cases[i].status);
+		if (!strstr(err, "the trace is cut after") || !strstr(err, "lost"))
+			fail_msg("%s: no word of the cut: %s", cases[i].how, err);
+		struct trace *tr;
+		struct trace_error e;
+		if (trace_read_file(path, &tr, &e) < 0)
+			fail_msg("%s: the cut trace is not valid: %s", cases[i].how, e.msg);
+		assert_int_equal(tr->nthreads, 4);
+		trace_free(tr);
+		char *text = tu_slurp(path, NULL);
+		assert_non_null(strstr(text, "# recorded by shadowbind-record (cut: "));
+		assert_non_null(strstr(text, "was still running when the recording was cut"));
+		free(text);
+		free(out);
+		free(err);
+	}
+	unsetenv("SHADOWBIND_BUFFER");
+}
+
+/* Write a spool by hand: `n` records, `done` or cut after `flushed`. */
+static void write_spool(const char *path, const struct rec_spool_rec *r, size_t n, int done,
+                        uint64_t flushed, const char *names)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	static char page[REC_SPOOL_HEAD];
+	memset(page, 0, sizeof page);
+	struct rec_spool_head h = { .state = done ? REC_SPOOL_DONE : REC_SPOOL_RUNNING,
+	                            .emitted = n, .flushed = flushed, .buffer = 4 };
+	memcpy(h.magic, REC_SPOOL_MAGIC, 8);
+	snprintf(h.why, sizeof h.why, "process exit");
+	h.foot = REC_SPOOL_HEAD + n * sizeof *r;
+	h.footlen = strlen(names);
+	memcpy(page, &h, sizeof h);
+	assert_int_equal(fwrite(page, 1, sizeof page, f), sizeof page);
+	assert_int_equal(fwrite(r, sizeof *r, done ? n : flushed, f), done ? n : flushed);
+	if (done)
+		fputs(names, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+#define SR(t, w, o, a, b, fl) { .work = (w), .arg = (uint64_t)(a) | (uint64_t)(b) << 32, \
+                                .tid = (t), .op = (o), .flags = (fl) }
+
+/* rec_spool_convert by hand: the expected traces follow
+ * docs/record.md ("Buffers", "The end of the run"). */
+static void test_spool_convert(void **state)
+{
+	(void)state;
+	char path[PATH_MAX + 64], tpath[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/hand.spool", g_dir);
+	snprintf(tpath, sizeof tpath, "%s/hand.trace", g_dir);
+	static const struct rec_spool_rec done[] = {
+		SR(0, 0, REC_SPOOL_SEMINIT, 1, 2, 0),      /* sem 1 starts with 2 */
+		SR(1, 10, TRACE_CREATE, 2, 0, 0),
+		SR(1, 5, TRACE_WAIT, 1, 0, 0),             /* token 1 of 2 */
+		SR(2, 7, TRACE_WAIT, 1, 0, 0),             /* token 2 of 2 */
+		SR(2, 1, TRACE_WAIT, 2, 0, 0),             /* sem 2: no token seen: initial */
+		SR(1, 3, TRACE_UNLOCK, 9, 0, REC_SPOOL_DEAD), /* a failed unlock: not written */
+		SR(1, 4, TRACE_BARRIER, 1, 2, 0),          /* episode 1 of barrier 1 (N 2) */
+		SR(2, 6, TRACE_BARRIER, 1, 2, 0),
+		SR(2, 8, TRACE_BARRIER, 1, 2, 0),          /* episode 2 unfinished: dropped, */
+		SR(2, 2, TRACE_EXIT, 0, 0, REC_SPOOL_NOTE), /* its work 8 goes here: 10 */
+		SR(1, 1, TRACE_EXIT, 0, 0, 0),
+	};
+	/* expected: sems 1 (2 tokens) and 2 (1 token); no dead line; the
+	 * second episode's line dropped */
+	static const char want_done[] =
+		"shadowbind-trace 1\n# recorded by shadowbind-record (process exit); work is thread CPU time\n"
+		"unit ns\nthread 1 main\nthread 2 w\nsem 1 2\nsem 2 1\n\n"
+		"1 10 create 2\n1 5 wait 1\n2 7 wait 1\n2 1 wait 2\n1 4 barrier 1 2\n2 6 barrier 1 2\n"
+		"# thread 2 was still running at process exit: its exit is recorded here\n"
+		"2 10 exit\n1 1 exit\n";
+	/* cut after 6 of 8: thread 2 waits on condvar 3 (its reservation, a
+	 * dead unlock of mutex 1 naming the condvar), thread 1's signal
+	 * claimed it: its cwait is appended, then the exits; thread 3 was
+	 * created and has no record */
+	static const struct rec_spool_rec cut[] = {
+		SR(1, 10, TRACE_CREATE, 2, 0, 0),
+		SR(1, 1, TRACE_CREATE, 3, 0, 0),
+		SR(2, 20, TRACE_LOCK, 1, 0, 0),
+		SR(2, 30, TRACE_UNLOCK, 1, 3, REC_SPOOL_DEAD),
+		SR(1, 40, TRACE_LOCK, 1, 0, 0),
+		SR(1, 50, TRACE_SIGNAL, 3, 1, 0),
+		SR(1, 60, TRACE_UNLOCK, 1, 0, 0),           /* lost */
+		SR(2, 70, TRACE_CWAIT, 3, 1, 0),            /* lost */
+	};
+	static const char want_cut[] =
+		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
+		"recorder's exit; the last 2 of 8 records were lost); work is thread CPU time\n"
+		"unit ns\nthread 1 main\n\n"
+		"1 10 create 2\n1 1 create 3\n2 20 lock 1\n1 40 lock 1\n1 50 signal 3 1\n"
+		"# the recording was cut here: what follows ends the threads still running\n"
+		"1 0 unlock 1\n2 30 cwait 3 1\n2 0 unlock 1\n"
+		"# thread 1 was still running when the recording was cut: its exit is recorded here\n1 0 exit\n"
+		"# thread 2 was still running when the recording was cut: its exit is recorded here\n2 0 exit\n"
+		"# thread 3 was still running when the recording was cut: its exit is recorded here\n3 0 exit\n";
+	/* the same cut before the signal: thread 2 gets its unlock where it
+	 * began waiting */
+	static const char want_cut2[] =
+		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
+		"recorder's exit; the last 4 of 8 records were lost); work is thread CPU time\n"
+		"unit ns\nthread 1 main\n\n"
+		"1 10 create 2\n1 1 create 3\n2 20 lock 1\n2 30 unlock 1\n"
+		"# the recording was cut here: what follows ends the threads still running\n"
+		"# thread 1 was still running when the recording was cut: its exit is recorded here\n1 0 exit\n"
+		"# thread 2 was still running when the recording was cut: its exit is recorded here\n2 0 exit\n"
+		"# thread 3 was still running when the recording was cut: its exit is recorded here\n3 0 exit\n";
+	static const struct {
+		const struct rec_spool_rec *r;
+		size_t n;
+		int done;
+		uint64_t flushed;
+		const char *want;
+		uint64_t added, dropped;
+	} cases[] = {
+		{ done, sizeof done / sizeof *done, 1, 0, want_done, 0, 1 },
+		{ cut, sizeof cut / sizeof *cut, 0, 6, want_cut, 6, 0 },
+		{ cut, sizeof cut / sizeof *cut, 0, 4, want_cut2, 3, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		write_spool(path, cases[i].r, cases[i].n, cases[i].done, cases[i].flushed,
+		            "thread 1 main\nthread 2 w\n");
+		FILE *f = fopen(tpath, "w");
+		assert_non_null(f);
+		struct rec_spool_info info;
+		struct trace_error e;
+		if (rec_spool_convert(path, f, &info, &e) < 0)
+			fail_msg("case %zu: %s", i, e.msg);
+		fclose(f);
+		char *text = tu_slurp(tpath, NULL);
+		if (strcmp(text, cases[i].want))
+			fail_msg("case %zu: got\n%s\nwant\n%s", i, text, cases[i].want);
+		free(text);
+		assert_int_equal(info.complete, cases[i].done);
+		assert_int_equal(info.added, cases[i].added);
+		assert_int_equal(info.dropped, cases[i].dropped);
+		struct trace *tr;
+		if (trace_read_file(tpath, &tr, &e) < 0)
+			fail_msg("case %zu: not valid: %s", i, e.msg);
+		trace_free(tr);
+	}
+	/* not a spool, a failed one */
+	FILE *f = fopen(tpath, "w");
+	struct rec_spool_info info;
+	struct trace_error e;
+	write_spool(path, done, 2, 1, 0, "");
+	FILE *g = fopen(path, "r+b");
+	assert_non_null(g);
+	fputs("XX", g);
+	fclose(g);
+	assert_int_equal(rec_spool_convert(path, f, &info, &e), -1);
+	assert_non_null(strstr(e.msg, "not a recorder's spool"));
+	fclose(f);
+	unlink(path);
+	unlink(tpath);
 }
 
 /* ---- the launcher ---- */
@@ -460,7 +791,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_condvar_stress),
+		cmocka_unit_test(test_trytimed),
 		cmocka_unit_test(test_abrupt),
+		cmocka_unit_test(test_small_buffer),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_spool_convert),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_tree),

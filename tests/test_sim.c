@@ -756,6 +756,123 @@ static void test_deadlock_report(void **state)
 	tu_sim_close(&c);
 }
 
+/* The deadlock report for every kind of object a thread can wait on, and
+ * every operation that can block there (Direct model, each thread on a
+ * processor of its own).  Each program is a valid recording whose threads
+ * ran one after the other; simulated side by side, the works in front of
+ * the first acquisitions make them meet in the wrong order.  Expected
+ * texts by hand from docs/simulation.md (Direct model) and sim.h's report
+ * form: "thread T waits at line L to <verb> <kind> <id>[, held by thread
+ * H]" (a holder for mutexes, rwlocks (the writer) and threads); the verbs
+ * are those trace.h lists for each operation. */
+static const struct {
+	const char *name, *text, *report;
+	uint64_t at; /* the time of the deadlock */
+} deadlocks[] = {
+	/* T2, T3 take semaphores 1, 2 (one token each) at 0, work 10 and
+	 * each waits for the other's: no holder for a semaphore. */
+	{ "semaphores",
+	  "shadowbind-trace 1\nsem 1 1\nsem 2 1\n1 0 create 2\n1 0 create 3\n"
+	  "2 0 wait 1\n2 10 wait 2\n2 0 post 2\n2 0 post 1\n2 0 exit\n"
+	  "3 0 wait 2\n3 10 wait 1\n3 0 post 1\n3 0 post 2\n3 0 exit\n"
+	  "1 0 join 2\n1 0 join 3\n1 0 exit\n",
+	  "thread 1 waits at line 16 to join thread 2\n"
+	  "thread 2 waits at line 7 to wait on semaphore 2\n"
+	  "thread 3 waits at line 12 to wait on semaphore 1\n", 10 },
+	/* the same inversion with write locks: held by the writer */
+	{ "write locks",
+	  "shadowbind-trace 1\n1 0 create 2\n1 0 create 3\n"
+	  "2 0 wrlock 1\n2 10 wrlock 2\n2 0 rwunlock 2\n2 0 rwunlock 1\n2 0 exit\n"
+	  "3 0 wrlock 2\n3 10 wrlock 1\n3 0 rwunlock 1\n3 0 rwunlock 2\n3 0 exit\n"
+	  "1 0 join 2\n1 0 join 3\n1 0 exit\n",
+	  "thread 1 waits at line 14 to join thread 2\n"
+	  "thread 2 waits at line 5 to wrlock rwlock 2, held by thread 3\n"
+	  "thread 3 waits at line 10 to wrlock rwlock 1, held by thread 2\n", 10 },
+	/* read locks wanted while the other holds the write lock */
+	{ "read locks",
+	  "shadowbind-trace 1\n1 0 create 2\n1 0 create 3\n"
+	  "2 0 wrlock 1\n2 10 rdlock 2\n2 0 rwunlock 2\n2 0 rwunlock 1\n2 0 exit\n"
+	  "3 0 wrlock 2\n3 10 rdlock 1\n3 0 rwunlock 1\n3 0 rwunlock 2\n3 0 exit\n"
+	  "1 0 join 2\n1 0 join 3\n1 0 exit\n",
+	  "thread 1 waits at line 14 to join thread 2\n"
+	  "thread 2 waits at line 5 to rdlock rwlock 2, held by thread 3\n"
+	  "thread 3 waits at line 10 to rdlock rwlock 1, held by thread 2\n", 10 },
+	/* T3 locked mutex 1 first in the recording (after work 5); here T2
+	 * takes it at 0 and waits at barrier 1 for T3, which waits for the
+	 * mutex from 5; T2 arrives at 10. */
+	{ "barrier",
+	  "shadowbind-trace 1\n1 0 create 2\n1 0 create 3\n"
+	  "3 5 lock 1\n3 0 unlock 1\n2 0 lock 1\n2 10 barrier 1 2\n3 0 barrier 1 2\n"
+	  "2 0 unlock 1\n2 0 exit\n3 0 exit\n1 0 join 2\n1 0 join 3\n1 0 exit\n",
+	  "thread 1 waits at line 12 to join thread 2\n"
+	  "thread 2 waits at line 7 to pass barrier 1\n"
+	  "thread 3 waits at line 4 to lock mutex 1, held by thread 2\n", 10 },
+	/* the same with the recorded outcomes: trylock ok blocks as lock */
+	{ "trylock ok",
+	  "shadowbind-trace 1\n1 0 create 2\n1 0 create 3\n"
+	  "3 5 trylock 1 ok\n3 0 unlock 1\n2 0 trylock 1 ok\n2 10 barrier 1 2\n"
+	  "3 0 barrier 1 2\n2 0 unlock 1\n2 0 exit\n3 0 exit\n1 0 join 2\n1 0 join 3\n"
+	  "1 0 exit\n",
+	  "thread 1 waits at line 12 to join thread 2\n"
+	  "thread 2 waits at line 7 to pass barrier 1\n"
+	  "thread 3 waits at line 4 to lock mutex 1, held by thread 2\n", 10 },
+	/* ... and trywait ok as wait (semaphore 1 has one token) */
+	{ "trywait ok",
+	  "shadowbind-trace 1\nsem 1 1\n1 0 create 2\n1 0 create 3\n"
+	  "3 5 trywait 1 ok\n3 0 post 1\n2 0 trywait 1 ok\n2 10 barrier 1 2\n"
+	  "3 0 barrier 1 2\n2 0 post 1\n2 0 exit\n3 0 exit\n1 0 join 2\n1 0 join 3\n"
+	  "1 0 exit\n",
+	  "thread 1 waits at line 13 to join thread 2\n"
+	  "thread 2 waits at line 8 to pass barrier 1\n"
+	  "thread 3 waits at line 5 to wait on semaphore 1\n", 10 },
+	/* T2 holds mutex 2 across its cwait (registered at 10); T3, which
+	 * would signal, waits for mutex 2 from 5: nobody signals. */
+	{ "condition variable",
+	  "shadowbind-trace 1\n1 0 create 2\n1 0 create 3\n"
+	  "3 5 lock 2\n3 0 unlock 2\n2 0 lock 2\n2 0 lock 1\n3 0 signal 1 1\n"
+	  "2 10 cwait 1 1\n2 0 unlock 1\n2 0 unlock 2\n2 0 exit\n3 0 exit\n"
+	  "1 0 join 2\n1 0 join 3\n1 0 exit\n",
+	  "thread 1 waits at line 14 to join thread 2\n"
+	  "thread 2 waits at line 9 to be signalled on condition variable 1\n"
+	  "thread 3 waits at line 4 to lock mutex 2, held by thread 2\n", 10 },
+	/* T2 waits on condition variable 1 from 0; T3 locks mutex 1 at 5,
+	 * signals (T2 woken, queued for mutex 1 behind T3) and waits for
+	 * mutex 2, which T4 took at 0; T4 asks for mutex 1 at 20. */
+	{ "cwait's mutex",
+	  "shadowbind-trace 1\n1 0 create 2\n1 0 create 3\n1 0 create 4\n"
+	  "4 0 lock 2\n4 20 lock 1\n4 0 unlock 1\n4 0 unlock 2\n4 0 exit\n"
+	  "2 0 lock 1\n3 5 lock 1\n3 0 signal 1 1\n3 0 lock 2\n3 0 unlock 2\n3 0 unlock 1\n"
+	  "2 0 cwait 1 1\n2 0 unlock 1\n2 0 exit\n3 0 exit\n"
+	  "1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 exit\n",
+	  "thread 1 waits at line 20 to join thread 2\n"
+	  "thread 2 waits at line 16 to re-acquire after cwait mutex 1, held by thread 3\n"
+	  "thread 3 waits at line 13 to lock mutex 2, held by thread 4\n"
+	  "thread 4 waits at line 6 to lock mutex 1, held by thread 3\n", 20 },
+};
+
+static void test_deadlock_kinds(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof deadlocks / sizeof *deadlocks; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, deadlocks[i].text);
+		struct sim_result res;
+		int rc = run_policy(&c, "ps", 1, 0, NULL, 0, 0, &res);
+		if (rc != SIM_DEADLOCK)
+			fail_msg("%s: status %d, not a deadlock", deadlocks[i].name, rc);
+		assert_time(res.makespan, deadlocks[i].at, 1);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		sim_deadlock_print(c.p, &res, f);
+		fclose(f);
+		if (strcmp(buf, deadlocks[i].report))
+			fail_msg("%s: report\n%swant\n%s", deadlocks[i].name, buf, deadlocks[i].report);
+		free(buf);
+		tu_sim_close(&c);
+	}
+}
+
 /* Creation and context-switch costs on one processor (create cost 7,
  * switch cost 2).  fifo: T1 creates at 3 + 7 = 10, exits at 15; T2 starts
  * after a switch at 17, exits at 37.  ps ignores the switch cost: T1 done
@@ -1591,6 +1708,7 @@ int main(void)
 		cmocka_unit_test(test_hand_cases),
 		cmocka_unit_test(test_schedule),
 		cmocka_unit_test(test_deadlock_report),
+		cmocka_unit_test(test_deadlock_kinds),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_unbound),
 		cmocka_unit_test(test_invariants),

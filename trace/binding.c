@@ -281,14 +281,13 @@ static int parse(struct br *B, const char *p, const char *end,
 		if (key_line[k])
 			BFAIL("duplicate '%s' (first at line %u)", keys[k], key_line[k]);
 		if (k == K_UNIT) {
-			static const char *const units[] = { "tick", "ns", "us", "ms", "s" };
-			int u = tr_lookup(units, 5, v, (size_t)(ve - v), NULL);
+			int u = tr_lookup(tr_unit_names, TRACE_NUNITS, v, (size_t)(ve - v), NULL);
 			if (u < 0)
 				BFAIL("unit %s is not one of ns, us, ms, s, tick",
 				      tr_quote(&q, v, (size_t)(ve - v)));
 			if ((enum trace_unit)u != tr->unit)
 				BFAIL("unit '%s' differs from the trace's unit '%s'",
-				      units[u], trace_unit_name(tr->unit));
+				      tr_unit_names[u], trace_unit_name(tr->unit));
 		}
 		char *val = malloc((size_t)(ve - v) + 1);
 		if (!val) {

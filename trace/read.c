@@ -1069,13 +1069,12 @@ static const char *parse_magic(struct tr_p1 *P, const char *p)
 
 static const char *parse_unit(struct tr_p1 *P, const char *p)
 {
-	static const char *const units[] = { "tick", "ns", "us", "ms", "s" };
 	struct tr_quote q;
 	const char *s = p - 4, *o = skip_ws(p);
 	if (at_end(o))
 		FAIL("missing unit after 'unit'");
 	p = tok_end(o);
-	int u = tr_lookup(units, 5, o, (size_t)(p - o), NULL);
+	int u = tr_lookup(tr_unit_names, TRACE_NUNITS, o, (size_t)(p - o), NULL);
 	if (u < 0)
 		FAIL("unit %s is not one of ns, us, ms, s, tick",
 		     tr_quote(&q, o, (size_t)(p - o)));

@@ -241,6 +241,17 @@ static inline int trace_op_effect(const struct trace_rec *r)
 }
 const char *trace_op_name(enum trace_op op);       /* "create", ...      */
 const char *trace_unit_name(enum trace_unit unit); /* "tick", "us", ...  */
+/* Nanoseconds per trace unit `unit` (1 for ns ... 10^9 for s); 0 for
+ * tick (no declared length) and for a value that is not a unit. */
+uint64_t trace_unit_ns(enum trace_unit unit);
+/*
+ * trace_unit_suffix - the unit suffix (ns, us, ms, s) that ends s[0..n),
+ * as in "4us" or "0.5ms": its length, and the unit in *unit; 0 when s
+ * ends in none (or the suffix is part of a longer word: the byte before
+ * it is a lowercase letter, or nothing is before it).  The one table of
+ * the units' names and lengths (cli's times, bound's latencies).
+ */
+size_t trace_unit_suffix(const char *s, size_t n, enum trace_unit *unit);
 const char *trace_kind_name(enum trace_kind kind); /* "mutex", ...       */
 /* Name of thread i (dense), or NULL. */
 const char *trace_thread_name(const struct trace *tr, uint32_t i);
@@ -306,5 +317,28 @@ void trace_binding_release(struct trace_binding *b);
  */
 int trace_binding_write(const struct trace *tr, const struct trace_binding *b,
                         FILE *f);
+
+/* ---------------------------------------------------------------------
+ * SHA-256 (trace/sha256.c), for the `trace` header of binding files: the
+ * digest of the trace's bytes (FIPS 180-4).
+ */
+struct trace_sha256 {
+	uint32_t h[8];
+	uint64_t len;       /* bytes so far */
+	uint8_t buf[64];
+	size_t nbuf;
+	int portable;       /* 1: portable C, not the processor's SHA
+	                       instructions; init sets 1 when the
+	                       processor lacks them (tests may set 1,
+	                       to compare both ways)                    */
+};
+/* Uses the x86 SHA extensions when the processor has them (about 5x
+ * faster), else portable C; the digest is the same. */
+void trace_sha256_init(struct trace_sha256 *s);
+/* 1 if this processor has the SHA extensions used above. */
+int trace_sha256_accelerated(void);
+void trace_sha256_update(struct trace_sha256 *s, const void *data, size_t len);
+/* Writes 64 lowercase hex digits and a NUL to hex[65]. */
+void trace_sha256_final(struct trace_sha256 *s, char hex[65]);
 
 #endif

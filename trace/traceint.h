@@ -87,6 +87,11 @@ void tr_err(struct trace_error *e, const char *file, uint32_t line,
 /* Index of the name `s` (n bytes) in names[0..count), or -1; *suggest is
  * set to the index of the nearest name at edit distance <= 2 (optimal
  * string alignment, case-insensitive), or -1. */
+/* The names of enum trace_unit, by value ("tick", "ns", ...; TRACE_NUNITS
+ * of them), as the `unit` lines of traces and binding files spell them. */
+#define TRACE_NUNITS 5
+extern const char *const tr_unit_names[TRACE_NUNITS];
+
 int tr_lookup(const char *const *names, int count, const char *s, size_t n,
               int *suggest);
 

@@ -8,7 +8,15 @@
 
 #include "trace/traceint.h"
 
-static const char *const unit_names[] = { "tick", "ns", "us", "ms", "s" };
+/* The units: name and length, by enum trace_unit (one table). */
+const char *const tr_unit_names[TRACE_NUNITS] = {
+	[TRACE_TICK] = "tick", [TRACE_NS] = "ns", [TRACE_US] = "us",
+	[TRACE_MS] = "ms", [TRACE_S] = "s",
+};
+static const uint64_t unit_ns[TRACE_NUNITS] = { /* units: ns */
+	[TRACE_TICK] = 0, [TRACE_NS] = 1, [TRACE_US] = 1000,
+	[TRACE_MS] = 1000000, [TRACE_S] = 1000000000,
+};
 
 const char *trace_op_name(enum trace_op op)
 {
@@ -17,7 +25,26 @@ const char *trace_op_name(enum trace_op op)
 
 const char *trace_unit_name(enum trace_unit unit)
 {
-	return (unsigned)unit <= TRACE_S ? unit_names[unit] : "?";
+	return (unsigned)unit < TRACE_NUNITS ? tr_unit_names[unit] : "?";
+}
+
+uint64_t trace_unit_ns(enum trace_unit unit)
+{
+	return (unsigned)unit < TRACE_NUNITS ? unit_ns[unit] : 0;
+}
+
+size_t trace_unit_suffix(const char *s, size_t n, enum trace_unit *unit)
+{
+	for (unsigned u = 0; u < TRACE_NUNITS; u++) {
+		size_t sl = strlen(tr_unit_names[u]);
+		if (unit_ns[u] && n > sl &&
+		    memcmp(s + n - sl, tr_unit_names[u], sl) == 0 &&
+		    !(s[n - sl - 1] >= 'a' && s[n - sl - 1] <= 'z')) {
+			*unit = (enum trace_unit)u;
+			return sl;
+		}
+	}
+	return 0;
 }
 
 const char *trace_kind_name(enum trace_kind kind)

@@ -212,7 +212,7 @@ static const struct viz_vgrp *grp_of(const struct viz_sched *s, const struct viz
 {
 	if (!s->vg)
 		return NULL;
-	if (iv->proc == -2)
+	if (iv->proc == SIM_PROC_ANY)
 		return &s->vg[s->par.cpus];
 	if (iv->proc >= 0 && (uint32_t)iv->proc < s->par.cpus)
 		return &s->vg[iv->proc];
@@ -607,7 +607,7 @@ int viz_sched_new(const struct sim_program *p, const struct sim_params *par,
 	    !s->iv || !s->ivp || !s->rt || !s->rec_thread || !s->busy)
 		goto nomem;
 	for (uint32_t u = 0; u < n; u++) {
-		s->proc[u] = par->mode == SIM_UNBOUND ? -2 : binding ? binding[u] : TRACE_SHADOW;
+		s->proc[u] = par->mode == SIM_UNBOUND ? SIM_PROC_ANY : binding ? binding[u] : TRACE_SHADOW;
 		s->tstart[u] = res->threads[u].start.num / res->threads[u].start.den;
 		s->tend[u] = res->threads[u].end.num / res->threads[u].end.den;
 		s->tcpu[u] = res->threads[u].cpu.num / res->threads[u].cpu.den;
@@ -664,7 +664,7 @@ int viz_sched_new(const struct sim_program *p, const struct sim_params *par,
 			int32_t pr = s->ivp[a].proc;
 			struct viz_vgrp *g = NULL;
 			double k = 1;
-			if (pr == -2) {
+			if (pr == SIM_PROC_ANY) {
 				g = &s->vg[par->cpus];
 				k = par->cpus;
 			} else if (pr >= 0 && (uint32_t)pr < par->cpus) {
@@ -712,22 +712,17 @@ char *viz_rec_label(const struct trace *tr, uint32_t r, char *buf, size_t len)
 
 char *viz_us(enum trace_unit u, uint64_t t, char *buf, size_t len)
 {
-	switch (u) {
-	case TRACE_NS:
+	uint64_t ns = trace_unit_ns(u); /* units: ns per trace unit */
+	if (t == 0 || ns == 0 || ns == 1000) { /* tick: shown as us */
+		snprintf(buf, len, "%llu", (unsigned long long)t);
+	} else if (ns < 1000) { /* ns: three decimals */
 		snprintf(buf, len, "%llu.%03llu", (unsigned long long)(t / 1000),
 		         (unsigned long long)(t % 1000));
-		break;
-	case TRACE_MS:
-		snprintf(buf, len, "%llu000", (unsigned long long)t);
-		break;
-	case TRACE_S:
-		snprintf(buf, len, "%llu000000", (unsigned long long)t);
-		break;
-	default: /* us, tick */
-		snprintf(buf, len, "%llu", (unsigned long long)t);
+	} else { /* ms, s: t with the zeros of ns / 1000 appended (exact) */
+		int n = snprintf(buf, len, "%llu", (unsigned long long)t);
+		for (uint64_t z = ns / 1000; z > 1 && n > 0 && (size_t)n + 1 < len; z /= 10)
+			buf[n++] = '0', buf[n] = 0;
 	}
-	if (t == 0)
-		snprintf(buf, len, "0");
 	return buf;
 }
 

@@ -19,7 +19,7 @@
 /* Process id of a processor (pid 0 holds the counters). */
 static uint64_t pid_of(const struct viz_sched *s, int32_t proc, uint32_t u)
 {
-	if (proc == -2)
+	if (proc == SIM_PROC_ANY)
 		return 1;
 	if (proc >= 0)
 		return (uint64_t)proc + 1;
@@ -155,7 +155,7 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 		const struct viz_iv *x = &s->ivp[i];
 		uint64_t pid = pid_of(s, x->proc, x->thread);
 		if (i == 0 || x->proc != s->ivp[i - 1].proc || x->proc == TRACE_SHADOW) {
-			if (x->proc == -2)
+			if (x->proc == SIM_PROC_ANY)
 				snprintf(lab, sizeof lab, "pool of %u cpus (processor sharing)", s->par.cpus);
 			else if (x->proc >= 0)
 				snprintf(lab, sizeof lab, "cpu %d", x->proc);
@@ -349,7 +349,7 @@ int viz_timeline_write(const struct viz_sched *s, FILE *f)
 		return VIZ_ENOMEM;
 	}
 	for (size_t i = 0; i < s->niv; i++) {
-		int32_t g = s->iv[i].proc >= 0 ? s->iv[i].proc : s->iv[i].proc == -2 ? (int32_t)s->par.cpus
+		int32_t g = s->iv[i].proc >= 0 ? s->iv[i].proc : s->iv[i].proc == SIM_PROC_ANY ? (int32_t)s->par.cpus
 		                                                 : (int32_t)s->par.cpus + 1;
 		ev[m++] = (struct cev){s->iv[i].from, g, 1};
 		ev[m++] = (struct cev){s->iv[i].to, g, -1};

@@ -7,7 +7,8 @@
  *   abrupt exit    exit(0)
  *   abrupt term    raise(SIGTERM)
  *   abrupt int     raise(SIGINT)
- *   abrupt _exit   _exit(0) (no trace can be written)
+ *   abrupt _exit   _exit(0) (a cut trace, or none: docs/record.md)
+ *   abrupt kill    raise(SIGKILL) (the same)
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -70,5 +71,7 @@ int main(int argc, char **argv)
 		raise(SIGINT);
 	else if (!strcmp(how, "_exit"))
 		_exit(0);
+	else if (!strcmp(how, "kill"))
+		raise(SIGKILL);
 	exit(0);
 }

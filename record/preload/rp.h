@@ -14,8 +14,12 @@
  * an acquisition after the real operation returned.  Each event
  * gets the next global sequence number under G, so the order of the
  * sequence numbers is an order in which the operations took effect
- * (docs/trace-format.md, Order).  Records go to per-thread chunks; at exit
- * (or SIGINT/SIGTERM) they are merged by sequence number into the trace.
+ * (docs/trace-format.md, Order).  Records go, in that order, into one
+ * buffer of a fixed size (SHADOWBIND_BUFFER records, default
+ * RP_BUFFER), written to the spool file (record.h) whenever it is full;
+ * at exit (or SIGINT/SIGTERM) the rest and the thread names follow, and
+ * shadowbind-record writes the trace from the spool.  Memory is bounded
+ * whatever the run's length (docs/record.md, "Buffers").
  */
 #ifndef SHADOWBIND_RP_H
 #define SHADOWBIND_RP_H
@@ -25,11 +29,15 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "record/record.h"
 #include "trace/trace.h"
 
 enum rp_mode { RP_OFF = 0, RP_RECORD, RP_RUN };
 
-/* One record in a thread's buffer: 32 bytes. */
+/* A thread's latest record: 32 bytes.  rp_emit returns a pointer to it
+ * (in the thread's struct), valid until the thread's next record: the
+ * wrapper that made it may still mark it dead (or alive again); it goes
+ * to the spool as it is then. */
 struct rp_rec {
 	uint64_t seq;   /* global order (file order)                        */
 	uint64_t work;  /* CPU time before the operation; units: ns         */
@@ -39,13 +47,7 @@ struct rp_rec {
 	uint8_t note;   /* 1: an exit written at process exit (comment)     */
 };
 
-#define RP_CHUNK 4096 /* records per chunk (128 KiB) */
-
-struct rp_chunk {
-	struct rp_chunk *next;
-	uint32_t n;
-	struct rp_rec rec[RP_CHUNK];
-};
+#define RP_BUFFER 65536 /* records in the buffer by default (1.5 MiB) */
 
 struct rp_thread {
 	uint32_t id;             /* trace thread id: 1 = initial thread      */
@@ -61,8 +63,9 @@ struct rp_thread {
 	                            entered; ns                              */
 	uint64_t carry;          /* work not yet in a record (a wrapper that
 	                            recorded nothing); ns                    */
-	struct rp_chunk *head, *tail;
-	uint64_t nrec;
+	struct rp_rec pend;      /* its latest record (see struct rp_rec)    */
+	int has_pend;
+	struct rec_spool_rec pend_disk; /* that record as the spool has it  */
 	/* a condition wait in progress */
 	int cw_active;
 	const void *cw_cond, *cw_mutex;
@@ -161,8 +164,8 @@ uint32_t rp_obj_id(struct rp_obj *o);
 /* Under G: forget the id of the object at addr (it was initialized
  * again); `init` is its semaphore value or barrier count. */
 void rp_obj_reinit(const void *addr, int kind, uint32_t init);
-/* Under G: append a record for t; returns it (NULL when out of memory:
- * the recording then fails with an error at exit). */
+/* Under G: append a record for t; returns it (valid until t's next
+ * record, see struct rp_rec; never NULL). */
 struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
                        uint64_t a, uint64_t b);
 /* Under G: a new thread (id in creation order); NULL when out of memory. */
@@ -189,9 +192,6 @@ void rp_sem_take(struct rp_obj *o);
 void rp_cv_register(struct rp_obj *c, struct rp_thread *t);
 uint32_t rp_cv_claim(struct rp_obj *c, int all);
 int rp_cv_leave(struct rp_obj *c, struct rp_thread *t, int returned);
-
-/* Barrier of the id: count its lines. */
-void rp_barrier_line(uint32_t id);
 
 /* rp_pin.c: run mode, and recording a bound run */
 void rp_pin_init(void);

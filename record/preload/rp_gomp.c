@@ -221,7 +221,6 @@ static void region_member(void *p)
 				c.si = si;
 				c.n = n;
 				rp_emit(t, w, TRACE_BARRIER, d, n);
-				rp_barrier_line(d);
 				rec = 1;
 				if (!g_joined) {
 					/* every member's first lock is the queue's
@@ -265,10 +264,8 @@ static void region_end(struct gregion *r)
 				struct rp_thread *m = r->slot[i];
 				rp_emit(m, m->carry, TRACE_BARRIER, e, r->n);
 				m->carry = 0;
-				rp_barrier_line(e);
 			}
 			rp_emit(t, w, TRACE_BARRIER, e, r->n);
-			rp_barrier_line(e);
 			rec = 1;
 		}
 		rp_unlock();
@@ -408,7 +405,6 @@ static void bar_end(int on)
 		uint32_t b = obj_id(&c->team->sz[c->si].b, TRACE_K_BARRIER);
 		if (b) {
 			rp_emit(t, t->carry, TRACE_BARRIER, b, c->n);
-			rp_barrier_line(b);
 			rec = 1;
 		}
 		rp_unlock();

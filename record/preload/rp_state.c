@@ -1,7 +1,7 @@
 /*
- * rp_state.c - the recorder's state: the lock G, per-thread record
- * buffers, the object table, and writing the trace at exit or on
- * SIGINT/SIGTERM (rp.h, docs/record.md).
+ * rp_state.c - the recorder's state: the lock G, the record buffer and
+ * the spool it streams to, the object table, and finishing the spool at
+ * exit or on SIGINT/SIGTERM (rp.h, record.h, docs/record.md).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,9 +23,19 @@ struct rp_real rp_real;
 static pthread_mutex_t G = PTHREAD_MUTEX_INITIALIZER;
 static volatile pid_t g_owner;        /* tid holding G, 0 = none          */
 static uint64_t g_seq;                /* next sequence number             */
-static int g_oom;                     /* a record could not be stored     */
+static int g_oom;                     /* a table could not grow           */
+static int g_ioerr;                   /* errno of a failed spool write    */
 static int g_inited;
-static char g_path[4096];             /* the trace file                   */
+static char g_path[4096];             /* the spool file                   */
+
+/* the spool (record.h): its file, its header page (mapped shared, so that
+ * its counters survive the process), and the buffer of records
+ * [g_base, g_seq) not yet written */
+static int g_fd = -1;
+static struct rec_spool_head *g_head;
+static struct rec_spool_rec *g_win;
+static uint64_t g_wincap;             /* records                          */
+static uint64_t g_base;               /* sequence number of g_win[0]      */
 
 /* threads by id (1-based); capacity in pointers */
 static struct rp_thread **g_th;
@@ -35,11 +45,6 @@ static uint32_t g_nth, g_thcap;
 static struct rp_obj *g_obj;
 static size_t g_objcap, g_objn;
 static uint32_t g_next_id[TRACE_NKINDS];
-
-/* per-id facts written at the top: semaphore initial tokens, barrier
- * sizes and lines */
-static uint32_t *g_sem_init, g_sem_cap;
-static uint32_t *g_bar_n, *g_bar_lines, g_bar_ncap, g_bar_lcap;
 
 static void *rp_mmap(size_t len)
 {
@@ -198,44 +203,18 @@ struct rp_obj *rp_obj(const void *addr, int kind)
 	return o;
 }
 
-static int rp_grow_u32(uint32_t **a, uint32_t *cap, uint32_t need)
-{
-	if (need < *cap)
-		return 0;
-	uint32_t ncap = *cap ? *cap : 1024;
-	while (ncap <= need)
-		ncap *= 2;
-	uint32_t *n = rp_mmap((size_t)ncap * sizeof *n);
-	if (!n)
-		return -1;
-	if (*a) {
-		memcpy(n, *a, (size_t)*cap * sizeof *n);
-		munmap(*a, (size_t)*cap * sizeof **a);
-	}
-	*a = n;
-	*cap = ncap;
-	return 0;
-}
+static void emit_decl(int op, uint64_t a, uint64_t b);
 
 uint32_t rp_obj_id(struct rp_obj *o)
 {
 	if (o->id)
 		return o->id;
 	o->id = ++g_next_id[o->kind];
-	if (o->kind == TRACE_K_SEM) {
-		if (rp_grow_u32(&g_sem_init, &g_sem_cap, o->id) < 0) {
-			g_oom = 1;
-		} else {
-			g_sem_init[o->id] = o->has_init ? o->init : 0;
-			o->count = o->has_init ? o->init : 0;
-		}
-	} else if (o->kind == TRACE_K_BARRIER) {
-		if (rp_grow_u32(&g_bar_n, &g_bar_ncap, o->id) < 0 ||
-		    rp_grow_u32(&g_bar_lines, &g_bar_lcap, o->id) < 0) {
-			g_oom = 1;
-		} else {
-			g_bar_n[o->id] = o->init;
-		}
+	if (o->kind == TRACE_K_SEM && o->has_init) {
+		/* its sem_init value, declared where it is first used */
+		o->count = o->init;
+		if (o->init)
+			emit_decl(REC_SPOOL_SEMINIT, o->id, o->init);
 	}
 	return o->id;
 }
@@ -255,19 +234,11 @@ void rp_obj_reinit(const void *addr, int kind, uint32_t init)
 
 void rp_sem_take(struct rp_obj *o)
 {
-	if (o->count > 0) {
+	/* a token the recorder did not see (sem_open, or initialized before
+	 * the recorder started) is an initial token: rec_spool_convert
+	 * counts them from the records */
+	if (o->count > 0)
 		o->count--;
-	} else if (o->id < g_sem_cap) {
-		/* a token the recorder did not see (sem_open, or initialized
-		 * before the recorder started): an initial token */
-		g_sem_init[o->id]++;
-	}
-}
-
-void rp_barrier_line(uint32_t id)
-{
-	if (id < g_bar_lcap)
-		g_bar_lines[id]++;
 }
 
 /* ---- condition variables ----
@@ -331,33 +302,96 @@ int rp_cv_leave(struct rp_obj *c, struct rp_thread *t, int returned)
 
 /* ---- records and threads ---- */
 
+/* ---- the spool ---- */
+
+static void spool_pwrite(const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+	while (len && !g_ioerr) {
+		ssize_t w = pwrite(g_fd, p, len, (off_t)off);
+		if (w < 0) {
+			if (errno != EINTR)
+				g_ioerr = errno;
+		} else {
+			p += w;
+			len -= (size_t)w;
+			off += (uint64_t)w;
+		}
+	}
+}
+
+static struct rec_spool_rec disk_rec(uint32_t tid, const struct rp_rec *r)
+{
+	struct rec_spool_rec d = {
+		.work = r->work, .arg = r->arg, .tid = tid, .op = r->op,
+		.flags = (uint8_t)((r->dead ? REC_SPOOL_DEAD : 0) | (r->note ? REC_SPOOL_NOTE : 0)),
+	};
+	return d;
+}
+
+/* Put t's latest record where the spool will read it: the buffer, or (if
+ * the buffer went out since and the record changed) the file. */
+static void sync_pend(struct rp_thread *t)
+{
+	if (!t->has_pend)
+		return;
+	struct rec_spool_rec d = disk_rec(t->id, &t->pend);
+	if (t->pend.seq >= g_base)
+		g_win[t->pend.seq - g_base] = d;
+	else if (memcmp(&d, &t->pend_disk, sizeof d))
+		spool_pwrite(&d, sizeof d, REC_SPOOL_HEAD + t->pend.seq * sizeof d);
+	t->pend_disk = d;
+}
+
+/* Write the buffer's records [g_base, g_seq) to the file. */
+static void win_flush(void)
+{
+	for (uint32_t i = 1; i <= g_nth; i++)
+		if (g_th[i]->has_pend && g_th[i]->pend.seq >= g_base)
+			sync_pend(g_th[i]);
+	uint64_t n = g_seq - g_base;
+	spool_pwrite(g_win, n * sizeof *g_win, REC_SPOOL_HEAD + g_base * sizeof *g_win);
+	g_base = g_seq;
+	if (g_head && !g_ioerr)
+		g_head->flushed = g_base;
+}
+
+/* The next sequence number and its place in the buffer. */
+static struct rec_spool_rec *win_next(void)
+{
+	if (g_seq - g_base == g_wincap)
+		win_flush();
+	struct rec_spool_rec *d = &g_win[g_seq - g_base];
+	g_seq++;
+	if (g_head)
+		g_head->emitted = g_seq;
+	return d;
+}
+
+static void emit_decl(int op, uint64_t a, uint64_t b)
+{
+	struct rec_spool_rec *d = win_next();
+	memset(d, 0, sizeof *d);
+	d->op = (uint8_t)op;
+	d->arg = a | b << 32;
+}
+
+/* ---- records and threads ---- */
+
 struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
                        uint64_t a, uint64_t b)
 {
-	struct rp_chunk *c = t->tail;
-	if (!c || c->n == RP_CHUNK) {
-		struct rp_chunk *n = rp_mmap(sizeof *n);
-		if (!n) {
-			g_oom = 1;
-			return NULL;
-		}
-		n->next = NULL;
-		n->n = 0;
-		if (c)
-			c->next = n;
-		else
-			t->head = n;
-		t->tail = c = n;
-	}
-	struct rp_rec *r = &c->rec[c->n];
-	r->seq = g_seq++;
+	sync_pend(t);
+	struct rp_rec *r = &t->pend;
+	struct rec_spool_rec *d = win_next();
+	r->seq = g_seq - 1;
 	r->work = work;
 	r->arg = op == TRACE_SLEEP ? a : (a | b << 32);
 	r->op = (uint8_t)op;
 	r->dead = 0;
 	r->note = 0;
-	c->n++;
-	t->nrec++;
+	*d = t->pend_disk = disk_rec(t->id, r);
+	t->has_pend = 1;
 	return r;
 }
 
@@ -415,128 +449,66 @@ void rp_thread_exit(struct rp_thread *t)
 	t->exited = 1;
 }
 
-/* ---- writing the trace ---- */
+/* ---- finishing the spool ---- */
 
-struct rp_out {
-	int fd, err;
-	size_t n;
-	char buf[1 << 16];
-};
-static struct rp_out g_out;
-
-static void out_flush(struct rp_out *o)
+/* The footer: the `thread N name` lines, written at offset `off`;
+ * returns their length in bytes. */
+static uint64_t write_names(uint64_t off)
 {
-	size_t k = 0;
-	while (k < o->n && !o->err) {
-		ssize_t w = write(o->fd, o->buf + k, o->n - k);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			o->err = errno;
-		} else {
-			k += (size_t)w;
+	char buf[4096];
+	size_t n = 0;
+	uint64_t len = 0;
+	/* one symbol lookup per distinct start routine (the last 16) */
+	struct rp_thread *named[16] = { NULL };
+	for (uint32_t i = 1; i <= g_nth; i++) {
+		struct rp_thread *t = g_th[i];
+		if (i > 1 && t->fn) {
+			int k = 0;
+			while (k < 16 && named[k] && named[k]->fn != t->fn)
+				k++;
+			if (k < 16 && named[k]) {
+				memcpy(t->name, named[k]->name, sizeof t->name);
+			} else {
+				rp_symname((void *)t->fn, t->name, sizeof t->name);
+				memmove(named + 1, named, 15 * sizeof *named);
+				named[0] = t;
+			}
 		}
-	}
-	o->n = 0;
-}
-
-static void out_s(struct rp_out *o, const char *s)
-{
-	for (; *s; s++) {
-		if (o->n == sizeof o->buf)
-			out_flush(o);
-		o->buf[o->n++] = *s;
-	}
-}
-
-static void out_u(struct rp_out *o, uint64_t v)
-{
-	char b[24];
-	int k = 23;
-	b[k] = 0;
-	do {
-		b[--k] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	out_s(o, b + k);
-}
-
-static void out_rec(struct rp_out *o, uint32_t tid, const struct rp_rec *r)
-{
-	const struct trace_opinfo *oi = &trace_ops[r->op];
-	if (r->note) {
-		out_s(o, "# thread ");
-		out_u(o, tid);
-		out_s(o, " was still running at process exit: its exit is recorded here\n");
-	}
-	out_u(o, tid);
-	out_s(o, " ");
-	out_u(o, r->work);
-	out_s(o, " ");
-	out_s(o, oi->name);
-	for (int i = 0; i < 2; i++) {
-		uint64_t v = i == 0 ? (r->arg & 0xffffffffu) : (r->arg >> 32);
-		switch (oi->arg[i].type) {
-		case TRACE_ARG_NONE:
+		const char *nm = i == 1 ? "main" : t->name;
+		if (!*nm)
 			continue;
-		case TRACE_ARG_OUTCOME:
-			out_s(o, v ? " ok" : " busy");
-			continue;
-		case TRACE_ARG_DURATION:
-			v = r->arg;
-			break;
-		default:
-			break;
+		char line[128], num[16];
+		int k = 15;
+		num[k] = 0;
+		uint32_t v = i;
+		do {
+			num[--k] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		size_t ll = 0, nl = strnlen(nm, sizeof t->name);
+		memcpy(line, "thread ", 7);
+		ll = 7;
+		memcpy(line + ll, num + k, (size_t)(15 - k));
+		ll += (size_t)(15 - k);
+		line[ll++] = ' ';
+		memcpy(line + ll, nm, nl);
+		ll += nl;
+		line[ll++] = '\n';
+		if (n + ll > sizeof buf) {
+			spool_pwrite(buf, n, off + len);
+			len += n;
+			n = 0;
 		}
-		out_s(o, " ");
-		out_u(o, v);
+		memcpy(buf + n, line, ll);
+		n += ll;
 	}
-	out_s(o, "\n");
-}
-
-/* The thread's next live record after r (in its own buffer), or NULL. */
-static struct rp_rec *next_live(struct rp_thread *t, struct rp_rec *r)
-{
-	int seen = 0;
-	for (struct rp_chunk *c = t->head; c; c = c->next)
-		for (uint32_t i = 0; i < c->n; i++) {
-			if (&c->rec[i] == r)
-				seen = 1;
-			else if (seen && !c->rec[i].dead)
-				return &c->rec[i];
-		}
-	return NULL;
-}
-
-/* Drop the last `rem` barrier lines of barrier `id` (an episode cut by the
- * process exit), moving their work to each thread's next record. */
-static void drop_barrier_tail(uint32_t id, uint32_t rem)
-{
-	while (rem--) {
-		struct rp_rec *best = NULL;
-		struct rp_thread *bt = NULL;
-		for (uint32_t i = 1; i <= g_nth; i++)
-			for (struct rp_chunk *c = g_th[i]->head; c; c = c->next)
-				for (uint32_t k = 0; k < c->n; k++) {
-					struct rp_rec *r = &c->rec[k];
-					if (!r->dead && r->op == TRACE_BARRIER &&
-					    (r->arg & 0xffffffffu) == id &&
-					    (!best || r->seq > best->seq)) {
-						best = r;
-						bt = g_th[i];
-					}
-				}
-		if (!best)
-			return;
-		best->dead = 1;
-		struct rp_rec *n = next_live(bt, best);
-		if (n)
-			n->work += best->work;
-	}
+	spool_pwrite(buf, n, off + len);
+	return len + n;
 }
 
 /* Under G: give every thread that has not exited its exit, complete the
- * waits cut short, drop unfinished barrier episodes. */
+ * waits cut short.  (Barrier episodes that not every member left are
+ * dropped by rec_spool_convert.) */
 static void finalize_records(void)
 {
 	for (uint32_t i = 1; i <= g_nth; i++) {
@@ -566,134 +538,72 @@ static void finalize_records(void)
 			}
 		}
 		struct rp_rec *r = rp_emit(t, w, TRACE_EXIT, 0, 0);
-		if (r && t != rp_self)
+		if (t != rp_self)
 			r->note = 1;
 		t->exited = 1;
 	}
-	for (uint32_t b = 1; b <= g_next_id[TRACE_K_BARRIER] && b < g_bar_ncap && b < g_bar_lcap; b++)
-		if (g_bar_n[b] && g_bar_lines[b] % g_bar_n[b])
-			drop_barrier_tail(b, g_bar_lines[b] % g_bar_n[b]);
 }
 
-/* Merge the threads' records by sequence number into g_out. */
-static void write_records(struct rp_out *o)
-{
-	/* cursor per thread, kept in the thread structs' spare fields would be
-	 * intrusive: use a small mmap'd array */
-	size_t n = g_nth + 1;
-	struct cur { struct rp_chunk *c; uint32_t i; } *cur = rp_mmap(n * sizeof *cur);
-	if (!cur) {
-		o->err = ENOMEM;
-		return;
-	}
-	for (uint32_t t = 1; t <= g_nth; t++)
-		cur[t].c = g_th[t]->head, cur[t].i = 0;
-	for (;;) {
-		uint32_t best = 0;
-		uint64_t bseq = UINT64_MAX;
-		for (uint32_t t = 1; t <= g_nth; t++) {
-			while (cur[t].c && cur[t].i >= cur[t].c->n) {
-				cur[t].c = cur[t].c->next;
-				cur[t].i = 0;
-			}
-			if (cur[t].c && cur[t].c->rec[cur[t].i].seq < bseq) {
-				bseq = cur[t].c->rec[cur[t].i].seq;
-				best = t;
-			}
-		}
-		if (!best)
-			break;
-		struct rp_rec *r = &cur[best].c->rec[cur[best].i++];
-		if (!r->dead)
-			out_rec(o, best, r);
-		if (o->err)
-			break;
-	}
-	munmap(cur, n * sizeof *cur);
-}
-
-/* Under G, once: write the trace (temporary file, then rename). */
+/* Under G, once: finish the spool (its last records, the thread names,
+ * state DONE); shadowbind-record writes the trace from it. */
 static void rp_write_trace(const char *why)
 {
-	if (rp_finished)
+	if (rp_finished || !g_head)
 		return;
 	finalize_records();
 	rp_finished = 1;
-	if (g_oom) {
-		rp_say("shadowbind-record: out of memory while recording; no trace written (", g_path, ")\n");
+	for (uint32_t i = 1; i <= g_nth; i++)
+		sync_pend(g_th[i]);
+	win_flush();
+	uint64_t foot = REC_SPOOL_HEAD + g_seq * sizeof(struct rec_spool_rec);
+	uint64_t footlen = write_names(foot);
+	size_t wl = strlen(why);
+	if (wl >= sizeof g_head->why)
+		wl = sizeof g_head->why - 1;
+	memcpy(g_head->why, why, wl);
+	g_head->why[wl] = 0;
+	if (g_oom || g_ioerr) {
+		const char *m = g_oom ? "out of memory while recording" : strerror(g_ioerr);
+		size_t ml = strlen(m);
+		if (ml >= sizeof g_head->why)
+			ml = sizeof g_head->why - 1;
+		memcpy(g_head->why, m, ml);
+		g_head->why[ml] = 0;
+		g_head->state = REC_SPOOL_FAILED;
+		rp_say("shadowbind-record: ", g_oom ? "out of memory while recording" : "cannot write the spool",
+		       "; no trace written\n");
 		return;
 	}
-	char tmp[4200];
-	size_t pl = strlen(g_path);
-	memcpy(tmp, g_path, pl);
-	memcpy(tmp + pl, ".tmp", 5);
-	struct rp_out *o = &g_out;
-	o->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	o->err = 0;
-	o->n = 0;
-	if (o->fd < 0) {
-		rp_say("shadowbind-record: cannot create ", tmp, ": no trace written\n");
-		return;
-	}
-	out_s(o, "shadowbind-trace 1\n# recorded by shadowbind-record (");
-	out_s(o, why);
-	out_s(o, "); work is thread CPU time\nunit ns\n");
-	/* names: one symbol lookup per distinct start routine (the last 16) */
-	struct rp_thread *named[16] = { NULL };
-	for (uint32_t i = 1; i <= g_nth; i++) {
-		struct rp_thread *t = g_th[i];
-		if (i > 1 && t->fn) {
-			int k = 0;
-			while (k < 16 && named[k] && named[k]->fn != t->fn)
-				k++;
-			if (k < 16 && named[k]) {
-				memcpy(t->name, named[k]->name, sizeof t->name);
-			} else {
-				rp_symname((void *)t->fn, t->name, sizeof t->name);
-				memmove(named + 1, named, 15 * sizeof *named);
-				named[0] = t;
-			}
-		}
-		const char *nm = i == 1 ? "main" : g_th[i]->name;
-		if (!*nm)
-			continue;
-		out_s(o, "thread ");
-		out_u(o, i);
-		out_s(o, " ");
-		out_s(o, nm);
-		out_s(o, "\n");
-	}
-	for (uint32_t s = 1; s <= g_next_id[TRACE_K_SEM] && s < g_sem_cap; s++) {
-		if (!g_sem_init[s])
-			continue;
-		out_s(o, "sem ");
-		out_u(o, s);
-		out_s(o, " ");
-		out_u(o, g_sem_init[s]);
-		out_s(o, "\n");
-	}
+	g_head->foot = foot;
+	g_head->footlen = footlen;
+	__atomic_store_n(&g_head->state, (uint64_t)REC_SPOOL_DONE, __ATOMIC_RELEASE);
 	char pool[256];
 	uint32_t qm = 0;
-	int has_pool = rp_gomp_pool(pool, sizeof pool, &qm);
-	if (has_pool) {
-		out_s(o, "# OpenMP work queue: mutex ");
-		out_u(o, qm);
-		out_s(o, " deals the chunks of dynamic and guided loops, sections and singles; predict with --pool ");
-		out_s(o, pool);
-		out_s(o, "\n");
-	}
-	out_s(o, "\n");
-	write_records(o);
-	out_flush(o);
-	if (close(o->fd) < 0 && !o->err)
-		o->err = errno;
-	if (o->err || rename(tmp, g_path) < 0) {
-		unlink(tmp);
-		rp_say("shadowbind-record: cannot write ", g_path, ": no trace written\n");
-	} else if (has_pool) {
+	if (rp_gomp_pool(pool, sizeof pool, &qm))
 		rp_say("shadowbind-record: OpenMP work queue recorded (dynamic/guided loops, sections, single): predict with --pool ",
 		       pool, " (docs/record.md, OpenMP)\n");
-	}
+}
+
+/* Open the spool at g_path: its header page (mapped shared) and the
+ * buffer of `records` records.  0, or -1 (then nothing is recorded). */
+static int spool_open(uint64_t records)
+{
+	g_fd = open(g_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (g_fd < 0)
+		return -1;
+	if (ftruncate(g_fd, REC_SPOOL_HEAD) < 0)
+		return -1;
+	void *h = mmap(NULL, REC_SPOOL_HEAD, PROT_READ | PROT_WRITE, MAP_SHARED, g_fd, 0);
+	if (h == MAP_FAILED)
+		return -1;
+	g_win = rp_mmap(records * sizeof *g_win);
+	if (!g_win)
+		return -1;
+	g_wincap = records;
+	g_head = h;
+	memcpy(g_head->magic, REC_SPOOL_MAGIC, 8);
+	g_head->buffer = records;
+	return 0;
 }
 
 /* ---- start, exit, signals ---- */
@@ -702,8 +612,9 @@ static void on_fatal(int sig)
 {
 	if (rp_mode == RP_RECORD && !rp_finished) {
 		if (g_owner == rp_tid()) {
-			rp_say("shadowbind-record: interrupted inside the recorder; no trace written (",
-			       g_path, ")\n");
+			/* the spool is left as it is (state RUNNING):
+			 * shadowbind-record writes the trace of what was
+			 * flushed, cut */
 			rp_finished = 1;
 		} else {
 			rp_real.mutex_lock(&G);
@@ -771,6 +682,7 @@ static void clean_env(void)
 	unsetenv("SHADOWBIND_TRACE");
 	unsetenv("SHADOWBIND_PIN");
 	unsetenv("SHADOWBIND_MODE");
+	unsetenv("SHADOWBIND_BUFFER");
 }
 
 void rp_init(void)
@@ -824,6 +736,20 @@ void rp_init(void)
 	} else if (mode && !strcmp(mode, "run")) {
 		rp_mode = RP_RUN;
 		rp_pin_init();
+	}
+	if (rp_mode == RP_RECORD) {
+		const char *bs = getenv("SHADOWBIND_BUFFER");
+		uint64_t records = RP_BUFFER;
+		if (bs && *bs) {
+			char *e;
+			unsigned long long v = strtoull(bs, &e, 10);
+			if (!*e && v >= 1 && v <= (1ull << 32))
+				records = v;
+		}
+		if (spool_open(records) < 0) {
+			rp_say("shadowbind-record: cannot create the spool ", g_path, "; nothing recorded\n");
+			rp_mode = RP_OFF;
+		}
 	}
 	if (rp_mode == RP_RECORD) {
 		measure_read_cost();

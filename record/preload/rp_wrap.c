@@ -357,7 +357,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, int how, clockid
 	mo->owner = 0;
 	/* reserve the place of an `unlock M` where it began waiting: used
 	 * only if the wait ends without a wake-up (timeout, spurious) */
-	t->cw_rec = rp_emit(t, w, TRACE_UNLOCK, mid, 0);
+	t->cw_rec = rp_emit(t, w, TRACE_UNLOCK, mid, cid); /* b: the condvar (cut traces) */
 	if (t->cw_rec)
 		t->cw_rec->dead = 1;
 	t->cw_cond = c;
@@ -482,7 +482,6 @@ int pthread_barrier_wait(pthread_barrier_t *b)
 		if (o && o->has_init) {
 			uint32_t id = rp_obj_id(o);
 			rp_emit(t, w, TRACE_BARRIER, id, o->init);
-			rp_barrier_line(id);
 			rec = 1;
 		}
 		rp_unlock();

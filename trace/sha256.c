@@ -17,7 +17,7 @@
 #define SHA256_X86 1
 #endif
 
-#include "alloc/alloc.h"
+#include "trace/trace.h"
 
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -123,7 +123,7 @@ static void blocks_x86(uint32_t h[8], const uint8_t *p, size_t n)
 }
 #endif
 
-int alloc_sha256_accelerated(void)
+int trace_sha256_accelerated(void)
 {
 #ifdef SHA256_X86
 	/* CPUID (clang has no __builtin_cpu_supports("sha")): leaf 1 ECX
@@ -142,7 +142,7 @@ int alloc_sha256_accelerated(void)
 /* n blocks of 64 bytes at p, with the SHA extensions unless s is
  * portable (init asked the processor once: CPUID is slow, and in a
  * virtual machine a trap to the host). */
-static void blocks(struct alloc_sha256 *s, const uint8_t *p, size_t n)
+static void blocks(struct trace_sha256 *s, const uint8_t *p, size_t n)
 {
 #ifdef SHA256_X86
 	if (!s->portable) {
@@ -154,7 +154,7 @@ static void blocks(struct alloc_sha256 *s, const uint8_t *p, size_t n)
 		block(s->h, p);
 }
 
-void alloc_sha256_init(struct alloc_sha256 *s)
+void trace_sha256_init(struct trace_sha256 *s)
 {
 	static const uint32_t H0[8] = {
 		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -163,10 +163,10 @@ void alloc_sha256_init(struct alloc_sha256 *s)
 	memcpy(s->h, H0, sizeof H0);
 	s->len = 0;
 	s->nbuf = 0;
-	s->portable = !alloc_sha256_accelerated();
+	s->portable = !trace_sha256_accelerated();
 }
 
-void alloc_sha256_update(struct alloc_sha256 *s, const void *data, size_t len)
+void trace_sha256_update(struct trace_sha256 *s, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	s->len += len;
@@ -188,7 +188,7 @@ void alloc_sha256_update(struct alloc_sha256 *s, const void *data, size_t len)
 	s->nbuf = len;
 }
 
-void alloc_sha256_final(struct alloc_sha256 *s, char hex[65])
+void trace_sha256_final(struct trace_sha256 *s, char hex[65])
 {
 	uint64_t bits = s->len * 8;
 	uint8_t pad[72] = {0x80};
@@ -196,8 +196,8 @@ void alloc_sha256_final(struct alloc_sha256 *s, char hex[65])
 	uint8_t lenb[8];
 	for (int i = 0; i < 8; i++)
 		lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
-	alloc_sha256_update(s, pad, npad);
-	alloc_sha256_update(s, lenb, 8);
+	trace_sha256_update(s, pad, npad);
+	trace_sha256_update(s, lenb, 8);
 	static const char dig[] = "0123456789abcdef";
 	for (int i = 0; i < 8; i++)
 		for (int j = 0; j < 8; j++)

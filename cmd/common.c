@@ -1,0 +1,173 @@
+/* common.c - what the commands share (common.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/alloc.h"
+#include "bound/bound.h"
+#include "cmd/common.h"
+#include "exp/exp.h"
+#include "viz/viz.h"
+
+void cmd_machine_init(struct cmd_machine *M, const char *alone)
+{
+	memset(M, 0, sizeof *M);
+	sim_params_init(&M->par);
+	M->par.model = SIM_AUTO;
+	M->m.alone = alone;
+}
+
+int cmd_policy_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (sim_policy_parse(v, dst)) {
+		snprintf(why, len, "is not a policy (" SIM_POLICY_SYNTAX ")");
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_model_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (sim_model_parse(v, dst)) {
+		snprintf(why, len, "is not a model (" SIM_MODEL_SYNTAX ")");
+		return -1;
+	}
+	return 0;
+}
+
+/* Was long option `name` given? */
+static int given(const struct cli_cmd *cmd, const char *name)
+{
+	const struct cli_opt *o = cli_find(cmd, name);
+	return o && o->given;
+}
+
+int cmd_machine_load(struct cmd_machine *M, const struct cli_cmd *cmd,
+                     const struct trace *tr, struct sim_params *par)
+{
+	char why[600];
+	int rc = cli_machine_load(&M->m, tr, why, sizeof why);
+	if (rc == CLI_EUSAGE)
+		return cli_usage(cmd, "%s", why);
+	if (rc != CLI_OK)
+		return cli_errorf(rc, "%s", why);
+	const struct cli_machine *m = &M->m;
+	/* each row of CLI_MACHINE_ROWS given: its value into par */
+#define SET_(A, ID, KIND, OPT, SH, KEY, FIELD, MV, HELP) SET_##KIND(OPT, FIELD)
+#define SET_CPUS(OPT, FIELD) \
+	if (m->k) \
+		par->FIELD = m->k;
+#define SET_TIME(OPT, FIELD) \
+	if (m->FIELD.text) \
+		par->FIELD = m->FIELD##_tu;
+#define SET_POLICY(OPT, FIELD) \
+	if (given(cmd, OPT)) { \
+		par->policy = M->par.policy; \
+		par->quantum = M->par.quantum; \
+	}
+#define SET_MODEL(OPT, FIELD) \
+	if (given(cmd, OPT)) \
+		par->FIELD = M->par.FIELD;
+#define SET_FLAG(OPT, FIELD)
+#define SET_FILE(OPT, FIELD)
+#define SET_STR(OPT, FIELD)
+	CLI_MACHINE_ROWS(SET_, 0)
+	if (m->unbound)
+		par->mode = SIM_UNBOUND;
+	return CLI_OK;
+}
+
+int cmd_pool_open(const struct cmd_machine *M, const struct cli_cmd *cmd,
+                  const struct sim_program *prog, const char *path,
+                  struct sim_params *par, struct sim_pool **pool)
+{
+	*pool = NULL;
+	if (!M->m.pool)
+		return CLI_OK;
+	if (par->model != SIM_DIRECT && par->model != SIM_AUTO)
+		return cli_usage(cmd, "--pool works with the Direct model only "
+		                 "(--model direct or auto)");
+	char why[600];
+	if (sim_pool_new(prog, M->m.pool, pool, why, sizeof why) != 0)
+		return cli_errorf(CLI_EINPUT, "%s: %s", path, why);
+	par->pool = *pool;
+	return CLI_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * Exit statuses
+ */
+
+int cmd_exit_sim(int st)
+{
+	switch (st) {
+	case SIM_OK: return CLI_OK;
+	case SIM_DEADLOCK: return CLI_EDEADLOCK;
+	default: return CLI_ESYSTEM; /* EOVERFLOW, ENOMEM, EINVAL */
+	}
+}
+
+int cmd_exit_alloc(int st)
+{
+	switch (st) {
+	case ALLOC_OK: return CLI_OK;
+	case ALLOC_DEADLOCK: return CLI_EDEADLOCK;
+	case ALLOC_EINVAL: return CLI_EINPUT;
+	default: return CLI_ESYSTEM; /* ENOMEM, ESIM */
+	}
+}
+
+const char *cmd_alloc_strerror(int st)
+{
+	return st == ALLOC_ENOMEM ? "out of memory"
+	       : st == ALLOC_ESIM ? "the simulator failed on every binding "
+	                            "(exact-time overflow)"
+	       : "invalid parameters";
+}
+
+int cmd_exit_viz(int st)
+{
+	switch (st) {
+	case VIZ_OK: return CLI_OK;
+	case VIZ_ESIM: return CLI_EDEADLOCK;
+	case VIZ_ENOMEM: return CLI_ESYSTEM;
+	default: return CLI_EINPUT; /* EINVAL, EIO */
+	}
+}
+
+int cmd_exit_bound(int st)
+{
+	switch (st) {
+	case BOUND_OK: return CLI_OK;
+	case BOUND_EDEADLOCK: return CLI_EDEADLOCK;
+	case BOUND_EINVAL: return CLI_EINPUT;
+	default: return CLI_ESYSTEM; /* ENOMEM, ETOOBIG, ESIM */
+	}
+}
+
+int cmd_exit_exp(int st)
+{
+	switch (st) {
+	case EXP_OK: return CLI_OK;
+	case EXP_EINVAL: return CLI_EINPUT;
+	default: return CLI_ESYSTEM; /* ENOMEM, EIO, ERUN */
+	}
+}
+
+int cmd_flush(const struct cli_cmd *cmd)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return cli_error(cmd, CLI_ESYSTEM, "write error: %s", strerror(errno));
+	return CLI_OK;
+}
+
+const char *cmd_proc_name(int32_t p, char *b, size_t len)
+{
+	if (p == TRACE_SHADOW)
+		snprintf(b, len, "shadow");
+	else if (p == SIM_PROC_ANY)
+		snprintf(b, len, "any");
+	else
+		snprintf(b, len, "%d", p);
+	return b;
+}

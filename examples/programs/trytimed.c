@@ -1,0 +1,296 @@
+/*
+ * trytimed.c - a test program for the recorder (tests/test_record.c):
+ * read-write locks (readers together, writers alone, tries and timed
+ * forms), mutex trylock that finds the mutex busy and free, sem_trywait
+ * that finds a token and none, and timed waits that time out and that
+ * do not (pthread_mutex_timedlock, sem_timedwait, pthread_cond_timedwait,
+ * pthread_rwlock_timedrdlock/_timedwrlock).  Not an example to predict.
+ *
+ *   trytimed [ROUNDS]   ROUNDS = 3
+ *
+ * Two threads, main and a helper, go through phases separated by a
+ * barrier of 2; within a phase each call's outcome is decided by the
+ * phase (a try or a short timed wait on an object the other thread holds
+ * until the next barrier fails; a timed wait with a 60 s deadline on an
+ * object the other thread releases succeeds), so the outcomes are the
+ * same on every run.  The program counts its own calls by outcome and
+ * prints them as one line
+ *   calls NAME N NAME N ...
+ * (every NAME once, in a fixed order); the test maps each call to the
+ * records docs/record.md says it gives.  A condition wait that returns
+ * with its predicate still false is counted as spurious, and the timed
+ * waits that time out were given TIMEOUT_NS (printed as `timeout_ns N`).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "work.h"
+
+#define TIMEOUT_NS 2000000L     /* 2 ms: the waits that must time out   */
+#define LONG_S 60               /* s: the waits that must not            */
+
+enum {
+	K_CREATE, K_JOIN, K_BARRIER,
+	K_LOCK, K_UNLOCK, K_TRYLOCK_OK, K_TRYLOCK_BUSY, K_TIMEDLOCK_OK, K_TIMEDLOCK_TIMEOUT,
+	K_POST, K_TRYWAIT_OK, K_TRYWAIT_BUSY, K_SEMTIMED_OK, K_SEMTIMED_TIMEOUT,
+	K_SIGNAL, K_CONDTIMED_OK, K_CONDTIMED_SPURIOUS, K_CONDTIMED_TIMEOUT,
+	K_RDLOCK, K_WRLOCK, K_TRYRDLOCK_OK, K_TRYRDLOCK_BUSY, K_TRYWRLOCK_BUSY,
+	K_TIMEDRDLOCK_OK, K_TIMEDRDLOCK_TIMEOUT, K_TIMEDWRLOCK_OK, K_TIMEDWRLOCK_TIMEOUT,
+	K_RWUNLOCK, K_N
+};
+static const char *const kname[K_N] = {
+	"create", "join", "barrier",
+	"mutex_lock", "mutex_unlock", "mutex_trylock_ok", "mutex_trylock_busy",
+	"mutex_timedlock_ok", "mutex_timedlock_timeout",
+	"sem_post", "sem_trywait_ok", "sem_trywait_busy", "sem_timedwait_ok",
+	"sem_timedwait_timeout",
+	"cond_signal", "cond_timedwait_ok", "cond_timedwait_spurious", "cond_timedwait_timeout",
+	"rwlock_rdlock", "rwlock_wrlock", "rwlock_tryrdlock_ok", "rwlock_tryrdlock_busy",
+	"rwlock_trywrlock_busy", "rwlock_timedrdlock_ok", "rwlock_timedrdlock_timeout",
+	"rwlock_timedwrlock_ok", "rwlock_timedwrlock_timeout", "rwlock_unlock",
+};
+static long kcount[K_N];
+static int g_bad; /* an outcome other than the phase's: exit 1 */
+
+static pthread_barrier_t g_bar;
+static pthread_mutex_t g_mx = PTHREAD_MUTEX_INITIALIZER, g_cmx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static pthread_rwlock_t g_rw = PTHREAD_RWLOCK_INITIALIZER;
+static sem_t g_sem;
+static int g_flag; /* under g_cmx */
+static volatile uint64_t g_sink; /* keeps the work */
+
+static void k(int what)
+{
+	__atomic_fetch_add(&kcount[what], 1, __ATOMIC_RELAXED);
+}
+
+static void want(int ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "trytimed: unexpected outcome: %s\n", what);
+		g_bad = 1;
+	}
+}
+
+static void bar(void)
+{
+	pthread_barrier_wait(&g_bar);
+	k(K_BARRIER);
+}
+
+/* An absolute CLOCK_REALTIME deadline ns nanoseconds from now. */
+static struct timespec deadline(long ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ns / 1000000000L;
+	ts.tv_nsec += ns % 1000000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+static void mlock(pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m);
+	k(K_LOCK);
+}
+
+static void munlock(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	k(K_UNLOCK);
+}
+
+static void rwunlock(void)
+{
+	pthread_rwlock_unlock(&g_rw);
+	k(K_RWUNLOCK);
+}
+
+/* The helper's side of each phase; main's is in round() below. */
+static void *helper(void *arg)
+{
+	long rounds = (long)arg;
+	for (long r = 0; r < rounds; r++) {
+		/* 1. mutexes: held across a barrier, then released */
+		mlock(&g_mx);
+		bar();          /* main: trylock busy, timedlock times out */
+		bar();
+		g_sink += work(50, 1);
+		munlock(&g_mx); /* main's timedlock (60 s) gets it */
+		bar();          /* main: trylock ok */
+		/* 2. semaphore: no token, then tokens */
+		bar();          /* main: trywait busy, timedwait times out */
+		sem_post(&g_sem);
+		k(K_POST);
+		bar();          /* main: trywait ok */
+		g_sink += work(50, 2);
+		sem_post(&g_sem); /* main's timedwait (60 s) gets it */
+		k(K_POST);
+		bar();
+		/* 3. condition variable: main times out alone, then is
+		 * signalled with the mutex held */
+		bar();          /* main: timed out */
+		bar();          /* main holds g_cmx until it waits */
+		mlock(&g_cmx);
+		g_flag = 1;
+		pthread_cond_signal(&g_cv);
+		k(K_SIGNAL);
+		munlock(&g_cmx);
+		bar();
+		/* 4. rwlock: a reader here, main reads beside it, fails to
+		 * write */
+		pthread_rwlock_rdlock(&g_rw);
+		k(K_RDLOCK);
+		bar();          /* main: trywrlock busy, timedwrlock times out,
+		                   rdlock, tryrdlock, timedrdlock ok */
+		bar();
+		rwunlock();
+		bar();
+		/* 5. rwlock: main writes; tries to read fail here, then this
+		 * thread writes after main */
+		bar();          /* main holds the write lock */
+		if (pthread_rwlock_tryrdlock(&g_rw) == EBUSY)
+			k(K_TRYRDLOCK_BUSY);
+		else
+			want(0, "tryrdlock while main writes");
+		struct timespec ts = deadline(TIMEOUT_NS);
+		if (pthread_rwlock_timedrdlock(&g_rw, &ts) == ETIMEDOUT)
+			k(K_TIMEDRDLOCK_TIMEOUT);
+		else
+			want(0, "timedrdlock while main writes");
+		bar();          /* main unlocks after some work */
+		pthread_rwlock_wrlock(&g_rw);
+		k(K_WRLOCK);
+		g_sink += work(20, 3);
+		rwunlock();
+		bar();
+	}
+	return NULL;
+}
+
+static void round_main(void)
+{
+	struct timespec ts;
+	int r;
+	/* 1. the helper holds g_mx */
+	bar();
+	r = pthread_mutex_trylock(&g_mx);
+	want(r == EBUSY, "trylock of a held mutex");
+	k(r == 0 ? K_TRYLOCK_OK : K_TRYLOCK_BUSY);
+	ts = deadline(TIMEOUT_NS);
+	r = pthread_mutex_timedlock(&g_mx, &ts);
+	want(r == ETIMEDOUT, "timedlock of a held mutex");
+	k(r == 0 ? K_TIMEDLOCK_OK : K_TIMEDLOCK_TIMEOUT);
+	bar();
+	ts = deadline(LONG_S * 1000000000L);
+	r = pthread_mutex_timedlock(&g_mx, &ts); /* the helper unlocks it */
+	want(r == 0, "timedlock (60 s) of a mutex being released");
+	k(r == 0 ? K_TIMEDLOCK_OK : K_TIMEDLOCK_TIMEOUT);
+	munlock(&g_mx);
+	bar();
+	r = pthread_mutex_trylock(&g_mx);
+	want(r == 0, "trylock of a free mutex");
+	k(r == 0 ? K_TRYLOCK_OK : K_TRYLOCK_BUSY);
+	munlock(&g_mx);
+	/* 2. semaphore */
+	r = sem_trywait(&g_sem);
+	want(r != 0, "trywait without a token");
+	k(r == 0 ? K_TRYWAIT_OK : K_TRYWAIT_BUSY);
+	ts = deadline(TIMEOUT_NS);
+	r = sem_timedwait(&g_sem, &ts);
+	want(r != 0 && errno == ETIMEDOUT, "timedwait without a token");
+	k(r == 0 ? K_SEMTIMED_OK : K_SEMTIMED_TIMEOUT);
+	bar();
+	bar();          /* the helper posted */
+	r = sem_trywait(&g_sem);
+	want(r == 0, "trywait with a token");
+	k(r == 0 ? K_TRYWAIT_OK : K_TRYWAIT_BUSY);
+	ts = deadline(LONG_S * 1000000000L);
+	r = sem_timedwait(&g_sem, &ts);
+	want(r == 0, "timedwait (60 s) for a post");
+	k(r == 0 ? K_SEMTIMED_OK : K_SEMTIMED_TIMEOUT);
+	bar();
+	/* 3. condition variable: nobody signals, then the helper does */
+	mlock(&g_cmx);
+	ts = deadline(TIMEOUT_NS);
+	r = pthread_cond_timedwait(&g_cv, &g_cmx, &ts);
+	while (r == 0) { /* woken by nobody: spurious; wait out the deadline */
+		k(K_CONDTIMED_SPURIOUS);
+		r = pthread_cond_timedwait(&g_cv, &g_cmx, &ts);
+	}
+	want(r == ETIMEDOUT, "timedwait without a signal");
+	k(K_CONDTIMED_TIMEOUT);
+	munlock(&g_cmx);
+	bar();
+	mlock(&g_cmx);
+	g_flag = 0;
+	bar();          /* the helper locks g_cmx once main waits */
+	ts = deadline(LONG_S * 1000000000L);
+	while (!g_flag) {
+		r = pthread_cond_timedwait(&g_cv, &g_cmx, &ts);
+		want(r == 0, "timedwait (60 s) for a signal");
+		k(g_flag ? K_CONDTIMED_OK : K_CONDTIMED_SPURIOUS);
+	}
+	munlock(&g_cmx);
+	bar();
+	/* 4. the helper reads */
+	bar();
+	r = pthread_rwlock_trywrlock(&g_rw);
+	want(r == EBUSY, "trywrlock beside a reader");
+	k(K_TRYWRLOCK_BUSY);
+	ts = deadline(TIMEOUT_NS);
+	r = pthread_rwlock_timedwrlock(&g_rw, &ts);
+	want(r == ETIMEDOUT, "timedwrlock beside a reader");
+	k(r == 0 ? K_TIMEDWRLOCK_OK : K_TIMEDWRLOCK_TIMEOUT);
+	pthread_rwlock_rdlock(&g_rw);
+	k(K_RDLOCK);
+	r = pthread_rwlock_tryrdlock(&g_rw);
+	want(r == 0, "tryrdlock beside readers");
+	k(r == 0 ? K_TRYRDLOCK_OK : K_TRYRDLOCK_BUSY);
+	ts = deadline(LONG_S * 1000000000L);
+	r = pthread_rwlock_timedrdlock(&g_rw, &ts);
+	want(r == 0, "timedrdlock beside readers");
+	k(r == 0 ? K_TIMEDRDLOCK_OK : K_TIMEDRDLOCK_TIMEOUT);
+	rwunlock();
+	rwunlock();
+	rwunlock();
+	bar();
+	bar();          /* the helper unlocked */
+	/* 5. main writes */
+	ts = deadline(LONG_S * 1000000000L);
+	r = pthread_rwlock_timedwrlock(&g_rw, &ts);
+	want(r == 0, "timedwrlock of a free rwlock");
+	k(r == 0 ? K_TIMEDWRLOCK_OK : K_TIMEDWRLOCK_TIMEOUT);
+	bar();          /* the helper's tries fail */
+	bar();
+	g_sink += work(50, 4);
+	rwunlock();     /* the helper's wrlock gets it */
+	bar();
+}
+
+int main(int argc, char **argv)
+{
+	long rounds = arg_long(argc, argv, 1, 3);
+	pthread_t t;
+	pthread_barrier_init(&g_bar, NULL, 2);
+	sem_init(&g_sem, 0, 0);
+	pthread_create(&t, NULL, helper, (void *)rounds);
+	k(K_CREATE);
+	for (long r = 0; r < rounds; r++)
+		round_main();
+	pthread_join(t, NULL);
+	k(K_JOIN);
+	printf("calls");
+	for (int i = 0; i < K_N; i++)
+		printf(" %s %ld", kname[i], kcount[i]);
+	printf(" timeout_ns %ld\n", TIMEOUT_NS);
+	return g_bad;
+}

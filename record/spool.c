@@ -1,0 +1,498 @@
+/*
+ * spool.c - the recorder's spool into a trace (record.h, docs/record.md
+ * "Buffers"): two sequential passes over the spool, so that memory is
+ * per thread and per object, never per record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/recint.h"
+
+_Static_assert(sizeof(struct rec_spool_rec) == 24, "a spool record is 24 bytes");
+_Static_assert(sizeof(struct rec_spool_head) <= REC_SPOOL_HEAD, "the header fits its page");
+
+#define SP_BUF 4096 /* records read at once */
+
+struct sp_in {
+	int fd;
+	uint64_t n;     /* records to read                              */
+	uint64_t i;     /* records returned so far                      */
+	size_t have, pos;
+	struct rec_spool_rec buf[SP_BUF];
+};
+
+/* The next record, or NULL at the end (or on a read error: *err set). */
+static const struct rec_spool_rec *sp_next(struct sp_in *in, int *rerr)
+{
+	if (in->i == in->n)
+		return NULL;
+	if (in->pos == in->have) {
+		uint64_t want = in->n - in->i;
+		if (want > SP_BUF)
+			want = SP_BUF;
+		size_t got = 0, len = (size_t)want * sizeof *in->buf;
+		off_t off = (off_t)(REC_SPOOL_HEAD + in->i * sizeof *in->buf);
+		while (got < len) {
+			ssize_t r = pread(in->fd, (char *)in->buf + got, len - got, off + (off_t)got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				*rerr = r < 0 ? errno : EIO;
+				return NULL;
+			}
+			got += (size_t)r;
+		}
+		in->have = (size_t)want;
+		in->pos = 0;
+	}
+	in->i++;
+	return &in->buf[in->pos++];
+}
+
+/* Per thread, per semaphore, per barrier, per condition variable. */
+struct sp_thread {
+	uint64_t last;    /* index of its last record + 1 (0: none)       */
+	uint64_t carry;   /* work of dropped lines for its next record; ns */
+	uint8_t known;    /* created, or has records                      */
+	uint8_t exited;
+	uint8_t revive;   /* cut: its last record, a reservation, is live */
+	uint8_t cwait;    /* cut: a signal claimed it: append its cwait   */
+	struct rec_spool_rec lastrec;
+};
+struct sp_sem { uint64_t initial; int64_t count; };
+struct sp_bar { uint64_t n, lines, seen; };
+
+struct sp_tables {
+	struct sp_thread *th;
+	struct sp_sem *sem;
+	struct sp_bar *bar;
+	int64_t *claims;  /* per condition variable: claims not yet met    */
+	uint32_t *owner;  /* per mutex: the thread holding it, 0 = none    */
+	size_t nth, nsem, nbar, ncond, nmx; /* capacities                  */
+};
+
+/* Grow *a (elements of `size` bytes, *cap of them) to hold index i,
+ * zeroing the new part; 0 or -1. */
+static int sp_grow(void *a, size_t *cap, size_t size, uint64_t i)
+{
+	if (i < *cap)
+		return 0;
+	if (i >= (uint64_t)1 << 32)
+		return -1;
+	size_t ncap = *cap ? *cap : 64;
+	while (ncap <= i)
+		ncap *= 2;
+	void *n = realloc(*(void **)a, ncap * size);
+	if (!n)
+		return -1;
+	memset((char *)n + *cap * size, 0, (ncap - *cap) * size);
+	*(void **)a = n;
+	*cap = ncap;
+	return 0;
+}
+
+static void sp_tables_free(struct sp_tables *t)
+{
+	free(t->th);
+	free(t->sem);
+	free(t->bar);
+	free(t->claims);
+	free(t->owner);
+}
+
+/* ---- output ---- */
+
+struct sp_out {
+	FILE *f;
+	size_t n;
+	int err;
+	char buf[1 << 16];
+};
+
+static void o_flush(struct sp_out *o)
+{
+	if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
+		o->err = errno ? errno : EIO;
+	o->n = 0;
+}
+
+static void o_mem(struct sp_out *o, const char *s, size_t len)
+{
+	if (o->n + len > sizeof o->buf)
+		o_flush(o);
+	if (len > sizeof o->buf) {
+		if (fwrite(s, 1, len, o->f) != len)
+			o->err = errno ? errno : EIO;
+		return;
+	}
+	memcpy(o->buf + o->n, s, len);
+	o->n += len;
+}
+
+static void o_s(struct sp_out *o, const char *s)
+{
+	o_mem(o, s, strlen(s));
+}
+
+static void o_u(struct sp_out *o, uint64_t v)
+{
+	char b[24];
+	int k = 24;
+	do {
+		b[--k] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	o_mem(o, b + k, (size_t)(24 - k));
+}
+
+static void o_rec(struct sp_out *o, uint32_t tid, uint64_t work, int op, uint64_t arg)
+{
+	const struct trace_opinfo *oi = &trace_ops[op];
+	o_u(o, tid);
+	o_mem(o, " ", 1);
+	o_u(o, work);
+	o_mem(o, " ", 1);
+	o_s(o, oi->name);
+	for (int i = 0; i < 2; i++) {
+		uint64_t v = i == 0 ? (arg & 0xffffffffu) : (arg >> 32);
+		switch (oi->arg[i].type) {
+		case TRACE_ARG_NONE:
+			continue;
+		case TRACE_ARG_OUTCOME:
+			o_s(o, v ? " ok" : " busy");
+			continue;
+		case TRACE_ARG_DURATION:
+			v = arg;
+			break;
+		default:
+			break;
+		}
+		o_mem(o, " ", 1);
+		o_u(o, v);
+	}
+	o_mem(o, "\n", 1);
+}
+
+static void o_note(struct sp_out *o, uint32_t tid, const char *when)
+{
+	o_s(o, "# thread ");
+	o_u(o, tid);
+	o_s(o, " was still running ");
+	o_s(o, when);
+	o_s(o, ": its exit is recorded here\n");
+}
+
+/* ---- the two passes ---- */
+
+static int is_wait(const struct rec_spool_rec *r)
+{
+	return r->op == TRACE_WAIT || (r->op == TRACE_TRYWAIT && (r->arg >> 32));
+}
+
+/* Pass 1: what the header needs (semaphore initial tokens), the barrier
+ * episodes, and the state of each thread at the end. */
+static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err, const char *path)
+{
+	const struct rec_spool_rec *r;
+	int rerr = 0;
+	while ((r = sp_next(in, &rerr))) {
+		uint64_t i = in->i - 1, a = r->arg & 0xffffffffu, b = r->arg >> 32;
+		if (r->tid == 0) {
+			if (r->op != REC_SPOOL_SEMINIT)
+				continue; /* a hole (a record never written) */
+			if (sp_grow(&t->sem, &t->nsem, sizeof *t->sem, a) < 0)
+				goto oom;
+			t->sem[a].initial += b;
+			t->sem[a].count += (int64_t)b;
+			continue;
+		}
+		if (r->op >= TRACE_NOPS)
+			return rec_fail(err, "%s: record %" PRIu64 " has no operation %u: not a spool", path,
+			                i, r->op);
+		if (sp_grow(&t->th, &t->nth, sizeof *t->th, r->tid) < 0)
+			goto oom;
+		struct sp_thread *th = &t->th[r->tid];
+		th->known = 1;
+		th->last = i + 1;
+		th->lastrec = *r;
+		if (r->flags & REC_SPOOL_DEAD)
+			continue;
+		switch (r->op) {
+		case TRACE_CREATE:
+			if (sp_grow(&t->th, &t->nth, sizeof *t->th, a) < 0)
+				goto oom;
+			t->th[a].known = 1;
+			break;
+		case TRACE_EXIT:
+			th->exited = 1;
+			break;
+		case TRACE_WAIT:
+		case TRACE_TRYWAIT:
+		case TRACE_POST:
+			if (sp_grow(&t->sem, &t->nsem, sizeof *t->sem, a) < 0)
+				goto oom;
+			if (r->op == TRACE_POST)
+				t->sem[a].count++;
+			else if (is_wait(r) && t->sem[a].count > 0)
+				t->sem[a].count--;
+			else if (is_wait(r))
+				t->sem[a].initial++; /* a token no post gave */
+			break;
+		case TRACE_LOCK:
+		case TRACE_TRYLOCK:
+		case TRACE_UNLOCK:
+			if (sp_grow(&t->owner, &t->nmx, sizeof *t->owner, a) < 0)
+				goto oom;
+			if (r->op == TRACE_UNLOCK)
+				t->owner[a] = 0;
+			else if (r->op == TRACE_LOCK || b)
+				t->owner[a] = r->tid;
+			break;
+		case TRACE_BARRIER:
+			if (sp_grow(&t->bar, &t->nbar, sizeof *t->bar, a) < 0)
+				goto oom;
+			t->bar[a].n = b;
+			t->bar[a].lines++;
+			break;
+		case TRACE_SIGNAL:
+		case TRACE_BROADCAST:
+		case TRACE_CWAIT:
+			if (sp_grow(&t->claims, &t->ncond, sizeof *t->claims, a) < 0)
+				goto oom;
+			t->claims[a] += r->op == TRACE_CWAIT ? -1 : (int64_t)b;
+			if (r->op == TRACE_CWAIT) {
+				if (sp_grow(&t->owner, &t->nmx, sizeof *t->owner, b) < 0)
+					goto oom;
+				t->owner[b] = r->tid;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (rerr)
+		return rec_fail(err, "%s: %s", path, strerror(rerr));
+	return 0;
+oom:
+	return rec_fail(err, "%s: out of memory", path);
+}
+
+/* A cut spool: a thread whose last record is a condition wait's
+ * reservation (a dead unlock naming its condvar) was waiting there; the
+ * claims of the kept signals not met by a cwait go to those waiters in
+ * the order they began waiting, the others get their unlock. */
+static int settle_waiters(struct sp_tables *t)
+{
+	size_t n = 0;
+	uint32_t *w = NULL;
+	for (size_t i = 1; i < t->nth; i++) {
+		struct sp_thread *th = &t->th[i];
+		if (!th->known || th->exited || !th->last)
+			continue;
+		if (th->lastrec.op == TRACE_UNLOCK && (th->lastrec.flags & REC_SPOOL_DEAD)) {
+			uint32_t *nw = realloc(w, (n + 1) * sizeof *w);
+			if (!nw) {
+				free(w);
+				return -1;
+			}
+			w = nw;
+			w[n++] = (uint32_t)i;
+		}
+	}
+	/* in the order they began waiting (insertion sort: few waiters) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && t->th[w[j - 1]].last > t->th[w[j]].last; j--) {
+			uint32_t x = w[j];
+			w[j] = w[j - 1];
+			w[j - 1] = x;
+		}
+	for (size_t i = 0; i < n; i++) {
+		struct sp_thread *th = &t->th[w[i]];
+		uint64_t c = th->lastrec.arg >> 32, m = th->lastrec.arg & 0xffffffffu;
+		if (m < t->nmx && t->owner[m] == w[i])
+			t->owner[m] = 0; /* it released M when it began waiting */
+		if (c < t->ncond && t->claims[c] > 0) {
+			t->claims[c]--;
+			th->cwait = 1;
+		} else {
+			th->revive = 1;
+		}
+	}
+	free(w);
+	return 0;
+}
+
+int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
+                      struct trace_error *err)
+{
+	memset(info, 0, sizeof *info);
+	memset(err, 0, sizeof *err);
+	struct rec_spool_head h;
+	struct sp_tables t = { 0 };
+	struct sp_in *in = NULL;
+	struct sp_out *o = NULL;
+	char *names = NULL;
+	int rc = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return rec_fail(err, "%s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+	    memcmp(h.magic, REC_SPOOL_MAGIC, 8)) {
+		rec_fail(err, "%s: not a recorder's spool", path);
+		goto out;
+	}
+	h.why[sizeof h.why - 1] = 0;
+	if (h.state == REC_SPOOL_FAILED) {
+		rec_fail(err, "%s: the recorder failed: %s", path, h.why);
+		goto out;
+	}
+	uint64_t recs = st.st_size > REC_SPOOL_HEAD
+	                ? ((uint64_t)st.st_size - REC_SPOOL_HEAD) / sizeof(struct rec_spool_rec) : 0;
+	info->complete = h.state == REC_SPOOL_DONE;
+	info->emitted = h.emitted;
+	info->kept = info->complete ? h.emitted : h.flushed;
+	if (info->kept > recs || h.emitted < info->kept ||
+	    (info->complete && (h.foot != REC_SPOOL_HEAD + h.emitted * sizeof(struct rec_spool_rec) ||
+	                        h.foot + h.footlen > (uint64_t)st.st_size || h.footlen > (1u << 30)))) {
+		rec_fail(err, "%s: the spool is shorter than its header says", path);
+		goto out;
+	}
+	in = malloc(sizeof *in);
+	o = malloc(sizeof *o);
+	if (!in || !o) {
+		rec_fail(err, "%s: out of memory", path);
+		goto out;
+	}
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->n = info->kept;
+	if (pass1(in, &t, err, path) < 0)
+		goto out;
+	if (!info->complete && settle_waiters(&t) < 0) {
+		rec_fail(err, "%s: out of memory", path);
+		goto out;
+	}
+	if (info->complete && h.footlen) {
+		names = malloc(h.footlen);
+		if (!names || pread(fd, names, h.footlen, (off_t)h.foot) != (ssize_t)h.footlen) {
+			rec_fail(err, "%s: cannot read the thread names", path);
+			goto out;
+		}
+	}
+
+	/* the header */
+	o->f = out;
+	o->n = 0;
+	o->err = 0;
+	o_s(o, "shadowbind-trace 1\n# recorded by shadowbind-record (");
+	if (info->complete) {
+		o_s(o, h.why);
+	} else {
+		o_s(o, "cut: the program ended without the recorder's exit; the last ");
+		o_u(o, info->emitted - info->kept);
+		o_s(o, " of ");
+		o_u(o, info->emitted);
+		o_s(o, " records were lost");
+	}
+	o_s(o, "); work is thread CPU time\nunit ns\n");
+	if (names)
+		o_mem(o, names, h.footlen);
+	else
+		o_s(o, "thread 1 main\n");
+	for (size_t s = 1; s < t.nsem; s++) {
+		if (!t.sem[s].initial)
+			continue;
+		o_s(o, "sem ");
+		o_u(o, s);
+		o_s(o, " ");
+		o_u(o, t.sem[s].initial);
+		o_s(o, "\n");
+	}
+	o_s(o, "\n");
+
+	/* the records */
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+	in->n = info->kept;
+	const struct rec_spool_rec *r;
+	int rerr = 0;
+	while ((r = sp_next(in, &rerr)) && !o->err) {
+		if (r->tid == 0 || r->tid >= t.nth)
+			continue;
+		struct sp_thread *th = &t.th[r->tid];
+		int live = !(r->flags & REC_SPOOL_DEAD) || (th->revive && in->i == th->last);
+		if (!live)
+			continue;
+		uint64_t a = r->arg & 0xffffffffu;
+		if (r->op == TRACE_BARRIER && a < t.nbar) {
+			struct sp_bar *b = &t.bar[a];
+			if (b->seen++ >= b->lines - (b->n ? b->lines % b->n : 0)) {
+				/* an episode not every member left */
+				th->carry += r->work;
+				info->dropped++;
+				continue;
+			}
+		}
+		if (r->flags & REC_SPOOL_NOTE)
+			o_note(o, r->tid, "at process exit");
+		uint64_t arg = r->op == TRACE_UNLOCK ? a : r->arg; /* b: the reservation's condvar */
+		o_rec(o, r->tid, r->work + th->carry, r->op, arg);
+		th->carry = 0;
+	}
+	if (rerr) {
+		rec_fail(err, "%s: %s", path, strerror(rerr));
+		goto out;
+	}
+	/* a cut trace: end every thread: the mutexes still held are
+	 * released (a woken waiter must take its mutex back), the waiters a
+	 * kept signal claimed return, then every thread exits */
+	if (!info->complete) {
+		o_s(o, "# the recording was cut here: what follows ends the threads still running\n");
+		for (size_t m = 1; m < t.nmx; m++) {
+			uint32_t w = t.owner[m];
+			if (!w || w >= t.nth || t.th[w].exited)
+				continue;
+			o_rec(o, w, t.th[w].carry, TRACE_UNLOCK, m);
+			t.th[w].carry = 0;
+			info->added++;
+		}
+		for (size_t i = 1; i < t.nth; i++) {
+			struct sp_thread *th = &t.th[i];
+			if (!th->known || th->exited || !th->cwait)
+				continue;
+			/* woken by a kept signal, not yet returned */
+			uint64_t c = th->lastrec.arg >> 32, m = th->lastrec.arg & 0xffffffffu;
+			o_rec(o, (uint32_t)i, th->lastrec.work + th->carry, TRACE_CWAIT, c | m << 32);
+			o_rec(o, (uint32_t)i, 0, TRACE_UNLOCK, m);
+			th->carry = 0;
+			info->added += 2;
+		}
+		for (size_t i = 1; i < t.nth; i++) {
+			struct sp_thread *th = &t.th[i];
+			if (!th->known || th->exited)
+				continue;
+			o_note(o, (uint32_t)i, "when the recording was cut");
+			o_rec(o, (uint32_t)i, th->carry, TRACE_EXIT, 0);
+			info->added++;
+		}
+	}
+	o_flush(o);
+	if (o->err || fflush(out) != 0) {
+		rec_fail(err, "cannot write the trace: %s", strerror(o->err ? o->err : errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	close(fd);
+	free(in);
+	free(o);
+	free(names);
+	sp_tables_free(&t);
+	return rc;
+}
