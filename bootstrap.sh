@@ -19,7 +19,9 @@ libfontconfig-dev
 libglpk-dev
 libgmp-dev
 libjansson-dev
+libopenmpi-dev
 make
+openmpi-bin
 pkgconf
 "
 for p in $PACKAGES; do

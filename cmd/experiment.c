@@ -147,11 +147,16 @@ int main(int argc, char **argv)
 		}
 		int rc = exp_spec_load(argv[i], s, err, sizeof err);
 		if (rc) {
-			if (exp_mpi_rank(mpi) == 0) /* once, not once per rank */
+			int r = exp_mpi_rank(mpi);
+			if (r == 0) /* once, not once per rank */
 				fprintf(stderr, "%s\n", err);
 			exp_spec_release(s);
 			free(s);
 			status = rc == EXP_EINVAL ? 2 : 4;
+			/* A rank that cannot read the file while the others can
+			 * would leave them waiting: stop them all. */
+			if (mpi)
+				exp_mpi_abort(status);
 			break;
 		}
 		if (output) {
@@ -189,7 +194,16 @@ int main(int argc, char **argv)
 		if (rc) {
 			if (st.rank == 0)
 				fprintf(stderr, "experiment: %s\n", err);
+			else if (st.own_failure)
+				fprintf(stderr, "experiment: rank %d: %s\n",
+				        st.rank, err);
 			status = rc == EXP_EINVAL ? 2 : 4;
+			/* Under MPI the other ranks may still be computing or
+			 * waiting for this one: stop them all, reported. */
+			if (st.ranks > 1 && (st.rank == 0 || st.own_failure)) {
+				fflush(stderr);
+				exp_mpi_abort(status);
+			}
 		} else if (st.cancelled) {
 			if (st.rank == 0)
 				fprintf(stderr,

@@ -237,6 +237,9 @@ struct exp_run_stats {
 	size_t jobs, kept, computed;  /* all, found complete, computed now */
 	int rank, ranks;              /* MPI: this process, all of them    */
 	int cancelled;
+	int own_failure;              /* MPI: this rank failed in the message
+	                               * passing itself; rank 0 does not know:
+	                               * the rank reports it */
 };
 
 /*
@@ -244,7 +247,11 @@ struct exp_run_stats {
  * missing jobs (OpenMP over jobs; with use_mpi dealt over the ranks, rank
  * 0 writing), rewrite the CSV in order.  Returns EXP_OK (also when
  * cancelled: st->cancelled, the CSV holds the finished jobs), or an EXP_E*
- * code with err.  Under MPI every rank returns the same code.
+ * code with err.  Under MPI rank 0 reports (in err) a failure of any
+ * rank, "rank R: its message"; when rank 0 fails the others may still be
+ * computing or waiting for it, so the caller stops the run with
+ * exp_mpi_abort after reporting (the other ranks report nothing unless
+ * st->own_failure).
  */
 int exp_run(const struct exp_spec *s, const struct exp_run_opts *o,
             struct exp_run_stats *st, char *err, size_t errlen);
@@ -260,6 +267,11 @@ int exp_mpi_rank(int use);
  * init returns 0 or -1. */
 int exp_mpi_init(int *argc, char ***argv);
 void exp_mpi_finalize(void);
+/* exp_mpi_abort - stop every rank of the run with exit status code
+ * (MPI_Abort; nothing without MPI): what a command does after reporting
+ * a failure under MPI, since the other ranks may be waiting for this one
+ * or still computing. */
+void exp_mpi_abort(int code);
 
 /* ---------------------------------------------------------------------
  * Report (exp/report.c)

@@ -76,22 +76,26 @@ int exp_run(const struct exp_spec *s, const struct exp_run_opts *o,
 	st->rank = rank;
 	st->ranks = size;
 	struct exp_jobs j;
+	memset(&j, 0, sizeof j);
 	int rc = exp_jobs_make(s, &j, err, errlen);
+	int made = rc == 0;
 	char *done = NULL;
 	char **store = NULL;
 	size_t *mine = NULL;
+	struct exp_mpi_out *out = NULL;
+	struct exp_mpi_in in;
 	struct sink k = {.o = o, .fd = -1, .tfd = -1, .err = err,
 	                 .errlen = errlen};
-	if (!rc) {
+	char lerr[512] = "";
+	int lrc = 0;
+	if (exp_mpi_in_init(&in, rank == 0 ? size : 1) && !rc)
+		rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
+	if (!rc && rank == 0) {
 		done = calloc(j.njobs + 1, 1);
 		store = calloc(j.njobs + 1, sizeof *store);
-		mine = calloc(j.njobs + 1, sizeof *mine);
-		if (!done || !store || !mine) {
-			snprintf(err, errlen, "out of memory");
-			rc = EXP_ENOMEM;
-		}
+		if (!done || !store)
+			rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
 	}
-	st->jobs = j.njobs;
 	/* Rank 0 resumes and rewrites the CSV with the complete jobs. */
 	if (!rc && rank == 0) {
 		rc = exp_csv_resume(s->output, s, &j, done, store, err, errlen);
@@ -99,10 +103,9 @@ int exp_run(const struct exp_spec *s, const struct exp_run_opts *o,
 			rc = exp_csv_write_all(s->output, &j, store, err, errlen);
 		if (!rc) {
 			k.fd = open(s->output, O_WRONLY | O_APPEND);
-			if (k.fd < 0) {
-				snprintf(err, errlen, "%s: cannot open", s->output);
-				rc = EXP_EIO;
-			}
+			if (k.fd < 0)
+				rc = exp_fail(err, errlen, EXP_EIO, "%s: cannot open",
+				              s->output);
 		}
 		if (!rc && o->timing) {
 			k.tfd = open(o->timing, O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -112,19 +115,58 @@ int exp_run(const struct exp_spec *s, const struct exp_run_opts *o,
 			}
 		}
 	}
-	/* Everyone learns whether to go on, and what is done. */
-	int go = rc;
-	exp_mpi_bcast(mpi, &go, sizeof go);
-	if (go) {
-		if (rank != 0) {
-			rc = go;
-			snprintf(err, errlen, "rank 0 failed");
-		}
+	/* Everyone learns whether to go on, the number of jobs and which
+	 * are done.  A rank that cannot take part (out of memory, another
+	 * experiment than rank 0's) still follows the protocol: it computes
+	 * nothing and says so in its "done", which rank 0 reports. */
+	int64_t head[2] = {rank == 0 ? rc : 0, (int64_t)j.njobs};
+	int mrc = exp_mpi_bcast(mpi, head, sizeof head, err, errlen);
+	if (mrc) {
+		rc = mrc;
+		st->own_failure = 1;
 		goto out;
 	}
-	exp_mpi_bcast(mpi, done, j.njobs);
+	if (head[0]) {
+		if (rank != 0)
+			rc = exp_fail(err, errlen, (int)head[0], "rank 0 failed");
+		goto out;
+	}
+	if (rank != 0) {
+		if (rc) {
+			lrc = rc;
+			snprintf(lerr, sizeof lerr, "%s", err);
+		} else if ((size_t)head[1] != j.njobs) {
+			lrc = exp_fail(lerr, sizeof lerr, EXP_EINVAL,
+			               "%s has %zu jobs here, %lld on rank 0 (not "
+			               "the same experiment file)", s->name,
+			               j.njobs, (long long)head[1]);
+		}
+		rc = 0;
+		done = calloc((size_t)head[1] + 1, 1);
+		out = exp_mpi_out_new();
+		if ((!done || !out) && !lrc)
+			lrc = exp_fail(lerr, sizeof lerr, EXP_ENOMEM,
+			               "out of memory");
+		if (!done) {
+			/* Cannot receive the list: say so, then wait for the
+			 * verdict like the others. */
+			head[1] = 0;
+		}
+	}
+	char dummy = 0;
+	mrc = exp_mpi_bcast(mpi, done ? done : &dummy,
+	                    done ? (size_t)head[1] : 0, err, errlen);
+	if (mrc) {
+		rc = mrc;
+		st->own_failure = 1;
+		goto out;
+	}
+	st->jobs = (size_t)head[1];
+	mine = calloc(j.njobs + 1, sizeof *mine);
+	if (!mine && !lrc)
+		lrc = exp_fail(lerr, sizeof lerr, EXP_ENOMEM, "out of memory");
 	size_t npend = 0, nmine = 0;
-	for (size_t i = 0; i < j.njobs; i++) {
+	for (size_t i = 0; !lrc && i < j.njobs; i++) {
 		if (done[i]) {
 			st->kept++;
 			continue;
@@ -138,14 +180,15 @@ int exp_run(const struct exp_spec *s, const struct exp_run_opts *o,
 		o->progress(o->progress_arg, 0, npend);
 	int threads_ok = exp_mpi_threads_ok(mpi);
 	int cancelled = 0;
-	int lrc = 0;
-	char lerr[512] = "";
+	char perr[512] = "";
 #pragma omp parallel for schedule(dynamic, 1) if (threads_ok)
 	for (size_t i = 0; i < nmine; i++) {
-		int stop;
+		int stop, other;
 #pragma omp atomic read
 		stop = lrc;
-		if (stop || (o->cancel && *o->cancel)) {
+#pragma omp atomic read
+		other = in.rc;
+		if (stop || other || (o->cancel && *o->cancel)) {
 			if (o->cancel && *o->cancel) {
 #pragma omp atomic write
 				cancelled = 1;
@@ -158,28 +201,33 @@ int exp_run(const struct exp_spec *s, const struct exp_run_opts *o,
 		double *secs = calloc(j.rows_per_job + 1, sizeof *secs);
 		int r = secs ? exp_job_run(s, &j, job, &rows, secs, jerr,
 		                           sizeof jerr)
-		             : EXP_ENOMEM;
-		if (!secs)
-			snprintf(jerr, sizeof jerr, "out of memory");
+		             : exp_fail(jerr, sizeof jerr, EXP_ENOMEM,
+		                        "out of memory");
 		char *tt = r ? NULL : timing_text(s, job, secs);
 		free(secs);
 #pragma omp critical(exp_sink)
 		{
 			if (r) {
 				if (!lrc) {
-					lrc = r;
 					snprintf(lerr, sizeof lerr, "%s", jerr);
+#pragma omp atomic write
+					lrc = r;
 				}
 				free(rows);
 			} else if (rank == 0) {
 				take(&k, job, rows, tt ? tt : "");
 				if (size > 1)
-					exp_mpi_poll(0, 0, take, &k, &k.rc, err,
-					             errlen);
+					exp_mpi_poll(&in, 0, take, &k, perr,
+					             sizeof perr);
 			} else {
-				if (exp_mpi_send_job(job, rows, tt ? tt : "") && !lrc) {
-					lrc = EXP_EIO;
-					snprintf(lerr, sizeof lerr, "MPI send failed");
+				char serr[512];
+				int sr = exp_mpi_send_job(out, job, rows,
+				                          tt ? tt : "", serr,
+				                          sizeof serr);
+				if (sr && !lrc) {
+					snprintf(lerr, sizeof lerr, "%s", serr);
+#pragma omp atomic write
+					lrc = sr;
 				}
 				free(rows);
 			}
@@ -187,34 +235,52 @@ int exp_run(const struct exp_spec *s, const struct exp_run_opts *o,
 		free(tt);
 	}
 	if (rank != 0) {
-		exp_mpi_send_done(lrc, lerr);
-		rc = lrc;
-		if (rc)
-			snprintf(err, errlen, "%s", lerr);
-	} else {
-		if (size > 1)
-			exp_mpi_poll(1, size - 1, take, &k, &k.rc, err, errlen);
-		rc = lrc ? lrc : k.rc;
-		if (lrc)
-			snprintf(err, errlen, "%s", lerr);
-		/* The final file: job order, whatever the finishing order. */
-		char werr[512];
-		int wr = exp_csv_write_all(s->output, &j, store, werr,
-		                           sizeof werr);
-		if (wr && !rc) {
-			rc = wr;
-			snprintf(err, errlen, "%s", werr);
+		/* The last message; then the verdict (none if rank 0 failed:
+		 * the command stops every rank). */
+		rc = exp_mpi_send_done(out, lrc, cancelled, lerr, err, errlen);
+		if (rc) {
+			st->own_failure = 1;
+			goto out;
 		}
-		st->computed = k.done;
+		int all[2] = {0, 0};
+		rc = exp_mpi_bcast(mpi, all, sizeof all, err, errlen);
+		if (rc) {
+			st->own_failure = 1;
+			goto out;
+		}
+		rc = lrc ? exp_fail(err, errlen, lrc, "%s", lerr)
+		         : all[0] ? exp_fail(err, errlen, all[0],
+		                             "rank 0 reported a failure")
+		                  : 0;
+		st->cancelled = all[1] || cancelled;
+		goto out;
 	}
-	st->cancelled = cancelled;
-	int all[2] = {rc, cancelled};
-	exp_mpi_bcast(mpi, all, sizeof all);
-	if (rank != 0 && all[0] && !rc) {
-		rc = all[0];
-		snprintf(err, errlen, "another rank failed");
+	/* Rank 0: every other rank's jobs and "done", whatever the order in
+	 * which they come (unless a rank already failed). */
+	if (size > 1 && !lrc && !in.rc)
+		exp_mpi_poll(&in, 1, take, &k, perr, sizeof perr);
+	if (lrc)
+		rc = exp_fail(err, errlen, lrc, "%s", lerr);
+	else if (in.rc)
+		rc = exp_fail(err, errlen, in.rc, "%s", perr);
+	else
+		rc = k.rc; /* its message is in err */
+	/* The final file: job order, whatever the finishing order. */
+	char werr[512];
+	int wr = exp_csv_write_all(s->output, &j, store, werr, sizeof werr);
+	if (wr && !rc)
+		rc = exp_fail(err, errlen, wr, "%s", werr);
+	st->computed = k.done;
+	st->cancelled = cancelled || in.cancelled;
+	if (size > 1 && in.waiting == 0) {
+		/* Everyone is in: the verdict (when a rank has not said done,
+		 * the caller stops the run with exp_mpi_abort). */
+		int all[2] = {rc, st->cancelled};
+		char berr[512];
+		int brc = exp_mpi_bcast(mpi, all, sizeof all, berr, sizeof berr);
+		if (brc && !rc)
+			rc = exp_fail(err, errlen, brc, "%s", berr);
 	}
-	st->cancelled = all[1] || cancelled;
 out:
 	if (k.fd >= 0)
 		close(k.fd);
@@ -225,6 +291,9 @@ out:
 	free(store);
 	free(done);
 	free(mine);
-	exp_jobs_release(&j);
+	exp_mpi_out_free(out);
+	exp_mpi_in_release(&in);
+	if (made)
+		exp_jobs_release(&j);
 	return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * test_exp.c - the experiment runner (exp/, bin/experiment): the file
  * reader's errors, CSV rows against hand-computed values, determinism
- * across OpenMP threads and MPI processes, resumption.
+ * across OpenMP threads, resumption (MPI processes:
+ * test_cli_experiment_mpi.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -591,26 +592,8 @@ static void test_determinism_resume(void **state)
 	exp_spec_release(s);
 	free(s);
 
-	/* MPI: 3 processes give the same bytes as one. */
-	char *out = NULL, *er = NULL;
-	int have = exp_mpi_available() &&
-	           tu_run("command -v mpirun >/dev/null", &out, &er) == 0;
-	free(out);
-	free(er);
-	if (!have) {
-		printf("test_exp: MPI not built or mpirun absent: SKIPPED the "
-		       "3-process run\n");
-	} else {
-		unlink(csv);
-		char *m = run_cmd("OMPI_ALLOW_RUN_AS_ROOT=1 "
-		                  "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-		                  "OMPI_MCA_btl=self,vader "
-		                  "ASAN_OPTIONS=detect_leaks=0 OMP_NUM_THREADS=1 "
-		                  "mpirun --oversubscribe -np 3",
-		                  ini, csv);
-		assert_string_equal(one, m);
-		free(m);
-	}
+	/* MPI (mpirun -np 2 and 3, every finishing order, resumption
+	 * under another number of ranks, failures): test_cli_experiment_mpi.c. */
 	free(one);
 	rmtree(d);
 	free(d);
