@@ -142,7 +142,11 @@ int main(int argc, char **argv)
 	char envp[2][2 * PATH_MAX + 256];
 	snprintf(envp[0], sizeof envp[0], "LD_PRELOAD=%s", preload);
 	snprintf(envp[1], sizeof envp[1], "SHADOWBIND_TRACE=%s", absraw);
-	char *extra[5] = { envp[0], envp[1], pe[0], pe[1], NULL };
+	char *extra[6] = { envp[0], envp[1], pe[0], pe[1], NULL, NULL };
+	/* threads sharing a CPU: libgomp's short spin, as shadowbind-run */
+	if (pe[0] && prog.uses_gomp && rec_pins_share(pe[0]) && !getenv("GOMP_SPINCOUNT") &&
+	    !getenv("OMP_WAIT_POLICY"))
+		extra[pe[1] ? 4 : 3] = REC_OMP_SPIN;
 	unlink(raw);
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
 	free(pe[0]);

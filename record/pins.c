@@ -322,3 +322,25 @@ char *rec_omp_places(const char *pins)
 	*o = 0;
 	return out;
 }
+
+int rec_pins_share(const char *pins)
+{
+	if (!strncmp(pins, "SHADOWBIND_PIN=", 15))
+		pins += 15;
+	for (const char *p = pins; *p;) {
+		const char *q = p;
+		while (*q && *q != ',')
+			q++;
+		size_t len = (size_t)(q - p);
+		for (const char *r = *q ? q + 1 : q; *r && len && *p != '-';) {
+			const char *e = r;
+			while (*e && *e != ',')
+				e++;
+			if ((size_t)(e - r) == len && !strncmp(p, r, len))
+				return 1;
+			r = *e ? e + 1 : e;
+		}
+		p = *q ? q + 1 : q;
+	}
+	return 0;
+}

@@ -83,6 +83,17 @@ int rec_tree_from_trace(const char *path, char **tree, struct trace_error *err);
  */
 char *rec_omp_places(const char *pins);
 
+/*
+ * rec_pins_share - 1 if the pin list (as rec_omp_places) puts two threads
+ * on one CPU, else 0.  libgomp spins up to 300,000 times in a wait
+ * unless a team has more threads than the CPUs it saw at start; pinned
+ * to one CPU, a spinning thread takes the CPU from the one it waits for,
+ * so the commands then set libgomp's own value for that case
+ * (REC_OMP_SPIN; docs/record.md, OpenMP).
+ */
+int rec_pins_share(const char *pins);
+#define REC_OMP_SPIN "GOMP_SPINCOUNT=100"
+
 /* Number of CPUs in the set, and its first CPU (-1 if empty). */
 int rec_cpu_count(const cpu_set_t *s);
 int rec_cpu_first(const cpu_set_t *s);
