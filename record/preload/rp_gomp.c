@@ -197,6 +197,18 @@ static void queue_rec(struct rp_thread *t, uint64_t w, struct gteam *g)
 		g_member[t->id] = 1;
 }
 
+/* The CPU time since the thread's previous clock read is not work: it
+ * was inside one of libgomp's waits, where libgomp, recorded on one CPU,
+ * sleeps in futexes and, on as many CPUs as threads, spins (waiting
+ * either way).  Returns the work still to be recorded. */
+static uint64_t drop_wait(struct rp_thread *t)
+{
+	uint64_t c = t->carry;
+	rp_work(t);
+	t->carry = c;
+	return c;
+}
+
 static void region_member(void *p)
 {
 	struct gregion *r = p;
@@ -206,7 +218,9 @@ static void region_member(void *p)
 	uint32_t level = (uint32_t)real_omp_get_level()();
 	struct rp_thread *t = recording() ? rp_enter() : NULL;
 	if (t) {
-		uint64_t w = rp_work(t);
+		/* the master's serial part is work; a member's time since
+		 * its previous region ended was in libgomp's dock */
+		uint64_t w = me == 0 ? rp_work(t) : drop_wait(t);
 		int rec = 0;
 		if (rp_lock() == 0) {
 			int si = 0;
@@ -253,7 +267,7 @@ static void region_end(struct gregion *r)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return;
-	uint64_t w = rp_work(t);
+	uint64_t w = drop_wait(t); /* its wait for the team */
 	int rec = 0;
 	if (r->team && r->slot[0] == t && rp_lock() == 0) {
 		uint32_t e = obj_id(&r->team->sz[r->si].e, TRACE_K_BARRIER), have = 0;
@@ -377,8 +391,8 @@ PARLOOPR(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 
 /* ---- barriers ---- */
 
-/* Before a barrier of the team: the work so far (the time inside goes to
- * the next record, as for pthread barriers); 1 if it is to be recorded. */
+/* Before a barrier of the team: the work so far (the time inside is
+ * dropped by bar_end, drop_wait); 1 if it is to be recorded. */
 static int bar_begin(void)
 {
 	struct gctx *c = g_cur;
@@ -401,6 +415,7 @@ static void bar_end(int on)
 		return;
 	struct gctx *c = g_cur;
 	int rec = 0;
+	drop_wait(t);
 	if (rp_lock() == 0) {
 		uint32_t b = obj_id(&c->team->sz[c->si].b, TRACE_K_BARRIER);
 		if (b) {
@@ -461,6 +476,8 @@ static void mx_acquired(struct rp_thread *t, uint64_t w, const void *key, int tr
 	if (!t)
 		return;
 	int rec = 0;
+	if (!try)
+		drop_wait(t); /* libgomp's lock wait */
 	if (rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(key, TRACE_K_MUTEX);
 		if (o && !ok) {
@@ -533,7 +550,7 @@ static const void *ordered_key(void)
 REALFN(GOMP_ordered_start, void_t)
 void GOMP_ordered_start(void)
 {
-	uint64_t w;
+	uint64_t w = 0;
 	const void *key = ordered_key();
 	struct rp_thread *t = key ? mx_begin(&w) : NULL;
 	real_GOMP_ordered_start()();
@@ -926,6 +943,13 @@ void GOMP_taskwait(void)
 		}
 	}
 	real_GOMP_taskwait()();
+	if (c && recording()) {
+		struct rp_thread *t = rp_enter();
+		if (t) {
+			drop_wait(t);
+			rp_leave(t, 0);
+		}
+	}
 	if (c && c->children) {
 		uint32_t k = c->children;
 		c->children = 0;
