@@ -31,7 +31,7 @@ LDFLAGS_ALL = $(OPT) -fopenmp $(LDFLAGS)
 # $(BIN)/NAME) and what they share (cmd/*.h, cmd/*.c without a main is
 # linked into every command).  The other names are library modules, in
 # link order; one that holds no .c files yet is skipped.
-LAYERS  := cmd exp viz alloc bound gen record sim cli trace
+LAYERS  := cmd exp viz alloc bound gen mach record sim cli trace
 # Exceptions to that order, from:to (make check-layers, docs/HACKING.md):
 # the simulator and the recorder stand on trace alone.
 LAYERS_DENY := sim:cli record:sim record:cli
@@ -84,9 +84,9 @@ $(BIN)/$(notdir $(basename $(1))): $(patsubst %.c,$(BUILD)/%.o,$(1)) $(CMD_LIB) 
 endef
 $(foreach c,$(CMD_SRCS),$(eval $(call cmd_rule,$(c))))
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/testutil.o $(LIBS)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/testutil.o $(CMD_LIB) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $< $(BUILD)/tests/testutil.o $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -lcmocka -o $@
+	$(CC) $< $(BUILD)/tests/testutil.o $(CMD_LIB) $(LIBS) $(LDFLAGS_ALL) $(SYSLIBS) -lcmocka -o $@
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIBS)
 	@mkdir -p $(@D)

@@ -18,6 +18,7 @@ libcmocka-dev
 libfontconfig-dev
 libglpk-dev
 libgmp-dev
+libhwloc-dev
 libjansson-dev
 libopenmpi-dev
 make

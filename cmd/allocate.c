@@ -6,7 +6,12 @@
  *
  * Writes a binding file (docs/binding-format.md) to standard output or -o.
  * Exit: 0 ok, 1 usage, 2 bad input (trace, configuration, output), 3 the
- * program deadlocks under every binding tried.
+ * program deadlocks under every binding tried, 4 out of memory or an
+ * internal limit (the simulator's exact times overflow on every binding).
+ *
+ * main: parse (the command line and --config), load (the trace, hashed;
+ * its program), search (with the judgement beside it), write_result and
+ * summary.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,28 +36,6 @@
 #include "viz/viz.h"
 
 static const char *prog = "allocate";
-
-static void die_input(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static void load_config(const char *path, struct alloc_params *par)
-{
-	struct cli_ini ini;
-	char err[600];
-	if (cli_ini_read(path, &ini, err, sizeof err) != 0)
-		die_input("%s", err);
-	int r = alloc_config_apply(&ini, par, err, sizeof err);
-	cli_ini_release(&ini);
-	if (r)
-		die_input("%s", err);
-}
 
 /* Why the search stopped, one word each, for the `stopped` header line
  * and --json (a signal turns ALLOC_STOP_CANCELLED into "interrupted"). */
@@ -349,307 +332,417 @@ static char *annotate(const char *text, size_t len, size_t *outlen)
 	return o;
 }
 
-int main(int argc, char **argv)
-{
-	cli_omp_passive(argv);
-	const char *out_path = NULL, *config = NULL, *algorithm = NULL;
-	const char *traj_path = NULL;
-	int quiet = 0, no_bound = 0, full_bound = 0, list = 0, json = 0, explain = 0;
-	uint32_t progress_fd = 0;
-	uint32_t restarts = 0;
-	uint64_t seed = 0, max_tests = 0, stop_after = 0;
-	double time_limit = 0;
+/* ---------------------------------------------------------------------
+ * The command line
+ */
+
+/* The options as given (file scope: the option table points into it). */
+static struct args {
 	struct cmd_machine M;
-	cmd_machine_init(&M, NULL);
-	struct cli_opt opts[] = {
-		CMD_MACHINE_OPTS(&M, CLI_M_ALL & ~CLI_M_BIT(BINDING) & ~CLI_M_BIT(UNBOUND)),
-		{CLI_TEXT, .help = "allocate --model auto applies Paper VIII's scheme\n"
-		                   "once, to binpacking's allocation, and the whole\n"
-		                   "search uses the model it chose; --cpus is required\n"
-		                   "here or in --config"},
-		{CLI_GROUP, .help = "Search"},
-		{CLI_FUNC, "algorithm", 'a', .metavar = "NAME", .dst = &algorithm,
-		 .fn = algorithm_opt, .help = "see --list-algorithms (default auto)"},
-		{CLI_U64, "seed", .metavar = "S", .dst = &seed,
-		 .help = "random seed (default 1)"},
-		{CLI_U64, "max-tests", .dst = &max_tests,
-		 .help = "test budget (default: depends on the trace)"},
-		{CLI_U64, "stop-after", .dst = &stop_after,
-		 .help = "greedy/dsg: stop after N tests without\n"
-		         "improvement (default 100; 0 never)"},
-		{CLI_U32, "restarts", .dst = &restarts,
-		 .help = "dsg: at most N restarts (default 0: unlimited); rgreedy: N runs (0: 10)"},
-		{CLI_SECONDS, "time-limit", .dst = &time_limit,
-		 .help = "stop searching after SEC seconds (the result\n"
-		         "then depends on the machine's speed)"},
-		{CLI_STR, "config", .dst = &config,
-		 .help = "INI file: [machine] and [search] keys, as in\n"
-		         "examples/allocate.ini; options override it"},
-		{CLI_GROUP, .help = "Output"},
-		{CLI_STR, "output", 'o', .dst = &out_path,
-		 .help = "write the binding to FILE (atomically)"},
-		{CLI_FLAG, "quiet", 'q', .dst = &quiet,
-		 .help = "no progress line, no summary"},
-		{CLI_FLAG, "explain", .dst = &explain,
-		 .help = "then, on stderr, the top causes of waiting on the\n"
-		         "critical path under the binding found and the\n"
-		         "busiest processor's share (docs/viz.md)"},
-		{CLI_FLAG, "no-bound", .dst = &no_bound,
-		 .help = "leave out the bound and lower header lines\n"
-		         "(Paper VII's bound and the lower bound)"},
-		{CLI_FLAG, "full-bound", .dst = &full_bound,
-		 .help = "compute the bound and lower lines as bin/bound\n"
-		         "does, however long it takes (default: at most a\n"
-		         "tenth of the search's work; `bound_search` says\n"
-		         "when that cap weakened the bound)"},
-		{CLI_FLAG, "json", .dst = &json,
-		 .help = "write one JSON object instead of the binding file:\n"
-		         "the binding, makespan, binpacking's makespan, bound,\n"
-		         "lower bound, tests, time, model, why it stopped"},
-		{CLI_STR, "trajectory", .dst = &traj_path,
-		 .help = "write the best makespan after each test as CSV\n"
-		         "(test,best_makespan; empty before the first complete\n"
-		         "binding) to FILE: gain-vs-tests curves from one run"},
-		{CLI_U32, "progress-fd", .metavar = "FD", .dst = &progress_fd, .min = 0,
-		 .max = 1024,
-		 .help = "write `progress TESTS BEST SECONDS` lines to file\n"
-		         "descriptor FD as the search goes (for scripts)"},
-		{CLI_FLAG, "list-algorithms", .dst = &list,
-		 .help = "the algorithms, one per line"},
-		{CLI_END}};
-	const struct cli_cmd cmd = {
-		.name = "allocate",
-		.usage = "--cpus K [options] TRACE",
-		.about = "Find the binding of TRACE's threads to K processors with the shortest\n"
-		         "simulated completion time; write it as a binding file\n"
-		         "(docs/binding-format.md).  TRACE may be - (standard input) or a pipe.",
-		.opts = opts,
-		.exit3 = "the program deadlocks under every binding tried",
-		.epilog = "SIGINT or SIGTERM stops the search: the best binding found so far is\n"
-		          "written (header `stopped interrupted`) and the exit status is 130\n"
-		          "(SIGINT) or 143 (SIGTERM); a second signal exits at once, writing\n"
-		          "nothing and removing temporaries.",
-	};
-	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
-	if (prc != CLI_CONTINUE)
-		return prc;
-	if (list) {
+	const char *out_path, *config, *algorithm, *traj_path, *trace_path;
+	int quiet, no_bound, full_bound, list, json, explain;
+	uint32_t progress_fd, restarts;
+	uint64_t seed, max_tests, stop_after;
+	double time_limit;
+} A;
+
+static struct cli_opt opts[] = {
+	CMD_MACHINE_OPTS(&A.M, CLI_M_ALL & ~CLI_M_BIT(BINDING) & ~CLI_M_BIT(UNBOUND)),
+	{CLI_TEXT, .help = "allocate --model auto applies Paper VIII's scheme\n"
+	                   "once, to binpacking's allocation, and the whole\n"
+	                   "search uses the model it chose; --cpus is required\n"
+	                   "here or in --config"},
+	{CLI_GROUP, .help = "Search"},
+	{CLI_FUNC, "algorithm", 'a', .metavar = "NAME", .dst = &A.algorithm,
+	 .fn = algorithm_opt, .help = "see --list-algorithms (default auto)"},
+	{CLI_U64, "seed", .metavar = "S", .dst = &A.seed,
+	 .help = "random seed (default 1)"},
+	{CLI_U64, "max-tests", .dst = &A.max_tests,
+	 .help = "test budget (default: depends on the trace)"},
+	{CLI_U64, "stop-after", .dst = &A.stop_after,
+	 .help = "greedy/dsg: stop after N tests without\n"
+	         "improvement (default 100; 0 never)"},
+	{CLI_U32, "restarts", .dst = &A.restarts,
+	 .help = "dsg: at most N restarts (default 0: unlimited); rgreedy: N runs (0: 10)"},
+	{CLI_SECONDS, "time-limit", .dst = &A.time_limit,
+	 .help = "stop searching after SEC seconds (the result\n"
+	         "then depends on the machine's speed)"},
+	{CLI_STR, "config", .dst = &A.config,
+	 .help = "INI file: [machine] and [search] keys, as in\n"
+	         "examples/allocate.ini; options override it"},
+	{CLI_GROUP, .help = "Output"},
+	{CLI_STR, "output", 'o', .dst = &A.out_path,
+	 .help = "write the binding to FILE (atomically)"},
+	{CLI_FLAG, "quiet", 'q', .dst = &A.quiet,
+	 .help = "no progress line, no summary"},
+	{CLI_FLAG, "explain", .dst = &A.explain,
+	 .help = "then, on stderr, the top causes of waiting on the\n"
+	         "critical path under the binding found and the\n"
+	         "busiest processor's share (docs/viz.md)"},
+	{CLI_FLAG, "no-bound", .dst = &A.no_bound,
+	 .help = "leave out the bound and lower header lines\n"
+	         "(Paper VII's bound and the lower bound)"},
+	{CLI_FLAG, "full-bound", .dst = &A.full_bound,
+	 .help = "compute the bound and lower lines as bin/bound\n"
+	         "does, however long it takes (default: at most a\n"
+	         "tenth of the search's work; `bound_search` says\n"
+	         "when that cap weakened the bound)"},
+	{CLI_FLAG, "json", .dst = &A.json,
+	 .help = "write one JSON object instead of the binding file:\n"
+	         "the binding, makespan, binpacking's makespan, bound,\n"
+	         "lower bound, tests, time, model, why it stopped"},
+	{CLI_STR, "trajectory", .dst = &A.traj_path,
+	 .help = "write the best makespan after each test as CSV\n"
+	         "(test,best_makespan; empty before the first complete\n"
+	         "binding) to FILE: gain-vs-tests curves from one run"},
+	{CLI_U32, "progress-fd", .metavar = "FD", .dst = &A.progress_fd, .min = 0,
+	 .max = 1024,
+	 .help = "write `progress TESTS BEST SECONDS` lines to file\n"
+	         "descriptor FD as the search goes (for scripts)"},
+	{CLI_FLAG, "list-algorithms", .dst = &A.list,
+	 .help = "the algorithms, one per line"},
+	{CLI_END}};
+
+static const struct cli_cmd cmd = {
+	.name = "allocate",
+	.usage = "--cpus K [options] TRACE",
+	.about = "Find the binding of TRACE's threads to K processors with the shortest\n"
+	         "simulated completion time; write it as a binding file\n"
+	         "(docs/binding-format.md).  TRACE may be - (standard input) or a pipe.",
+	.opts = opts,
+	.exit3 = "the program deadlocks under every binding tried",
+	.epilog = "SIGINT or SIGTERM stops the search: the best binding found so far is\n"
+	          "written (header `stopped interrupted`) and the exit status is 130\n"
+	          "(SIGINT) or 143 (SIGTERM); a second signal exits at once, writing\n"
+	          "nothing and removing temporaries.",
+};
+
+static int given(const char *name)
+{
+	return cli_find(&cmd, name)->given;
+}
+
+/* --config FILE into *par: CLI_OK, or CLI_EINPUT after its message. */
+static int load_config(const char *path, struct alloc_params *par)
+{
+	struct cli_ini ini;
+	char err[600];
+	if (cli_ini_read(path, &ini, err, sizeof err) != 0)
+		return cli_errorf(CLI_EINPUT, "%s", err);
+	int r = alloc_config_apply(&ini, par, err, sizeof err);
+	cli_ini_release(&ini);
+	return r ? cli_errorf(CLI_EINPUT, "%s", err) : CLI_OK;
+}
+
+/* Parse the command line and --config into *par (the machine's options
+ * wait for the trace: cmd_machine_load).  CLI_CONTINUE, or the exit
+ * status (--help, --list-algorithms, a usage error). */
+static int parse(int argc, char **argv, struct alloc_params *par)
+{
+	cmd_machine_init(&A.M, NULL);
+	int nops, rc = cli_parse(&cmd, argc, argv, &nops);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (A.list) {
 		for (size_t i = 0; i < alloc_algorithm_count(); i++)
 			printf("%-11s %s\n", alloc_algorithm_name(i),
 			       alloc_algorithm_summary(i));
-		return 0;
+		return CLI_OK;
 	}
 	if (nops == 0)
 		return cli_usage(&cmd, "no trace given");
 	if (nops > 1)
 		return cli_usage(&cmd, "one trace only ('%s' is extra)", argv[2]);
-	const char *trace_path = argv[1];
-
-	struct alloc_params par;
-	alloc_params_init(&par);
-	par.sim.cpus = 0; /* required */
-	if (config)
-		load_config(config, &par);
-#define GIVEN(name) (cli_find(&cmd, name)->given)
-	if (algorithm)
-		snprintf(par.algorithm, sizeof par.algorithm, "%s", algorithm);
-	if (GIVEN("seed"))
-		par.seed = seed;
-	if (GIVEN("max-tests"))
-		par.max_tests = max_tests;
-	if (GIVEN("stop-after"))
-		par.stop_after = stop_after;
-	if (GIVEN("restarts"))
-		par.restarts = restarts;
-	if (GIVEN("time-limit"))
-		par.time_limit = time_limit;
-	if (par.sim.cpus == 0 && M.m.cpus == 0)
+	A.trace_path = argv[1];
+	alloc_params_init(par);
+	par->sim.cpus = 0; /* required */
+	if (A.config && (rc = load_config(A.config, par)) != CLI_OK)
+		return rc;
+	if (A.algorithm)
+		snprintf(par->algorithm, sizeof par->algorithm, "%s", A.algorithm);
+	if (given("seed"))
+		par->seed = A.seed;
+	if (given("max-tests"))
+		par->max_tests = A.max_tests;
+	if (given("stop-after"))
+		par->stop_after = A.stop_after;
+	if (given("restarts"))
+		par->restarts = A.restarts;
+	if (given("time-limit"))
+		par->time_limit = A.time_limit;
+	if (par->sim.cpus == 0 && A.M.m.cpus == 0)
 		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
+	return CLI_CONTINUE;
+}
 
-	/* Until the search: a signal exits at once (reading a trace from a
-	 * terminal or a pipe that never ends must stay interruptible). */
-	cli_signals_install(CLI_SIG_EXIT);
-	/* Read the trace once: hash the bytes parsed. */
-	char hex[65], why[600];
-	char *bytes = NULL;
+/* ---------------------------------------------------------------------
+ * The input: the trace (read once, hashed), its program, the pool
+ */
+
+struct input {
+	struct trace *tr;
+	char hex[65];           /* sha256 of the bytes parsed             */
+	struct sim_program *sp;
+	struct sim_pool *pool;
+};
+
+static void input_release(struct input *in)
+{
+	sim_pool_free(in->pool);
+	sim_program_free(in->sp);
+	trace_free(in->tr);
+}
+
+/* Read the trace, the machine's options in its unit into par->sim, the
+ * program and --pool.  CLI_OK, or the exit status after the message
+ * (nothing held). */
+static int load(struct input *in, struct alloc_params *par)
+{
+	memset(in, 0, sizeof *in);
+	char why[600], *bytes = NULL;
 	size_t nbytes = 0;
-	int rc = cli_slurp(trace_path, &bytes, &nbytes, why, sizeof why);
+	int rc = cli_slurp(A.trace_path, &bytes, &nbytes, why, sizeof why);
 	if (rc != CLI_OK)
 		return cli_errorf(rc, "%s", why);
 	struct trace_sha256 sh;
 	trace_sha256_init(&sh);
 	trace_sha256_update(&sh, bytes, nbytes);
-	trace_sha256_final(&sh, hex);
-	struct trace *tr = NULL;
+	trace_sha256_final(&sh, in->hex);
 	struct trace_error terr;
-	rc = trace_read_mem(cli_input_name(trace_path), bytes, nbytes, &tr, &terr);
+	rc = trace_read_mem(cli_input_name(A.trace_path), bytes, nbytes, &in->tr, &terr);
 	free(bytes);
 	if (rc)
 		return cli_errorf(CLI_EINPUT, "%s", terr.msg);
-	if ((rc = cmd_machine_load(&M, &cmd, tr, &par.sim)) != CLI_OK) {
-		trace_free(tr);
+	if ((rc = cmd_machine_load(&A.M, &cmd, in->tr, &par->sim)) != CLI_OK) {
+		input_release(in);
 		return rc;
 	}
-	struct sim_program *sp = sim_program_new(tr);
-	if (!sp)
-		die_input("%s: out of memory", trace_path);
-	struct sim_pool *pool = NULL;
-	if ((rc = cmd_pool_open(&M, &cmd, sp, trace_path, &par.sim, &pool)) != CLI_OK) {
-		sim_program_free(sp);
-		trace_free(tr);
+	in->sp = sim_program_new(in->tr);
+	if (!in->sp) {
+		input_release(in);
+		return cli_errorf(CLI_ESYSTEM, "%s: out of memory", A.trace_path);
+	}
+	rc = cmd_pool_open(&A.M, &cmd, in->sp, A.trace_path, &par->sim, &in->pool);
+	if (rc != CLI_OK) {
+		input_release(in);
 		return rc;
 	}
-	if (pool)
-		no_bound = 1; /* the bound and the lower bound fix each thread's work */
+	if (in->pool)
+		A.no_bound = 1; /* the bound and the lower bound fix each thread's work */
+	return CLI_OK;
+}
 
+/* ---------------------------------------------------------------------
+ * The search, with the judgement beside it
+ */
+
+struct outcome {
+	struct alloc_result res;
+	int judged;             /* 0: br holds the bound and lower bound  */
 	struct bound_result br;
+	int sig;                /* the signal that stopped it, or 0       */
+};
+
+/* Run the search (progress, --trajectory, the judgement).  CLI_OK with
+ * *o filled (release o->res), or the exit status after the message. */
+static int search(const struct input *in, struct alloc_params *par, struct outcome *o)
+{
+	memset(o, 0, sizeof *o);
+	char why[600];
 	/* From here on a first signal stops the search cleanly. */
 	cli_signals_install(CLI_SIG_FLAG);
 	struct judge jd;
-	int judged = no_bound ? -1 : judge_start(&jd, tr, &par, full_bound, &br);
-	if (judged == 0 && par.lower.num == 0)
-		par.lower = sim_time_int(br.lower_any); /* valid for every model */
+	o->judged = A.no_bound ? -1 : judge_start(&jd, in->tr, par, A.full_bound, &o->br);
+	if (o->judged == 0 && par->lower.num == 0)
+		par->lower = sim_time_int(o->br.lower_any); /* valid for every model */
 
-	struct prog_state ps = {.show = !quiet && isatty(2), .fd = -1};
-	if (cli_find(&cmd, "progress-fd")->given)
-		ps.fd = (int)progress_fd;
-	par.progress = on_progress;
-	par.progress_arg = &ps;
-	par.progress_interval = 0.05;
+	struct prog_state ps = {.show = !A.quiet && isatty(2), .fd = -1};
+	if (given("progress-fd"))
+		ps.fd = (int)A.progress_fd;
+	par->progress = on_progress;
+	par->progress_arg = &ps;
+	par->progress_interval = 0.05;
 	struct trajectory traj = {0};
 	struct cli_out tout = {0};
-	if (traj_path) {
-		if (cli_out_open(&tout, traj_path, why, sizeof why) != 0)
-			die_input("%s", why);
+	if (A.traj_path) {
+		if (cli_out_open(&tout, A.traj_path, why, sizeof why) != 0) {
+			if (o->judged == 0)
+				judge_finish(&jd);
+			return cli_errorf(CLI_EINPUT, "%s", why);
+		}
 		traj.f = tout.f;
 		fputs("test,best_makespan\n", traj.f);
-		par.observe = on_test;
-		par.observe_arg = &traj;
+		par->observe = on_test;
+		par->observe_arg = &traj;
 	}
-	struct alloc_result res;
-	int r = alloc_run(sp, &par, &res);
-	if (judged == 0)
-		judged = judge_finish(&jd);
+	int r = alloc_run(in->sp, par, &o->res);
+	if (o->judged == 0)
+		o->judged = judge_finish(&jd);
 	if (ps.shown)
 		fprintf(stderr, "\r\033[K");
-	int sig = cli_interrupted();
-	if (traj_path && (r == ALLOC_OK || r == ALLOC_DEADLOCK)) {
-		if (cli_out_commit(&tout, why, sizeof why) != 0)
-			die_input("%s", why);
-	} else if (traj_path) {
+	o->sig = cli_interrupted();
+	if (A.traj_path && (r == ALLOC_OK || r == ALLOC_DEADLOCK)) {
+		if (cli_out_commit(&tout, why, sizeof why) != 0) {
+			alloc_result_release(&o->res);
+			return cli_errorf(CLI_EINPUT, "%s", why);
+		}
+	} else if (A.traj_path) {
 		cli_out_abort(&tout);
 	}
 	if (r == ALLOC_DEADLOCK) {
 		fprintf(stderr, "%s: the program deadlocks under every binding "
-		        "tried (%" PRIu64 " tests)\n", trace_path, res.tests);
-		alloc_result_release(&res);
-		sim_pool_free(pool);
-		sim_program_free(sp);
-		trace_free(tr);
-		return 3;
+		        "tried (%" PRIu64 " tests)\n", A.trace_path, o->res.tests);
+		alloc_result_release(&o->res);
+	} else if (r != ALLOC_OK) {
+		fprintf(stderr, "%s: %s\n", A.trace_path, cmd_alloc_strerror(r));
 	}
-	if (r != ALLOC_OK) {
-		const char *why = r == ALLOC_ENOMEM ? "out of memory"
-		                  : r == ALLOC_ESIM ? "the simulator failed on every "
-		                    "binding (exact-time overflow)"
-		                  : "invalid parameters";
-		sim_pool_free(pool);
-		sim_program_free(sp);
-		trace_free(tr);
-		die_input("%s: %s", trace_path, why);
-	}
+	return cmd_exit_alloc(r);
+}
 
-	char ms[64], tline[4200];
-	sim_time_format(res.makespan, ms, sizeof ms);
-	const char *path_copy = strcmp(trace_path, "-") == 0 ? "-" : trace_path;
-	char *pc = strdup(path_copy);
-	snprintf(tline, sizeof tline, "%s sha256:%s", pc ? basename(pc) : "-",
-	         hex);
+/* ---------------------------------------------------------------------
+ * The output: the binding file (or --json), the summary on stderr
+ */
+
+/* The binding file's fields for o's result; the strings in bufs. */
+struct header {
+	char ms[64], tline[4200], extra[320], lower[48], capped[96];
+	const char *stopped;
+};
+
+static struct trace_binding binding_of(const struct input *in, struct outcome *o,
+                                       struct header *h)
+{
+	const struct alloc_result *res = &o->res;
+	sim_time_format(res->makespan, h->ms, sizeof h->ms);
+	char *pc = strdup(A.trace_path);
+	snprintf(h->tline, sizeof h->tline, "%s sha256:%s", pc ? basename(pc) : "-",
+	         in->hex);
 	free(pc);
 	struct trace_binding b = {
-		.cpus = res.cpus,
-		.n = res.nthreads,
-		.proc = res.binding,
-		.makespan = ms,
-		.unit = (char *)trace_unit_name(tr->unit),
-		.algorithm = (char *)res.algorithm,
-		.trace = tline,
+		.cpus = res->cpus,
+		.n = res->nthreads,
+		.proc = res->binding,
+		.makespan = h->ms,
+		.unit = (char *)trace_unit_name(in->tr->unit),
+		.algorithm = (char *)res->algorithm,
+		.trace = h->tline,
 	};
-	const char *stopped = res.stop == ALLOC_STOP_CANCELLED && !sig ? "cancelled"
-	                      : stop_word(res.stop);
-	char extra[320], lower_buf[48], capped[96] = "";
-	if (judged == 0 && br.capped)
-		snprintf(capped, sizeof capped, "\nbound_search %s", bound_cap_name(br.capped));
-	for (char *c = capped; *c; c++)
-		if (*c == ' ' && c > capped + 13)
+	h->stopped = res->stop == ALLOC_STOP_CANCELLED && !o->sig ? "cancelled"
+	             : stop_word(res->stop);
+	h->capped[0] = 0;
+	if (o->judged == 0 && o->br.capped)
+		snprintf(h->capped, sizeof h->capped, "\nbound_search %s",
+		         bound_cap_name(o->br.capped));
+	for (char *c = h->capped; *c; c++)
+		if (*c == ' ' && c > h->capped + 13)
 			*c = '-'; /* one word: "stopped-at-time-cap" */
-	snprintf(extra, sizeof extra, "tests %" PRIu64 "\nmodel %s\nstopped %s%s%s",
-	         res.tests, sim_model_name(res.model), stopped,
-	         res.enumerated && !res.complete ? "\ncomplete no" : "", capped);
-	b.extra = extra;
-	if (judged == 0) {
-		b.bound = br.bound_str;
-		b.lower = (char *)lower_for(&br, res.model, lower_buf, sizeof lower_buf);
+	snprintf(h->extra, sizeof h->extra, "tests %" PRIu64 "\nmodel %s\nstopped %s%s%s",
+	         res->tests, sim_model_name(res->model), h->stopped,
+	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped);
+	b.extra = h->extra;
+	if (o->judged == 0) {
+		b.bound = o->br.bound_str;
+		b.lower = (char *)lower_for(&o->br, res->model, h->lower, sizeof h->lower);
 	}
+	return b;
+}
+
+/* Write the binding file (or --json) to -o or standard output, atomically.
+ * CLI_OK, or the exit status after the message. */
+static int write_result(const struct input *in, const struct outcome *o,
+                        const struct trace_binding *b, const char *stopped)
+{
+	char why[600];
 	struct cli_out out;
-	if (cli_out_open(&out, out_path, why, sizeof why) != 0)
-		die_input("%s", why);
-	if (json) {
-		write_json(out.f, tr, &res, &b, judged == 0 ? &br : NULL, stopped);
+	if (cli_out_open(&out, A.out_path, why, sizeof why) != 0)
+		return cli_errorf(CLI_EINPUT, "%s", why);
+	if (A.json) {
+		write_json(out.f, in->tr, &o->res, b, o->judged == 0 ? &o->br : NULL, stopped);
 	} else {
 		size_t rawlen = 0, len = 0;
-		char *raw = binding_text(tr, &b, &rawlen);
+		char *raw = binding_text(in->tr, b, &rawlen);
 		char *text = raw ? annotate(raw, rawlen, &len) : NULL;
 		free(raw);
 		if (!text) {
 			cli_out_abort(&out);
-			die_input("%s: cannot format the binding", trace_path);
+			return cli_errorf(CLI_ESYSTEM, "%s: cannot format the binding",
+			                  A.trace_path);
 		}
 		fwrite(text, 1, len, out.f);
 		free(text);
 	}
 	if (cli_out_commit(&out, why, sizeof why) != 0)
-		die_input("%s", why);
+		return cli_errorf(CLI_EINPUT, "%s", why);
+	return CLI_OK;
+}
 
-	if (!quiet) {
-		char bp[64] = "deadlock", one[64] = "?", mk[64];
-		if (res.binpack_status == SIM_OK)
-			sim_time_format_dec(res.binpack, bp, sizeof bp);
-		sim_time_format_dec(res.makespan, mk, sizeof mk);
-		double m = sim_time_to_double(res.makespan);
-		char speed[512] = "";
-		if (res.serial_status == SIM_OK && m > 0) {
-			sim_time_format_dec(res.serial, one, sizeof one);
-			snprintf(speed, sizeof speed, ", speedup %.2f over 1 cpu (%s)",
-			         sim_time_to_double(res.serial) / m, one);
-		}
-		char gain[128] = "";
-		if (res.binpack_status == SIM_OK && m > 0)
-			snprintf(gain, sizeof gain, " (%.2fx)",
-			         sim_time_to_double(res.binpack) / m);
-		fprintf(stderr, "%s: %s on %u cpus: makespan %s, binpack %s%s%s; "
-		        "%" PRIu64 " tests, %.2f s, %s%s\n", prog, res.algorithm,
-		        res.cpus, mk, bp, gain, speed, res.tests, res.seconds,
-		        sig && res.stop == ALLOC_STOP_CANCELLED
-		        ? (sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
-		        : alloc_stop_name(res.stop),
-		        res.enumerated && !res.complete ? "; the enumeration is incomplete" : "");
-		if (judged == 0) {
-			double lo = strtod(b.lower, NULL);
-			char pct[64] = "at the lower bound (optimal)";
-			if (m > lo && lo > 0)
-				snprintf(pct, sizeof pct, "%.1f%% above the lower bound %s",
-				         100.0 * (m - lo) / lo, b.lower);
-			fprintf(stderr, "%s: %s; %s\n", prog, pct,
-			        m > br.bound ? "above the analytic bound: a better allocation exists"
-			                     : "below the analytic bound");
-		}
+/* The summary lines on stderr (without --quiet). */
+static void summary(const struct outcome *o, const struct trace_binding *b)
+{
+	const struct alloc_result *res = &o->res;
+	char bp[64] = "deadlock", one[64] = "?", mk[64];
+	if (res->binpack_status == SIM_OK)
+		sim_time_format_dec(res->binpack, bp, sizeof bp);
+	sim_time_format_dec(res->makespan, mk, sizeof mk);
+	double m = sim_time_to_double(res->makespan);
+	char speed[512] = "";
+	if (res->serial_status == SIM_OK && m > 0) {
+		sim_time_format_dec(res->serial, one, sizeof one);
+		snprintf(speed, sizeof speed, ", speedup %.2f over 1 cpu (%s)",
+		         sim_time_to_double(res->serial) / m, one);
 	}
-	if (explain && viz_explain_binding(sp, &par.sim, res.binding, res.model, 3, stderr) != VIZ_OK)
+	char gain[128] = "";
+	if (res->binpack_status == SIM_OK && m > 0)
+		snprintf(gain, sizeof gain, " (%.2fx)",
+		         sim_time_to_double(res->binpack) / m);
+	fprintf(stderr, "%s: %s on %u cpus: makespan %s, binpack %s%s%s; "
+	        "%" PRIu64 " tests, %.2f s, %s%s\n", prog, res->algorithm,
+	        res->cpus, mk, bp, gain, speed, res->tests, res->seconds,
+	        o->sig && res->stop == ALLOC_STOP_CANCELLED
+	        ? (o->sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
+	        : alloc_stop_name(res->stop),
+	        res->enumerated && !res->complete ? "; the enumeration is incomplete" : "");
+	if (o->judged != 0)
+		return;
+	double lo = strtod(b->lower, NULL);
+	char pct[64] = "at the lower bound (optimal)";
+	if (m > lo && lo > 0)
+		snprintf(pct, sizeof pct, "%.1f%% above the lower bound %s",
+		         100.0 * (m - lo) / lo, b->lower);
+	fprintf(stderr, "%s: %s; %s\n", prog, pct,
+	        m > o->br.bound ? "above the analytic bound: a better allocation exists"
+	                        : "below the analytic bound");
+}
+
+int main(int argc, char **argv)
+{
+	cli_omp_passive(argv);
+	struct alloc_params par;
+	int rc = parse(argc, argv, &par);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	/* Until the search: a signal exits at once (reading a trace from a
+	 * terminal or a pipe that never ends must stay interruptible). */
+	cli_signals_install(CLI_SIG_EXIT);
+	struct input in;
+	if ((rc = load(&in, &par)) != CLI_OK)
+		return rc;
+	struct outcome o;
+	if ((rc = search(&in, &par, &o)) != CLI_OK) {
+		input_release(&in);
+		return rc;
+	}
+	struct header h;
+	struct trace_binding b = binding_of(&in, &o, &h);
+	rc = write_result(&in, &o, &b, h.stopped);
+	if (rc == CLI_OK && !A.quiet)
+		summary(&o, &b);
+	if (rc == CLI_OK && A.explain &&
+	    viz_explain_binding(in.sp, &par.sim, o.res.binding, o.res.model, 3, stderr) != VIZ_OK)
 		fprintf(stderr, "%s: --explain: the binding's run could not be analysed\n", prog);
-	alloc_result_release(&res);
-	sim_pool_free(pool);
-	sim_program_free(sp);
-	trace_free(tr);
-	return sig ? cli_signal_status(sig) : 0;
+	alloc_result_release(&o.res);
+	input_release(&in);
+	if (rc == CLI_OK && o.sig)
+		rc = cli_signal_status(o.sig);
+	return rc;
 }

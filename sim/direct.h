@@ -56,8 +56,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		return step_lock(w, u, r, t->a, T);
 	switch (t->op) {
 	case TRACE_CREATE:
-		load_work(w, r->a);
-		make_ready(w, r->a, T);
+		create_thread(w, u, r->a, T);
 		return GO_ON;
 	case TRACE_EXIT: {
 		thread_exit(w, u, T);

@@ -321,8 +321,7 @@ static int step_pm(struct sim_work *w, uint32_t u, stime T)
 
 	switch (r->op) {
 	case TRACE_CREATE:
-		load_work(w, r->a);
-		make_ready(w, r->a, T);
+		create_thread(w, u, r->a, T);
 		return GO_ON;
 	case TRACE_EXIT:
 		if (w->cs && w->pt[u].npend) {

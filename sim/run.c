@@ -64,12 +64,27 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	}
 	if ((over || par->pool) && par->model != SIM_DIRECT)
 		return SIM_EINVAL; /* the override and pools: Direct model only */
+	/* the machine's matrix (its diagonal is not read) */
+	uint64_t latmax = par->latency;
+	if (par->lat_matrix)
+		for (uint64_t i = 0; i < (uint64_t)k * k; i++)
+			if (i / k != i % k && par->lat_matrix[i] > latmax)
+				latmax = par->lat_matrix[i];
+	if (latmax > lat)
+		lat = latmax;
+	uint64_t cc = par->create_cost, ec = par->exit_cost;
+	if (par->machine && par->create_cost_remote > cc)
+		cc = par->create_cost_remote;
+	if (par->machine && par->exit_cost_remote > ec)
+		ec = par->exit_cost_remote;
 	if (par->pool && par->pool->p != p)
 		return SIM_EINVAL;
-	if (lat >= lim || par->create_cost >= lim ||
+	if (lat >= lim || cc >= lim || ec >= lim ||
 	    par->switch_cost >= lim || par->quantum >= lim)
 		return SIM_EOVERFLOW;
-	per = lat + par->create_cost + par->switch_cost;
+	/* a create record may pay a latency (create_latency) besides its
+	 * cost, an exit record its cost */
+	per = lat + cc + ec + par->switch_cost + (par->machine ? lat : 0);
 	/* the checks below (a latency or a cost: per > 0), the lower bounds
 	 * of sim_makespan_within and the token rings (a latency) read the
 	 * program's per-record facts */
@@ -96,7 +111,15 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->cls = classes[par->policy];
 	w->tr = tr;
 	w->t_lat = par->latency;
+	w->t_latmax = lat;
+	w->lmat = par->lat_matrix;
+	w->lk = k;
 	w->lat_on = lat != 0;
+	memset(w->opcost, 0, sizeof w->opcost);
+	w->opcost[TRACE_CREATE] = par->create_cost;
+	w->opcost[TRACE_EXIT] = par->exit_cost;
+	w->op_remote = par->machine && (par->create_cost_remote != par->create_cost ||
+	                                par->exit_cost_remote != par->exit_cost || lat);
 	w->held_on = p->has_signal;
 	w->nomem = 0;
 	w->halt = 0;

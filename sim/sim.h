@@ -87,6 +87,29 @@ struct sim_params {
 	uint64_t switch_cost;   /* context switch (fifo, rr); units: trace unit */
 	enum sim_model model;   /* SIM_DIRECT (default), SIM_CLIENT_SERVER,
 	                           SIM_STRICT or SIM_AUTO (see above)        */
+	/* The machine model (docs/sim.md, "Machine files"; mach.h fills
+	 * these from a calibrated machine file).  All zero/NULL: the
+	 * contract's rules.
+	 * lat_matrix: NULL (every pair of different processors has
+	 * `latency`), or [cpus * cpus], the latency from processor x to
+	 * processor y at [x * cpus + y] (units: trace unit; the diagonal
+	 * is not read), owned by the caller and read during the run.  It
+	 * applies where both processors are among 0..cpus-1; a shadow
+	 * processor, a thread of the unbound ps pool (k >= 2) and a thread
+	 * that never ran keep `latency`. */
+	const uint64_t *lat_matrix;
+	/* CPU a thread spends at its exit before the exit takes effect
+	 * (like create_cost for the creator); units: trace unit. */
+	uint64_t exit_cost;
+	/* 1: the machine's rules for a thread created on another processor
+	 * than its creator's (unbound with k >= 2: every created thread):
+	 * the creator spends create_cost_remote instead of create_cost, the
+	 * thread's exit exit_cost_remote instead of exit_cost, and the
+	 * thread becomes ready no earlier than the create + the latency
+	 * between the two processors.  0 (the contract): create_cost and
+	 * exit_cost for every thread, a create has no latency. */
+	int machine;
+	uint64_t create_cost_remote, exit_cost_remote; /* units: trace unit */
 	/* Per-object latency override (what-if analyses: "what if this
 	 * lock's latency were 0"): obj_latency[kind] is NULL (every object
 	 * of that kind has the uniform `latency`, the default) or an array

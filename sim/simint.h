@@ -218,6 +218,8 @@ struct sth {
 	uint32_t wobj;       /* object blocked on (dense)                */
 	uint32_t jhead, jtail; /* threads joining this one               */
 	int32_t exit_proc;
+	uint8_t xremote;     /* created on another processor than its
+	                        creator's: its exit costs exit_cost_remote */
 	stime bstart;        /* blocked since (stats)                     */
 	stime exit_time;
 	stime run_from;      /* schedule: current interval start          */
@@ -430,8 +432,16 @@ struct sim_work {
 	const struct sim_class *cls; /* the policy's class                   */
 	const struct trace *tr;
 	uint32_t ngrp, nslot;
-	stime t_lat;
+	stime t_lat;         /* par->latency                              */
+	stime t_latmax;      /* the largest latency any pair can have     */
+	const uint64_t *lmat; /* par->lat_matrix, or NULL                 */
+	uint32_t lk;         /* its order (par->cpus)                     */
 	uint8_t lat_on;      /* latency or some obj_latency nonzero      */
+	uint8_t op_remote;   /* par->machine, and a remote create or exit
+	                        differs from a local one: create and exit
+	                        look at processors                        */
+	uint64_t opcost[TRACE_NOPS]; /* the local cost each operation adds
+	                        to its record's work: create, exit       */
 	uint8_t held_on;     /* keep the mutexes each thread holds
 	                        (sim_program.has_signal)                 */
 	unsigned flags;
@@ -538,12 +548,24 @@ static inline int lat_applies(const struct sim_work *w, int32_t x, uint32_t u)
 	return w->lat_on && x != NOPROC && x != w->th[u].lproc;
 }
 
-/* The latency of a release of object `obj` of kind `kind` (sim.h,
- * sim_params.obj_latency); units: trace unit. */
-static inline stime lat_of(const struct sim_work *w, unsigned kind, uint32_t obj)
+/* The latency from processor x to processor y (x != y): the machine's
+ * matrix where both are processors 0..k-1 (sim_params.lat_matrix), else
+ * the uniform one; units: trace unit. */
+static inline stime lat_pair(const struct sim_work *w, int32_t x, int32_t y)
+{
+	if (w->lmat && (uint32_t)x < w->lk && (uint32_t)y < w->lk)
+		return w->lmat[(uint32_t)x * w->lk + (uint32_t)y];
+	return w->t_lat;
+}
+
+/* The latency of a release on x of object `obj` of kind `kind` to a
+ * thread on y (sim.h, sim_params.obj_latency, which wins over the
+ * matrix); units: trace unit. */
+static inline stime lat_of(const struct sim_work *w, unsigned kind, uint32_t obj, int32_t x,
+                           int32_t y)
 {
 	const uint64_t *o = w->par->obj_latency[kind];
-	return o ? o[obj] : w->t_lat;
+	return o ? o[obj] : lat_pair(w, x, y);
 }
 
 /* u may proceed no earlier than r + t after a release at r on x of
@@ -552,27 +574,51 @@ static inline void nb_after(struct sim_work *w, uint32_t u, stime r, int32_t x,
                             unsigned kind, uint32_t obj)
 {
 	if (lat_applies(w, x, u)) {
-		stime t = r + lat_of(w, kind, obj);
+		stime t = r + lat_of(w, kind, obj, x, w->th[u].lproc);
 		if (t > w->th[u].nb)
 			w->th[u].nb = t;
 	}
 }
 
-/* The same with the uniform latency (strict, client-server: no override). */
+/* The same without the override (strict, client-server). */
 static inline void nb_after_u(struct sim_work *w, uint32_t u, stime r, int32_t x)
 {
 	if (lat_applies(w, x, u)) {
-		stime t = r + w->t_lat;
+		stime t = r + lat_pair(w, x, w->th[u].lproc);
 		if (t > w->th[u].nb)
 			w->th[u].nb = t;
 	}
 }
 
-/* A release at rel of object obj of kind `kind` is still on its way at T. */
+/* A release at rel of object obj of kind `kind` may still be on its way
+ * at T (with the largest latency it can have: nb_after decides). */
 static inline int before_latency_end(const struct sim_work *w, stime T, stime rel,
                                      unsigned kind, uint32_t obj)
 {
-	return w->lat_on && T < rel + lat_of(w, kind, obj);
+	const uint64_t *o = w->par->obj_latency[kind];
+	return w->lat_on && T < rel + (o ? o[obj] : w->t_latmax);
+}
+
+/* The creation of thread a by u (both in bound mode on their groups;
+ * unbound with k >= 2 a thread is on no processor known at its create):
+ * across processors? */
+static inline int op_is_remote(const struct sim_work *w, uint32_t u, uint32_t a)
+{
+	return w->par->mode == SIM_UNBOUND ? w->par->cpus > 1 : w->th[u].grp != w->th[a].grp;
+}
+
+/* The cost record r of u adds to its work (create, exit; sim_params):
+ * units: trace unit. */
+static inline uint64_t op_cost(const struct sim_work *w, uint32_t u,
+                               const struct trace_rec *r)
+{
+	if (__builtin_expect(w->op_remote, 0)) {
+		if (r->op == TRACE_CREATE && op_is_remote(w, u, r->a))
+			return w->par->create_cost_remote;
+		if (r->op == TRACE_EXIT && w->th[u].xremote)
+			return w->par->exit_cost_remote;
+	}
+	return w->opcost[r->op];
 }
 
 static inline int is_signal(const struct trace_rec *r)
@@ -618,10 +664,7 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 	pf = op - TRACE_LOCK <= TRACE_TRYLOCK - TRACE_LOCK ? mx : pf;
 	pf = op - TRACE_WAIT <= TRACE_TRYWAIT - TRACE_WAIT ? sm : pf;
 	__builtin_prefetch((const void *)pf);
-	uint64_t wk = r->work;
-	if (r->op == TRACE_CREATE)
-		wk += w->par->create_cost;
-	w->th[u].rem = wk;
+	w->th[u].rem = r->work + op_cost(w, u, r);
 	w->th[u].op = r->op;
 	w->th[u].a = r->a;
 }

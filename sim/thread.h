@@ -105,8 +105,33 @@ static inline void step_begin(struct sim_work *w, uint32_t u, const struct trace
 	w->steps++;
 	w->cur_releaser = (int32_t)u;
 	if (w->flags & SIM_STATS)
-		w->ist[u].cpu += r->work + (r->op == TRACE_CREATE ? w->par->create_cost : 0);
+		w->ist[u].cpu += r->work + op_cost(w, u, r);
 	w->th[u].nb = 0;
+}
+
+/* u creates a at T (its create record's step): a becomes ready, after
+ * the latency between their processors under create_latency (waiting
+ * it out counts as blocked time from T, its start). */
+static inline void create_thread(struct sim_work *w, uint32_t u, uint32_t a, stime T)
+{
+	struct sth *t = &w->th[a];
+	if (__builtin_expect(w->op_remote, 0) && op_is_remote(w, u, a)) {
+		t->xremote = 1;
+		if (w->lat_on) {
+			stime nb = T + lat_pair(w, w->th[u].lproc, t->lproc);
+			if (nb > T) {
+				load_work(w, a);
+				if (w->flags & SIM_STATS)
+					w->ist[a].start = T;
+				t->bstart = T;
+				t->state = ST_TIMER;
+				heap_set(w, a, nb, 0, a);
+				return;
+			}
+		}
+	}
+	load_work(w, a);
+	make_ready(w, a, T);
 }
 
 /* After a step returned GO_ON: next record, keep running. */

@@ -93,6 +93,8 @@ struct thr {
 	int *held;         /* [nmutex] */
 	int nheld;
 	struct stamp exitst;
+	int remote;        /* created on another processor than its
+	                      creator's (docs/sim.md, "Machine files")      */
 };
 
 struct proc {
@@ -167,16 +169,36 @@ static const struct trace_rec *cur_rec(struct S *s, int i)
 	return &s->tr->rec[s->tr->threads[s->th[i].src].first + s->th[i].pos];
 }
 
-/* The work a record costs its thread: its work, plus the creation cost
- * for a create ("CPU time the creating thread spends, after the create
- * record's work, before the child becomes ready"). */
-static uint64_t rec_work(struct S *s, const struct trace_rec *r)
-{
-	return r->work + (r->op == TRACE_CREATE ? s->p->create_cost : 0);
-}
-
 static int unbound(struct S *s) { return s->p->unbound; }
 static int is_ps(struct S *s) { return s->p->policy == REFSIM_PS; }
+static int sproc(struct S *s, int i);
+
+/* docs/sim.md, "Machine files": "a created thread is remote when its
+ * processor differs from its creator's: in bound mode, bound to another
+ * processor (a shadow thread always); unbound, whenever k >= 2". */
+static int remote_child(struct S *s, int creator, int child)
+{
+	if (unbound(s))
+		return s->p->cpus >= 2;
+	return sproc(s, creator) != sproc(s, child);
+}
+
+/* The work a record of thread i costs it: its work, plus the creation
+ * cost for a create ("CPU time the creating thread spends, after the
+ * create record's work, before the child becomes ready"), and the exit
+ * cost for an exit; with the machine model, the remote ones for a remote
+ * child ("create_remote instead of create") and the exit of a remote
+ * thread ("exit_remote instead of exit"; thread 1 is local). */
+static uint64_t rec_work(struct S *s, int i, const struct trace_rec *r)
+{
+	const struct refsim_params *p = s->p;
+	if (r->op == TRACE_CREATE)
+		return r->work + (p->machine && remote_child(s, i, (int)r->a) ?
+		                  p->create_cost_remote : p->create_cost);
+	if (r->op == TRACE_EXIT)
+		return r->work + (p->machine && s->th[i].remote ? p->exit_cost_remote : p->exit_cost);
+	return r->work;
+}
 
 /* The processor a bound thread runs on: 0..k-1, or k+i for its shadow
  * processor.  Unbound ps: the pool, processor 0. */
@@ -210,11 +232,25 @@ static struct stamp stamp_now(struct S *s, int i)
 
 /* The latency rule: thread i may proceed after a release `st` no earlier
  * than st.time + t when the release came from another processor. */
+static uint64_t lat(struct S *s, struct stamp st, int i, uint64_t now);
+
+/* The latency between processors x and y (docs/sim.md, "Machine
+ * files"): "the matrix's entry where both are processors 0..k-1; a
+ * shadow processor, the unbound ps pool's threads and a thread that
+ * never ran: the uniform latency". */
+static uint64_t lat_between(struct S *s, long x, long y)
+{
+	long k = (long)s->p->cpus;
+	if (s->p->lat_matrix && x >= 0 && x < k && y >= 0 && y < k)
+		return s->p->lat_matrix[x * k + y];
+	return s->t;
+}
+
 static uint64_t lat(struct S *s, struct stamp st, int i, uint64_t now)
 {
 	if (!st.has || st.proc == lproc(s, i))
 		return now;
-	uint64_t at = st.time + s->t;
+	uint64_t at = st.time + lat_between(s, st.proc, lproc(s, i));
 	return at > now ? at : now;
 }
 
@@ -300,7 +336,7 @@ static void advance(struct S *s, int i)
 	}
 	t->pos++;
 	if (t->pos < s->tr->threads[t->src].nrec)
-		t->rem = rec_work(s, cur_rec(s, i));
+		t->rem = rec_work(s, i, cur_rec(s, i));
 }
 
 /* A blocked thread whose operation completed at time now (all grants in):
@@ -500,11 +536,21 @@ static void perform(struct S *s, int i)
 	switch (r->op) {
 	case TRACE_CREATE: {
 		/* the new thread is ready at that instant, on its processor,
-		 * with no latency */
+		 * with no latency; with the machine model a remote thread "becomes
+		 * ready no earlier than the create plus the latency from the
+		 * creator's processor to its own" */
 		struct thr *c = &s->th[r->a];
 		c->pos = 0;
-		c->rem = rec_work(s, cur_rec(s, (int)r->a));
-		make_ready(s, (int)r->a);
+		c->remote = s->p->machine && remote_child(s, i, (int)r->a);
+		c->rem = rec_work(s, (int)r->a, cur_rec(s, (int)r->a));
+		uint64_t at = c->remote ? s->T + lat_between(s, lproc(s, i), lproc(s, (int)r->a)) : s->T;
+		if (at > s->T) {
+			c->st = T_TIMED;
+			c->until = at;
+			c->after = A_READY;
+		} else {
+			make_ready(s, (int)r->a);
+		}
 		advance(s, i);
 		break;
 	}
@@ -899,7 +945,7 @@ static int simulate(struct S *s)
 	s->T = 0;
 	struct thr *t1 = &s->th[s->tr->initial];
 	t1->pos = 0;
-	t1->rem = rec_work(s, cur_rec(s, (int)s->tr->initial));
+	t1->rem = rec_work(s, (int)s->tr->initial, cur_rec(s, (int)s->tr->initial));
 	make_ready(s, (int)s->tr->initial);
 	dispatch(s);
 	for (;;) {

@@ -1,7 +1,8 @@
 /*
  * refsim.h - a reference simulator for the differential test
  * (tests/test_differential.c), written only from the contract,
- * docs/simulation.md (a copy of shared/spec/simulation.md), Direct model.
+ * docs/simulation.md (a copy of shared/spec/simulation.md), Direct model,
+ * and the machine model of docs/sim.md ("Machine files").
  *
  * It shares no code with sim/: only the trace reader (trace/trace.h).  It
  * is meant to be slow and obviously right: an event loop over integer
@@ -28,6 +29,12 @@ struct refsim_params {
 	uint64_t latency;           /* t; units: trace unit                  */
 	uint64_t create_cost;       /* units: trace unit                     */
 	uint64_t switch_cost;       /* fifo, rr only; units: trace unit      */
+	/* The machine model (docs/sim.md, "Machine files"): */
+	const uint64_t *lat_matrix; /* NULL, or [cpus * cpus] latency from
+	                               processor x to y at [x * cpus + y]     */
+	int machine;                /* 1: remote creates and exits          */
+	uint64_t create_cost_remote, exit_cost, exit_cost_remote; /* units:
+	                               trace unit                           */
 	const uint8_t *pool;        /* [nthreads] 1 for the workers of a work
 	                               queue (docs/models.md, "Work queues"),
 	                               or NULL: none                         */

@@ -60,6 +60,8 @@ struct run {
 	                           threads (not 1) whose first lock is on
 	                           one mutex that the product takes as a
 	                           pool, or a pair of them (pick_pool)  */
+	int has_matrix;         /* the machine's latency matrix ...      */
+	uint64_t matrix[9];     /* ... [x * 3 + y], its k x k upper left */
 };
 
 static const char *policy_str(const struct run *r, char *buf, size_t len)
@@ -80,6 +82,18 @@ static void print_run(const struct run *r, FILE *f)
 	        r->rp.cpus, r->rp.unbound ? "unbound" : "bound", policy_str(r, pol, sizeof pol),
 	        (unsigned long long)r->rp.latency, (unsigned long long)r->rp.create_cost,
 	        (unsigned long long)r->rp.switch_cost);
+	if (r->rp.machine || r->rp.exit_cost) {
+		fprintf(f, ", machine %d, create cost remote %llu, exit cost %llu, exit cost remote %llu",
+		        r->rp.machine, (unsigned long long)r->rp.create_cost_remote,
+		        (unsigned long long)r->rp.exit_cost, (unsigned long long)r->rp.exit_cost_remote);
+		if (r->has_matrix) {
+			fprintf(f, ", latency matrix");
+			for (uint32_t x = 0; x < r->rp.cpus; x++)
+				for (uint32_t y = 0; y < r->rp.cpus; y++)
+					fprintf(f, "%s%llu", x || y ? (y ? " " : " / ") : " ",
+					        (unsigned long long)r->matrix[x * 3 + y]);
+		}
+	}
 	if (!r->rp.unbound) {
 		fprintf(f, ", binding");
 		for (int i = 0; i < r->nbind; i++) {
@@ -203,6 +217,12 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 			o->pooled = 1;
 		}
 	}
+	/* the matrix, k x k from the run's 3 x 3 (the run is copied) */
+	uint64_t mat[9];
+	for (uint32_t x = 0; x < r->rp.cpus; x++)
+		for (uint32_t y = 0; y < r->rp.cpus; y++)
+			mat[x * r->rp.cpus + y] = r->matrix[x * 3 + y];
+	rp.lat_matrix = r->has_matrix ? mat : NULL;
 	o->ref_rc = refsim_run(tr, &rp, binding, &o->ref_ms);
 
 	struct sim_params par;
@@ -214,6 +234,11 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.latency = r->rp.latency;
 	par.create_cost = r->rp.create_cost;
 	par.switch_cost = r->rp.switch_cost;
+	par.machine = r->rp.machine;
+	par.lat_matrix = r->has_matrix ? mat : NULL;
+	par.create_cost_remote = r->rp.create_cost_remote;
+	par.exit_cost = r->rp.exit_cost;
+	par.exit_cost_remote = r->rp.exit_cost_remote;
 	par.model = SIM_DIRECT;
 	par.pool = pool;
 	struct sim_result res;
@@ -239,7 +264,7 @@ struct hand_case {
 	uint64_t makespan;
 };
 
-#define FIFO_(k, t) {k, 0, REFSIM_FIFO, 1, t, 0, 0, NULL}
+#define FIFO_(k, t) {.cpus = k, .policy = REFSIM_FIFO, .quantum = 1, .latency = t}
 
 static const struct hand_case hand_cases[] = {
 	/* Issue 9 case 1: T2 registers on C at 0 (releasing M at 0 on p1);
@@ -275,17 +300,17 @@ static const struct hand_case hand_cases[] = {
 	{"unbound ps: ties at a cycle boundary by id",
 	 "1 0 create 2 / 1 0 create 3 / 1 0 create 4 / 1 0 exit / 2 1 trylock 8 ok / 2 0 lock 20 / "
 	 "2 10 unlock 20 / 2 0 unlock 8 / 2 0 exit / 3 1 lock 20 / 3 1 unlock 20 / 3 20 exit / 4 1 exit",
-	 {2, 1, REFSIM_PS, 1, 0, 0, 0, NULL}, NULL, REFSIM_OK, 33},
+	 {.cpus = 2, .unbound = 1, .policy = REFSIM_PS, .quantum = 1}, NULL, REFSIM_OK, 33},
 	/* Bound ps on one processor, two threads of work 3 and 5: cycles of
 	 * 2 units until the first is done at 6 (3 cycles), then the second
 	 * alone: 2 more units, 8 = total work. */
 	{"ps in cycles on one processor",
-	 "1 0 create 2 / 1 3 exit / 2 5 exit", {1, 0, REFSIM_PS, 1, 0, 0, 0, NULL}, "1:0 2:0", REFSIM_OK, 8},
+	 "1 0 create 2 / 1 3 exit / 2 5 exit", {.cpus = 1, .policy = REFSIM_PS, .quantum = 1}, "1:0 2:0", REFSIM_OK, 8},
 	/* rr:2 on one processor with switch cost 1: T1 creates T2 at 0 and
 	 * needs 4, T2 needs 3.  T1 0-2, switch 2-3, T2 3-5, switch 5-6, T1
 	 * 6-8 exits at 8, switch 8-9, T2 9-10 exits: 10. */
 	{"rr with switch cost",
-	 "1 0 create 2 / 1 4 exit / 2 3 exit", {1, 0, REFSIM_RR, 2, 0, 0, 1, NULL}, "1:0 2:0", REFSIM_OK, 10},
+	 "1 0 create 2 / 1 4 exit / 2 3 exit", {.cpus = 1, .policy = REFSIM_RR, .quantum = 2, .switch_cost = 1}, "1:0 2:0", REFSIM_OK, 10},
 	/* Lock-order inversion on two shadow processors: deadlock at 10. */
 	{"deadlock",
 	 "1 0 create 2 / 1 0 create 3 / 2 0 lock 1 / 2 10 lock 2 / 2 0 unlock 2 / 2 0 unlock 1 / "
@@ -726,6 +751,20 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 	r->rp.latency = tu_rand(&s) % 2 ? 0 : 1 + tu_rand(&s) % 6;
 	r->rp.create_cost = tu_rand(&s) % 4 ? 0 : 1 + tu_rand(&s) % 3;
 	r->rp.switch_cost = tu_rand(&s) % 4 ? 0 : 1 + tu_rand(&s) % 3;
+	/* the machine model (docs/sim.md, "Machine files") in one run of
+	 * four: a latency matrix, remote create and exit costs; drawn from
+	 * a stream of its own so that the other parameters stay those of
+	 * their seed */
+	uint64_t ms = seed ^ 0x9E3779B97F4A7C15ull;
+	if (tu_rand(&ms) % 4 == 0) {
+		r->rp.machine = 1;
+		r->has_matrix = tu_rand(&ms) % 4 != 0;
+		for (int i = 0; i < 9; i++)
+			r->matrix[i] = tu_rand(&ms) % 3 ? 0 : 1 + tu_rand(&ms) % 6;
+		r->rp.create_cost_remote = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
+		r->rp.exit_cost = tu_rand(&ms) % 3 ? 0 : 1 + tu_rand(&ms) % 3;
+		r->rp.exit_cost_remote = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
+	}
 	/* the binding by external id: every thread named in the text */
 	for (const char *p = text; (p = strchr(p, '\n')) != NULL;) {
 		p++;
@@ -935,9 +974,10 @@ static void category(const struct run *r, const struct outcome *o, const char *t
 	policy_str(r, pol, sizeof pol);
 	if (r->rp.policy == REFSIM_RR)
 		strcpy(pol, "rr");
-	snprintf(buf, len, "%s %s%s%s%s%s%s", r->rp.unbound ? "unbound" : "bound", pol,
+	snprintf(buf, len, "%s %s%s%s%s%s%s%s", r->rp.unbound ? "unbound" : "bound", pol,
 	         r->rp.latency ? " latency" : "", r->rp.create_cost ? " create-cost" : "",
 	         r->rp.switch_cost ? " switch-cost" : "",
+	         r->rp.machine ? " machine" : "",
 	         o->pooled ? " pool" : "", o->ref_rc != o->sim_rc ? " verdict" : "");
 	(void)text;
 }

@@ -1,0 +1,68 @@
+/*
+ * shadowbind-calibrate - measure this machine for the simulator
+ * (docs/sim.md, "Machine files"): hand-off latency per pair of CPUs,
+ * context switch, thread creation and exit, written as a [machine] INI.
+ *
+ *   shadowbind-calibrate [--quick] [--cpus N] [-o FILE]
+ */
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "cli/out.h"
+#include "mach/mach.h"
+
+int main(int argc, char **argv)
+{
+	const char *out = "-";
+	int quick = 0;
+	uint32_t cpus = 0;
+	struct cli_opt opts[] = {
+		{CLI_STR, "output", 'o', .metavar = "FILE", .dst = &out,
+		 .help = "write the machine file here (default: standard output)"},
+		{CLI_FLAG, "quick", .dst = &quick,
+		 .help = "a few seconds instead of about a minute (fewer, shorter\n"
+		         "rounds: a wider spread)"},
+		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
+		 .help = "describe at most N of the CPUs this process may use\n"
+		         "(default: all of them)"},
+		{CLI_END}};
+	const struct cli_cmd cmd = {
+		"shadowbind-calibrate", "[--quick] [--cpus N] [-o FILE]",
+		"Measure, on this machine, what the simulator's machine model needs: a\n"
+		"hand-off between threads on one CPU (the switch) and between each kind\n"
+		"of pair of CPUs the topology distinguishes (hwloc: SMT siblings, cores\n"
+		"sharing a cache, packages), thread creation and exit on the creator's\n"
+		"CPU and on another.  Writes a [machine] INI file (what, where, when,\n"
+		"each figure's median and spread) for --machine FILE of simulate,\n"
+		"critical, allocate, bound and experiment.  Run it on an idle machine:\n"
+		"other load stretches every figure.",
+		opts,
+		"Exit status: 0 done; 1 usage; 2 the output cannot be written; 4 the\n"
+		"measurement failed (a thread could not be made or pinned, hwloc).",
+		NULL, NULL, NULL};
+	int nops, rc = cli_parse(&cmd, argc, argv, &nops);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (nops > 0)
+		return cli_usage(&cmd, "unexpected operand '%s'", argv[1]);
+	cli_signals_install(CLI_SIG_EXIT);
+	char why[512];
+	struct cli_out o;
+	if (cli_out_open(&o, out, why, sizeof why) != 0)
+		return cli_errorf(CLI_EINPUT, "%s", why);
+	struct mach m;
+	struct mach_opts mo = {.quick = quick, .max_cpus = cpus};
+	if (mach_calibrate(&m, &mo, why, sizeof why) != 0) {
+		cli_out_abort(&o);
+		return cli_error(&cmd, CLI_ESYSTEM, "%s", why);
+	}
+	int wr = mach_write(&m, o.f);
+	mach_release(&m);
+	if (wr != 0) {
+		cli_out_abort(&o);
+		return cli_errorf(CLI_EINPUT, "%s: cannot write", out);
+	}
+	if (cli_out_commit(&o, why, sizeof why) != 0)
+		return cli_errorf(CLI_EINPUT, "%s", why);
+	return CLI_OK;
+}

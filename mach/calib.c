@@ -1,0 +1,461 @@
+/*
+ * calib.c - measure this machine (mach.h: mach_calibrate).
+ *
+ * hwloc names the topology: for every pair of usable CPUs the deepest
+ * object that holds both (a core for SMT siblings, a cache level for
+ * cores sharing it, a package, the machine) is the pair's kind; one pair
+ * of each kind is measured (the first in CPU order) and stands for all
+ * pairs of its kind.  Every figure is measured in `rounds` repeats; the
+ * file gets their median and extremes.
+ *
+ *   hand-off x -> y: threads A on x and B on y pass a token through two
+ *     semaphores (sem_post wakes the other, sem_wait blocks): a round of
+ *     n round trips is 2n hand-offs.  x = y: the switch; else the latency.
+ *   create: a thread on x creates a thread pinned to y
+ *     (pthread_attr_setaffinity_np, as shadowbind-run does) that returns
+ *     at once, and joins it; its CPU time inside pthread_create is the
+ *     creation cost, the cycle's wall time minus what the model already
+ *     charges (docs/sim.md) the exit cost:
+ *       y = x:  cycle = create + switch (to the child) + exit + switch (back)
+ *       y != x: cycle = create_remote + latency(x, y) (the child starts)
+ *               + exit_remote + latency(y, x) (the join sees the exit)
+ *   A round trip is one hand-off each way, so the measured latency of x
+ *   -> y is that of y -> x: the matrix is symmetric.
+ */
+#include <errno.h>
+#include <hwloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mach/mach.h"
+
+static int fail(char *why, size_t len, const char *fmt, const char *arg)
+{
+	snprintf(why, len, fmt, arg);
+	return -1;
+}
+
+static double now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int pin_self(int cpu)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	return pthread_setaffinity_np(pthread_self(), sizeof s, &s);
+}
+
+/* ---- hand-off ---- */
+
+struct pp {
+	sem_t ping, pong;
+	long n;       /* round trips */
+	int cpu;      /* the partner's CPU */
+	int err;
+};
+
+static void *pp_partner(void *arg)
+{
+	struct pp *p = arg;
+	if (pin_self(p->cpu) != 0) {
+		p->err = 1;
+		/* keep the protocol so that the measuring thread ends */
+	}
+	for (long i = 0; i < p->n; i++) {
+		sem_wait(&p->ping);
+		sem_post(&p->pong);
+	}
+	return NULL;
+}
+
+/* One round: ns per hand-off between x and y, or -1. */
+static double handoff(int x, int y, long n)
+{
+	struct pp p;
+	memset(&p, 0, sizeof p);
+	p.n = n;
+	p.cpu = y;
+	sem_init(&p.ping, 0, 0);
+	sem_init(&p.pong, 0, 0);
+	double r = -1;
+	pthread_t t;
+	if (pin_self(x) != 0 || pthread_create(&t, NULL, pp_partner, &p) != 0)
+		goto out;
+	/* one round trip first: the partner has pinned itself */
+	sem_post(&p.ping);
+	sem_wait(&p.pong);
+	double t0 = now_ns(CLOCK_MONOTONIC);
+	for (long i = 1; i < n; i++) {
+		sem_post(&p.ping);
+		sem_wait(&p.pong);
+	}
+	double t1 = now_ns(CLOCK_MONOTONIC);
+	pthread_join(t, NULL);
+	if (!p.err && n > 1)
+		r = (t1 - t0) / (2.0 * (double)(n - 1));
+out:
+	sem_destroy(&p.ping);
+	sem_destroy(&p.pong);
+	return r;
+}
+
+/* ---- create and join ---- */
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+/* One round of n create-join cycles from x of a child pinned to y: the
+ * creator's CPU time per pthread_create and the wall time per cycle
+ * (ns), or -1. */
+static int cycles(int x, int y, long n, double *create, double *cycle)
+{
+	pthread_attr_t a;
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(y, &s);
+	if (pin_self(x) != 0 || pthread_attr_init(&a) != 0)
+		return -1;
+	int rc = -1;
+	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
+		goto out;
+	double cpu = 0, t0 = now_ns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+		double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		if (pthread_create(&t, &a, nothing, NULL) != 0)
+			goto out;
+		cpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		pthread_join(t, NULL);
+	}
+	*cycle = (now_ns(CLOCK_MONOTONIC) - t0) / (double)n;
+	*create = cpu / (double)n;
+	rc = 0;
+out:
+	pthread_attr_destroy(&a);
+	return rc;
+}
+
+/* ---- statistics ---- */
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static struct mach_fig fig_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	struct mach_fig f = {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[0], v[n - 1]};
+	return f;
+}
+
+static struct mach_fig fig_clamp(struct mach_fig f)
+{
+	f.med = f.med < 0 ? 0 : f.med;
+	f.lo = f.lo < 0 ? 0 : f.lo;
+	f.hi = f.hi < 0 ? 0 : f.hi;
+	return f;
+}
+
+/* ---- topology ---- */
+
+static char *dupstr(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+/* The pair's kind: the type of the deepest object holding both. */
+static void pair_kind(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b, char *buf,
+                      size_t len)
+{
+	hwloc_obj_t c = hwloc_get_common_ancestor_obj(topo, a, b);
+	if (!c || hwloc_obj_type_snprintf(buf, len, c, 0) <= 0)
+		snprintf(buf, len, "machine");
+	for (char *p = buf; *p; p++)
+		if (*p == ' ')
+			*p = '_';
+}
+
+static void place_of(hwloc_obj_t pu, char *buf, size_t len)
+{
+	hwloc_obj_t chain[64];
+	int n = 0;
+	for (hwloc_obj_t o = pu; o && n < 64; o = o->parent)
+		if (o->type != HWLOC_OBJ_MACHINE)
+			chain[n++] = o;
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = n - 1; i >= 0 && off < len; i--) {
+		char t[32];
+		hwloc_obj_type_snprintf(t, sizeof t, chain[i], 0);
+		int w = snprintf(buf + off, len - off, "%s%s#%u", off ? " " : "", t,
+		                 chain[i]->logical_index);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+static void topo_summary(hwloc_topology_t topo, char *buf, size_t len)
+{
+	static const hwloc_obj_type_t types[] = {HWLOC_OBJ_PACKAGE, HWLOC_OBJ_L3CACHE,
+	                                         HWLOC_OBJ_L2CACHE, HWLOC_OBJ_CORE, HWLOC_OBJ_PU};
+	size_t off = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof types / sizeof *types && off < len; i++) {
+		int n = hwloc_get_nbobjs_by_type(topo, types[i]);
+		if (n <= 0)
+			continue;
+		int w = snprintf(buf + off, len - off, "%s%d %s", off ? ", " : "", n,
+		                 hwloc_obj_type_string(types[i]));
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	buf[0] = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "model name", 10)) {
+			char *c = strchr(line, ':');
+			if (c) {
+				c++;
+				while (*c == ' ' || *c == '\t')
+					c++;
+				c[strcspn(c, "\n")] = 0;
+				snprintf(buf, len, "%s", c);
+			}
+			break;
+		}
+	fclose(f);
+}
+
+/* ---- the measurement ---- */
+
+struct job {
+	const struct mach_opts *o;
+	struct mach *m;
+	hwloc_topology_t topo;
+	int rounds;
+	long n_pp, n_cj;
+	char *why;
+	size_t len;
+	int rc;
+};
+
+/* Measure one pair (x, y) (indices into m->os_cpu): the hand-off figure
+ * into *h, and create/exit into *c, *e (when c). */
+static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *h,
+                        struct mach_fig *c, struct mach_fig *e)
+{
+	int X = j->m->os_cpu[x], Y = j->m->os_cpu[y], R = j->rounds;
+	double hv[32], cv[32], yv[32];
+	for (int r = 0; r < R; r++) {
+		hv[r] = handoff(X, Y, j->n_pp);
+		if (hv[r] < 0) {
+			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
+			return -1;
+		}
+		if (c && cycles(X, Y, j->n_cj, &cv[r], &yv[r]) < 0)
+			return fail(j->why, j->len, "cannot create a thread%s", "");
+	}
+	*h = fig_of(hv, R);
+	if (!c)
+		return 0;
+	*c = fig_of(cv, R);
+	/* exit: each round's cycle minus what the model charges besides
+	 * (a round trip measures both directions: latency x -> y = y -> x) */
+	double fixed = c->med + 2 * h->med;
+	for (int r = 0; r < R; r++)
+		yv[r] -= fixed;
+	*e = fig_clamp(fig_of(yv, R));
+	return 0;
+}
+
+static void *run_job(void *arg)
+{
+	struct job *j = arg;
+	struct mach *m = j->m;
+	uint32_t n = m->ncpu;
+	hwloc_obj_t *pu = calloc(n, sizeof *pu);
+	char *kinds = calloc((size_t)n * n, 32);
+	int32_t *rep = malloc((size_t)n * n * sizeof *rep);
+	j->rc = -1;
+	if (!pu || !kinds || !rep) {
+		fail(j->why, j->len, "out of memory%s", "");
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		pu[i] = hwloc_get_pu_obj_by_os_index(j->topo, (unsigned)m->os_cpu[i]);
+		char pl[256] = "";
+		if (pu[i])
+			place_of(pu[i], pl, sizeof pl);
+		m->place[i] = dupstr(pl[0] ? pl : "unknown");
+		if (!m->place[i]) {
+			fail(j->why, j->len, "out of memory%s", "");
+			goto out;
+		}
+	}
+	/* kinds, and the first pair of each kind (its representative) */
+	for (uint32_t x = 0; x < n; x++)
+		for (uint32_t y = 0; y < n; y++) {
+			char *k = kinds + ((size_t)x * n + y) * 32;
+			if (x == y)
+				k[0] = 0;
+			else if (pu[x] && pu[y])
+				pair_kind(j->topo, pu[x], pu[y], k, 32);
+			else
+				snprintf(k, 32, "machine");
+			rep[x * n + y] = -1;
+			for (uint32_t q = 0; q < x * n + y; q++)
+				if (q / n != q % n && !strcmp(kinds + (size_t)q * 32, k)) {
+					rep[x * n + y] = (int32_t)q;
+					break;
+				}
+			m->pair_kind[x * n + y] = dupstr(k);
+			if (!m->pair_kind[x * n + y]) {
+				fail(j->why, j->len, "out of memory%s", "");
+				goto out;
+			}
+		}
+	/* one CPU: switch, create, exit */
+	if (measure_pair(j, 0, 0, &m->switch_cost, &m->create, &m->exit) < 0)
+		goto out;
+	m->create_remote = m->create;
+	m->exit_remote = m->exit;
+	int first = 1;
+	for (uint32_t x = 0; x < n; x++)
+		for (uint32_t y = 0; y < n; y++) {
+			if (x == y || rep[x * n + y] >= 0)
+				continue;
+			/* a new kind (the first pair of a kind is x < y) */
+			struct mach_fig *c = first ? &m->create_remote : NULL;
+			struct mach_fig *e = first ? &m->exit_remote : NULL;
+			if (measure_pair(j, x, y, &m->lat[x * n + y], c, e) < 0)
+				goto out;
+			first = 0;
+		}
+	for (uint32_t q = 0; q < n * n; q++) {
+		if (q / n == q % n)
+			m->lat[q] = (struct mach_fig){0, 0, 0};
+		else if (rep[q] >= 0)
+			m->lat[q] = m->lat[rep[q]];
+	}
+	j->rc = 0;
+out:
+	free(pu);
+	free(kinds);
+	free(rep);
+	return NULL;
+}
+
+void mach_release(struct mach *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->ncpu; i++) {
+		if (m->place)
+			free(m->place[i]);
+	}
+	if (m->pair_kind)
+		for (size_t q = 0; q < (size_t)m->ncpu * m->ncpu; q++)
+			free(m->pair_kind[q]);
+	free(m->place);
+	free(m->pair_kind);
+	free(m->os_cpu);
+	free(m->lat);
+	memset(m, 0, sizeof *m);
+}
+
+int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t len)
+{
+	memset(m, 0, sizeof *m);
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+		return fail(why, len, "sched_getaffinity: %s", strerror(errno));
+	uint32_t n = (uint32_t)CPU_COUNT(&allowed);
+	if (o->max_cpus && n > o->max_cpus)
+		n = o->max_cpus;
+	if (n > MACH_CPUS_MAX)
+		n = MACH_CPUS_MAX;
+	if (n == 0)
+		return fail(why, len, "no usable CPU%s", "");
+	hwloc_topology_t topo;
+	if (hwloc_topology_init(&topo) != 0)
+		return fail(why, len, "hwloc: cannot initialize the topology%s", "");
+	if (hwloc_topology_load(topo) != 0) {
+		hwloc_topology_destroy(topo);
+		return fail(why, len, "hwloc: cannot load the topology%s", "");
+	}
+	m->ncpu = n;
+	m->os_cpu = calloc(n, sizeof *m->os_cpu);
+	m->place = calloc(n, sizeof *m->place);
+	m->lat = calloc((size_t)n * n, sizeof *m->lat);
+	m->pair_kind = calloc((size_t)n * n, sizeof *m->pair_kind);
+	if (!m->os_cpu || !m->place || !m->lat || !m->pair_kind) {
+		hwloc_topology_destroy(topo);
+		mach_release(m);
+		return fail(why, len, "out of memory%s", "");
+	}
+	uint32_t i = 0;
+	for (int c = 0; c < CPU_SETSIZE && i < n; c++)
+		if (CPU_ISSET(c, &allowed))
+			m->os_cpu[i++] = c;
+	if (gethostname(m->host, sizeof m->host) != 0)
+		snprintf(m->host, sizeof m->host, "unknown");
+	m->host[sizeof m->host - 1] = 0;
+	cpu_model(m->cpu_model, sizeof m->cpu_model);
+	topo_summary(topo, m->topology, sizeof m->topology);
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(m->when, sizeof m->when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	struct job j = {.o = o, .m = m, .topo = topo, .why = why, .len = len};
+	j.rounds = o->quick ? 3 : 9;
+	j.n_pp = o->quick ? 2000 : 20000;
+	j.n_cj = o->quick ? 300 : 3000;
+	snprintf(m->method, sizeof m->method,
+	         "median and extremes of %d rounds: %ld semaphore round trips, "
+	         "%ld create-join cycles each", j.rounds, j.n_pp, j.n_cj);
+	/* a thread of our own, so that pinning it leaves the caller's
+	 * affinity alone */
+	pthread_t t;
+	if (pthread_create(&t, NULL, run_job, &j) != 0) {
+		hwloc_topology_destroy(topo);
+		mach_release(m);
+		return fail(why, len, "cannot create a thread%s", "");
+	}
+	pthread_join(t, NULL);
+	hwloc_topology_destroy(topo);
+	if (j.rc != 0) {
+		mach_release(m);
+		return -1;
+	}
+	return 0;
+}

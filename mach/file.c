@@ -1,0 +1,453 @@
+/*
+ * file.c - the machine file (mach.h): write it, read it back, and turn
+ * it into the simulator's parameters for a trace's unit.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/ini.h"
+#include "mach/mach.h"
+
+/* ---- writing ---- */
+
+/* A string made safe for a quoted INI value: no quote, no control. */
+static void safe(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (; *s && o + 1 < len; s++)
+		buf[o++] = (*s == '"' || (unsigned char)*s < 0x20 || *s == 0x7f) ? ' ' : *s;
+	buf[o] = 0;
+}
+
+static void put_fig(FILE *f, const char *name, struct mach_fig v, const char *what)
+{
+	fprintf(f, "%s = %.0f\t; %s\n", name, v.med, what);
+	fprintf(f, "%s.lo = %.0f\n%s.hi = %.0f\n", name, v.lo, name, v.hi);
+}
+
+int mach_write(const struct mach *m, FILE *f)
+{
+	char b[512];
+	uint32_t n = m->ncpu;
+	fprintf(f, "; The machine as the simulator models it (docs/sim.md, \"Machine files\"),\n"
+	           "; measured by shadowbind-calibrate.  Times in ns: each figure is the\n"
+	           "; median of the rounds, .lo and .hi their smallest and largest.\n"
+	           "[machine]\n");
+	safe(m->host, b, sizeof b);
+	fprintf(f, "host = \"%s\"\n", b);
+	safe(m->cpu_model, b, sizeof b);
+	fprintf(f, "cpu = \"%s\"\n", b);
+	safe(m->when, b, sizeof b);
+	fprintf(f, "when = \"%s\"\n", b);
+	safe(m->topology, b, sizeof b);
+	fprintf(f, "topology = \"%s\"\n", b);
+	safe(m->method, b, sizeof b);
+	fprintf(f, "method = \"%s\"\n", b);
+	fprintf(f, "unit = ns\n");
+	fprintf(f, "; the simulator's processors 0..k-1 are these OS CPUs, in this order\ncpus =");
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, " %d", m->os_cpu[i]);
+	fprintf(f, "\n");
+	for (uint32_t i = 0; i < n; i++) {
+		safe(m->place && m->place[i] ? m->place[i] : "", b, sizeof b);
+		fprintf(f, "place.%u = \"%s\"\n", i, b);
+	}
+	fprintf(f, "; latency.X: one hand-off from processor X to each processor (a row of\n"
+	           "; the matrix); kind.X: what the pair shares (hwloc: the deepest object\n"
+	           "; holding both; - on the diagonal)\n");
+	for (uint32_t x = 0; x < n; x++) {
+		static const char *const part[3] = {"", ".lo", ".hi"};
+		for (int p = 0; p < 3; p++) {
+			fprintf(f, "latency.%u%s =", x, part[p]);
+			for (uint32_t y = 0; y < n; y++) {
+				const struct mach_fig *v = &m->lat[x * n + y];
+				fprintf(f, " %.0f", p == 0 ? v->med : p == 1 ? v->lo : v->hi);
+			}
+			fprintf(f, "\n");
+		}
+		fprintf(f, "kind.%u =", x);
+		for (uint32_t y = 0; y < n; y++) {
+			const char *k = m->pair_kind ? m->pair_kind[x * n + y] : NULL;
+			safe(k && *k ? k : "-", b, sizeof b);
+			for (char *c = b; *c; c++)
+				if (*c == ' ' || *c == ';' || *c == '#')
+					*c = '_';
+			fprintf(f, " %s", b);
+		}
+		fprintf(f, "\n");
+	}
+	put_fig(f, "switch", m->switch_cost, "a hand-off between two threads of one processor");
+	put_fig(f, "create", m->create, "the creator's CPU in pthread_create, child on its processor");
+	put_fig(f, "create_remote", m->create_remote, "the same, child on another processor");
+	put_fig(f, "exit", m->exit, "a thread's exit, on its creator's processor");
+	put_fig(f, "exit_remote", m->exit_remote, "the same, on another processor");
+	fflush(f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- reading ---- */
+
+static int perr(char *why, size_t len, const char *name, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int perr(char *why, size_t len, const char *name, size_t line, const char *fmt, ...)
+{
+	int o = snprintf(why, len, "%s:%zu: ", name, line);
+	if (o >= 0 && (size_t)o < len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why + o, len - (size_t)o, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Up to `max` non-negative numbers (ns, below 1e15) of s into v; the
+ * count, or -1 for a token that is not one. */
+static long numbers(const char *s, double *v, long max)
+{
+	long n = 0;
+	while (*s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		char *e;
+		errno = 0;
+		double d = strtod(s, &e);
+		if (e == s || errno || !(d >= 0) || d >= 1e15 || (*e && *e != ' ' && *e != '\t'))
+			return -1;
+		if (n < max)
+			v[n] = d;
+		n++;
+		s = e;
+	}
+	return n;
+}
+
+static char *dupstr(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+/* The index after "prefix." in key, or -1. */
+static long index_of(const char *key, const char *prefix, const char **rest)
+{
+	size_t p = strlen(prefix);
+	if (strncmp(key, prefix, p) || key[p] != '.' || key[p + 1] < '0' || key[p + 1] > '9')
+		return -1;
+	char *e;
+	errno = 0;
+	long v = strtol(key + p + 1, &e, 10);
+	if (errno || v < 0 || v >= MACH_CPUS_MAX)
+		return -1;
+	*rest = e;
+	return v;
+}
+
+int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, char *why,
+               size_t whylen)
+{
+	memset(m, 0, sizeof *m);
+	struct cli_ini ini;
+	if (cli_ini_parse(name, buf, len, &ini, why, whylen) != 0)
+		return -1;
+	int rc = -1;
+	double *v = NULL;
+	/* seen: the scalars, then per CPU latency/lo/hi/kind/place */
+	enum { S_UNIT, S_CPUS, S_SWITCH, S_CREATE, S_CREATE_R, S_EXIT, S_EXIT_R, S_N };
+	int seen[S_N] = {0};
+	uint8_t *row = NULL;
+	size_t sec_line = 0;
+	for (size_t i = 0; i < ini.n; i++) {
+		const struct cli_ini_entry *e = &ini.e[i];
+		if (strcmp(e->section, "machine")) {
+			perr(why, whylen, name, e->line, "unknown section [%s] (a machine file has [machine])",
+			     e->section);
+			goto out;
+		}
+		if (!e->key) {
+			sec_line = e->line;
+			continue;
+		}
+		if (!strcmp(e->key, "cpus")) {
+			long c = numbers(e->value, NULL, 0);
+			if (c < 1 || c > MACH_CPUS_MAX) {
+				perr(why, whylen, name, e->line, "cpus: expected 1 to %d OS CPU numbers",
+				     MACH_CPUS_MAX);
+				goto out;
+			}
+			double *d = malloc((size_t)c * sizeof *d);
+			m->os_cpu = calloc((size_t)c, sizeof *m->os_cpu);
+			m->lat = calloc((size_t)c * (size_t)c, sizeof *m->lat);
+			m->place = calloc((size_t)c, sizeof *m->place);
+			m->pair_kind = calloc((size_t)c * (size_t)c, sizeof *m->pair_kind);
+			row = calloc((size_t)c, 1);
+			v = malloc((size_t)c * sizeof *v);
+			m->ncpu = (uint32_t)c;
+			if (!d || !m->os_cpu || !m->lat || !m->place || !m->pair_kind || !row || !v) {
+				free(d);
+				snprintf(why, whylen, "%s: out of memory", name);
+				goto out;
+			}
+			numbers(e->value, d, c);
+			for (long k = 0; k < c; k++) {
+				if (d[k] != floor(d[k]) || d[k] >= 1e6) {
+					free(d);
+					perr(why, whylen, name, e->line, "cpus: '%s' is not a list of CPU numbers",
+					     e->value);
+					goto out;
+				}
+				m->os_cpu[k] = (int)d[k];
+			}
+			free(d);
+			seen[S_CPUS] = 1;
+			continue;
+		}
+		static const char *const text[] = {"host", "cpu", "when", "topology", "method"};
+		char *dst[] = {m->host, m->cpu_model, m->when, m->topology, m->method};
+		size_t dlen[] = {sizeof m->host, sizeof m->cpu_model, sizeof m->when,
+		                 sizeof m->topology, sizeof m->method};
+		int done = 0;
+		for (int k = 0; k < 5; k++)
+			if (!strcmp(e->key, text[k])) {
+				snprintf(dst[k], dlen[k], "%s", e->value);
+				done = 1;
+			}
+		if (done)
+			continue;
+		if (!strcmp(e->key, "unit")) {
+			if (strcmp(e->value, "ns")) {
+				perr(why, whylen, name, e->line, "unit: '%s': a machine file is in ns",
+				     e->value);
+				goto out;
+			}
+			seen[S_UNIT] = 1;
+			continue;
+		}
+		static const char *const figs[] = {"switch", "create", "create_remote", "exit",
+		                                   "exit_remote"};
+		struct mach_fig *fd[] = {&m->switch_cost, &m->create, &m->create_remote, &m->exit,
+		                         &m->exit_remote};
+		for (int k = 0; k < 5; k++) {
+			size_t l = strlen(figs[k]);
+			if (strncmp(e->key, figs[k], l))
+				continue;
+			const char *rest = e->key + l;
+			double *slot = !*rest ? &fd[k]->med : !strcmp(rest, ".lo") ? &fd[k]->lo :
+			               !strcmp(rest, ".hi") ? &fd[k]->hi : NULL;
+			if (!slot)
+				continue;
+			double d;
+			if (numbers(e->value, &d, 1) != 1) {
+				perr(why, whylen, name, e->line, "%s: expected a time in ns", e->key);
+				goto out;
+			}
+			*slot = d;
+			if (!*rest)
+				seen[S_SWITCH + k] = 1;
+			done = 1;
+		}
+		if (done)
+			continue;
+		const char *rest;
+		long x;
+		int which = -1; /* 0 latency, 1 .lo, 2 .hi, 3 kind, 4 place */
+		if ((x = index_of(e->key, "latency", &rest)) >= 0)
+			which = !*rest ? 0 : !strcmp(rest, ".lo") ? 1 : !strcmp(rest, ".hi") ? 2 : -1;
+		else if ((x = index_of(e->key, "kind", &rest)) >= 0)
+			which = *rest ? -1 : 3;
+		else if ((x = index_of(e->key, "place", &rest)) >= 0)
+			which = *rest ? -1 : 4;
+		if (which < 0) {
+			perr(why, whylen, name, e->line, "unknown key '%s'", e->key);
+			goto out;
+		}
+		if (!seen[S_CPUS]) {
+			perr(why, whylen, name, e->line, "%s before cpus", e->key);
+			goto out;
+		}
+		uint32_t n = m->ncpu;
+		if ((uint32_t)x >= n) {
+			perr(why, whylen, name, e->line, "%s: cpus names %u CPUs (0..%u)", e->key, n,
+			     n - 1);
+			goto out;
+		}
+		if (which == 4) {
+			free(m->place[x]);
+			m->place[x] = dupstr(e->value);
+		} else if (which == 3) {
+			const char *s = e->value;
+			for (uint32_t y = 0; y < n; y++) {
+				while (*s == ' ' || *s == '\t')
+					s++;
+				size_t l = strcspn(s, " \t");
+				if (!l) {
+					perr(why, whylen, name, e->line, "%s: expected %u words", e->key, n);
+					goto out;
+				}
+				char *k = malloc(l + 1);
+				if (!k) {
+					snprintf(why, whylen, "%s: out of memory", name);
+					goto out;
+				}
+				memcpy(k, s, l);
+				k[l] = 0;
+				if (l == 1 && k[0] == '-')
+					k[0] = 0;
+				free(m->pair_kind[(size_t)x * n + y]);
+				m->pair_kind[(size_t)x * n + y] = k;
+				s += l;
+			}
+		} else {
+			if (numbers(e->value, v, n) != (long)n) {
+				perr(why, whylen, name, e->line, "%s: expected %u times in ns", e->key, n);
+				goto out;
+			}
+			if (v[x] != 0) {
+				perr(why, whylen, name, e->line,
+				     "%s: the latency of a processor to itself must be 0", e->key);
+				goto out;
+			}
+			for (uint32_t y = 0; y < n; y++) {
+				struct mach_fig *f = &m->lat[(size_t)x * n + y];
+				*(which == 0 ? &f->med : which == 1 ? &f->lo : &f->hi) = v[y];
+			}
+			if (which == 0)
+				row[x] = 1;
+		}
+		if (which >= 3 && ((which == 4 && !m->place[x]))) {
+			snprintf(why, whylen, "%s: out of memory", name);
+			goto out;
+		}
+	}
+	static const char *const need[S_N] = {"unit", "cpus", "switch", "create",
+	                                      "create_remote", "exit", "exit_remote"};
+	for (int k = 0; k < S_N; k++)
+		if (!seen[k]) {
+			perr(why, whylen, name, sec_line, "[machine] has no %s", need[k]);
+			goto out;
+		}
+	for (uint32_t x = 0; x < m->ncpu; x++)
+		if (!row[x]) {
+			perr(why, whylen, name, sec_line, "[machine] has no latency.%u", x);
+			goto out;
+		}
+	rc = 0;
+out:
+	free(v);
+	free(row);
+	cli_ini_release(&ini);
+	if (rc)
+		mach_release(m);
+	return rc;
+}
+
+int mach_read(const char *path, struct mach *m, char *why, size_t len)
+{
+	memset(m, 0, sizeof *m);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+	while (b) {
+		n += fread(b + n, 1, cap - n, f);
+		if (n < cap || cap >= (1u << 26))
+			break;
+		char *g = realloc(b, cap * 2);
+		if (!g) {
+			free(b);
+			b = NULL;
+			break;
+		}
+		b = g;
+		cap *= 2;
+	}
+	int bad = !b || ferror(f) || n == cap;
+	fclose(f);
+	if (bad) {
+		free(b);
+		snprintf(why, len, "%s: cannot read (too large, or out of memory)", path);
+		return -1;
+	}
+	int rc = mach_parse(path, b, n, m, why, len);
+	free(b);
+	return rc;
+}
+
+/* ---- the model ---- */
+
+static uint64_t in_unit(double ns, double per)
+{
+	return (uint64_t)llround(ns / per);
+}
+
+int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
+                    enum trace_unit unit, char *why, size_t len)
+{
+	memset(mm, 0, sizeof *mm);
+	static const double ns_per[] = {[TRACE_NS] = 1, [TRACE_US] = 1e3, [TRACE_MS] = 1e6,
+	                                [TRACE_S] = 1e9};
+	if (unit != TRACE_NS && unit != TRACE_US && unit != TRACE_MS && unit != TRACE_S) {
+		snprintf(why, len, "a machine file needs a trace that declares its time unit "
+		         "(ns, us, ms or s)");
+		return -1;
+	}
+	if (k == 0 || k > m->ncpu) {
+		snprintf(why, len, "the machine file describes %u CPU%s, not %u", m->ncpu,
+		         m->ncpu == 1 ? "" : "s", k);
+		return -1;
+	}
+	double per = ns_per[unit];
+	mm->lat = calloc((size_t)k * k, sizeof *mm->lat);
+	if (!mm->lat) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	mm->k = k;
+	for (uint32_t x = 0; x < k; x++)
+		for (uint32_t y = 0; y < k; y++) {
+			uint64_t t = x == y ? 0 : in_unit(m->lat[(size_t)x * m->ncpu + y].med, per);
+			mm->lat[x * k + y] = t;
+			if (t > mm->latency)
+				mm->latency = t;
+		}
+	/* with one CPU described, a shadow processor's latency is unknown:
+	 * 0, as the spec's default */
+	mm->switch_cost = in_unit(m->switch_cost.med, per);
+	mm->create_cost = in_unit(m->create.med, per);
+	mm->create_cost_remote = in_unit(m->create_remote.med, per);
+	mm->exit_cost = in_unit(m->exit.med, per);
+	mm->exit_cost_remote = in_unit(m->exit_remote.med, per);
+	return 0;
+}
+
+void mach_model_release(struct mach_model *mm)
+{
+	if (mm) {
+		free(mm->lat);
+		memset(mm, 0, sizeof *mm);
+	}
+}
+
+void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
+{
+	par->cpus = mm->k;
+	par->lat_matrix = mm->lat;
+	par->latency = mm->latency;
+	par->switch_cost = mm->switch_cost;
+	par->create_cost = mm->create_cost;
+	par->create_cost_remote = mm->create_cost_remote;
+	par->exit_cost = mm->exit_cost;
+	par->exit_cost_remote = mm->exit_cost_remote;
+	par->machine = 1;
+}

@@ -1,0 +1,132 @@
+/*
+ * mach.h - the target machine as a measured model (docs/sim.md, "Machine
+ * files"): what bin/shadowbind-calibrate measures on the machine it runs
+ * on, the `[machine]` INI file it writes, reading that file back, and
+ * turning it into the simulator's parameters (struct sim_params) for a
+ * trace's unit.
+ *
+ * A machine file describes the machine's CPUs, in the order in which the
+ * simulator's processors 0..k-1 use them (a binding's processor p is the
+ * file's p-th CPU), and, each as a median with its spread (the smallest
+ * and largest of the repeated measurements), in nanoseconds:
+ *   - latency x y: one hand-off (a semaphore post that wakes a thread
+ *     blocked on it) from a thread on CPU x to one on CPU y; the matrix
+ *     has one measured value per kind of pair that the topology (hwloc)
+ *     distinguishes (SMT siblings, cores sharing a cache, packages, ...);
+ *   - switch: one hand-off between two threads on the same CPU (the
+ *     context switch and the system calls around it);
+ *   - create, create_remote: the CPU time the creator spends in
+ *     pthread_create, for a child on its own CPU and on another;
+ *   - exit, exit_remote: what a created thread's exit adds to its
+ *     lifetime, on its creator's CPU and on another (the rest of a
+ *     create-join cycle once the above are subtracted).
+ *
+ * No global state; nothing prints except mach_write.  Functions that can
+ * fail return 0, or -1 with a one-line reason in why (and their outputs
+ * zeroed).
+ */
+#ifndef SHADOWBIND_MACH_H
+#define SHADOWBIND_MACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/sim.h"
+#include "trace/trace.h"
+
+/* Largest number of CPUs a machine file describes. */
+#define MACH_CPUS_MAX 1024
+
+/* One measured figure: the median of the repeats and their extremes;
+ * units: ns. */
+struct mach_fig {
+	double med, lo, hi;
+};
+
+struct mach {
+	char host[256];        /* hostname                                  */
+	char cpu_model[256];   /* /proc/cpuinfo's model name, or ""          */
+	char when[32];         /* UTC, ISO 8601: 2026-11-26T11:40:00Z        */
+	char topology[256];    /* "1 package, 2 cores, 2 PUs" (hwloc)        */
+	char method[256];      /* what was measured, how often                */
+	uint32_t ncpu;         /* CPUs described, 1..MACH_CPUS_MAX            */
+	int *os_cpu;           /* [ncpu] OS CPU number of processor p         */
+	char **place;          /* [ncpu] where it is: "package 0 core 1 pu 1" */
+	struct mach_fig *lat;  /* [ncpu * ncpu] latency x -> y at [x*ncpu+y];
+	                          the diagonal is 0                           */
+	char **pair_kind;      /* [ncpu * ncpu] the pair's kind ("core",
+	                          "L3", "package", "machine"; "" on the
+	                          diagonal)                                   */
+	struct mach_fig switch_cost, create, create_remote, exit, exit_remote;
+};
+
+/* What to measure. */
+struct mach_opts {
+	int quick;             /* a few seconds instead of about a minute    */
+	uint32_t max_cpus;     /* 0: every CPU this process may use; else at
+	                          most this many                              */
+};
+
+/*
+ * mach_calibrate - measure this machine (the CPUs this process may use;
+ * its threads pin themselves to them in turn).  Fills *m (release with
+ * mach_release).  Takes about a minute (o->quick: a few seconds).  With
+ * one usable CPU only the figures of one CPU (switch, create, exit) are
+ * measured; the remote ones equal the local ones.  0, or -1 with why
+ * (hwloc failed, a thread could not be made or pinned, out of memory).
+ */
+int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t len);
+
+/* mach_release - free what *m owns and zero it; accepts a zeroed struct. */
+void mach_release(struct mach *m);
+
+/*
+ * mach_write - the `[machine]` INI of m on f (docs/sim.md shows one).
+ * 0, or -1 on a write error.
+ */
+int mach_write(const struct mach *m, FILE *f);
+
+/*
+ * mach_read - read the machine file at path (cli_ini's language; the
+ * keys mach_write writes; unknown keys and missing figures are errors,
+ * "m.ini:7: latency.1: expected 2 numbers").  0 and *m; or -1 with *m
+ * zeroed and one line in why.
+ */
+int mach_read(const char *path, struct mach *m, char *why, size_t len);
+/* mach_parse - the same from len bytes at buf, `name` for messages. */
+int mach_parse(const char *name, const char *buf, size_t len, struct mach *m,
+               char *why, size_t whylen);
+
+/*
+ * The model's figures for k processors in one trace unit (docs/sim.md):
+ * the latency matrix [k*k] and the costs, each rounded to the nearest
+ * trace unit.
+ */
+struct mach_model {
+	uint32_t k;
+	uint64_t *lat;         /* [k*k] units: trace unit                    */
+	uint64_t latency;      /* the largest of lat: what a shadow processor
+	                          or a thread on no processor pays            */
+	uint64_t switch_cost, create_cost, create_cost_remote, exit_cost,
+	         exit_cost_remote; /* units: trace unit                     */
+};
+
+/*
+ * mach_model_init - m's figures for processors 0..k-1 (the file's first
+ * k CPUs) in `unit` (a trace's: TRACE_TICK has no length and is refused).
+ * 0, or -1 with why ("the machine file describes 2 CPUs, not 4", "the
+ * trace has no time unit") and *mm zeroed.
+ */
+int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
+                    enum trace_unit unit, char *why, size_t len);
+void mach_model_release(struct mach_model *mm); /* accepts zeroed */
+
+/*
+ * mach_model_apply - point par at mm's figures: lat_matrix, latency,
+ * switch_cost, the create and exit costs, machine = 1.  mm must
+ * outlive par's use, and par->cpus must be mm->k (set here).
+ */
+void mach_model_apply(const struct mach_model *mm, struct sim_params *par);
+
+#endif

@@ -1,0 +1,375 @@
+/*
+ * test_mach.c - the machine model (mach/, docs/sim.md "Machine files"):
+ * a calibration of this machine parsed back and sane (ranges, never
+ * timings), the machine file reader's errors, and simulations with a
+ * latency matrix and remote creation and exit costs derived by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "mach/mach.h"
+#include "sim/sim.h"
+#include "tests/testutil.h"
+#include "trace/trace.h"
+
+#define S TRACE_SHADOW
+
+/* ---- the simulator with a machine ---- */
+
+/*
+ * Three processors, the latency matrix from x (row) to y (column),
+ * asymmetric so that a transposed reading fails:
+ *        0   1   2
+ *   0    -  10  30
+ *   1   10   -  20
+ *   2   40  20   -
+ * a shadow processor's latency 50; create 2 (local) / 6 (remote), exit
+ * 1 (local) / 3 (remote); fifo, no switch cost.
+ *
+ * Thread 1 creates 2 and 3 and joins them; 2 posts semaphore 1, which 3
+ * waits for.
+ */
+static const char prog[] =
+	"shadowbind-trace 1\n"
+	"unit ns\n"
+	"1 5 create 2\n"
+	"1 0 create 3\n"
+	"2 7 post 1\n"
+	"2 0 exit\n"
+	"1 0 join 2\n"
+	"3 0 wait 1\n"
+	"3 4 exit\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";
+
+static const uint64_t lat3[9] = {0, 10, 30, 10, 0, 20, 40, 20, 0};
+
+static void machine_params(struct sim_params *par, int machine)
+{
+	sim_params_init(par);
+	par->cpus = 3;
+	assert_int_equal(sim_policy_parse("fifo", par), 0);
+	par->lat_matrix = lat3;
+	par->latency = 50;
+	par->create_cost = 2;
+	par->create_cost_remote = 6;
+	par->exit_cost = 1;
+	par->exit_cost_remote = 3;
+	par->machine = machine;
+}
+
+struct case_ {
+	const char *name;
+	int32_t bind[4];     /* by thread id 1..3 */
+	int machine;
+	uint64_t makespan;
+	uint64_t start3, blocked3, cpu1; /* thread 3's start and blocked time,
+	                                    thread 1's CPU time */
+};
+
+/*
+ * Derivations (times in ns):
+ *
+ * all remote (1 on 0, 2 on 1, 3 on 2):
+ *   thread 1: create 2 at 5 + 6 (remote) = 11; 2 is ready at 11 +
+ *   lat(0,1) = 21.  create 3 at 11 + 6 = 17; 3 ready at 17 + lat(0,2) =
+ *   47.  join 2 at 17: blocks.  Thread 2 on 1 from 21: post at 28 (a
+ *   token from processor 1), exit 0 + 3 (remote) at 31; thread 1 may go
+ *   on at 31 + lat(1,0) = 41, join 3 blocks.  Thread 3 on 2 from 47:
+ *   wait takes the token, which arrives at 28 + lat(1,2) = 48; exit at
+ *   48 + 4 + 3 = 55; thread 1 goes on at 55 + lat(2,0) = 95, its exit
+ *   costs 1 (thread 1 has no creator: local): makespan 96.  Thread 3
+ *   started at its create (17) and was blocked 30 + 1 = 31; thread 1's
+ *   CPU 5 + 6 + 6 + 1 = 18.
+ *
+ * 2 local (1 and 2 on 0, 3 on 2):
+ *   create 2 at 5 + 2 = 7 (2 ready at 7, queued behind 1); create 3 at 7
+ *   + 6 = 13, 3 ready at 13 + 30 = 43; join 2 blocks at 13; thread 2
+ *   runs from 13: post at 20 (from 0), exit at 20 + 1 = 21; thread 1 at
+ *   21 (same processor), join 3 blocks.  Thread 3 from 43: the token
+ *   arrives at 20 + lat(0,2) = 50; exit at 50 + 4 + 3 = 57; thread 1 at
+ *   57 + 40 = 97, exit at 98.  Thread 3: start 13, blocked 30 + 7 = 37;
+ *   thread 1's CPU 5 + 2 + 6 + 1 = 14.
+ *
+ * 3 shadow (1 on 0, 2 on 1, 3 shadow: the uniform 50 to and from it):
+ *   as the first until 17: 3 ready at 17 + 50 = 67; thread 2 posts at
+ *   28, exits at 31, thread 1 at 41 joins 3.  Thread 3 from 67: the
+ *   token arrives at 28 + 50 = 78, exit at 78 + 7 = 85; thread 1 at 85 +
+ *   50 = 135, exit 136.  Thread 3: start 17, blocked 50 + 11 = 61.
+ *
+ * the contract (machine = 0; the matrix still gives the latencies of
+ *   releases): create 2 at 5 + 2 = 7, 2 ready at once; create 3 at 9, 3
+ *   ready at once on 2; join 2 blocks.  Thread 2 from 7: post at 14,
+ *   exit at 14 + 1 = 15 (exit_cost for every thread); thread 1 at 15 +
+ *   10 = 25.  Thread 3 from 9: the token arrives at 14 + 20 = 34, exit
+ *   at 34 + 4 + 1 = 39; thread 1 at 39 + 40 = 79, exit 80.  Thread 3:
+ *   start 9, blocked 25; thread 1's CPU 5 + 2 + 2 + 1 = 10.
+ */
+static const struct case_ cases[] = {
+	{.name = "all remote", .bind = {0, 0, 1, 2}, .machine = 1, .makespan = 96,
+	 .start3 = 17, .blocked3 = 31, .cpu1 = 18},
+	{.name = "2 local", .bind = {0, 0, 0, 2}, .machine = 1, .makespan = 98,
+	 .start3 = 13, .blocked3 = 37, .cpu1 = 14},
+	{.name = "3 shadow", .bind = {0, 0, 1, S}, .machine = 1, .makespan = 136,
+	 .start3 = 17, .blocked3 = 61, .cpu1 = 18},
+	{.name = "contract", .bind = {0, 0, 1, 2}, .machine = 0, .makespan = 80,
+	 .start3 = 9, .blocked3 = 25, .cpu1 = 10},
+};
+
+static void test_matrix_by_hand(void **state)
+{
+	(void)state;
+	struct tu_sim c;
+	tu_sim_open(&c, prog);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const struct case_ *k = &cases[i];
+		struct sim_params par;
+		machine_params(&par, k->machine);
+		int32_t b[3];
+		for (uint32_t t = 0; t < c.tr->nthreads; t++)
+			b[t] = k->bind[c.tr->threads[t].id];
+		struct sim_result res;
+		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
+		if (res.makespan.num != k->makespan || res.makespan.den != 1)
+			fail_msg("%s: makespan %llu, expected %llu", k->name,
+			         (unsigned long long)res.makespan.num, (unsigned long long)k->makespan);
+		assert_int_equal(res.threads[2].start.num, k->start3);
+		assert_int_equal(res.threads[2].blocked.num, k->blocked3);
+		assert_int_equal(res.threads[0].cpu.num, k->cpu1);
+		/* the cheap paths agree */
+		sim_time ms;
+		assert_int_equal(sim_makespan(c.p, c.w, &par, b, &ms), SIM_OK);
+		assert_int_equal(ms.num, k->makespan);
+		assert_int_equal(sim_makespan_within(c.p, c.w, &par, b, k->makespan, &ms), SIM_OK);
+		assert_int_equal(ms.num, k->makespan);
+		assert_int_equal(sim_makespan_within(c.p, c.w, &par, b, k->makespan - 1, &ms),
+		                 SIM_CUTOFF);
+	}
+	tu_sim_close(&c);
+}
+
+/* Without a machine (every new field zero) a run is the contract's: the
+ * same program, latency 10, create cost 2, 1 on 0, 2 on 1, 3 on 2.
+ * create 2 at 7, create 3 at 9, both ready at once; 2 posts at 14,
+ * exits at 14; 1 joins at 14 + 10 = 24; 3's token arrives at 24, exit
+ * at 28; 1 at 38: makespan 38. */
+static void test_default_is_contract(void **state)
+{
+	(void)state;
+	struct tu_sim c;
+	tu_sim_open(&c, prog);
+	struct sim_params par;
+	sim_params_init(&par);
+	par.cpus = 3;
+	par.latency = 10;
+	par.create_cost = 2;
+	assert_int_equal(sim_policy_parse("fifo", &par), 0);
+	int32_t b[3] = {0, 1, 2};
+	sim_time ms;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, b, &ms), SIM_OK);
+	assert_int_equal(ms.num, 38);
+	tu_sim_close(&c);
+}
+
+/* ---- the machine file ---- */
+
+static const char good_file[] =
+	"[machine]\n"
+	"host = \"h\"\n"
+	"unit = ns\n"
+	"cpus = 4 5 6\n"
+	"latency.0 = 0 10000 30000\n"
+	"latency.1 = 10000 0 20000\n"
+	"latency.2 = 40000 20000 0\n"
+	"kind.0 = - L3 Package\n"
+	"switch = 1500\n"
+	"create = 2000\n"
+	"create_remote = 6000\n"
+	"exit = 1000\n"
+	"exit_remote = 3000\n";
+
+/* The file above in us: latency 10, 30, 20, 40 us; the costs rounded to
+ * the nearest us (1500 ns -> 2). */
+static void test_file_to_model(void **state)
+{
+	(void)state;
+	struct mach m;
+	char why[256];
+	assert_int_equal(mach_parse("m.ini", good_file, strlen(good_file), &m, why, sizeof why), 0);
+	assert_int_equal(m.ncpu, 3);
+	assert_int_equal(m.os_cpu[2], 6);
+	assert_string_equal(m.pair_kind[2], "Package");
+	struct mach_model mm;
+	assert_int_equal(mach_model_init(&mm, &m, 3, TRACE_US, why, sizeof why), 0);
+	static const uint64_t want[9] = {0, 10, 30, 10, 0, 20, 40, 20, 0};
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(mm.lat[i], want[i]);
+	assert_int_equal(mm.latency, 40);
+	assert_int_equal(mm.switch_cost, 2);
+	assert_int_equal(mm.create_cost_remote, 6);
+	assert_int_equal(mm.exit_cost, 1);
+	struct sim_params par;
+	sim_params_init(&par);
+	mach_model_apply(&mm, &par);
+	assert_int_equal(par.cpus, 3);
+	assert_int_equal(par.machine, 1);
+	assert_ptr_equal(par.lat_matrix, mm.lat);
+	mach_model_release(&mm);
+	/* two processors: the upper left of the matrix */
+	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_NS, why, sizeof why), 0);
+	assert_int_equal(mm.lat[1], 10000);
+	assert_int_equal(mm.latency, 10000);
+	mach_model_release(&mm);
+	assert_int_equal(mach_model_init(&mm, &m, 4, TRACE_NS, why, sizeof why), -1);
+	assert_string_equal(why, "the machine file describes 3 CPUs, not 4");
+	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_TICK, why, sizeof why), -1);
+	mach_release(&m);
+	mach_release(&m); /* zeroed: harmless */
+}
+
+static void test_file_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{"[machine]\nunit = us\n", "b.ini:2: unit: 'us': a machine file is in ns"},
+		{"[other]\n", "b.ini:1: unknown section [other] (a machine file has [machine])"},
+		{"[machine]\nlatency.0 = 0\n", "b.ini:2: latency.0 before cpus"},
+		{"[machine]\ncpus = 0 1\nlatency.0 = 0\n", "b.ini:3: latency.0: expected 2 times in ns"},
+		{"[machine]\ncpus = 0 1\nlatency.0 = 5 1\n",
+		 "b.ini:3: latency.0: the latency of a processor to itself must be 0"},
+		{"[machine]\ncpus = 0 1\nlatency.2 = 0 1\n", "b.ini:3: latency.2: cpus names 2 CPUs (0..1)"},
+		{"[machine]\ncpus = 0 1\nswitch = -1\n", "b.ini:3: switch: expected a time in ns"},
+		{"[machine]\ncpus = 0\nswitchh = 1\n", "b.ini:3: unknown key 'switchh'"},
+		{"[machine]\ncpus = x\n", "b.ini:2: cpus: expected 1 to 1024 OS CPU numbers"},
+		{"[machine]\nunit = ns\ncpus = 0\nswitch = 1\ncreate = 1\ncreate_remote = 1\n"
+		 "exit = 1\nexit_remote = 1\n", "b.ini:1: [machine] has no latency.0"},
+		{"[machine]\nunit = ns\ncpus = 0\n", "b.ini:1: [machine] has no switch"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct mach m;
+		char why[256] = "";
+		assert_int_equal(mach_parse("b.ini", bad[i].text, strlen(bad[i].text), &m, why,
+		                            sizeof why), -1);
+		if (strcmp(why, bad[i].why))
+			fail_msg("case %zu: '%s', expected '%s'", i, why, bad[i].why);
+		assert_int_equal(m.ncpu, 0);
+		assert_null(m.lat);
+	}
+}
+
+/* ---- a calibration of this machine ---- */
+
+static int in(double v, double lo, double hi)
+{
+	return v >= lo && v <= hi;
+}
+
+/* mach_calibrate --quick, written and read back: every figure present,
+ * lo <= median <= hi, and within what any machine that runs our tests
+ * gives (0.1 us to 10 ms per hand-off or creation; the exits, derived
+ * by subtraction, may be 0).  Not a timing assertion: ranges wide enough
+ * for a loaded machine. */
+static void test_calibrate_sane(void **state)
+{
+	(void)state;
+	cpu_set_t s;
+	assert_int_equal(sched_getaffinity(0, sizeof s, &s), 0);
+	int ncpu = CPU_COUNT(&s);
+	struct mach m;
+	char why[512];
+	struct mach_opts o = {.quick = 1, .max_cpus = 4};
+	assert_int_equal(mach_calibrate(&m, &o, why, sizeof why), 0);
+	assert_int_equal(m.ncpu, (uint32_t)(ncpu < 4 ? ncpu : 4));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(mach_write(&m, f), 0);
+	fclose(f);
+	struct mach r;
+	if (mach_parse("calibrated", buf, len, &r, why, sizeof why) != 0)
+		fail_msg("%s\n%s", why, buf);
+	assert_int_equal(r.ncpu, m.ncpu);
+	assert_true(r.host[0] && r.when[0] && r.topology[0]);
+	const struct mach_fig *figs[] = {&r.switch_cost, &r.create, &r.create_remote, &r.exit,
+	                                 &r.exit_remote};
+	for (int i = 0; i < 5; i++) {
+		/* the file rounds each to the ns */
+		assert_true(figs[i]->lo <= figs[i]->med + 0.5 && figs[i]->med <= figs[i]->hi + 0.5);
+		assert_true(in(figs[i]->med, i >= 3 ? 0 : 100, 1e7));
+	}
+	for (uint32_t x = 0; x < r.ncpu; x++)
+		for (uint32_t y = 0; y < r.ncpu; y++) {
+			const struct mach_fig *l = &r.lat[x * r.ncpu + y];
+			if (x == y) {
+				assert_true(l->med == 0);
+				continue;
+			}
+			assert_true(in(l->med, 100, 1e7));
+			assert_true(l->lo <= l->med + 0.5 && l->med <= l->hi + 0.5);
+			/* a round trip measures both ways */
+			assert_true(l->med == r.lat[y * r.ncpu + x].med);
+			assert_true(r.pair_kind[x * r.ncpu + y][0] != 0);
+		}
+	if (r.ncpu < 2) {
+		mach_release(&m);
+		mach_release(&r);
+		free(buf);
+		printf("test_calibrate_sane: one usable CPU: no pair of CPUs measured\n");
+		skip();
+	}
+	mach_release(&m);
+	mach_release(&r);
+	free(buf);
+}
+
+/* The command: -o writes the file (read back), an operand is a usage
+ * error. */
+static void test_command(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_mach_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	char *out, *err;
+	int rc = tu_cmdf("shadowbind-calibrate", &out, &err, "--quick --cpus 2 -o '%s'", path);
+	if (rc != 0)
+		fail_msg("status %d: %s", rc, err);
+	free(out);
+	free(err);
+	struct mach m;
+	char why[256];
+	if (mach_read(path, &m, why, sizeof why) != 0)
+		fail_msg("%s", why);
+	assert_true(m.ncpu >= 1 && m.ncpu <= 2);
+	mach_release(&m);
+	unlink(path);
+	rc = tu_cmdf("shadowbind-calibrate", &out, &err, "extra");
+	assert_int_equal(rc, 1);
+	free(out);
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_matrix_by_hand),
+		cmocka_unit_test(test_default_is_contract),
+		cmocka_unit_test(test_file_to_model),
+		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_calibrate_sane),
+		cmocka_unit_test(test_command),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
