@@ -81,6 +81,7 @@ static const struct example examples[] = {
 	{ "ompdynamic", "30 50 3 2" },
 	{ "ompcritical", "300 20 2" },
 	{ "omptasks", "4 100 3" },
+	{ "ompmix", "20" }, /* every construct mapped, nested regions */
 };
 
 /* Count the records of each operation in the trace. */

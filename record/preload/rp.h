@@ -77,6 +77,8 @@ struct rp_thread {
 	                            was claimed: waiters registered up to it
 	                            could have been woken instead            */
 	struct rp_thread *cw_next; /* next waiter of the condvar             */
+	void *omp_region;        /* rp_gomp.c: the OpenMP region whose end
+	                            it reached, not yet written (under G)   */
 };
 
 /* Object table entry (address -> current id and recorder state). */
@@ -209,6 +211,10 @@ void rp_pin_set_id(uint32_t id);
  * chunks, sections, single), the pool of the outermost team of thread 1
  * ("1-4") in buf and its queue mutex's id; 1, else 0. */
 int rp_gomp_pool(char *buf, size_t len, uint32_t *mutex);
+/* rp_gomp.c, under G: a thread that ends (t->omp_region set: a member of
+ * a nested team, which libgomp ends with its region) writes its region's
+ * end first (the master may not have returned yet). */
+void rp_gomp_exit(struct rp_thread *t);
 
 /* rp_name.c: the symbol of function fn into out ("" if unknown). */
 void rp_symname(void *fn, char *out, size_t len);

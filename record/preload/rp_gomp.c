@@ -157,6 +157,7 @@ struct gregion {
 	uint32_t n;                  /* team size (set by the members)   */
 	struct gteam *team;
 	int si;
+	int ended;                   /* its end is written (under G)     */
 	struct rp_thread **slot;     /* [team member] its recorder thread */
 };
 
@@ -242,7 +243,7 @@ static void region_member(void *p)
 					g_joined = 1;
 					queue_rec(t, 0, g);
 				}
-				if (level > 1)
+				if (level > 1 && n > 1)
 					warn_once(W_NESTED_POOL);
 			}
 			c.done_key = ++g_key;
@@ -255,8 +256,38 @@ static void region_member(void *p)
 	g_cur = c.outer;
 	if (t && (t = rp_enter())) {
 		rp_work(t); /* its work up to the end, for the master to write */
+		if (me >= 0 && (uint32_t)me < r->cap && r->slot[me] == t)
+			t->omp_region = r;
 		rp_leave(t, 0);
 	}
+}
+
+/* Under G, once per region, when every member has reached its end (the
+ * team's barrier inside libgomp has released): `barrier E N` for every
+ * member, each with its work up to its end. */
+static void region_end_locked(struct gregion *r)
+{
+	if (r->ended)
+		return;
+	r->ended = 1;
+	uint32_t e = obj_id(&r->team->sz[r->si].e, TRACE_K_BARRIER), have = 0;
+	for (uint32_t i = 0; i < r->n && i < r->cap; i++)
+		have += r->slot[i] != NULL;
+	for (uint32_t i = 0; i < r->n && i < r->cap; i++) {
+		struct rp_thread *m = r->slot[i];
+		if (m && e && have == r->n) {
+			rp_emit(m, m->carry, TRACE_BARRIER, e, r->n);
+			m->carry = 0;
+		}
+		if (m)
+			m->omp_region = NULL;
+	}
+}
+
+void rp_gomp_exit(struct rp_thread *t)
+{
+	if (t->omp_region)
+		region_end_locked(t->omp_region);
 }
 
 /* After the team ended (GOMP_parallel returned): the end barrier, for
@@ -267,24 +298,12 @@ static void region_end(struct gregion *r)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return;
-	uint64_t w = drop_wait(t); /* its wait for the team */
-	int rec = 0;
 	if (r->team && r->slot[0] == t && rp_lock() == 0) {
-		uint32_t e = obj_id(&r->team->sz[r->si].e, TRACE_K_BARRIER), have = 0;
-		for (uint32_t i = 0; i < r->n && i < r->cap; i++)
-			have += r->slot[i] != NULL;
-		if (e && have == r->n) {
-			for (uint32_t i = 1; i < r->n; i++) {
-				struct rp_thread *m = r->slot[i];
-				rp_emit(m, m->carry, TRACE_BARRIER, e, r->n);
-				m->carry = 0;
-			}
-			rp_emit(t, w, TRACE_BARRIER, e, r->n);
-			rec = 1;
-		}
+		drop_wait(t); /* its wait for the team */
+		region_end_locked(r);
 		rp_unlock();
 	}
-	rp_leave(t, rec);
+	rp_leave(t, 0);
 }
 
 static int region_begin(struct gregion *r, fn_t fn, void *data, unsigned nthreads,

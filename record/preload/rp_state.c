@@ -440,6 +440,10 @@ void rp_thread_exit(struct rp_thread *t)
 	if (t->exited)
 		return;
 	t->busy = 1;
+	if (t->omp_region && rp_lock() == 0) {
+		rp_gomp_exit(t);
+		rp_unlock();
+	}
 	uint64_t w = rp_work(t);
 	if (rp_lock() == 0) {
 		rp_emit(t, w, TRACE_EXIT, 0, 0);
