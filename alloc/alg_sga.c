@@ -14,8 +14,10 @@
  *
  * A deadlock or exact-time overflow counts as an infinitely long run.
  * If the budget runs out before every thread is placed, the rest are
- * placed without tests, each onto the processor with the least work, and
- * the result is tested once.
+ * placed without tests, each onto the processor with the least time
+ * (binpacking's input, alloc_params.binpack_input), and the result is
+ * tested once.  "Longest" is by the same time: Paper IV orders SGA by
+ * "the longest executing thread", the time its binpacking is given.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,13 +59,13 @@ int alloc_sga_place(struct alloc_ctx *c, int32_t *out, int *st, sim_time *ms)
 			*st = cst[pick];
 			*ms = cms[pick];
 		} else if (m > 1) {
-			/* Out of budget: least work, as binpacking would. */
+			/* Out of budget: least time, as binpacking would. */
 			for (uint32_t p = 1; p < m; p++)
 				if (load[p] < load[pick])
 					pick = p;
 		}
 		out[t] = (int32_t)pick;
-		load[pick] += c->work[t];
+		load[pick] += c->time[t];
 		if (pick == used)
 			used++;
 	}

@@ -685,15 +685,14 @@ static int byw_cmp(const void *pa, const void *pb)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
-/* Threads by decreasing work, ties by increasing dense index. */
-static int work_order(const struct trace *tr, uint64_t *work, uint32_t *order)
+/* Threads by decreasing time[], ties by increasing dense index. */
+static int time_order(const uint64_t *time, uint32_t n, uint32_t *order)
 {
-	uint32_t n = tr->nthreads;
 	struct byw *v = malloc(sizeof *v * (n ? n : 1));
 	if (!v)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
-		v[i].w = work[i] = trace_thread_work(tr, i);
+		v[i].w = time[i];
 		v[i].i = i;
 	}
 	qsort(v, n, sizeof *v, byw_cmp);
@@ -703,30 +702,106 @@ static int work_order(const struct trace *tr, uint64_t *work, uint32_t *order)
 	return 0;
 }
 
-void alloc_binpack(const struct trace *tr, uint32_t cpus, int32_t *out)
+/* Binpacking along `order` (by decreasing time): each thread onto the
+ * processor with the least time so far (ties: lowest number).  load[cpus]
+ * is scratch. */
+static void pack(const uint64_t *time, const uint32_t *order, uint32_t n,
+                 uint32_t cpus, unsigned __int128 *load, int32_t *out)
 {
-	uint32_t n = tr->nthreads;
-	uint64_t *work = malloc(sizeof *work * (n ? n : 1));
-	uint32_t *order = malloc(sizeof *order * (n ? n : 1));
-	unsigned __int128 *load = calloc(cpus ? cpus : 1, sizeof *load);
-	if (!work || !order || !load || work_order(tr, work, order) != 0) {
-		/* Out of memory: a valid (if poor) binding all the same. */
-		for (uint32_t i = 0; i < n; i++)
-			out[i] = (int32_t)(i % (cpus ? cpus : 1));
-		goto out;
-	}
+	memset(load, 0, sizeof *load * cpus);
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t t = order[j], best = 0;
 		for (uint32_t p = 1; p < cpus; p++)
 			if (load[p] < load[best])
 				best = p;
 		out[t] = (int32_t)best;
-		load[best] += work[t];
+		load[best] += time[t];
 	}
-out:
-	free(work);
+}
+
+void alloc_binpack_times(const uint64_t *time, uint32_t n, uint32_t cpus,
+                         int32_t *out)
+{
+	uint32_t *order = malloc(sizeof *order * (n ? n : 1));
+	unsigned __int128 *load = malloc(sizeof *load * (cpus ? cpus : 1));
+	if (!order || !load || !cpus || time_order(time, n, order) != 0) {
+		/* Out of memory: a valid (if poor) binding all the same. */
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = (int32_t)(i % (cpus ? cpus : 1));
+	} else {
+		pack(time, order, n, cpus, load, out);
+	}
 	free(order);
 	free(load);
+}
+
+void alloc_binpack(const struct trace *tr, uint32_t cpus, int32_t *out)
+{
+	uint32_t n = tr->nthreads;
+	uint64_t *work = malloc(sizeof *work * (n ? n : 1));
+	if (!work) {
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = (int32_t)(i % (cpus ? cpus : 1));
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		work[i] = trace_thread_work(tr, i);
+	alloc_binpack_times(work, n, cpus, out);
+	free(work);
+}
+
+int alloc_thread_times(const struct sim_program *p, struct sim_work *w,
+                       const struct sim_params *sim, enum alloc_input in,
+                       uint64_t *time)
+{
+	if (!p || !sim || !time)
+		return ALLOC_EINVAL;
+	const struct trace *tr = sim_program_trace(p);
+	uint32_t n = tr->nthreads;
+	memset(time, 0, sizeof *time * n);
+	if (in == ALLOC_INPUT_WORK) {
+		for (uint32_t i = 0; i < n; i++)
+			time[i] = trace_thread_work(tr, i);
+		return ALLOC_OK;
+	}
+	if ((in != ALLOC_INPUT_LIFETIME && in != ALLOC_INPUT_ELAPSED) ||
+	    sim->cpus < 1)
+		return ALLOC_EINVAL;
+	struct sim_params sp = *sim;
+	int32_t *one = NULL;
+	if (in == ALLOC_INPUT_LIFETIME) {
+		/* One processor, run to block: every thread on processor 0. */
+		sp.mode = SIM_BOUND;
+		sp.cpus = 1;
+		sp.policy = SIM_FIFO;
+		sp.lat_matrix = NULL; /* one processor: no latency */
+		if (!(one = calloc(n ? n : 1, sizeof *one)))
+			return ALLOC_ENOMEM;
+	} else {
+		sp.mode = SIM_UNBOUND;
+	}
+	struct sim_work *own = w ? NULL : sim_work_new(p);
+	if (!w && !own) {
+		free(one);
+		return ALLOC_ENOMEM;
+	}
+	struct sim_result r;
+	int st;
+	for (;;) {
+		st = sim_run(p, w ? w : own, &sp, one, SIM_STATS, &r);
+		enum sim_model next = sim_model_fallback(r.model);
+		if (st != SIM_DEADLOCK || sp.model == SIM_AUTO || next == r.model)
+			break;
+		sp.model = next; /* Paper VIII's scheme, from the model given */
+	}
+	int rc = st == SIM_OK ? ALLOC_OK : st == SIM_ENOMEM ? ALLOC_ENOMEM :
+	         st == SIM_EINVAL ? ALLOC_EINVAL : ALLOC_ESIM;
+	for (uint32_t i = 0; rc == ALLOC_OK && i < n; i++)
+		/* every time of a run is an integer (sim.h) */
+		time[i] = r.threads[i].end.num - r.threads[i].start.num;
+	sim_work_free(own);
+	free(one);
+	return rc;
 }
 
 uint64_t alloc_sga_tests(uint64_t threads, uint64_t cpus)
@@ -752,7 +827,9 @@ static void ctx_release(struct alloc_ctx *c)
 	alloc_hist_release(&c->hist);
 	free(c->best);
 	free((void *)c->work);
+	free((void *)c->time);
 	free((void *)c->order);
+	free((void *)c->binpack);
 	free(c->skeys);
 	free(c->shash);
 	free(c->sent);
@@ -785,21 +862,41 @@ static int ctx_init(struct alloc_ctx *c, const struct sim_program *p,
 		c->nworkers = 1;
 	uint32_t n1 = c->n ? c->n : 1;
 	uint64_t *work = malloc(sizeof *work * n1);
+	uint64_t *time = malloc(sizeof *time * n1);
 	uint32_t *order = malloc(sizeof *order * n1);
+	int32_t *bp = malloc(sizeof *bp * n1);
+	unsigned __int128 *load = malloc(sizeof *load * c->k);
 	c->work = work;
+	c->time = time;
 	c->order = order;
+	c->binpack = bp;
 	c->best = calloc(n1, sizeof *c->best);
 	c->wk = calloc((size_t)c->nworkers, sizeof *c->wk);
-	if (!work || !order || !c->best || !c->wk ||
-	    work_order(c->tr, work, order) != 0 ||
+	int r = ALLOC_ENOMEM;
+	if (!work || !time || !order || !bp || !load || !c->best || !c->wk ||
 	    alloc_hist_init(&c->hist, c->n, c->k, par->history_bytes) != 0)
-		return ALLOC_ENOMEM;
+		goto out;
 	for (int i = 0; i < c->nworkers; i++)
 		if (!(c->wk[i] = sim_work_new(p)))
-			return ALLOC_ENOMEM;
+			goto out;
 	if (scratch(c, 16))
-		return ALLOC_ENOMEM;
-	return 0;
+		goto out;
+	for (uint32_t i = 0; i < c->n; i++)
+		work[i] = trace_thread_work(c->tr, i);
+	/* Binpacking's input, its order and its allocation, once. */
+	if ((r = alloc_thread_times(p, c->wk[0], &c->sim, par->binpack_input,
+	                            time)) != 0)
+		goto out;
+	if (par->binpack_input != ALLOC_INPUT_WORK)
+		c->sims++;
+	r = ALLOC_ENOMEM;
+	if (time_order(time, c->n, order) != 0)
+		goto out;
+	pack(time, order, c->n, c->k, load, bp);
+	r = 0;
+out:
+	free(load);
+	return r;
 }
 
 /* Makespan of binding b from the history, or simulated (a reference run,
@@ -843,14 +940,7 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 		 * choice for the search's starting point, binpacking's
 		 * allocation; tests never mix models. */
 		struct sim_result sr;
-		int32_t *b0 = malloc(sizeof *b0 * c.n);
-		if (!b0) {
-			ctx_release(&c);
-			return ALLOC_ENOMEM;
-		}
-		alloc_binpack(c.tr, c.k, b0);
-		int st = sim_run(p, c.wk[0], &c.sim, b0, 0, &sr);
-		free(b0);
+		int st = sim_run(p, c.wk[0], &c.sim, c.binpack, 0, &sr);
 		c.sim.model = st == SIM_OK || st == SIM_DEADLOCK ? sr.model : SIM_DIRECT;
 		c.sims++;
 	}
@@ -859,20 +949,13 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 		c.max_tests = alloc_default_budget(c.tr);
 	if (c.n > 0 && !table[ai]->baseline) {
 		/* The floor: binpacking's allocation, tested first. */
-		int32_t *b0 = malloc(sizeof *b0 * c.n);
 		int st0;
 		sim_time ms0;
-		if (!b0) {
-			ctx_release(&c);
-			return ALLOC_ENOMEM;
-		}
-		alloc_binpack(c.tr, c.k, b0);
 		const char *old = c.phase;
 		c.phase = "binpack";
 		c.ts = now_s();
-		r = alloc_evaluate(&c, b0, 1, 1, &st0, &ms0);
+		r = alloc_evaluate(&c, c.binpack, 1, 1, &st0, &ms0);
 		c.phase = old;
-		free(b0);
 	}
 	if (c.n > 0 && !r)
 		r = table[ai]->run(&c);
@@ -884,17 +967,16 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	}
 
 	uint32_t n1 = c.n ? c.n : 1;
-	int32_t *bp = malloc(sizeof *bp * n1);
+	const int32_t *bp = c.binpack;
 	int32_t *one = calloc(n1, sizeof *one);
 	res->binding = malloc(sizeof *res->binding * n1);
-	if (!bp || !one || !res->binding) {
-		free(bp);
+	if (!one || !res->binding) {
 		free(one);
 		ctx_release(&c);
 		alloc_result_release(res);
 		return ALLOC_ENOMEM;
 	}
-	alloc_binpack(c.tr, c.k, bp);
+	res->binpack_input = par->binpack_input;
 	res->binpack_status = reference(&c, &c.sim, bp, &res->binpack);
 	struct sim_params sp1 = c.sim;
 	sp1.cpus = 1;
@@ -907,7 +989,6 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 		c.best_ms = res->binpack;
 		c.have_best = 1;
 	}
-	free(bp);
 	free(one);
 	if (c.best_st == SIM_EINVAL || c.best_st == SIM_EOVERFLOW ||
 	    c.best_st == SIM_ENOMEM) {

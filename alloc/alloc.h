@@ -86,6 +86,39 @@ typedef void (*alloc_observe_fn)(void *arg, const int32_t *binding,
                                  uint32_t nthreads, int status,
                                  sim_time makespan);
 
+/*
+ * What binpacking is told about each thread (docs/alloc.md, "Binpacking's
+ * input"): the time by which it orders the threads and loads the
+ * processors.  Every algorithm that uses binpacking uses it: the floor
+ * under every search, binpack, csga, greedy's and dsg's start, and SGA's
+ * order (Paper IV Section 4: "beginning with the longest executing
+ * thread", the same time as binpacking's).  Each is exact, in trace
+ * units.
+ *   ALLOC_INPUT_WORK      the thread's CPU work (the sum of its work
+ *                         records): the default, and the strongest
+ *                         baseline (it is what a thread costs a
+ *                         processor, whatever else runs there).
+ *   ALLOC_INPUT_LIFETIME  creation to exit when the trace is simulated on
+ *                         one processor under fifo (each thread runs
+ *                         until it blocks, as the one-processor recording
+ *                         ran): what Solaris `tha` reported as "the total
+ *                         execution time of each thread" (Papers IV, V).
+ *   ALLOC_INPUT_ELAPSED   start to exit under dynamic scheduling on the
+ *                         target machine (k processors, unbound mode, its
+ *                         policy).
+ */
+enum alloc_input {
+	ALLOC_INPUT_WORK = 0,
+	ALLOC_INPUT_LIFETIME,
+	ALLOC_INPUT_ELAPSED
+};
+/* The names, for messages. */
+#define ALLOC_INPUT_SYNTAX "work, lifetime, elapsed"
+/* "work", "lifetime", "elapsed" ("?" for another value). */
+const char *alloc_input_name(enum alloc_input in);
+/* The reverse of alloc_input_name: 0, or -1 leaving *out unaltered. */
+int alloc_parse_input(const char *s, enum alloc_input *out);
+
 #define ALLOC_NAME_MAX 32
 /* Default memory cap of the history: 256 MiB (about 2.5 million tests of
  * a 64-thread program). */
@@ -127,6 +160,8 @@ struct alloc_params {
 	                           a test's simulation once it provably
 	                           cannot change the search
 	                           (sim_makespan_within, docs/alloc.md)     */
+	enum alloc_input binpack_input; /* binpacking's per-thread time
+	                           (above); default ALLOC_INPUT_WORK        */
 	uint32_t width;         /* allocations greedy, dsg and anneal draw
 	                           speculatively at once (their results do
 	                           not depend on it); 0: the OpenMP threads
@@ -148,6 +183,7 @@ struct alloc_result {
 	                          best binding deadlocks                   */
 	sim_time makespan;     /* of binding; units: trace unit            */
 	sim_time binpack;      /* makespan of the binpacking allocation    */
+	enum alloc_input binpack_input; /* what binpacking was told      */
 	int binpack_status;    /* its sim status                           */
 	sim_time serial;       /* makespan on one processor (k = 1)        */
 	int serial_status;
@@ -235,9 +271,38 @@ int alloc_algorithm_find(const char *name);
  * alloc_binpack - the traditional binpacking of Paper IV Section 3: threads
  * in decreasing order of work (ties: increasing id), each onto the
  * processor with the least work bound so far (ties: lowest number).
- * out[nthreads] receives a processor per dense thread.
+ * out[nthreads] receives a processor per dense thread.  The same as
+ * alloc_binpack_times with the threads' CPU work (ALLOC_INPUT_WORK).
  */
 void alloc_binpack(const struct trace *tr, uint32_t cpus, int32_t *out);
+
+/*
+ * alloc_binpack_times - binpacking given each thread's time time[n]
+ * (trace units): threads in decreasing order of time (ties: increasing
+ * dense index), each onto the processor with the least total time bound
+ * so far (ties: lowest number).  out[n].
+ */
+void alloc_binpack_times(const uint64_t *time, uint32_t n, uint32_t cpus,
+                         int32_t *out);
+
+/*
+ * alloc_thread_times - binpacking's time of each dense thread of program
+ * `p` under input `in` (enum alloc_input) for the machine `sim` (its
+ * processors, policy, costs, latency, model and pool), into time[n]
+ * (trace units, exact).  WORK needs no simulation; LIFETIME simulates
+ * one processor under fifo (sim's costs and model), ELAPSED sim's k
+ * processors in unbound mode under sim's policy, each with workspace `w`
+ * (made for p; NULL: one of its own) and takes each thread's end - start.
+ * Under SIM_AUTO, or when the run under sim->model deadlocks, the models
+ * of Paper VIII's scheme are tried in turn (sim_model_fallback) and the
+ * first that finishes gives the times.  Returns ALLOC_OK, ALLOC_EINVAL
+ * (bad input or parameters), ALLOC_ENOMEM, or ALLOC_ESIM (no model
+ * finished the run, or the simulator failed); on failure time[] is
+ * zeroed.
+ */
+int alloc_thread_times(const struct sim_program *p, struct sim_work *w,
+                       const struct sim_params *sim, enum alloc_input in,
+                       uint64_t *time);
 
 /*
  * alloc_block - Paper VII's simple allocation: the n threads in dense
@@ -276,7 +341,8 @@ uint64_t alloc_partitions(uint32_t n, uint32_t k);
  * Configuration (INI, cli/ini.h): [machine] the keys of the machine's
  * vocabulary (CLI_MACHINE_ROWS in cli/cli.h: cpus, latency, policy,
  * create_cost, switch_cost, model); [search] algorithm, stop_after,
- * max_tests, time_limit, seed, restarts.  See examples/allocate.ini.
+ * max_tests, time_limit, seed, restarts, binpack_input.  See
+ * examples/allocate.ini (binpack_input: docs/alloc.md).
  */
 struct cli_ini;
 

@@ -104,9 +104,15 @@ struct alloc_ctx {
 	struct sim_params sim;  /* par->sim                                 */
 	uint32_t n;             /* threads                                  */
 	uint32_t k;             /* processors                               */
-	const uint64_t *work;   /* [n] work of each thread; units: trace unit */
-	const uint32_t *order;  /* [n] threads by decreasing work, ties by
-	                           increasing index (the binpacking order) */
+	const uint64_t *work;   /* [n] CPU work of each thread (the load
+	                           bound, tabu's loads); units: trace unit */
+	const uint64_t *time;   /* [n] binpacking's time of each thread
+	                           (par->binpack_input; alloc_thread_times);
+	                           units: trace unit                       */
+	const uint32_t *order;  /* [n] threads by decreasing time, ties by
+	                           increasing index (the binpacking order,
+	                           SGA's)                                  */
+	const int32_t *binpack; /* [n] binpacking's allocation under time */
 
 	int nworkers;           /* OpenMP threads available                 */
 	struct alloc_pmode pmode;

@@ -35,9 +35,32 @@ static const struct mkey {
 };
 #define NMKEYS (sizeof mkeys / sizeof *mkeys)
 
+/* The binpacking inputs by name (enum alloc_input). */
+static const char *const input_names[] = {
+	[ALLOC_INPUT_WORK] = "work",
+	[ALLOC_INPUT_LIFETIME] = "lifetime",
+	[ALLOC_INPUT_ELAPSED] = "elapsed",
+};
+#define NINPUTS (sizeof input_names / sizeof *input_names)
+
+const char *alloc_input_name(enum alloc_input in)
+{
+	return (size_t)in < NINPUTS ? input_names[in] : "?";
+}
+
+int alloc_parse_input(const char *s, enum alloc_input *out)
+{
+	for (size_t i = 0; s && i < NINPUTS; i++)
+		if (strcmp(s, input_names[i]) == 0) {
+			*out = (enum alloc_input)i;
+			return 0;
+		}
+	return -1;
+}
+
 static const char *const search_keys[] = {
 	"algorithm", "stop_after", "max_tests", "time_limit", "seed",
-	"restarts", NULL
+	"restarts", "binpack_input", NULL
 };
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -179,6 +202,11 @@ int alloc_config_apply(const struct cli_ini *ini, struct alloc_params *par,
 	if (u64_key(ini, "search", "restarts", 0, UINT32_MAX, &v, err, errlen))
 		return -1;
 	par->restarts = (uint32_t)v;
+	if ((s = get(ini, "search", "binpack_input", &line)) &&
+	    alloc_parse_input(s, &par->binpack_input))
+		return fail(err, errlen, "%s:%zu: [search] binpack_input: '%s' is not "
+		            "a binpacking input (" ALLOC_INPUT_SYNTAX ")", ini->name,
+		            line, q(s, b, 80));
 	if ((s = get(ini, "search", "time_limit", &line)) &&
 	    cli_parse_seconds(s, &par->time_limit))
 		return fail(err, errlen, "%s:%zu: [search] time_limit: '%s' is not a "

@@ -250,6 +250,8 @@ static void write_json(FILE *f, const struct trace *tr, const struct alloc_resul
 	cli_json_double(&j, res->seconds);
 	cli_json_key(&j, "model");
 	cli_json_str(&j, sim_model_name(res->model));
+	cli_json_key(&j, "binpack_input");
+	cli_json_str(&j, alloc_input_name(res->binpack_input));
 	cli_json_key(&j, "stopped");
 	cli_json_str(&j, stopped);
 	if (res->enumerated) {
@@ -284,6 +286,15 @@ static int algorithm_opt(void *dst, const char *v, char *why, size_t len)
 	return 0;
 }
 
+static int binpack_input_opt(void *dst, const char *v, char *why, size_t len)
+{
+	if (alloc_parse_input(v, dst)) {
+		snprintf(why, len, "is not a binpacking input (" ALLOC_INPUT_SYNTAX ")");
+		return -1;
+	}
+	return 0;
+}
+
 /* The header lines of the binding file say what they are (comments). */
 static const struct {
 	const char *key, *comment;
@@ -293,6 +304,7 @@ static const struct {
 	{"lower", "proven lower bound: no binding's makespan is below it"},
 	{"tests", "allocations simulated by the search"},
 	{"model", "the simulation model every test used"},
+	{"binpack_input", "what binpacking was told of each thread"},
 	{"stopped", "why the search stopped"},
 	{"complete", "exhaustive enumeration stopped before the end"},
 	{"bound_search", "the bound's search was capped: a weaker upper bound"},
@@ -344,6 +356,7 @@ static struct args {
 	uint32_t progress_fd, restarts;
 	uint64_t seed, max_tests, stop_after;
 	double time_limit;
+	enum alloc_input binpack_input;
 } A;
 
 static struct cli_opt opts[] = {
@@ -367,6 +380,14 @@ static struct cli_opt opts[] = {
 	{CLI_SECONDS, "time-limit", .dst = &A.time_limit,
 	 .help = "stop searching after SEC seconds (the result\n"
 	         "then depends on the machine's speed)"},
+	{CLI_FUNC, "binpack-input", .metavar = "IN", .dst = &A.binpack_input,
+	 .fn = binpack_input_opt,
+	 .help = "what binpacking is told of each thread: work\n"
+	         "(default: its CPU work), lifetime (creation to exit\n"
+	         "on one processor under fifo, as recorded), elapsed\n"
+	         "(start to exit under dynamic scheduling on K\n"
+	         "processors); the floor, binpack, csga, SGA's order\n"
+	         "and greedy's start use it (docs/alloc.md)"},
 	{CLI_STR, "config", .dst = &A.config,
 	 .help = "INI file: [machine] and [search] keys, as in\n"
 	         "examples/allocate.ini; options override it"},
@@ -470,6 +491,8 @@ static int parse(int argc, char **argv, struct alloc_params *par)
 		par->restarts = A.restarts;
 	if (given("time-limit"))
 		par->time_limit = A.time_limit;
+	if (given("binpack-input"))
+		par->binpack_input = A.binpack_input;
 	if (par->sim.cpus == 0 && A.M.m.cpus == 0)
 		return cli_usage(&cmd, "--cpus is required (or [machine] cpus in --config)");
 	return CLI_CONTINUE;
@@ -636,8 +659,9 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	for (char *c = h->capped; *c; c++)
 		if (*c == ' ' && c > h->capped + 13)
 			*c = '-'; /* one word: "stopped-at-time-cap" */
-	snprintf(h->extra, sizeof h->extra, "tests %" PRIu64 "\nmodel %s\nstopped %s%s%s",
-	         res->tests, sim_model_name(res->model), h->stopped,
+	snprintf(h->extra, sizeof h->extra, "tests %" PRIu64 "\nmodel %s\nbinpack_input %s\n"
+	         "stopped %s%s%s", res->tests, sim_model_name(res->model),
+	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped);
 	b.extra = h->extra;
 	if (o->judged == 0) {

@@ -95,6 +95,15 @@ struct exp_variant {
 	                                   (Paper IV's SGA); rgreedy: the
 	                                   best of its runs alone (Paper V
 	                                   Fig. 3)                          */
+	enum alloc_input binpack_input; /* binpacking's input (docs/alloc.md):
+	                                   [alg.NAME] binpack_input, else
+	                                   [run]'s; also the row's binpack
+	                                   column                           */
+	int have_input;                 /* set by [alg.NAME]                */
+	uint32_t cpus;                  /* 0: the machine's; else the
+	                                   algorithm runs on this many
+	                                   processors (the row's binpack
+	                                   column stays the machine's)      */
 	size_t ncheck;                  /* rows at these test counts too    */
 	uint64_t check[EXP_MAX_CHECKS]; /* increasing                       */
 };
@@ -114,6 +123,9 @@ struct exp_spec {
 	struct exp_variant var[EXP_MAX_VARIANTS];
 	int unbound;              /* [run] unbound = 1: an `unbound` row    */
 	int bound;                /* [run] bound = 1: bound, lower columns  */
+	enum alloc_input binpack_input; /* [run] binpack_input (work): every
+	                             algorithm's without its own, and the
+	                             unbound row's binpack column           */
 };
 
 /*

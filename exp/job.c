@@ -152,18 +152,57 @@ static void lead(struct text *t, size_t job, const struct exp_spec *s,
 }
 
 struct refs {
-	char binpack[48], serial[48], bound[48], lower[48];
+	char serial[48], bound[48], lower[48];
 	int have_lower;
 	double lower_v;
 };
 
-static void tail(struct text *t, const struct refs *r, int st, sim_time ms)
+/* Binpacking on the job's machine under one input (docs/alloc.md): the
+ * threads' times (SGA's order too) and its allocation's makespan, the
+ * binpack column of the rows whose algorithm uses that input. */
+struct bpref {
+	int have;          /* computed                                */
+	int st;            /* its sim status (SIM_EINVAL: no times)  */
+	sim_time ms;
+	char txt[48];      /* the column                              */
+	uint64_t *time;    /* [n] trace units                         */
+};
+
+static int bpref_get(struct bpref *b, const struct sim_program *sp,
+                     struct sim_work *w, const struct sim_params *sim,
+                     enum alloc_input in, int32_t *scratch)
+{
+	if (b->have)
+		return EXP_OK;
+	uint32_t n = sim_program_trace(sp)->nthreads;
+	if (!(b->time = malloc(sizeof *b->time * (n ? n : 1))))
+		return EXP_ENOMEM;
+	int rc = alloc_thread_times(sp, w, sim, in, b->time);
+	if (rc == ALLOC_ENOMEM)
+		return EXP_ENOMEM;
+	if (rc == ALLOC_OK) {
+		alloc_binpack_times(b->time, n, sim->cpus, scratch);
+		b->st = sim_makespan(sp, w, sim, scratch, &b->ms);
+	} else {
+		b->st = SIM_EINVAL;
+		b->ms = sim_time_int(0);
+	}
+	if (b->st == SIM_OK)
+		sim_time_format_dec(b->ms, b->txt, sizeof b->txt);
+	else
+		snprintf(b->txt, sizeof b->txt, "%s", fmt_ms(b->st, b->ms, NULL, 0));
+	b->have = 1;
+	return EXP_OK;
+}
+
+static void tail(struct text *t, const struct refs *r, const struct bpref *bp,
+                 int st, sim_time ms)
 {
 	char gap[48] = "";
 	if (r->have_lower && st == SIM_OK && r->lower_v > 0)
 		snprintf(gap, sizeof gap, "%.4f",
 		         sim_time_to_double(ms) / r->lower_v - 1.0);
-	put(t, ",%s,%s,%s,%s,%s\n", r->binpack, r->serial, r->bound, r->lower,
+	put(t, ",%s,%s,%s,%s,%s\n", bp->txt, r->serial, r->bound, r->lower,
 	    gap);
 }
 
@@ -175,10 +214,11 @@ static void tail(struct text *t, const struct refs *r, int st, sim_time ms)
  * allocation, already tested as the floor and so not simulated again: it
  * was a candidate iff fewer candidates were simulated than the step has
  * (the processors used by the other threads, plus a free one if any).
- * The last thread is the shortest (ties: the highest index), SGA's order.
+ * The last thread is the shortest by binpacking's input time[] (ties: the
+ * highest index), SGA's order.
  */
 static int sga_raw(const struct trace *tr, const struct traj *t, uint32_t k,
-                   int bst, sim_time bms, sim_time *out)
+                   const uint64_t *time, int bst, sim_time bms, sim_time *out)
 {
 	uint32_t n = tr->nthreads;
 	if (t->after == 0) { /* k = 1 or n = 1: SGA's allocation is binpack's */
@@ -188,7 +228,7 @@ static int sga_raw(const struct trace *tr, const struct traj *t, uint32_t k,
 	uint32_t last = 0;
 	uint64_t lw = UINT64_MAX;
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t w = trace_thread_work(tr, i);
+		uint64_t w = time[i];
 		if (w <= lw) {
 			lw = w;
 			last = i;
@@ -247,6 +287,8 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 	struct sim_work *w = NULL;
 	int32_t *b = NULL;
 	struct text t = {0};
+	struct bpref bp[3]; /* by enum alloc_input */
+	memset(bp, 0, sizeof bp);
 	int rc = EXP_OK;
 	char opts[512];
 	exp_prog_options(s, p, opts, sizeof opts);
@@ -274,20 +316,15 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 		goto out;
 	}
 
-	/* References: binpacking and one processor, on this machine. */
+	/* References: one processor; binpacking on this machine under each
+	 * input used (bp, on demand). */
 	struct refs r;
 	memset(&r, 0, sizeof r);
-	sim_time ms, bms;
-	alloc_binpack(tr, c->sim.cpus, b);
-	int st = sim_makespan(sp, w, &c->sim, b, &ms);
-	int bst = st;
-	bms = ms;
-	snprintf(r.binpack, sizeof r.binpack, "%s",
-	         fmt_ms(st, ms, opts, sizeof opts));
+	sim_time ms;
 	struct sim_params one = c->sim;
 	one.cpus = 1;
 	memset(b, 0, sizeof *b * n);
-	st = sim_makespan(sp, w, &one, b, &ms);
+	int st = sim_makespan(sp, w, &one, b, &ms);
 	snprintf(r.serial, sizeof r.serial, "%s",
 	         fmt_ms(st, ms, opts, sizeof opts));
 	double tb = now_s();
@@ -322,9 +359,17 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 
 	for (size_t v = 0; v < s->nvar; v++) {
 		const struct exp_variant *var = &s->var[v];
+		struct bpref *bpr = &bp[var->binpack_input];
+		if (bpref_get(bpr, sp, w, &c->sim, var->binpack_input, b)) {
+			rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
+			goto out;
+		}
 		struct alloc_params ap;
 		alloc_params_init(&ap);
 		ap.sim = c->sim;
+		ap.binpack_input = var->binpack_input;
+		if (var->cpus)
+			ap.sim.cpus = var->cpus;
 		snprintf(ap.algorithm, sizeof ap.algorithm, "%s", var->algorithm);
 		ap.seed = var->have_seed ? var->seed : p->seed;
 		ap.stop_after = var->stop_after;
@@ -359,11 +404,30 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 			          c->sim.cpus, var->name, arc);
 			goto out;
 		}
-		if (var->raw && res.status == SIM_OK && sga)
-			res.status = sga_raw(tr, &tj, c->sim.cpus, bst, bms,
+		/* raw: the floor is binpacking on the algorithm's machine
+		 * (res.binpack), SGA's order that machine's times */
+		if (var->raw && res.status == SIM_OK && sga) {
+			const uint64_t *tm = bpr->time;
+			uint64_t *own = NULL;
+			if (ap.sim.cpus != c->sim.cpus) {
+				own = malloc(sizeof *own * (n ? n : 1));
+				if (!own || alloc_thread_times(sp, w, &ap.sim,
+				                               var->binpack_input, own)) {
+					free(own);
+					free(tj.sample);
+					alloc_result_release(&res);
+					rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
+					goto out;
+				}
+				tm = own;
+			}
+			res.status = sga_raw(tr, &tj, ap.sim.cpus, tm,
+			                     res.binpack_status, res.binpack,
 			                     &res.makespan);
-		else if (var->raw && res.status == SIM_OK)
-			res.status = runs_raw(&tj, bst, bms, &res.makespan);
+			free(own);
+		} else if (var->raw && res.status == SIM_OK)
+			res.status = runs_raw(&tj, res.binpack_status, res.binpack,
+			                      &res.makespan);
 		free(tj.sample);
 		tj.sample = NULL;
 		if (var->raw) {
@@ -384,7 +448,7 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 			    (unsigned long long)var->check[k],
 			    have ? sim_time_format_dec(at, m, sizeof m) : "",
 			    (unsigned long long)used);
-			tail(&t, &r, have ? SIM_OK : SIM_DEADLOCK, at);
+			tail(&t, &r, bpr, have ? SIM_OK : SIM_DEADLOCK, at);
 			if (secs)
 				secs[row] = 0;
 			row++;
@@ -394,7 +458,7 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 		put(&t, "%s,%s,%llu,%s", var->name,
 		    fmt_ms(res.status, res.makespan, m, sizeof m),
 		    (unsigned long long)res.tests, alloc_stop_name(res.stop));
-		tail(&t, &r, res.status, res.makespan);
+		tail(&t, &r, bpr, res.status, res.makespan);
 		if (secs)
 			secs[row] = dt + (row == 0 ? tbound : 0);
 		row++;
@@ -410,7 +474,12 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 		lead(&t, job, s, j, n, sim_model_name(sr.model));
 		char m[48];
 		put(&t, "unbound,%s,0,", fmt_ms(st, sr.makespan, m, sizeof m));
-		tail(&t, &r, st, sr.makespan);
+		struct bpref *bpr = &bp[s->binpack_input];
+		if (bpref_get(bpr, sp, w, &c->sim, s->binpack_input, b)) {
+			rc = exp_fail(err, errlen, EXP_ENOMEM, "out of memory");
+			goto out;
+		}
+		tail(&t, &r, bpr, st, sr.makespan);
 		if (secs)
 			secs[row] = dt + (row == 0 ? tbound : 0);
 		row++;
@@ -427,6 +496,8 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 	*rows = t.buf;
 	t.buf = NULL;
 out:
+	for (size_t i = 0; i < sizeof bp / sizeof *bp; i++)
+		free(bp[i].time);
 	free(t.buf);
 	free(b);
 	sim_work_free(w);

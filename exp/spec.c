@@ -182,6 +182,15 @@ static int flag(const char *val, int *out, const char *where, char *err,
 	return EXP_OK;
 }
 
+static int input(const char *val, enum alloc_input *out, const char *where,
+                 char *err, size_t errlen)
+{
+	if (alloc_parse_input(val, out))
+		return fail(err, errlen, "%s: '%s' is not a binpacking input "
+		            "(" ALLOC_INPUT_SYNTAX ")", where, val);
+	return EXP_OK;
+}
+
 /* Check every element of l with a u64 limit. */
 static int u64_list(const struct exp_list *l, uint64_t min, uint64_t max,
                     const char *where, char *err, size_t errlen)
@@ -424,6 +433,8 @@ static int on_key(void *arg, const char *sec, const char *key,
 			return flag(val, &s->unbound, where, err, errlen);
 		if (strcmp(key, "bound") == 0)
 			return flag(val, &s->bound, where, err, errlen);
+		if (strcmp(key, "binpack_input") == 0)
+			return input(val, &s->binpack_input, where, err, errlen);
 	} else if (strncmp(sec, "alg.", 4) == 0) {
 		struct exp_variant *v = variant(ps, sec + 4, 1, where, err,
 		                                errlen, &rc);
@@ -450,6 +461,19 @@ static int on_key(void *arg, const char *sec, const char *key,
 		}
 		if (strcmp(key, "raw") == 0)
 			return flag(val, &v->raw, where, err, errlen);
+		if (strcmp(key, "binpack_input") == 0) {
+			v->have_input = 1;
+			return input(val, &v->binpack_input, where, err, errlen);
+		}
+		if (strcmp(key, "cpus") == 0) {
+			uint64_t k;
+			if ((rc = u64(val, 4096, &k, where, err, errlen)))
+				return rc;
+			if (k == 0)
+				return fail(err, errlen, "%s: must be at least 1", where);
+			v->cpus = (uint32_t)k;
+			return EXP_OK;
+		}
 		if (strcmp(key, "restarts") == 0) {
 			uint64_t r;
 			if ((rc = u64(val, UINT32_MAX, &r, where, err, errlen)))
@@ -573,6 +597,9 @@ static int finish(struct pstate *ps, char *err, size_t errlen)
 			if (strcmp(vt[i].name, ps->alglist.v[k]) == 0)
 				s->var[k] = vt[i];
 	free(vt);
+	for (size_t i = 0; i < s->nvar; i++)
+		if (!s->var[i].have_input)
+			s->var[i].binpack_input = s->binpack_input;
 	for (size_t i = 0; i < s->nvar; i++)
 		if (s->var[i].raw && strcmp(s->var[i].algorithm, "sga") != 0 &&
 		    strcmp(s->var[i].algorithm, "rgreedy") != 0)

@@ -1291,6 +1291,145 @@ static void test_table(void **state)
 	assert_int_equal(alloc_algorithm_find("nope"), -1);
 }
 
+/* ------------------------------------------------------------------
+ * Binpacking's input (docs/alloc.md, "Binpacking's input"): a program
+ * whose three inputs give three different binpacking allocations on 2
+ * processors (fifo, latency 0, no costs, Direct).  Dense threads: 0 main,
+ * 1 w2, 2 w3, 3 w4, 4 w5.  main works 5, creates w2, w3, w4, works 5,
+ * creates w5 and joins them all; w2 works 10, posts semaphore 1, works
+ * 20 and exits; w3 works 40, w4 10; w5 waits for semaphore 1, then works
+ * 50.  Every time below by hand; binpacking: longest first (ties: lower
+ * dense index) onto the least loaded processor (ties: processor 0).
+ *
+ * work (CPU work): main 10, w2 30, w3 40, w4 10, w5 50.  Order w5 w3 w2
+ *   main w4: w5 -> 0 (50), w3 -> 1 (40), w2 -> 1 (70), main -> 0 (60),
+ *   w4 -> 0 (70).  {main, w4, w5} / {w2, w3}.
+ *
+ * lifetime (one processor, fifo: each thread runs until it blocks):
+ *   0-5 main; at 5 it creates w2, w3, w4 (queue w2 w3 w4); 5-10 main,
+ *   creates w5 at 10 (queue w2 w3 w4 w5), blocks in join w2.  10-20 w2,
+ *   posts at 20, 20-40 w2, exits at 40: main ready (queue w3 w4 w5
+ *   main).  40-80 w3, 80-90 w4, 90-140 w5 (the token is there), then
+ *   main finds every thread exited and exits at 140.  Creation to exit:
+ *   main 0-140 = 140, w2 5-40 = 35, w3 5-80 = 75, w4 5-90 = 85, w5
+ *   10-140 = 130.  Order main w5 w4 w3 w2: main -> 0 (140), w5 -> 1
+ *   (130), w4 -> 1 (215), w3 -> 0 (215), w2 -> 0 (the tie: 250).
+ *   {main, w2, w3} / {w4, w5}.
+ *
+ * elapsed (2 processors unbound, fifo: a ready thread takes the lowest
+ *   idle processor, else waits in one queue): main on P0 from 0; at 5
+ *   w2 takes P1, w3 and w4 queue; w5 queues at 10 and main blocks in
+ *   join w2, so w3 takes P0 at 10.  w2 posts at 15, exits at 35 (main
+ *   ready: queue w4 w5 main); w4 takes P1 at 35, exits at 45; w5 takes
+ *   P1 at 45 (the token is there) and exits at 95; w3 exits at 50 and
+ *   main takes P0, finds w2, w3, w4 exited, blocks for w5 until 95 and
+ *   exits.  Start to end: main 95, w2 5-35 = 30, w3 5-50 = 45, w4 5-45
+ *   = 40, w5 10-95 = 85.  Order main w5 w3 w4 w2: main -> 0 (95), w5 ->
+ *   1 (85), w3 -> 1 (130), w4 -> 0 (135), w2 -> 1 (160).
+ *   {main, w4} / {w2, w3, w5}.
+ */
+static const char input_trace[] =
+	"shadowbind-trace 1\n"
+	"thread 1 main\nthread 2 w2\nthread 3 w3\nthread 4 w4\nthread 5 w5\n"
+	"1 5 create 2\n1 0 create 3\n1 0 create 4\n1 5 create 5\n"
+	"2 10 post 1\n2 20 exit\n3 40 exit\n4 10 exit\n5 0 wait 1\n5 50 exit\n"
+	"1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 join 5\n1 0 exit\n";
+
+static void test_binpack_input(void **state)
+{
+	(void)state;
+	static const struct {
+		enum alloc_input in;
+		const char *name;
+		uint64_t time[5];       /* trace units, by hand (above) */
+		int32_t binding[5];
+		uint32_t sga_order[5];  /* SGA places longest first     */
+	} want[] = {
+		{.in = ALLOC_INPUT_WORK, .name = "work",
+		 .time = {10, 30, 40, 10, 50}, .binding = {0, 1, 1, 0, 0},
+		 .sga_order = {4, 2, 1, 0, 3}},
+		{.in = ALLOC_INPUT_LIFETIME, .name = "lifetime",
+		 .time = {140, 35, 75, 85, 130}, .binding = {0, 0, 0, 1, 1},
+		 .sga_order = {0, 4, 3, 2, 1}},
+		{.in = ALLOC_INPUT_ELAPSED, .name = "elapsed",
+		 .time = {95, 30, 45, 40, 85}, .binding = {0, 1, 1, 0, 1},
+		 .sga_order = {0, 4, 2, 3, 1}},
+	};
+	struct trace *tr = tu_trace(input_trace);
+	struct sim_program *sp = sim_program_new(tr);
+	assert_non_null(sp);
+	struct sim_params m;
+	sim_params_init(&m);
+	m.cpus = 2;
+	m.policy = SIM_FIFO;
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		enum alloc_input in;
+		assert_int_equal(alloc_parse_input(want[i].name, &in), 0);
+		assert_int_equal(in, want[i].in);
+		assert_string_equal(alloc_input_name(in), want[i].name);
+		uint64_t t[5];
+		int32_t b[5];
+		assert_int_equal(alloc_thread_times(sp, NULL, &m, in, t), ALLOC_OK);
+		assert_memory_equal(t, want[i].time, sizeof t);
+		alloc_binpack_times(t, 5, 2, b);
+		assert_memory_equal(b, want[i].binding, sizeof b);
+
+		/* binpack, and the floor under greedy and csga: binpacking's
+		 * allocation under the input, tested first. */
+		const char *algs[] = {"binpack", "greedy", "csga"};
+		for (size_t a = 0; a < 3; a++) {
+			struct alloc_params p;
+			params(&p, algs[a], 2);
+			p.sim.policy = SIM_FIFO;
+			p.sim.model = SIM_DIRECT;
+			p.binpack_input = in;
+			p.max_tests = 30;
+			struct obs o = {0};
+			p.observe = observe;
+			p.observe_arg = &o;
+			struct alloc_result r;
+			run(sp, &p, &r);
+			assert_int_equal(r.binpack_input, in);
+			assert_true(o.n >= 1);
+			assert_memory_equal(o.b, want[i].binding, sizeof b);
+			if (a == 0)
+				assert_memory_equal(r.binding, want[i].binding, sizeof b);
+			if (a == 2) {
+				/* SGA's steps (after the floor) place one more
+				 * thread each, in the input's order: the first
+				 * without a test, so step s has threads
+				 * order[0..s] placed. */
+				for (size_t k = 1; k < o.n; k++) {
+					uint32_t placed = 0;
+					for (uint32_t th = 0; th < 5; th++)
+						placed += o.b[k * 5 + th] != S;
+					if (placed == 5)
+						continue; /* the last step, or binpack again */
+					for (uint32_t q = 0; q < placed; q++)
+						assert_int_not_equal(o.b[k * 5 + want[i].sga_order[q]], S);
+				}
+			}
+			obs_free(&o);
+			alloc_result_release(&r);
+		}
+	}
+	/* The three allocations are three different partitions. */
+	int32_t c[3][5];
+	for (size_t i = 0; i < 3; i++)
+		alloc_canonical(want[i].binding, 5, c[i]);
+	assert_memory_not_equal(c[0], c[1], sizeof c[0]);
+	assert_memory_not_equal(c[0], c[2], sizeof c[0]);
+	assert_memory_not_equal(c[1], c[2], sizeof c[0]);
+	enum alloc_input in = ALLOC_INPUT_ELAPSED;
+	assert_int_equal(alloc_parse_input("Work", &in), -1);
+	assert_int_equal(in, ALLOC_INPUT_ELAPSED);
+	uint64_t t[5];
+	assert_int_equal(alloc_thread_times(sp, NULL, &m, (enum alloc_input)7, t),
+	                 ALLOC_EINVAL);
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1313,6 +1452,7 @@ int main(void)
 		cmocka_unit_test(test_rgreedy),
 		cmocka_unit_test(test_baselines),
 		cmocka_unit_test(test_history_cap),
+		cmocka_unit_test(test_binpack_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

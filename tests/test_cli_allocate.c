@@ -190,6 +190,9 @@ static void test_config_errors(void **state)
 		 ":2: [machine] cpus: 'two' is not an integer in 1..65536\n"},
 		{"[machine]\ncpus = 2\npolicy = random\n",
 		 ":3: [machine] policy: 'random' is not a policy (ps, fifo, rr:Q with Q >= 1)\n"},
+		{"[machine]\ncpus = 2\n[search]\nbinpack_input = wall\n",
+		 ":4: [search] binpack_input: 'wall' is not a binpacking input (work, "
+		 "lifetime, elapsed)\n"},
 		{"[search]\nalgoritm = sga\n",
 		 ":2: [search] algoritm: unknown key\n"},
 		{"[search]\ntime_limit = forever\n",
@@ -409,6 +412,82 @@ static void test_determinism(void **state)
 	free(gen);
 }
 
+/* --binpack-input (docs/alloc.md, "Binpacking's input"): the program of
+ * test_alloc.c's test_binpack_input, whose three inputs give three
+ * different binpacking allocations on 2 processors (fifo), derived by hand
+ * there: work {main, w4, w5} / {w2, w3}; lifetime {main, w2, w3} / {w4,
+ * w5}; elapsed {main, w4} / {w2, w3, w5}.  The header line
+ * `binpack_input` and --json's key say which; a bad value is a usage
+ * error, in the configuration file bad input. */
+static void test_binpack_input(void **state)
+{
+	(void)state;
+	char *tr = tu_tmpfile("shadowbind-trace 1\n"
+	                      "thread 1 main\nthread 2 w2\nthread 3 w3\nthread 4 w4\n"
+	                      "thread 5 w5\n"
+	                      "1 5 create 2\n1 0 create 3\n1 0 create 4\n1 5 create 5\n"
+	                      "2 10 post 1\n2 20 exit\n3 40 exit\n4 10 exit\n"
+	                      "5 0 wait 1\n5 50 exit\n"
+	                      "1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 join 5\n1 0 exit\n");
+	static const struct {
+		const char *opt;    /* the option, or "" (the default)  */
+		const char *header; /* the header line                  */
+		const char *lines;  /* the binding                      */
+	} want[] = {
+		{.opt = "", .header = "\nbinpack_input work  # what binpacking was told of each thread\n",
+		 .lines = "\n1 0 # main\n2 1 # w2\n3 1 # w3\n4 0 # w4\n5 0 # w5\n"},
+		{.opt = "--binpack-input work", .header = "\nbinpack_input work ",
+		 .lines = "\n1 0 # main\n2 1 # w2\n3 1 # w3\n4 0 # w4\n5 0 # w5\n"},
+		{.opt = "--binpack-input lifetime", .header = "\nbinpack_input lifetime ",
+		 .lines = "\n1 0 # main\n2 0 # w2\n3 0 # w3\n4 1 # w4\n5 1 # w5\n"},
+		{.opt = "--binpack-input elapsed", .header = "\nbinpack_input elapsed ",
+		 .lines = "\n1 0 # main\n2 1 # w2\n3 1 # w3\n4 0 # w4\n5 1 # w5\n"},
+	};
+	char *out, *err;
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 --policy fifo "
+		                          "--model direct -a binpack -q --no-bound %s '%s'",
+		                          want[i].opt, tr), 0);
+		assert_non_null(strstr(out, want[i].header));
+		assert_non_null(strstr(out, want[i].lines));
+		assert_string_equal(err, "");
+		free(out);
+		free(err);
+	}
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 --policy fifo -a binpack "
+	                          "-q --no-bound --json --binpack-input elapsed '%s'", tr), 0);
+	assert_non_null(strstr(out, "\"binpack_input\": \"elapsed\""));
+	free(out);
+	free(err);
+	/* The configuration file; the option overrides it. */
+	char *ini = tu_tmpfile("[machine]\ncpus = 2\npolicy = fifo\n[search]\n"
+	                       "algorithm = binpack\nbinpack_input = lifetime\n");
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "-q --no-bound --config '%s' '%s'",
+	                          ini, tr), 0);
+	assert_non_null(strstr(out, "\nbinpack_input lifetime "));
+	assert_non_null(strstr(out, want[2].lines));
+	free(out);
+	free(err);
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "-q --no-bound --config '%s' "
+	                          "--binpack-input elapsed '%s'", ini, tr), 0);
+	assert_non_null(strstr(out, "\nbinpack_input elapsed "));
+	assert_non_null(strstr(out, want[3].lines));
+	free(out);
+	free(err);
+	unlink(ini);
+	free(ini);
+	/* A bad value: usage (1), one line, nothing on stdout. */
+	assert_int_equal(tu_cmdf("allocate", &out, &err, "--cpus 2 --binpack-input wall '%s'",
+	                          tr), 1);
+	assert_string_equal(out, "");
+	assert_string_equal(err, "allocate: --binpack-input: 'wall' is not a binpacking "
+	                         "input (work, lifetime, elapsed); see 'allocate --help'\n");
+	free(out);
+	free(err);
+	unlink(tr);
+	free(tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_exhaustive_incomplete),
 		cmocka_unit_test(test_deadlock_exit),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_binpack_input),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -621,6 +621,110 @@ static void test_report_no_data(void **state)
 	free(d);
 }
 
+/* ------------------------------------------------------------------ */
+/* binpack_input ([run] and [alg.NAME]) and [alg.NAME] cpus.            */
+
+/* test_alloc.c's program whose three binpacking inputs give three
+ * different allocations on 2 processors under fifo (derived there):
+ * work {main, w4, w5} / {w2, w3}, lifetime {main, w2, w3} / {w4, w5},
+ * elapsed {main, w4} / {w2, w3, w5}.  Their makespans, bound, fifo, by
+ * hand (main works 5, creates w2, w3, w4, works 5, creates w5, joins all;
+ * w2 works 10, posts, works 20; w3 40; w4 10; w5 waits, works 50):
+ *   work: w2 runs on P1 5-15, posts, 15-35; w3 35-75; on P0 main 0-10,
+ *     w4 10-20, w5 20-70 (the token is there), main 70, waits for w3:
+ *     75.
+ *   lifetime: P1 w4 5-15, w5 waits for the post at 20, 20-70; P0 main
+ *     0-10, w2 10-40 (posts at 20), w3 40-80, main finds all exited: 80.
+ *   elapsed: P1 w2 5-35, w3 35-75, w5 75-125; P0 main 0-10, w4 10-20,
+ *     main 35 waits for w3 then w5: 125.
+ * One processor (fifo): 140, the sum of the works.  Unbound on 2 (fifo):
+ * main exits at 95 (test_alloc.c's elapsed derivation). */
+static const char input_text[] =
+	"shadowbind-trace 1\n"
+	"thread 1 main\nthread 2 w2\nthread 3 w3\nthread 4 w4\nthread 5 w5\n"
+	"1 5 create 2\n1 0 create 3\n1 0 create 4\n1 5 create 5\n"
+	"2 10 post 1\n2 20 exit\n3 40 exit\n4 10 exit\n5 0 wait 1\n5 50 exit\n"
+	"1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 join 5\n1 0 exit\n";
+
+static void test_binpack_input(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{"[programs]\nfamily = transactions\n[run]\nalgorithms = binpack\n"
+		 "binpack_input = wall\n",
+		 "t.ini:5: [run] binpack_input: 'wall' is not a binpacking input "
+		 "(work, lifetime, elapsed)"},
+		{"[programs]\nfamily = transactions\n[run]\nalgorithms = a\n"
+		 "[alg.a]\nalgorithm = binpack\nbinpack_input = Work\n",
+		 "t.ini:7: [alg.a] binpack_input: 'Work' is not a binpacking input"},
+		{"[programs]\nfamily = transactions\n[run]\nalgorithms = a\n"
+		 "[alg.a]\ncpus = 0\n", "t.ini:6: [alg.a] cpus: must be at least 1"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct exp_spec *s = calloc(1, sizeof *s);
+		char err[512] = "";
+		int rc = exp_spec_parse(bad[i].text, strlen(bad[i].text), "t.ini", s,
+		                        err, sizeof err);
+		if (rc == EXP_OK || !strstr(err, bad[i].err))
+			fail_msg("case %zu: got %d '%s', want '%s'", i, rc, err, bad[i].err);
+		exp_spec_release(s);
+		free(s);
+	}
+
+	char *d = tmpdir();
+	char tdir[512], ini[600], buf[64];
+	snprintf(tdir, sizeof tdir, "%s/traces", d);
+	assert_int_equal(mkdir(tdir, 0755), 0);
+	put_file(tdir, "in.trace", input_text);
+	char text[1024];
+	/* [run]'s input is lifetime: binpack and c1 inherit it, bpw and bpe
+	 * have their own; c1 runs binpacking on one processor, its binpack
+	 * column is still the machine's (2). */
+	snprintf(text, sizeof text,
+	         "[programs]\ntraces = %s\n[machine]\ncpus = 2\npolicy = fifo\n"
+	         "[run]\nalgorithms = binpack, bpw, bpe, c1\nunbound = 1\n"
+	         "binpack_input = lifetime\n"
+	         "[alg.bpw]\nalgorithm = binpack\nbinpack_input = work\n"
+	         "[alg.bpe]\nalgorithm = binpack\nbinpack_input = elapsed\n"
+	         "[alg.c1]\nalgorithm = binpack\ncpus = 1\n", tdir);
+	put_file(d, "in.ini", text);
+	snprintf(ini, sizeof ini, "%s/in.ini", d);
+	struct exp_spec *s = calloc(1, sizeof *s);
+	char err[512];
+	assert_int_equal(exp_spec_load(ini, s, err, sizeof err), EXP_OK);
+	struct exp_run_opts o = {0};
+	struct exp_run_stats st;
+	if (exp_run(s, &o, &st, err, sizeof err))
+		fail_msg("%s", err);
+	char *csv = tu_slurp(s->output, NULL);
+	assert_non_null(csv);
+	static const struct {
+		const char *alg;
+		int col;
+		const char *want;
+	} rows[] = {
+		{"binpack", C_MS, "80"}, {"binpack", C_BINPACK, "80"},
+		{"bpw", C_MS, "75"}, {"bpw", C_BINPACK, "75"},
+		{"bpe", C_MS, "125"}, {"bpe", C_BINPACK, "125"},
+		{"c1", C_MS, "140"}, {"c1", C_BINPACK, "80"},
+		{"unbound", C_MS, "95"}, {"unbound", C_BINPACK, "80"},
+		{"bpe", C_SERIAL, "140"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		field(csv, "in.trace", rows[i].alg, rows[i].col, buf, sizeof buf);
+		if (strcmp(buf, rows[i].want) != 0)
+			fail_msg("%s column %d: got '%s', want '%s'", rows[i].alg,
+			         rows[i].col, buf, rows[i].want);
+	}
+	free(csv);
+	exp_spec_release(s);
+	free(s);
+	rmtree(d);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -630,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_hand_report),
 		cmocka_unit_test(test_determinism_resume),
 		cmocka_unit_test(test_report_no_data),
+		cmocka_unit_test(test_binpack_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
