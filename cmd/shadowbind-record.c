@@ -155,8 +155,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "shadowbind-record: %s\n", err.msg);
 		return 2;
 	}
-	uint64_t ns;
-	int st = rec_wait(pid, &ns);
+	uint64_t ns, cpu_ns = 0;
+	int st = rec_wait_cpu(pid, &ns, &cpu_ns);
+	/* the library's figures (TRACE.stats): read, then removed */
+	char statp[PATH_MAX + 80];
+	snprintf(statp, sizeof statp, "%s.stats", raw);
+	struct rec_stats stats;
+	if (rec_stats_read(statp, &stats, &err) < 0)
+		stats.have = 0;
+	unlink(statp);
 	if (access(raw, F_OK) != 0) {
 		fprintf(stderr, "shadowbind-record: %s wrote no trace (status %d): the recorder could not load\n",
 		        argv[i], st);
@@ -217,6 +224,10 @@ int main(int argc, char **argv)
 	else if (binding)
 		fprintf(stderr, ", recorded bound as %s says", binding);
 	fprintf(stderr, " (%.3f s)\n", (double)ns / 1e9);
+	struct rec_run run = { .wall_ns = ns, .cpu_ns = cpu_ns, .one_cpu = cpu >= 0 };
+	struct rec_report rep;
+	rec_report_make(tr, &stats, &run, &rep);
+	rec_report_print(stderr, "shadowbind-record", &rep);
 	if (st)
 		fprintf(stderr, "shadowbind-record: %s exited with status %d\n", argv[i], st);
 	trace_free(tr);

@@ -11,6 +11,7 @@
  * from the recorder's own bookkeeping.  Sizes are small: the whole file
  * runs in a few seconds.
  */
+#include <glob.h>
 #include <limits.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -787,9 +788,64 @@ static void test_tree(void **state)
 	free(bpath);
 }
 
+/* rec_spin_scan on hand-written traces.  Thread 2 fails three trylocks
+ * of mutex 1 (works 5, 7, 9) while thread 1 holds it, then takes it
+ * (work 11): one loop of 3 tries, work 5 + 7 + 9 + 11 = 32.  Thread 1
+ * yields twice (works 4, 6) and then locks mutex 2 (work 8): a loop of 2
+ * yields, work 18.  Thread 3 fails one trywait alone (work 2): counted as
+ * a failed trywait, not a loop.  Total work 10+100+5+7+9+11+3+4+6+8+2+1
+ * = 166. */
+static void test_spin_scan(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(
+		"shadowbind-trace 1\nunit ns\n"
+		"1 0 create 2\n1 0 create 3\n1 10 lock 1\n"
+		"2 5 trylock 1 busy\n2 7 trylock 1 busy\n2 9 trylock 1 busy\n"
+		"3 2 trywait 1 busy\n3 1 exit\n"
+		"1 100 unlock 1\n2 11 trylock 1 ok\n2 3 unlock 1\n2 0 exit\n"
+		"1 4 sleep 0\n1 6 sleep 0\n1 8 lock 2\n1 0 unlock 2\n1 0 exit\n");
+	struct rec_spin s;
+	rec_spin_scan(tr, REC_POLL_NS, &s);
+	assert_int_equal(s.loops, 2);
+	assert_int_equal(s.tries, 5);
+	assert_int_equal(s.work, 32 + 18);
+	assert_int_equal(s.total, 166);
+	assert_int_equal(s.busy_trylock, 3);
+	assert_int_equal(s.busy_trywait, 1);
+	assert_int_equal(s.yields, 2);
+	assert_int_equal(s.polls, 0);
+	trace_free(tr);
+}
+
+/* The recorder's report on a recording of the lockprobe: the library's
+ * statistics are there and its figures add up (records = the calls that
+ * recorded: 2 creates, 2 joins, 3 exits and 2 N locks and unlocks). */
+static void test_report(void **state)
+{
+	(void)state;
+	need_example("lockprobe");
+	char *out = NULL, *err = NULL;
+	int st = tu_cmdf("shadowbind-record", &out, &err, "-o '%s/lp.trace' -- '%s/lockprobe' 2000 4",
+	                 g_dir, g_ex);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(err, "shadowbind-record: 8007 records, "));
+	assert_non_null(strstr(err, "estimated residual"));
+	assert_non_null(strstr(err, "shadowbind-record: CPU time of the process "));
+	char p[PATH_MAX + 32];
+	snprintf(p, sizeof p, "%s/lp.trace*.stats", g_dir);
+	glob_t g;
+	assert_int_equal(glob(p, 0, NULL, &g), GLOB_NOMATCH); /* removed after reading */
+	globfree(&g);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spin_scan),
+		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_condvar_stress),
 		cmocka_unit_test(test_trytimed),

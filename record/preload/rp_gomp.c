@@ -202,10 +202,10 @@ static void queue_rec(struct rp_thread *t, uint64_t w, struct gteam *g)
  * was inside one of libgomp's waits, where libgomp, recorded on one CPU,
  * sleeps in futexes and, on as many CPUs as threads, spins (waiting
  * either way).  Returns the work still to be recorded. */
-static uint64_t drop_wait(struct rp_thread *t)
+static uint64_t drop_wait(struct rp_thread *t, int op)
 {
 	uint64_t c = t->carry;
-	rp_work(t);
+	rp_work(t, op);
 	t->carry = c;
 	return c;
 }
@@ -221,7 +221,7 @@ static void region_member(void *p)
 	if (t) {
 		/* the master's serial part is work; a member's time since
 		 * its previous region ended was in libgomp's dock */
-		uint64_t w = me == 0 ? rp_work(t) : drop_wait(t);
+		uint64_t w = me == 0 ? rp_work(t, TRACE_BARRIER) : drop_wait(t, TRACE_BARRIER);
 		int rec = 0;
 		if (rp_lock() == 0) {
 			int si = 0;
@@ -249,15 +249,18 @@ static void region_member(void *p)
 			c.done_key = ++g_key;
 			rp_unlock();
 		}
+		rp_mark(t);
 		rp_leave(t, rec);
 	}
 	g_cur = &c;
 	r->fn(r->data);
 	g_cur = c.outer;
 	if (t && (t = rp_enter())) {
-		rp_work(t); /* its work up to the end, for the master to write */
+		/* its work up to the end, for the master to write */
+		rp_work(t, TRACE_BARRIER);
 		if (me >= 0 && (uint32_t)me < r->cap && r->slot[me] == t)
 			t->omp_region = r;
+		rp_mark(t);
 		rp_leave(t, 0);
 	}
 }
@@ -299,10 +302,11 @@ static void region_end(struct gregion *r)
 	if (!t)
 		return;
 	if (r->team && r->slot[0] == t && rp_lock() == 0) {
-		drop_wait(t); /* its wait for the team */
+		drop_wait(t, TRACE_BARRIER); /* its wait for the team */
 		region_end_locked(r);
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, 0);
 }
 
@@ -420,7 +424,8 @@ static int bar_begin(void)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return 0;
-	rp_work(t);
+	rp_work(t, TRACE_BARRIER);
+	rp_mark(t);
 	rp_leave(t, 0);
 	return 1;
 }
@@ -434,7 +439,7 @@ static void bar_end(int on)
 		return;
 	struct gctx *c = g_cur;
 	int rec = 0;
-	drop_wait(t);
+	drop_wait(t, TRACE_BARRIER);
 	if (rp_lock() == 0) {
 		uint32_t b = obj_id(&c->team->sz[c->si].b, TRACE_K_BARRIER);
 		if (b) {
@@ -443,6 +448,7 @@ static void bar_end(int on)
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 }
 
@@ -479,12 +485,16 @@ BARRIER_CANCEL(GOMP_sections_end_cancel)
 
 static char g_crit, g_atomic; /* their addresses: the mutexes' keys */
 
+/* Before an acquisition: the work before it (its time inside is
+ * dropped, drop_wait). */
 static struct rp_thread *mx_begin(uint64_t *w)
 {
 	*w = 0;
 	struct rp_thread *t = recording() ? rp_enter() : NULL;
-	if (t)
-		*w = rp_work(t);
+	if (t) {
+		*w = rp_work(t, TRACE_LOCK);
+		rp_mark(t);
+	}
 	return t;
 }
 
@@ -495,8 +505,7 @@ static void mx_acquired(struct rp_thread *t, uint64_t w, const void *key, int tr
 	if (!t)
 		return;
 	int rec = 0;
-	if (!try)
-		drop_wait(t); /* libgomp's lock wait */
+	w = drop_wait(t, try ? TRACE_TRYLOCK : TRACE_LOCK); /* libgomp's lock wait */
 	if (rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(key, TRACE_K_MUTEX);
 		if (o && !ok) {
@@ -512,16 +521,17 @@ static void mx_acquired(struct rp_thread *t, uint64_t w, const void *key, int tr
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 }
 
 /* Before the real release: `unlock M` unless an inner nest-lock level. */
 static void mx_release(const void *key)
 {
-	uint64_t w;
-	struct rp_thread *t = mx_begin(&w);
+	struct rp_thread *t = recording() ? rp_enter() : NULL;
 	if (!t)
 		return;
+	uint64_t w = rp_work(t, TRACE_UNLOCK);
 	int rec = 0;
 	if (rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(key, TRACE_K_MUTEX);
@@ -536,6 +546,7 @@ static void mx_release(const void *key)
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 }
 
@@ -630,7 +641,7 @@ static struct rp_thread *q_begin(uint64_t *w)
 		return NULL;
 	struct rp_thread *t = rp_enter();
 	if (t)
-		*w = rp_work(t);
+		*w = rp_work(t, TRACE_LOCK);
 	return t;
 }
 
@@ -645,6 +656,7 @@ static void q_end(struct rp_thread *t, uint64_t w)
 		rec = 1;
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 }
 
@@ -866,7 +878,7 @@ static void sem_one(uint64_t k, int op, uint32_t times)
 	struct rp_thread *t = recording() ? rp_enter() : NULL;
 	if (!t)
 		return;
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, op);
 	int rec = 0;
 	if (rp_lock() == 0) {
 		for (uint32_t i = 0; i < times; i++, w = 0)
@@ -874,6 +886,7 @@ static void sem_one(uint64_t k, int op, uint32_t times)
 		rec = times > 0;
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 }
 
@@ -957,7 +970,8 @@ void GOMP_taskwait(void)
 	if (c && recording()) {
 		struct rp_thread *t = rp_enter();
 		if (t) {
-			rp_work(t);
+			rp_work(t, TRACE_WAIT);
+			rp_mark(t);
 			rp_leave(t, 0);
 		}
 	}
@@ -965,7 +979,8 @@ void GOMP_taskwait(void)
 	if (c && recording()) {
 		struct rp_thread *t = rp_enter();
 		if (t) {
-			drop_wait(t);
+			drop_wait(t, TRACE_WAIT);
+			rp_mark(t);
 			rp_leave(t, 0);
 		}
 	}
