@@ -775,17 +775,13 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 	        ? (o->sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
 	        : alloc_stop_name(res->stop),
 	        res->enumerated && !res->complete ? "; the enumeration is incomplete" : "");
-<<<<<<< HEAD
-	if (o->judged != 0) {
-		if (o->judge_rc != BOUND_OK)
-			fprintf(stderr, "%s: no bound or lower bound: %s\n", prog, bound_strerror(o->judge_rc));
-=======
 	if (searches > 1)
 		fprintf(stderr, "%s: %u independent searches on %d process(es), "
 		        "the best is search %u\n", prog, searches, ranks,
 		        res->restart);
-	if (o->judged != 0)
->>>>>>> main
+	if (o->judged != 0) {
+		if (o->judge_rc != BOUND_OK)
+			fprintf(stderr, "%s: no bound or lower bound: %s\n", prog, bound_strerror(o->judge_rc));
 		return;
 	}
 	double lo = strtod(b->lower, NULL);
