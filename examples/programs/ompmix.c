@@ -18,6 +18,19 @@
 static omp_lock_t g_lk;
 static omp_nest_lock_t g_nest;
 
+/* omp_test_lock, counted by outcome (a success: a trylock ok, and the
+ * unlock after it) */
+static void test_lock(long *ok, long *busy)
+{
+	if (omp_test_lock(&g_lk)) {
+		__atomic_fetch_add(ok, 1, __ATOMIC_RELAXED);
+		omp_unset_lock(&g_lk);
+		count(C_UNLOCK);
+	} else {
+		__atomic_fetch_add(busy, 1, __ATOMIC_RELAXED);
+	}
+}
+
 /* a request to the team's queue: lock + unlock */
 static void q(void)
 {
@@ -30,7 +43,8 @@ int main(int argc, char **argv)
 	long n = arg_long(argc, argv, 1, 40);
 	static volatile uint64_t sink;
 	long double ld = 0;
-	long team = 0, threads = 0, trylock_ok = 0, trylock_busy = 0;
+	long team = 0, threads = 0;
+	static long trylock_ok, trylock_busy;
 	omp_init_lock(&g_lk);
 	omp_init_nest_lock(&g_nest);
 	omp_set_schedule(omp_sched_dynamic, 2);
@@ -114,15 +128,8 @@ int main(int argc, char **argv)
 		}
 #pragma omp barrier
 		count(C_BARRIER);
-		if (me == 1) {
-			if (omp_test_lock(&g_lk)) {
-				__atomic_fetch_add(&trylock_ok, 1, __ATOMIC_RELAXED);
-				omp_unset_lock(&g_lk);
-				count(C_UNLOCK);
-			} else {
-				__atomic_fetch_add(&trylock_busy, 1, __ATOMIC_RELAXED);
-			}
-		}
+		if (me == 1)
+			test_lock(&trylock_ok, &trylock_busy);
 #pragma omp barrier
 		count(C_BARRIER);
 		if (me == 0) {
@@ -131,15 +138,8 @@ int main(int argc, char **argv)
 		}
 #pragma omp barrier
 		count(C_BARRIER);
-		if (me == 1) {
-			if (omp_test_lock(&g_lk)) {
-				__atomic_fetch_add(&trylock_ok, 1, __ATOMIC_RELAXED);
-				omp_unset_lock(&g_lk);
-				count(C_UNLOCK);
-			} else {
-				__atomic_fetch_add(&trylock_busy, 1, __ATOMIC_RELAXED);
-			}
-		}
+		if (me == 1)
+			test_lock(&trylock_ok, &trylock_busy);
 		/* tasks: each thread creates 3 and waits for them */
 		for (int k = 0; k < 3; k++) {
 #pragma omp task
