@@ -579,6 +579,8 @@ static int load(struct input *in, struct alloc_params *par)
 struct outcome {
 	struct alloc_result res;
 	int judged;             /* 0: br holds the bound and lower bound  */
+	int judge_rc;           /* why not (BOUND_*), when judged != 0 and
+	                           the bound was asked for                */
 	struct bound_result br;
 	int sig;                /* the signal that stopped it, or 0       */
 };
@@ -600,6 +602,7 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 	cli_signals_install(CLI_SIG_FLAG);
 	struct judge jd;
 	o->judged = A.no_bound ? -1 : judge_start(&jd, in->tr, par, A.full_bound, &o->br);
+	o->judge_rc = A.no_bound ? BOUND_OK : jd.rc;
 	if (o->judged == 0 && par->lower.num == 0)
 		par->lower = sim_time_int(o->br.lower_any); /* valid for every model */
 
@@ -624,8 +627,10 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 	}
 	char merr[512] = "";
 	int r = alloc_run_ranks(in->sp, par, &o->res, merr, sizeof merr);
-	if (o->judged == 0)
+	if (o->judged == 0) {
 		o->judged = judge_finish(&jd);
+		o->judge_rc = jd.rc;
+	}
 	if (ranks > 1 && (rank != 0 || r < 0)) {
 		/* Rank 0 reports every rank's failure (merr names the rank)
 		 * and stops the run; the others are done once rank 0 has
@@ -666,7 +671,7 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 
 /* The binding file's fields for o's result; the strings in bufs. */
 struct header {
-	char ms[64], tline[4200], extra[320], lower[48], capped[96];
+	char ms[64], tline[4200], extra[512], lower[48], capped[96];
 	const char *stopped;
 };
 
@@ -701,6 +706,12 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	         "stopped %s%s%s", res->tests, sim_model_name(res->model),
 	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped);
+	if (o->judged != 0 && o->judge_rc != BOUND_OK) {
+		/* say why the bound and lower lines are missing */
+		size_t l = strlen(h->extra);
+		snprintf(h->extra + l, sizeof h->extra - l, "\n# no bound or lower line: %s",
+		         bound_strerror(o->judge_rc));
+	}
 	b.extra = h->extra;
 	if (o->judged == 0) {
 		b.bound = o->br.bound_str;
@@ -768,8 +779,11 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 		fprintf(stderr, "%s: %u independent searches on %d process(es), "
 		        "the best is search %u\n", prog, searches, ranks,
 		        res->restart);
-	if (o->judged != 0)
+	if (o->judged != 0) {
+		if (o->judge_rc != BOUND_OK)
+			fprintf(stderr, "%s: no bound or lower bound: %s\n", prog, bound_strerror(o->judge_rc));
 		return;
+	}
 	double lo = strtod(b->lower, NULL);
 	char pct[64] = "at the lower bound (optimal)";
 	if (m > lo && lo > 0)

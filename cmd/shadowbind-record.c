@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL, *binding = NULL, *btrace = NULL;
 	uint32_t cpu_opt = 0;
-	int all = 0;
+	int all = 0, check = 0;
 	struct cli_opt opts[] = {
 		{CLI_STR, "output", 'o', .metavar = "FILE", .dst = &out,
 		 .help = "the trace (default: PROGRAM's base name + .trace);\n"
@@ -39,6 +39,11 @@ int main(int argc, char **argv)
 		{CLI_STR, "trace", .metavar = "FILE", .dst = &btrace,
 		 .help = "with --binding: the trace the binding is for (number\n"
 		         "threads by their creator, as shadowbind-run --trace)"},
+		{CLI_FLAG, "check", .dst = &check,
+		 .help = "first run PROGRAM once unrecorded on every CPU this\n"
+		         "process may use and compare its CPU time with the\n"
+		         "recording's (spinning, caches shared by time slicing:\n"
+		         "docs/record.md, Distortion); the program runs twice"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
 		"shadowbind-record", "[options] -- PROGRAM [ARGS...]",
@@ -91,6 +96,19 @@ int main(int argc, char **argv)
 	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) {
 		fprintf(stderr, "shadowbind-record: sched_getaffinity: %s\n", strerror(errno));
 		return 4;
+	}
+	struct rec_run run = { .check_ncpu = 0 };
+	if (check) {
+		/* the program on its own, on every CPU we may use */
+		pid_t cp = rec_spawn(prog.path, argv + i, NULL, &err);
+		if (cp < 0) {
+			fprintf(stderr, "shadowbind-record: %s\n", err.msg);
+			return 2;
+		}
+		int cst = rec_wait_cpu(cp, &run.check_wall_ns, &run.check_cpu_ns);
+		run.check_ncpu = rec_cpu_count(&allowed);
+		if (cst)
+			fprintf(stderr, "shadowbind-record: --check: the unrecorded run exited with status %d\n", cst);
 	}
 	int cpu = -1;
 	char *pe[2] = { NULL, NULL }; /* SHADOWBIND_PIN, SHADOWBIND_TREE */
@@ -220,7 +238,9 @@ int main(int argc, char **argv)
 	else if (binding)
 		fprintf(stderr, ", recorded bound as %s says", binding);
 	fprintf(stderr, " (%.3f s)\n", (double)ns / 1e9);
-	struct rec_run run = { .wall_ns = ns, .cpu_ns = cpu_ns, .one_cpu = cpu >= 0 };
+	run.wall_ns = ns;
+	run.cpu_ns = cpu_ns;
+	run.one_cpu = cpu >= 0;
 	struct rec_report rep;
 	rec_report_make(tr, &stats, &run, &rep);
 	rec_report_print(stderr, "shadowbind-record", &rep);

@@ -163,6 +163,9 @@ struct rec_run {
 	uint64_t wall_ns;      /* the recording's wall time; ns              */
 	uint64_t cpu_ns;       /* the process's CPU time (wait4); ns, 0: unknown */
 	int one_cpu;           /* recorded pinned to one processor           */
+	/* shadowbind-record --check: the program run once unrecorded */
+	int check_ncpu;        /* on this many CPUs (0: no check run)        */
+	uint64_t check_wall_ns, check_cpu_ns; /* its wall and CPU time; ns   */
 };
 
 /* The report (rec_report_make).  Times in ns. */
@@ -172,6 +175,8 @@ struct rec_report {
 	uint64_t work_ns;            /* the trace's total work                */
 	uint64_t wall_ns, cpu_ns;
 	int one_cpu;
+	int check_ncpu;
+	uint64_t check_wall_ns, check_cpu_ns;
 	double rate;                 /* records per second of recorded work   */
 	int have_stats;
 	int clock_fast;

@@ -150,6 +150,9 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 	rep->wall_ns = run->wall_ns;
 	rep->cpu_ns = run->cpu_ns;
 	rep->one_cpu = run->one_cpu;
+	rep->check_ncpu = run->check_ncpu;
+	rep->check_wall_ns = run->check_wall_ns;
+	rep->check_cpu_ns = run->check_cpu_ns;
 	if (rep->work_ns)
 		rep->rate = (double)rep->records / ((double)rep->work_ns / 1e9);
 	if (st && st->have) {
@@ -249,6 +252,28 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		                   "(docs/record.md, Spinning)"
 		                 : "");
 		warned |= sh >= 10;
+	}
+	if (r->check_ncpu && r->check_cpu_ns) {
+		/* the recorded work against the program's own CPU time */
+		double ratio = (double)r->work_ns / (double)r->check_cpu_ns;
+		fprintf(f, "%s: --check: unrecorded on %d CPUs the program used %.3f s of CPU (%.3f s wall); "
+		        "the trace holds %.3f s of work (%+.1f%%)\n", who, r->check_ncpu,
+		        (double)r->check_cpu_ns / 1e9, (double)r->check_wall_ns / 1e9, work_s,
+		        100 * (ratio - 1));
+		if (ratio > 2 && r->one_cpu) {
+			fprintf(f, "%s: warning: recorded on one processor the program worked %.1fx its own CPU "
+			        "time: it waits by spinning (on one processor a spinning thread burns its time "
+			        "slice while the thread it waits for cannot run); record on as many CPUs as it has "
+			        "threads (--all-cpus) (docs/record.md, Spinning)\n", who, ratio);
+			warned = 1;
+		} else if (ratio > 1.1 || ratio < 0.9) {
+			fprintf(f, "%s: warning: the trace's work differs from the program's own CPU time by "
+			        "%+.0f%%%s: predictions inherit it (docs/record.md, Distortion)\n", who,
+			        100 * (ratio - 1),
+			        r->one_cpu && ratio > 1 ? " (threads time-sliced on one processor share its "
+			                                  "caches; --all-cpus records them side by side)" : "");
+			warned = 1;
+		}
 	}
 	return warned;
 }

@@ -279,6 +279,24 @@ static const struct call_rec {
 	{ .call = "rwlock_timedwrlock_ok", .op = TRACE_WRLOCK, .outcome = ANY },
 	{ .call = "rwlock_timedwrlock_timeout", .op = TRACE_SLEEP, .outcome = ANY },
 	{ .call = "rwlock_unlock", .op = TRACE_RWUNLOCK, .outcome = ANY },
+	/* `sleep D` of the time slept: the request, when not interrupted */
+	{ .call = "usleep", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "nanosleep", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "clock_nanosleep_rel", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "clock_nanosleep_abs", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "sleep", .op = TRACE_SLEEP, .outcome = ANY },
+};
+
+/* The sleeps whose recorded duration is exactly the program's request
+ * (uninterrupted relative sleeps; sleep(S) is S s): the program's
+ * counter and the duration it prints (ns). */
+static const struct {
+	const char *call, *ns;
+} exact_sleeps[] = {
+	{ "usleep", "usleep_ns" },
+	{ "nanosleep", "nanosleep_ns" },
+	{ "clock_nanosleep_rel", "clocksleep_ns" },
+	{ "sleep", "sleep_ns" },
 };
 
 /* The value of `name N` in the program's calls line (fails if absent). */
@@ -297,7 +315,8 @@ static void test_trytimed(void **state)
 	(void)state;
 	for (int run = 0; run < 3; run++) {
 		char *out = NULL;
-		struct trace *tr = record("trytimed", "3", "tt.trace", &out, 0);
+		/* the last run also sleeps 1 s (sleep(1)) */
+		struct trace *tr = record("trytimed", run == 2 ? "3 1" : "3", "tt.trace", &out, 0);
 		const char *line = strstr(out, "calls ");
 		if (!line)
 			fail_msg("trytimed printed no calls line:\n%s", out);
@@ -322,18 +341,34 @@ static void test_trytimed(void **state)
 				fail_msg("trytimed: %s only %ld times in 3 rounds", must[i],
 				         calls_get(line, must[i]));
 		long timeout = calls_get(line, "timeout_ns"), claimed = 0;
+		long abs_ns = calls_get(line, "abssleep_ns"), exact[4] = { 0 };
+		if (abs_ns > timeout)
+			timeout = abs_ns;
 		for (size_t i = 0; i < tr->nrec; i++) {
 			const struct trace_rec *r = &tr->rec[i];
 			int oc = trace_ops[r->op].arg[1].type == TRACE_ARG_OUTCOME ? (int)r->b : ANY;
 			have[r->op][oc + 1]++;
 			if (r->op == TRACE_SIGNAL || r->op == TRACE_BROADCAST)
 				claimed += r->b;
-			/* a timed-out wait waited from its call to the deadline
-			 * the program gave, at most timeout_ns after */
-			if (r->op == TRACE_SLEEP && (trace_sleep_time(r) == 0 ||
-			                             trace_sleep_time(r) > (uint64_t)timeout))
-				fail_msg("trytimed: line %u sleeps %llu ns (timeouts are %ld ns)",
-				         r->line, (unsigned long long)trace_sleep_time(r), timeout);
+			if (r->op != TRACE_SLEEP)
+				continue;
+			/* a relative sleep: exactly its request */
+			uint64_t d = trace_sleep_time(r);
+			int x = -1;
+			for (int e = 0; e < 4; e++)
+				if (d == (uint64_t)calls_get(line, exact_sleeps[e].ns))
+					x = e;
+			if (x >= 0) {
+				exact[x]++;
+				continue;
+			}
+			/* a timed-out wait or the absolute clock_nanosleep: from
+			 * its call to the deadline the program gave, at most
+			 * timeout_ns (abssleep_ns) after */
+			if (d == 0 || d > (uint64_t)timeout)
+				fail_msg("trytimed: line %u sleeps %llu ns (timeouts and the absolute "
+				         "sleep are at most %ld ns)", r->line, (unsigned long long)d,
+				         timeout);
 		}
 		for (int op = 0; op < TRACE_NOPS; op++)
 			for (int oc = 0; oc < 3; oc++) {
@@ -350,6 +385,11 @@ static void test_trytimed(void **state)
 		assert_int_equal(tr->nthreads, 2);
 		assert_int_equal(have[TRACE_EXIT][0], 2);
 		assert_int_equal(claimed, calls_get(line, "cond_timedwait_ok"));
+		for (int e = 0; e < 4; e++)
+			if (exact[e] != calls_get(line, exact_sleeps[e].call))
+				fail_msg("trytimed: %ld %s calls of %ld ns, the trace has %ld sleeps of "
+				         "that duration", calls_get(line, exact_sleeps[e].call),
+				         exact_sleeps[e].call, calls_get(line, exact_sleeps[e].ns), exact[e]);
 		trace_free(tr);
 		free(out);
 	}
@@ -658,25 +698,35 @@ static void run_affinity(const char *binding, const int *want)
 	free(bpath);
 }
 
+/* Two processors: needs two CPUs this process may use (else skipped,
+ * and counted so). */
+static void test_pinning_two(void **state)
+{
+	(void)state;
+	int cpu[CPU_SETSIZE];
+	int n = allowed_cpus(cpu, CPU_SETSIZE);
+	if (n < 2) {
+		print_message("test_pinning_two: %d CPU usable here: SKIPPED (pinning on one "
+		              "processor is test_pinning's)\n", n);
+		skip();
+	}
+	/* threads alternate between processors 0 and 1 */
+	int want[4] = { cpu[0], cpu[1], cpu[0], cpu[1] };
+	run_affinity("shadowbind-binding 1\ncpus 2\n1 0\n2 1\n3 0\n4 1\n", want);
+	/* the map line: processor 0 on the second CPU, 1 on the first */
+	char b[256];
+	snprintf(b, sizeof b, "shadowbind-binding 1\ncpus 2\nmap %d %d\n1 0\n2 1\n3 1\n4 0\n",
+	         cpu[1], cpu[0]);
+	int want2[4] = { cpu[1], cpu[0], cpu[0], cpu[1] };
+	run_affinity(b, want2);
+}
+
 static void test_pinning(void **state)
 {
 	(void)state;
 	int cpu[CPU_SETSIZE];
 	int n = allowed_cpus(cpu, CPU_SETSIZE);
 	assert_true(n >= 1);
-	if (n >= 2) {
-		/* threads alternate between processors 0 and 1 */
-		int want[4] = { cpu[0], cpu[1], cpu[0], cpu[1] };
-		run_affinity("shadowbind-binding 1\ncpus 2\n1 0\n2 1\n3 0\n4 1\n", want);
-		/* the map line: processor 0 on the second CPU, 1 on the first */
-		char b[256];
-		snprintf(b, sizeof b, "shadowbind-binding 1\ncpus 2\nmap %d %d\n1 0\n2 1\n3 1\n4 0\n",
-		         cpu[1], cpu[0]);
-		int want2[4] = { cpu[1], cpu[0], cpu[0], cpu[1] };
-		run_affinity(b, want2);
-	} else {
-		print_message("one CPU only: pinning checked on one processor\n");
-	}
 	int want1[4] = { cpu[0], cpu[0], cpu[0], cpu[0] };
 	run_affinity("shadowbind-binding 1\ncpus 1\n1 0\n2 0\n3 0\n4 0\n", want1);
 
@@ -848,6 +898,7 @@ int main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_spool_convert),
 		cmocka_unit_test(test_pinning),
+		cmocka_unit_test(test_pinning_two),
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_tree),
 	};
