@@ -416,6 +416,33 @@ static void test_allocate(void **state)
 	assert_non_null(strstr(er, "--trajectory"));
 	free(out);
 	free(er);
+	/* Standard input goes to rank 0 only: a usage error on every rank
+	 * (it used to leave rank 0 waiting for the others' searches). */
+	snprintf(cmd, sizeof cmd, MPIRUN "-np 2 '%s' --cpus 4 --restarts 4 "
+	         "-o /dev/null - <'%s'", bin, gen);
+	out = er = NULL;
+	rc = tu_run(cmd, &out, &er);
+	assert_int_not_equal(rc, HUNG);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(er, "standard input"));
+	free(out);
+	free(er);
+	/* Rank 1 cannot read its trace (the file differs between machines):
+	 * it reports and stops the run, status 2, instead of leaving rank 0
+	 * waiting. */
+	char bad[128];
+	put("bad.trace", "garbage\n", bad, sizeof bad);
+	snprintf(cmd, sizeof cmd, MPIRUN "-np 2 sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" "
+	         "= 1 ]; then t=%s; else t=%s; fi; exec \"$0\" --cpus 4 "
+	         "--restarts 4 -o /dev/null \"$t\"' '%s'", bad, gen, bin);
+	out = er = NULL;
+	rc = tu_run(cmd, &out, &er);
+	if (rc == HUNG)
+		fail_msg("rank 1 failed and the run hung: %s", er);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(er, "bad.trace:1: not a shadowbind trace"));
+	free(out);
+	free(er);
 }
 
 int main(void)
