@@ -317,6 +317,26 @@ static void test_failures(void **state)
 		free(er);
 	}
 
+	/* Rank 1 cannot read the experiment file (files differ between
+	 * machines): it reports and stops the run, no hang. */
+	char badini[128];
+	put("bad.ini", "[programs]\nfamily = nosuch\n", badini, sizeof badini);
+	unlink(csv);
+	char bin0[512], cmd0[2048];
+	snprintf(cmd0, sizeof cmd0,
+	         MPIRUN "-np 2 sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then "
+	         "f=%s; else f=%s; fi; exec \"$0\" -q -o %s \"$f\"' '%s'", badini,
+	         ini, csv, tu_bin("experiment", bin0, sizeof bin0));
+	char *out0 = NULL;
+	er = NULL;
+	int rc0 = tu_run(cmd0, &out0, &er);
+	if (rc0 == HUNG)
+		fail_msg("rank 1 could not read the file and the run hung: %s", er);
+	assert_int_equal(rc0, 2);
+	assert_non_null(strstr(er, "'nosuch' is not a family"));
+	free(out0);
+	free(er);
+
 	/* Rank 1 killed by the kernel (CPU limit, 1 s) in the middle of
 	 * its job: mpirun ends the run, non-zero. */
 	put("die.ini",
