@@ -77,6 +77,12 @@ static const struct example examples[] = {
 	{ "forkjoin", "5 300 3" },
 	{ "workqueue", "60 100 3" },
 	{ "cxxpool", "40 100 3" },
+	/* OpenMP (libgomp), docs/record.md "OpenMP" */
+	{ "ompbarrier", "10 100 2" },
+	{ "ompdynamic", "30 50 3 2" },
+	{ "ompcritical", "300 20 2" },
+	{ "omptasks", "4 100 3" },
+	{ "ompmix", "20" }, /* every construct mapped, nested regions */
 };
 
 /* Count the records of each operation in the trace. */
