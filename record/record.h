@@ -62,7 +62,9 @@ int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pin
 
 /*
  * rec_tree_from_trace - the SHADOWBIND_TREE value for the trace at `path`
- * (read and validated): for each thread that creates threads, in
+ * (scanned line by line for its `create` records, never read whole: memory
+ * is one line and one pair per create; a compressed trace goes through
+ * trace_read_file): for each thread that creates threads, in
  * increasing id, `P:C1,C2,...;` its children's ids in the order it created
  * them.  With it the launcher numbers a new thread by its creator and the
  * creator's count of creates, not by global creation order (which differs
