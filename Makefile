@@ -185,7 +185,7 @@ $(BUILD)/shadowbind.pc: Makefile $(BUILD)/pc.vars
 	  'Description: trace-driven simulation and thread binding (Broberg 2002)' \
 	  'Version: 1.0' \
 	  'Cflags: -I$${includedir}' \
-	  'Libs: -L$${libdir} $(foreach m,$(INSTALL_MODULES),-lshadowbind_$(m)) -lglpk -lgmp -lgomp -lpthread -lm' > $@
+	  'Libs: -L$${libdir} $(foreach m,$(INSTALL_MODULES),-lshadowbind_$(m)) -lglpk -lgmp -lgomp -lpthread -lzstd -lm' > $@
 
 install: all $(MANPAGES) $(BUILD)/shadowbind.pc
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(pcdir)

@@ -535,20 +535,13 @@ static void input_release(struct input *in)
 static int load(struct input *in, struct alloc_params *par)
 {
 	memset(in, 0, sizeof *in);
-	char why[600], *bytes = NULL;
-	size_t nbytes = 0;
-	int rc = cli_slurp(A.trace_path, &bytes, &nbytes, why, sizeof why);
-	if (rc != CLI_OK)
-		return cli_errorf(rc, "%s", why);
-	struct trace_sha256 sh;
-	trace_sha256_init(&sh);
-	trace_sha256_update(&sh, bytes, nbytes);
-	trace_sha256_final(&sh, in->hex);
+	/* streaming (never whole in memory): the reader hashes the bytes
+	 * it parses */
 	struct trace_error terr;
-	rc = trace_read_mem(cli_input_name(A.trace_path), bytes, nbytes, &in->tr, &terr);
-	free(bytes);
+	int rc = trace_read_file_sha256(A.trace_path, &in->tr, in->hex, &terr);
 	if (rc)
-		return cli_errorf(CLI_EINPUT, "%s", terr.msg);
+		return cli_errorf(strstr(terr.msg, ": out of memory") ? CLI_ESYSTEM : CLI_EINPUT, "%s",
+		                  terr.msg);
 	if ((rc = cmd_machine_load_ini(&A.M, &cmd, in->tr, &par->sim,
 	                               A.machine_ini[0] ? A.machine_ini : NULL)) != CLI_OK) {
 		input_release(in);

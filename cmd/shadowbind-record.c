@@ -24,8 +24,9 @@ int main(int argc, char **argv)
 	int all = 0, check = 0;
 	struct cli_opt opts[] = {
 		{CLI_STR, "output", 'o', .metavar = "FILE", .dst = &out,
-		 .help = "the trace (default: PROGRAM's base name + .trace);\n"
-		         "written only when complete and valid"},
+		 .help = "the trace (default: PROGRAM's base name + .trace;\n"
+		         "NAME.zst: compressed with zstd); written only when\n"
+		         "complete and valid"},
 		{CLI_U32, "cpu", .metavar = "N", .dst = &cpu_opt, .max = CPU_SETSIZE - 1,
 		 .help = "the OS CPU to record on (default: the first one this\n"
 		         "process may use)"},
@@ -188,10 +189,18 @@ int main(int argc, char **argv)
 	char txt[PATH_MAX + 80];
 	snprintf(txt, sizeof txt, "%s.trace", raw);
 	struct rec_spool_info info;
-	FILE *tf = fopen(txt, "w");
-	int crc = tf ? rec_spool_convert(raw, tf, &info, &err) : -1;
+	FILE *tf = fopen(txt, "w"), *zf = NULL;
+	if (tf && trace_zst_name(out) && !(zf = trace_zst_writer(tf, 3))) {
+		fclose(tf);
+		tf = NULL;
+	}
+	int crc = tf ? rec_spool_convert(raw, zf ? zf : tf, &info, &err) : -1;
 	if (!tf)
 		snprintf(err.msg, sizeof err.msg, "%.400s: %s", txt, strerror(errno));
+	if (zf && fclose(zf) != 0 && crc == 0) {
+		snprintf(err.msg, sizeof err.msg, "%.400s: %s", txt, strerror(errno));
+		crc = -1;
+	}
 	if (tf && fclose(tf) != 0 && crc == 0) {
 		snprintf(err.msg, sizeof err.msg, "%.400s: %s", txt, strerror(errno));
 		crc = -1;

@@ -500,6 +500,59 @@ static void test_cut(void **state)
 	unsetenv("SHADOWBIND_BUFFER");
 }
 
+/* -o NAME.zst: the recorder writes the trace compressed (zstd magic
+ * first); read back, it is the same trace as its text (zstd -d is not
+ * needed: the text is written back from the reader and the makespans on
+ * one and two processors compared with those of the text). */
+static void test_zst_output(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	struct trace *tr = record("sieve", "97 50", "z.trace.zst", &out, 0);
+	check_counts("sieve", out, tr);
+	free(out);
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/z.trace.zst", g_dir);
+	size_t n;
+	char *bytes = tu_slurp(path, &n);
+	assert_true(n > 4 && (unsigned char)bytes[0] == 0x28 && (unsigned char)bytes[1] == 0xb5 &&
+	            (unsigned char)bytes[2] == 0x2f && (unsigned char)bytes[3] == 0xfd);
+	free(bytes);
+	/* its text, written by the trace writer, read again */
+	char *text = NULL;
+	size_t tlen;
+	FILE *m = open_memstream(&text, &tlen);
+	assert_int_equal(trace_write(tr, m), 0);
+	fclose(m);
+	struct trace *tt;
+	struct trace_error e;
+	assert_int_equal(trace_read_mem("text", text, tlen, &tt, &e), 0);
+	free(text);
+	struct trace *both[2] = { tr, tt };
+	sim_time ms[2][2];
+	for (int i = 0; i < 2; i++) {
+		struct sim_program *p = sim_program_new(both[i]);
+		struct sim_work *w = sim_work_new(p);
+		assert_non_null(w);
+		for (int k = 1; k <= 2; k++) {
+			struct sim_params par;
+			sim_params_init(&par);
+			par.cpus = (uint32_t)k;
+			par.mode = SIM_UNBOUND;
+			struct sim_result res;
+			assert_int_equal(sim_run(p, w, &par, NULL, 0, &res), SIM_OK);
+			ms[i][k - 1] = res.makespan;
+		}
+		sim_work_free(w);
+		sim_program_free(p);
+	}
+	assert_int_equal(sim_time_cmp(ms[0][0], ms[1][0]), 0);
+	assert_int_equal(sim_time_cmp(ms[0][1], ms[1][1]), 0);
+	trace_free(tt);
+	trace_free(tr);
+	unlink(path);
+}
+
 /* Write a spool by hand: `n` records, `done` or cut after `flushed`. */
 static void write_spool(const char *path, const struct rec_spool_rec *r, size_t n, int done,
                         uint64_t flushed, const char *names)
@@ -897,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_spool_convert),
+		cmocka_unit_test(test_zst_output),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_pinning_two),
 		cmocka_unit_test(test_run_errors),
