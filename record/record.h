@@ -160,6 +160,29 @@ struct rec_spin {
 /* rec_spin_scan - find the retry loops of tr; poll in trace units. */
 void rec_spin_scan(const struct trace *tr, uint64_t poll, struct rec_spin *out);
 
+/* What rec_spin_as_wait changed.  Work in trace units. */
+struct rec_spin_fix {
+	uint64_t loops;           /* retry loops replaced by a wait          */
+	uint64_t tries;           /* their failed tries                      */
+	uint64_t dropped_records; /* records dropped (tries, sleeps between)  */
+	uint64_t dropped_work;    /* their work, and the succeeding try's     */
+};
+
+/*
+ * rec_spin_as_wait - a copy of tr in which each retry loop (on one thread,
+ * failed tries of one mutex or semaphore, sleeps of at most `poll` trace
+ * units between them, ended by a successful try or a blocking acquisition
+ * of the same object) is replaced by one blocking acquisition (`lock M`,
+ * `wait S`) where the loop succeeded, with the work that preceded its
+ * first try; the tries and their work are dropped (docs/record.md,
+ * "Spinning").  A loop that gives up is kept.  The copy is written and
+ * read back by the trace reader (so it is validated; it has no
+ * locations).  Returns 0 with *out (trace_free it) and *fix filled, or -1
+ * with err (*out NULL, *fix zeroed).
+ */
+int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
+                     struct rec_spin_fix *fix, struct trace_error *err);
+
 /* What shadowbind-record measured of the run. */
 struct rec_run {
 	uint64_t wall_ns;      /* the recording's wall time; ns              */
