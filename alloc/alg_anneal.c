@@ -193,9 +193,9 @@ out:
 }
 
 const struct alloc_algorithm alloc_alg_anneal = {
-	"anneal",
-	"ours: csga, then simulated annealing on swaps/moves",
-	run,
-	1,
-	0,
+	.name = "anneal",
+	.summary = "ours: csga, then simulated annealing on swaps/moves",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

@@ -47,9 +47,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_auto = {
-	"auto",
-	"default: exhaustive when it can finish, else csga then tabu search (ours)",
-	run,
-	1,
-	0,
+	.name = "auto",
+	.summary = "default: exhaustive when it can finish, else csga then tabu search (ours)",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

@@ -216,9 +216,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_greedy = {
-	"greedy",
-	"random swap/move from binpack, keep if better (Paper V Fig. 1)",
-	run,
-	1,
-	0,
+	.name = "greedy",
+	.summary = "random swap/move from binpack, keep if better (Paper V Fig. 1)",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

@@ -244,9 +244,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_tabu = {
-	"tabu",
-	"ours: csga, then tabu search on load-guided and random moves/swaps",
-	run,
-	1,
-	0,
+	.name = "tabu",
+	.summary = "ours: csga, then tabu search on load-guided and random moves/swaps",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

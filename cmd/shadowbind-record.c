@@ -88,8 +88,8 @@ int main(int argc, char **argv)
 		        prog.path);
 		return 2;
 	}
-	if (prog.uses_gomp)
-		fprintf(stderr, "shadowbind-record: warning: %s uses OpenMP (libgomp), whose barriers and locks use raw futexes the recorder does not see; the trace will miss that synchronization\n",
+	if (prog.uses_llvm_omp)
+		fprintf(stderr, "shadowbind-record: warning: %s uses LLVM's or Intel's OpenMP runtime (libomp), whose __kmpc_* calls the recorder does not see (only GCC's libgomp is recorded); the trace will miss that synchronization\n",
 		        prog.path);
 	char preload[PATH_MAX];
 	if (rec_preload_path(preload, sizeof preload, &err) < 0) {
@@ -165,7 +165,11 @@ int main(int argc, char **argv)
 	char envp[2][2 * PATH_MAX + 256];
 	snprintf(envp[0], sizeof envp[0], "LD_PRELOAD=%s", preload);
 	snprintf(envp[1], sizeof envp[1], "SHADOWBIND_TRACE=%s", absraw);
-	char *extra[5] = { envp[0], envp[1], pe[0], pe[1], NULL };
+	char *extra[6] = { envp[0], envp[1], pe[0], pe[1], NULL, NULL };
+	/* threads sharing a CPU: libgomp's short spin, as shadowbind-run */
+	if (pe[0] && prog.uses_gomp && rec_pins_share(pe[0]) && !getenv("GOMP_SPINCOUNT") &&
+	    !getenv("OMP_WAIT_POLICY"))
+		extra[pe[1] ? 4 : 3] = REC_OMP_SPIN;
 	unlink(raw);
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
 	free(pe[0]);

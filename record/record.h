@@ -37,7 +37,10 @@ struct rec_program {
 	char path[4096];  /* resolved through PATH                           */
 	int is_elf;       /* an ELF file we could read                       */
 	int is_static;    /* no program interpreter: LD_PRELOAD cannot work  */
-	int uses_gomp;    /* needs libgomp (OpenMP: raw futex barriers)      */
+	int uses_gomp;    /* needs libgomp (GCC's OpenMP: recorded through
+	                     its GOMP_* entry points, docs/record.md)        */
+	int uses_llvm_omp; /* needs LLVM's or Intel's OpenMP runtime (libomp,
+	                     libiomp5): its __kmpc_* calls are not recorded  */
 };
 
 /*
@@ -72,6 +75,27 @@ int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pin
  * (free it).  0, or -1 with err.
  */
 int rec_tree_from_trace(const char *path, char **tree, struct trace_error *err);
+
+/*
+ * rec_omp_places - the OpenMP places list equivalent to a pin list (the
+ * value of SHADOWBIND_PIN, with or without its name): "{c1},{c2},...",
+ * the OS CPU of thread 1, 2, ... in order; with OMP_PROC_BIND=close
+ * libgomp puts team member i on the i-th place, which is thread i + 1 of
+ * a recorded OpenMP program with one team (docs/record.md, OpenMP).
+ * malloc'd (free it); NULL when a thread has no CPU or out of memory.
+ */
+char *rec_omp_places(const char *pins);
+
+/*
+ * rec_pins_share - 1 if the pin list (as rec_omp_places) puts two threads
+ * on one CPU, else 0.  libgomp spins up to 300,000 times in a wait
+ * unless a team has more threads than the CPUs it saw at start; pinned
+ * to one CPU, a spinning thread takes the CPU from the one it waits for,
+ * so the commands then set libgomp's own value for that case
+ * (REC_OMP_SPIN; docs/record.md, OpenMP).
+ */
+int rec_pins_share(const char *pins);
+#define REC_OMP_SPIN "GOMP_SPINCOUNT=100"
 
 /* Number of CPUs in the set, and its first CPU (-1 if empty). */
 int rec_cpu_count(const cpu_set_t *s);

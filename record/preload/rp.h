@@ -95,6 +95,8 @@ struct rp_thread {
 	                            was claimed: waiters registered up to it
 	                            could have been woken instead            */
 	struct rp_thread *cw_next; /* next waiter of the condvar             */
+	void *omp_region;        /* rp_gomp.c: the OpenMP region whose end
+	                            it reached, not yet written (under G)   */
 };
 
 /* Object table entry (address -> current id and recorder state). */
@@ -251,6 +253,15 @@ int rp_pin_next(uint32_t *id);
 void rp_pin_self(int cpu);
 /* The calling thread's id in run mode (set by the trampoline). */
 void rp_pin_set_id(uint32_t id);
+
+/* rp_gomp.c: when OpenMP work queues were recorded (dynamic or guided
+ * chunks, sections, single), the pool of the outermost team of thread 1
+ * ("1-4") in buf and its queue mutex's id; 1, else 0. */
+int rp_gomp_pool(char *buf, size_t len, uint32_t *mutex);
+/* rp_gomp.c, under G: a thread that ends (t->omp_region set: a member of
+ * a nested team, which libgomp ends with its region) writes its region's
+ * end first (the master may not have returned yet). */
+void rp_gomp_exit(struct rp_thread *t);
 
 /* rp_name.c: the symbol of function fn into out ("" if unknown). */
 void rp_symname(void *fn, char *out, size_t len);

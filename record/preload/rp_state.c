@@ -419,6 +419,10 @@ void rp_thread_exit(struct rp_thread *t)
 	if (t->exited)
 		return;
 	t->busy = 1;
+	if (t->omp_region && rp_lock() == 0) {
+		rp_gomp_exit(t);
+		rp_unlock();
+	}
 	uint64_t w = rp_work(t, TRACE_EXIT);
 	if (rp_lock() == 0) {
 		rp_emit(t, w, TRACE_EXIT, 0, 0);
@@ -584,6 +588,11 @@ static void rp_write_trace(const char *why)
 	g_head->foot = foot;
 	g_head->footlen = footlen;
 	__atomic_store_n(&g_head->state, (uint64_t)REC_SPOOL_DONE, __ATOMIC_RELEASE);
+	char pool[256];
+	uint32_t qm = 0;
+	if (rp_gomp_pool(pool, sizeof pool, &qm))
+		rp_say("shadowbind-record: OpenMP work queue recorded (dynamic/guided loops, sections, single): predict with --pool ",
+		       pool, " (docs/record.md, OpenMP)\n");
 }
 
 /* Open the spool at g_path: its header page (mapped shared) and the
