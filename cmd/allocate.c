@@ -700,9 +700,11 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped);
 	if (o->judged != 0 && o->judge_rc != BOUND_OK) {
-		/* say why the bound and lower lines are missing */
+		/* say why the bound and lower lines are missing (a header line
+		 * of its own: the binding writer takes no comment there, and
+		 * readers ignore a key they do not know) */
 		size_t l = strlen(h->extra);
-		snprintf(h->extra + l, sizeof h->extra - l, "\n# no bound or lower line: %s",
+		snprintf(h->extra + l, sizeof h->extra - l, "\nno_bound %s",
 		         bound_strerror(o->judge_rc));
 	}
 	b.extra = h->extra;
