@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "mach/mach.h"
+#include "mach/machint.h"
 
 static int fail(char *why, size_t len, const char *fmt, const char *arg)
 {
@@ -174,14 +175,6 @@ static struct mach_fig fig_clamp(struct mach_fig f)
 
 /* ---- topology ---- */
 
-static char *dupstr(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
 
 /* The pair's kind: the type of the deepest object holding both. */
 static void pair_kind(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b, char *buf,
@@ -315,7 +308,7 @@ static void *run_job(void *arg)
 		char pl[256] = "";
 		if (pu[i])
 			place_of(pu[i], pl, sizeof pl);
-		m->place[i] = dupstr(pl[0] ? pl : "unknown");
+		m->place[i] = mach_dupstr(pl[0] ? pl : "unknown");
 		if (!m->place[i]) {
 			fail(j->why, j->len, "out of memory%s", "");
 			goto out;
@@ -337,7 +330,7 @@ static void *run_job(void *arg)
 					rep[x * n + y] = (int32_t)q;
 					break;
 				}
-			m->pair_kind[x * n + y] = dupstr(k);
+			m->pair_kind[x * n + y] = mach_dupstr(k);
 			if (!m->pair_kind[x * n + y]) {
 				fail(j->why, j->len, "out of memory%s", "");
 				goto out;

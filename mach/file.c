@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/ini.h"
 #include "mach/mach.h"
+#include "mach/machint.h"
 
 /* ---- writing ---- */
 
@@ -127,14 +129,6 @@ static long numbers(const char *s, double *v, long max)
 	return n;
 }
 
-static char *dupstr(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
 
 /* The index after "prefix." in key, or -1. */
 static long index_of(const char *key, const char *prefix, const char **rest)
@@ -281,7 +275,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		}
 		if (which == 4) {
 			free(m->place[x]);
-			m->place[x] = dupstr(e->value);
+			m->place[x] = mach_dupstr(e->value);
 		} else if (which == 3) {
 			const char *s = e->value;
 			for (uint32_t y = 0; y < n; y++) {
@@ -352,33 +346,10 @@ out:
 int mach_read(const char *path, struct mach *m, char *why, size_t len)
 {
 	memset(m, 0, sizeof *m);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
+	char *b = NULL;
+	size_t n = 0;
+	if (cli_slurp(path, &b, &n, why, len) != CLI_OK)
 		return -1;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		n += fread(b + n, 1, cap - n, f);
-		if (n < cap || cap >= (1u << 26))
-			break;
-		char *g = realloc(b, cap * 2);
-		if (!g) {
-			free(b);
-			b = NULL;
-			break;
-		}
-		b = g;
-		cap *= 2;
-	}
-	int bad = !b || ferror(f) || n == cap;
-	fclose(f);
-	if (bad) {
-		free(b);
-		snprintf(why, len, "%s: cannot read (too large, or out of memory)", path);
-		return -1;
-	}
 	int rc = mach_parse(path, b, n, m, why, len);
 	free(b);
 	return rc;
