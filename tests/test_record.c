@@ -985,9 +985,68 @@ static void test_report(void **state)
 	free(err);
 }
 
+/* rec_spin_as_wait, by hand (issue 28).  Recorded on one processor,
+ * thread 2 retries mutex 1 three times (works 15, 50, 50; a yield between
+ * the last two) while thread 1 holds it, and takes it with the fourth try
+ * (work 50).  The transform makes that `2 15 lock 1` where the success
+ * was; the tries, the yield and 50+0+50+50 of work go.  With one
+ * processor per thread (the critical path): thread 1 locks at 10 and
+ * unlocks at 110; thread 2 asks at 15, gets mutex 1 at 110, unlocks at
+ * 130 and exits; thread 3 (created at 110) ends at 116; thread 1 joins
+ * at 130: makespan 130 (the recorded trace replays the spinning: its try
+ * succeeds at 15+50+50+0+50 = 165, makespan 185).  A loop that gives up (thread 3: a failed trywait,
+ * then a post) is kept. */
+static void test_spin_as_wait(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(
+		"shadowbind-trace 1\nunit ns\n"
+		"1 0 create 2\n1 10 lock 1\n"
+		"2 15 trylock 1 busy\n2 50 trylock 1 busy\n2 0 sleep 0\n2 50 trylock 1 busy\n"
+		"1 100 unlock 1\n2 50 trylock 1 ok\n2 20 unlock 1\n2 0 exit\n"
+		"1 0 create 3\n3 1 trywait 1 busy\n3 2 trywait 1 busy\n3 3 post 1\n3 0 exit\n"
+		"1 0 join 2\n1 0 join 3\n1 0 exit\n");
+	struct trace *st = NULL;
+	struct rec_spin_fix fix;
+	struct trace_error err;
+	int src = rec_spin_as_wait(tr, REC_POLL_NS, &st, &fix, &err);
+	if (src)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(src, 0);
+	assert_int_equal(fix.loops, 1);
+	assert_int_equal(fix.tries, 3);
+	assert_int_equal(fix.dropped_records, 4);
+	assert_int_equal(fix.dropped_work, 50 + 0 + 50 + 50);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_int_equal(trace_write(st, m), 0);
+	fclose(m);
+	assert_non_null(strstr(text, "1 100 unlock 1\n2 15 lock 1\n2 20 unlock 1\n"));
+	assert_non_null(strstr(text, "3 1 trywait 1 busy\n3 2 trywait 1 busy\n3 3 post 1\n"));
+	assert_null(strstr(text, "trylock"));
+	free(text);
+	uint64_t want[2] = { 185, 130 };
+	struct trace *both[2] = { tr, st };
+	for (int i = 0; i < 2; i++) {
+		struct sim_program *p = sim_program_new(both[i]);
+		struct sim_work *w = sim_work_new(p);
+		struct sim_params par;
+		sim_params_init(&par);
+		sim_time ms;
+		assert_int_equal(sim_makespan(p, w, &par, NULL, &ms), SIM_OK);
+		assert_true(sim_time_cmp(ms, sim_time_int(want[i])) == 0);
+		sim_work_free(w);
+		sim_program_free(p);
+	}
+	trace_free(st);
+	trace_free(tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spin_as_wait),
 		cmocka_unit_test(test_spin_scan),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_examples),
