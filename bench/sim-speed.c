@@ -455,9 +455,12 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	printf("\nworst over traces of >= 1e5 records: parse %.0f MB/s (goal 500), "
-	       "fifo %.2f M steps/s (goal 15), rr %.2f M steps/s, ps %.2f M steps/s (goal 5)\n",
-	       worst_parse, worst_fifo / 1e6, worst_rr / 1e6, worst_ps / 1e6);
+	if (worst_parse == 1e300) /* --max-records below 1e5 */
+		printf("\nworst over traces of >= 1e5 records: none measured (--max-records)\n");
+	else
+		printf("\nworst over traces of >= 1e5 records: parse %.0f MB/s (goal 500), "
+		       "fifo %.2f M steps/s (goal 15), rr %.2f M steps/s, ps %.2f M steps/s (goal 5)\n",
+		       worst_parse, worst_fifo / 1e6, worst_rr / 1e6, worst_ps / 1e6);
 	if (per_trace)
 		printf("peak resident memory with the Direct model, largest over the traces (each "
 		       "measured alone: text, parse, program, runs): %ld MB, of which %ld MB is the "
