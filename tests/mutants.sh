@@ -100,8 +100,10 @@ cd "$TMP/tree" || exit 2
 DRY=${MUTANTS_DRY:-0} # 1: only check that every text is found once
 echo "mutants: the unmutated copy first (make check)"
 if [ "$DRY" = 1 ]; then :; elif ! $MK check < /dev/null > "$TMP/base.log" 2>&1; then
-	tail -20 "$TMP/base.log"
-	echo "mutants: the unmutated copy fails make check (log above): nothing to compare" >&2
+	grep -E '^== |ERROR|FAILED|error:' "$TMP/base.log" | grep -B1 -E 'ERROR|FAILED|error:' | tail -20
+	tail -3 "$TMP/base.log"
+	cp "$TMP/base.log" "${TMPDIR:-/tmp}/mutants-base.log"
+	echo "mutants: the unmutated copy fails make check (above; the log is ${TMPDIR:-/tmp}/mutants-base.log): nothing to compare" >&2
 	exit 2
 fi
 [ "$DRY" = 1 ] || grep "^tests:" "$TMP/base.log"
