@@ -413,9 +413,9 @@ static void test_determinism(void **state)
 }
 
 /* --binpack-input (docs/alloc.md, "Binpacking's input"): the program
- * tu_binpack_inputs of test_alloc.c's test_binpack_input, whose three inputs give three
- * different binpacking allocations on 2 processors (fifo), derived by hand
- * there: work {main, w4, w5} / {w2, w3}; lifetime {main, w2, w3} / {w4,
+ * tu_binpack_inputs, whose three inputs give three different binpacking
+ * allocations on 2 processors (fifo), derived by hand in test_alloc.c's
+ * test_binpack_input: work {main, w4, w5} / {w2, w3}; lifetime {main, w2, w3} / {w4,
  * w5}; elapsed {main, w4} / {w2, w3, w5}.  The header line
  * `binpack_input` and --json's key say which; a bad value is a usage
  * error, in the configuration file bad input. */
