@@ -4,6 +4,8 @@
 #   make deps       install the Debian packages we need (when missing)
 #   make check      build and run every test (cmocka)
 #   make sanitize   the same under AddressSanitizer + UBSan (== make check SAN=1)
+#   make mutants    plant each bug of tests/mutants.txt in a copy, run the
+#                   suite, print which survive (not in CI; docs/HACKING.md)
 #   make bench      build the benchmarks (bench/*), not run
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz
 #   make fuzz-quick run each harness for 15 s (CI)
@@ -57,7 +59,7 @@ TEST_BINS = $(patsubst %,$(BUILD)/tests/%,$(TESTS))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all deps check check-layers sanitize bench fuzz fuzz-quick clean
+.PHONY: all deps check check-layers sanitize mutants bench fuzz fuzz-quick clean
 .SECONDARY:
 
 all: $(CMDS)
@@ -119,6 +121,12 @@ check-layers:
 sanitize:
 	$(MAKE) SAN=1 check
 
+# Plant each small bug of tests/mutants.txt, one at a time, in a copy of
+# the tree and run the suite there; prints which survive (not in CI;
+# docs/HACKING.md, Mutants).  MUTANTS=3,7-9 picks some.
+mutants:
+	sh tests/mutants.sh tests/mutants.txt $(MUTANTS)
+
 bench: $(CMDS) $(BENCHES)
 
 fuzz:
@@ -177,7 +185,7 @@ $(BUILD)/shadowbind.pc: Makefile $(BUILD)/pc.vars
 	  'Description: trace-driven simulation and thread binding (Broberg 2002)' \
 	  'Version: 1.0' \
 	  'Cflags: -I$${includedir}' \
-	  'Libs: -L$${libdir} $(foreach m,$(INSTALL_MODULES),-lshadowbind_$(m)) -lglpk -lgmp -lgomp -lpthread -lm' > $@
+	  'Libs: -L$${libdir} $(foreach m,$(INSTALL_MODULES),-lshadowbind_$(m)) -lglpk -lgmp -lgomp -lpthread -lzstd -lm' > $@
 
 install: all $(MANPAGES) $(BUILD)/shadowbind.pc
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(pcdir)

@@ -21,6 +21,7 @@ libgmp-dev
 libhwloc-dev
 libjansson-dev
 libopenmpi-dev
+libzstd-dev
 make
 openmpi-bin
 pkgconf

@@ -1,6 +1,6 @@
 /* alg_anneal.c - simulated annealing on the moves of Paper V (ours).
  *
- * From csga's allocation, draw a change as the greedy algorithm does
+ * From csga's allocation (random_start: a random one), draw a change as the greedy algorithm does
  * (swap or move); accept it if it is not longer, or else with probability
  * exp(-d / T), d the relative lengthening; T falls geometrically from T0 =
  * 3% to 0.05% of the makespan as the budget (tests, else time) is spent.
@@ -51,7 +51,8 @@ static double progress_frac(struct alloc_ctx *c, uint64_t t_start,
 
 static int run(struct alloc_ctx *c)
 {
-	int r = alloc_run_phase(c, &alloc_alg_csga);
+	int rs = c->par->random_start; /* from a random allocation */
+	int r = rs ? 0 : alloc_run_phase(c, &alloc_alg_csga);
 	if (r || alloc_check(c) || c->k < 2 || c->n < 2)
 		return r;
 	const uint32_t n = c->n;
@@ -72,6 +73,11 @@ static int run(struct alloc_ctx *c)
 	memcpy(cur, c->best, sizeof *cur * n);
 	int cst = c->best_st;
 	sim_time cms = c->best_ms;
+	if (rs) {
+		alloc_random_binding(c, cur);
+		if ((r = alloc_evaluate(c, cur, 1, 1, &cst, &cms)) != 0)
+			goto out;
+	}
 	uint64_t t_start = c->tests, budget = alloc_room(c);
 	uint64_t idle = 0, nulls = 0, give_up = 1000 + 64 * (uint64_t)n * c->k;
 	while (!alloc_check(c)) {
@@ -187,9 +193,9 @@ out:
 }
 
 const struct alloc_algorithm alloc_alg_anneal = {
-	"anneal",
-	"ours: csga, then simulated annealing on swaps/moves",
-	run,
-	1,
-	0,
+	.name = "anneal",
+	.summary = "ours: csga, then simulated annealing on swaps/moves",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

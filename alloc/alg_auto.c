@@ -7,7 +7,9 @@
  * (twice over for a time estimate, which is only an estimate), enumerate
  * them (the optimum).  Else csga (when its worst-case test count fits in
  * half of it, else nothing more: binpacking's allocation), then tabu
- * search from the best so far until the budget or the time is spent. */
+ * search from the best so far until the budget or the time is spent.
+ * With random_start (an independent search after the first), no csga:
+ * tabu search from a random allocation. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,14 +26,18 @@ static int run(struct alloc_ctx *c)
 	if (need != UINT64_MAX && need <= room)
 		return alloc_run_phase(c, &alloc_alg_exhaustive);
 	int r = 0;
-	if (alloc_sga_tests(c->n, c->k) + 1 <= room / 2)
+	int rs = c->par->random_start;
+	if (!rs && alloc_sga_tests(c->n, c->k) + 1 <= room / 2)
 		r = alloc_run_phase(c, &alloc_alg_csga);
 	if (r || alloc_check(c))
 		return r;
 	int32_t *b = malloc(sizeof *b * c->n);
 	if (!b)
 		return ALLOC_ENOMEM;
-	memcpy(b, c->best, sizeof *b * c->n);
+	if (rs)
+		alloc_random_binding(c, b);
+	else
+		memcpy(b, c->best, sizeof *b * c->n);
 	const char *old = c->phase;
 	c->phase = "tabu";
 	r = alloc_tabu_from(c, b, UINT64_MAX);
@@ -41,9 +47,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_auto = {
-	"auto",
-	"default: exhaustive when it can finish, else csga then tabu search (ours)",
-	run,
-	1,
-	0,
+	.name = "auto",
+	.summary = "default: exhaustive when it can finish, else csga then tabu search (ours)",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

@@ -20,9 +20,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_binpack = {
-	"binpack",
-	"longest thread first onto the least loaded processor (Paper IV, 1 test)",
-	run,
-	0,
-	0,
+	.name = "binpack",
+	.summary = "longest thread first onto the least loaded processor (Paper IV, 1 test)",
+	.run = run,
+	.search = 0,
+	.baseline = 0,
 };

@@ -33,9 +33,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_block = {
-	"block",
-	"baseline, no floor: threads in id order in k contiguous blocks (Paper VII's simple allocation)",
-	run,
-	0,
-	1,
+	.name = "block",
+	.summary = "baseline, no floor: threads in id order in k contiguous blocks (Paper VII's simple allocation)",
+	.run = run,
+	.search = 0,
+	.baseline = 1,
 };

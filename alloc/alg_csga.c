@@ -14,9 +14,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_csga = {
-	"csga",
-	"better of sga and binpack (Paper IV; as many tests as sga)",
-	run,
-	0,
-	0,
+	.name = "csga",
+	.summary = "better of sga and binpack (Paper IV; as many tests as sga)",
+	.run = run,
+	.search = 0,
+	.baseline = 0,
 };

@@ -42,9 +42,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_dsg = {
-	"dsg",
-	"greedy restarted from random allocations at its stop criterion (Paper V)",
-	run,
-	1,
-	0,
+	.name = "dsg",
+	.summary = "greedy restarted from random allocations at its stop criterion (Paper V)",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

@@ -76,9 +76,9 @@ out:
 }
 
 const struct alloc_algorithm alloc_alg_exhaustive = {
-	"exhaustive",
-	"every canonical allocation once (exact when the budget allows)",
-	run,
-	1,
-	0,
+	.name = "exhaustive",
+	.summary = "every canonical allocation once (exact when the budget allows)",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

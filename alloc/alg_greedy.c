@@ -203,7 +203,10 @@ static int run(struct alloc_ctx *c)
 	int32_t *b = malloc(sizeof *b * c->n);
 	if (!b)
 		return ALLOC_ENOMEM;
-	memcpy(b, c->binpack, sizeof *b * c->n);
+	if (c->par->random_start)
+		alloc_random_binding(c, b);
+	else
+		memcpy(b, c->binpack, sizeof *b * c->n);
 	enum alloc_stop why;
 	int r = alloc_greedy_from(c, b, c->par->stop_after, &why);
 	if (!r && c->stop == ALLOC_STOP_DONE)
@@ -213,9 +216,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_greedy = {
-	"greedy",
-	"random swap/move from binpack, keep if better (Paper V Fig. 1)",
-	run,
-	1,
-	0,
+	.name = "greedy",
+	.summary = "random swap/move from binpack, keep if better (Paper V Fig. 1)",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

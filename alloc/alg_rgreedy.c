@@ -57,9 +57,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_rgreedy = {
-	"rgreedy",
-	"greedy from `restarts` (10) random allocations, best kept (Paper V Fig. 3)",
-	run,
-	1,
-	0,
+	.name = "rgreedy",
+	.summary = "greedy from `restarts` (10) random allocations, best kept (Paper V Fig. 3)",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

@@ -26,9 +26,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_roundrobin = {
-	"roundrobin",
-	"baseline, no floor: thread i (id order) on processor i mod k (Paper VII)",
-	run,
-	0,
-	1,
+	.name = "roundrobin",
+	.summary = "baseline, no floor: thread i (id order) on processor i mod k (Paper VII)",
+	.run = run,
+	.search = 0,
+	.baseline = 1,
 };

@@ -95,9 +95,9 @@ static int run(struct alloc_ctx *c)
 }
 
 const struct alloc_algorithm alloc_alg_sga = {
-	"sga",
-	"simple greedy with shadow processors (Paper IV; Figure 3's tests + the floor)",
-	run,
-	0,
-	0,
+	.name = "sga",
+	.summary = "simple greedy with shadow processors (Paper IV; Figure 3's tests + the floor)",
+	.run = run,
+	.search = 0,
+	.baseline = 0,
 };

@@ -228,22 +228,25 @@ out:
 
 static int run(struct alloc_ctx *c)
 {
-	int r = alloc_run_phase(c, &alloc_alg_csga);
+	int r = c->par->random_start ? 0 : alloc_run_phase(c, &alloc_alg_csga);
 	if (r || alloc_check(c))
 		return r;
 	int32_t *b = malloc(sizeof *b * c->n);
 	if (!b)
 		return ALLOC_ENOMEM;
-	memcpy(b, c->best, sizeof *b * c->n);
+	if (c->par->random_start)
+		alloc_random_binding(c, b);
+	else
+		memcpy(b, c->best, sizeof *b * c->n);
 	r = alloc_tabu_from(c, b, UINT64_MAX);
 	free(b);
 	return r;
 }
 
 const struct alloc_algorithm alloc_alg_tabu = {
-	"tabu",
-	"ours: csga, then tabu search on load-guided and random moves/swaps",
-	run,
-	1,
-	0,
+	.name = "tabu",
+	.summary = "ours: csga, then tabu search on load-guided and random moves/swaps",
+	.run = run,
+	.search = 1,
+	.baseline = 0,
 };

@@ -927,6 +927,8 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	int ai = alloc_algorithm_find(name);
 	if (ai < 0)
 		return ALLOC_EINVAL;
+	if (alloc_restartable(par)) /* R independent searches */
+		return alloc_run_share(p, par, 0, 1, res);
 
 	struct alloc_ctx c;
 	int r = ctx_init(&c, p, par);

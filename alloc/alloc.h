@@ -38,9 +38,11 @@ enum {
 	ALLOC_EINVAL = -1,  /* bad parameters (unknown algorithm, k = 0,
 	                       unbound mode, ...)                         */
 	ALLOC_ENOMEM = -2,
-	ALLOC_ESIM = -3     /* the simulator failed on every binding
+	ALLOC_ESIM = -3,    /* the simulator failed on every binding
 	                       tested (exact-time overflow), or rejected
 	                       the parameters                             */
+	ALLOC_EMPI = -4     /* alloc_run_ranks: the message passing
+	                       between MPI ranks failed                   */
 };
 
 /* Why a search stopped (alloc_result.stop). */
@@ -139,7 +141,18 @@ struct alloc_params {
 	                           on the machine's speed.                  */
 	uint32_t restarts;      /* dsg: at most this many restarts; 0: as
 	                           many as the budget allows.  rgreedy: the
-	                           number of runs; 0: 10 (Paper V Fig. 3)  */
+	                           number of runs; 0: 10 (Paper V Fig. 3).
+	                           greedy, anneal, tabu, auto: R >= 2 runs
+	                           R independent searches, each with its
+	                           share of the budget, the best kept
+	                           (alloc_run_share); 0 or 1: one search.
+	                           The other algorithms ignore it.         */
+	int random_start;       /* greedy, anneal, tabu, auto: start from a
+	                           random allocation (from seed) instead of
+	                           binpacking's (greedy) or csga's (the
+	                           others); auto still enumerates when its
+	                           budget covers every allocation.  Set for
+	                           every independent search but the first. */
 	sim_time lower;         /* a proven lower bound on the makespan
 	                           (bound module); the search stops when it
 	                           reaches it.  {0, 1}: unknown.            */
@@ -211,6 +224,9 @@ struct alloc_result {
 	                          the cutoff (not counted in sims)          */
 	int enumerated;        /* 1 if exhaustive enumeration ran (as the
 	                          algorithm or as auto's choice)           */
+	uint32_t restart;      /* independent searches (restarts >= 2):
+	                          the index of the one whose binding this
+	                          is; 0 otherwise                          */
 	int complete;          /* 1 if that enumeration tested every
 	                          canonical binding (the result is the
 	                          optimum under this model); 0 if a budget,
@@ -239,6 +255,91 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 
 /* alloc_result_release - free what *r owns and zero it; accepts zeroed. */
 void alloc_result_release(struct alloc_result *r);
+
+/* ---------------------------------------------------------------------
+ * Independent searches (alloc/restarts.c): par->restarts = R >= 2 with
+ * greedy, anneal, tabu or auto (alloc_restartable).
+ *
+ * Search i of R (0 <= i < R) is alloc_run with the same parameters but
+ * seed alloc_restart_seed(par->seed, i), random_start = (i > 0), restarts
+ * 0, and max_tests its share of the budget: B / R, plus one for i < B mod
+ * R (at least 1), where B is par->max_tests or, without a test budget
+ * and without a time limit, alloc_default_budget -- so R searches make as
+ * many tests as one search would.  With a time limit, each search of a
+ * process gets the time left divided by the searches it has left.  Each
+ * search tests binpacking's allocation first (the floor), so the best is
+ * never worse than binpacking's.  The best is the first by (status,
+ * makespan, search index): the same whatever order or process the
+ * searches ran in, so the result (binding, makespan, tests summed) is the
+ * same bit for bit for any number of processes (alloc/mpi.c) or OpenMP
+ * threads, unless a time limit stopped a search.
+ */
+
+/* 1 if par->restarts >= 2 and the algorithm is one that restarts. */
+int alloc_restartable(const struct alloc_params *par);
+
+/* alloc_restart_seed - the seed of search i: seed itself for i = 0, else
+ * a splitmix64 mix of seed and i. */
+uint64_t alloc_restart_seed(uint64_t seed, uint32_t i);
+
+/*
+ * alloc_run_share - run the searches first, first + stride, ... < R of
+ * par->restarts = R (one search, alloc_run, when !alloc_restartable(par)
+ * and first == 0; none when first >= R), keeping the best in *res
+ * (res->restart its index): tests, simulations, deadlocks, cutoffs summed,
+ * restarts = the searches' restarts + the searches after the first, stop =
+ * ALLOC_STOP_CANCELLED if a search was cancelled (the later searches are
+ * then not run), else ALLOC_STOP_TIME if one ran out of time, else the
+ * best search's.  A process
+ * without a search gets ALLOC_OK and a zeroed *res (binding NULL).
+ * Returns as alloc_run.  The progress callback sees the tests of the
+ * searches before the current one added, and the best of them all.
+ */
+int alloc_run_share(const struct sim_program *p,
+                    const struct alloc_params *par, uint32_t first,
+                    uint32_t stride, struct alloc_result *res);
+
+/*
+ * alloc_result_merge - fold *b (a search's result, its restart index set)
+ * into *a, as alloc_run_share does: *a keeps the better binding of the
+ * two (the first by status, makespan, restart index), the sums, and the
+ * stop rule above; *b is released.  *a may be zeroed (it then takes *b).
+ */
+void alloc_result_merge(struct alloc_result *a, struct alloc_result *b);
+
+/* ---------------------------------------------------------------------
+ * MPI (alloc/mpi.c, built with ALLOC_MPI when alloc/module.mk finds
+ * mpicc; without it the one-process case): the independent searches
+ * dealt over the ranks of mpirun, OpenMP inside each rank.
+ */
+
+/* 1 if this build has MPI. */
+int alloc_mpi_available(void);
+/* 1 if the process was started by mpirun (the environment says so). */
+int alloc_mpi_launched(void);
+/* MPI_Init_thread (funneled) with MPI_ERRORS_RETURN; 0 or -1 (also
+ * without MPI in the build).  *rank and *size: this process and all. */
+int alloc_mpi_init(int *argc, char ***argv, int *rank, int *size);
+/* MPI_Finalize when initialised and not finalised. */
+void alloc_mpi_finalize(void);
+/* MPI_Abort of every rank with exit status code (after reporting). */
+void alloc_mpi_abort(int code);
+
+/*
+ * alloc_run_ranks - every rank calls it (after alloc_mpi_init): rank r
+ * runs the searches r, r + size, ... (alloc_run_share), then every rank's
+ * best and sums go to rank 0, which merges them (alloc_result_merge):
+ * rank 0's *res is the result of all R searches, the same as alloc_run's
+ * in one process.  Without restarts (alloc_restartable 0) rank 0 runs
+ * the one search and the others none.  The other ranks' *res is their
+ * own part (release it).  Returns as alloc_run on rank 0 (the first
+ * failure of any rank, by rank; err names the rank and MPI's message
+ * when the message passing itself failed: ALLOC_ESIM is not used for it,
+ * ALLOC_EMPI is); without MPI (or size 1) it is alloc_run.
+ */
+int alloc_run_ranks(const struct sim_program *p,
+                    const struct alloc_params *par, struct alloc_result *res,
+                    char *err, size_t errlen);
 
 /*
  * alloc_default_budget - the test budget of the searches when neither

@@ -172,7 +172,8 @@ struct alloc_algorithm {
 /*
  * The table, in the order --list-algorithms shows it.  Adding an algorithm
  * is adding alloc/alg_NAME.c, which defines
- *	const struct alloc_algorithm alloc_alg_NAME = {"NAME", ...};
+ *	const struct alloc_algorithm alloc_alg_NAME = {.name = "NAME",
+ *		.summary = "...", .run = run, .search = 1, .baseline = 0};
  * and one line here.
  */
 #define ALLOC_TABLE(X) \

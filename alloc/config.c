@@ -31,9 +31,25 @@ static const struct mkey {
 #define MKEY_FILE(KEY, FIELD)
 #define MKEY_STR(KEY, FIELD)
 #define MKEY_FLAG(KEY, FIELD)
+#define MKEY_MACHFILE(KEY, FIELD)
 	CLI_MACHINE_ROWS(MKEY_, 0)
 };
 #define NMKEYS (sizeof mkeys / sizeof *mkeys)
+
+/* [machine]'s keys that name a machine file (MACHFILE rows): known, and
+ * left to the command, which reads the file with the trace. */
+static const char *const file_keys[] = {
+#define FKEY_(A, ID, KIND, OPT, SH, KEY, FIELD, MV, HELP) FKEY_##KIND(KEY)
+#define FKEY_MACHFILE(KEY) KEY,
+#define FKEY_CPUS(KEY)
+#define FKEY_TIME(KEY)
+#define FKEY_POLICY(KEY)
+#define FKEY_MODEL(KEY)
+#define FKEY_FILE(KEY)
+#define FKEY_STR(KEY)
+#define FKEY_FLAG(KEY)
+	CLI_MACHINE_ROWS(FKEY_, 0) NULL
+};
 
 /* The binpacking inputs by name (enum alloc_input). */
 static const char *const input_names[] = {
@@ -91,6 +107,8 @@ static int known(const char *const *keys, const char *k)
 
 static int machine_key(const char *k)
 {
+	if (known(file_keys, k))
+		return 1;
 	for (size_t i = 0; i < NMKEYS; i++)
 		if (strcmp(mkeys[i].key, k) == 0)
 			return 1;

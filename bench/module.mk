@@ -15,3 +15,10 @@ else
 vs-simgrid:
 	@echo "vs-simgrid: SimGrid not found (pkg-config simgrid failed): install libsimgrid-dev"
 endif
+
+# bench/scale (issue 22): the tools on recorded runs of 10^6..10^8
+# synchronization calls; not in CI (about 25 minutes at full size).
+# SCALE_DIV=100 divides the sizes.
+.PHONY: bench-scale
+bench-scale: $(CMDS) $(BUILD)/bench/trace-speed $(REC_PRELOAD) $(BUILD)/examples/lockloop
+	BUILD=$(BUILD) BIN=$(BIN) SCALE_DIV=$(or $(SCALE_DIV),1) sh bench/scale

@@ -65,6 +65,11 @@ struct bound_prog {
 	                     per thread and t = 0; units: trace unit          */
 	uint64_t signals; /* synchronization signals (bound_signals)        */
 	uint64_t work;    /* total work; units: trace unit                   */
+	int model;        /* enum sim_model that gave T and V: the Direct
+	                     model, or when the trace deadlocks under it with
+	                     one processor per thread, the next model of the
+	                     thesis's scheme that does not (client-server,
+	                     then strict sequence), as simulate does          */
 };
 
 /* bound_prog_init - n threads, V = 0, z = T = 0.  Returns BOUND_OK,
@@ -97,7 +102,10 @@ uint64_t bound_signals(const struct trace *tr, uint64_t by_op[TRACE_NOPS]);
  * bound_prog_from_trace - n, V, z, T(P,n,0), signals and work of `tr`.
  * T and V come from the simulator with one processor per thread, t = 0
  * (sim_run with binding NULL, SIM_SCHEDULE): v[i] is the total length of
- * the instants at which exactly i threads are running.  *bp must be
+ * the instants at which exactly i threads are running.  The model is
+ * SIM_AUTO's: Direct, or the first model of the thesis's scheme that does
+ * not deadlock (bp->model says which; strict sequence never deadlocks on
+ * a valid trace).  *bp must be
  * zeroed or released; on success it is initialized (release it), on
  * failure it is zeroed.  Returns BOUND_OK, BOUND_EDEADLOCK, BOUND_ESIM,
  * BOUND_ETOOBIG, BOUND_ENOMEM, or BOUND_EINVAL (zero total work).
@@ -242,6 +250,9 @@ struct bound_lower {
 	                          synchronizations whose order can change
 	                          dropped (docs/bound.md); trace units        */
 	int path_relaxed;      /* 0: nothing dropped, path = T(P,n,0)         */
+	int path_deadlock;     /* 1: the relaxed program deadlocks under the
+	                          Direct model with one processor per thread;
+	                          path is 0 (not part of lower)             */
 	uint64_t path_dropped; /* records dropped                             */
 	sim_time lower;        /* max(work_max, part_lb, path)                */
 	int part_itercap;      /* 1 if GLPK stopped at the iteration cap

@@ -574,6 +574,12 @@ int bound_lower_path(const struct trace *tr, struct bound_lower *out)
 			out->path = ms;
 			out->path_relaxed = out->path_dropped > 0;
 			rc = BOUND_OK;
+		} else if (st == SIM_DEADLOCK) {
+			/* no critical path under Direct: the bound keeps the
+			 * parts that hold under every model */
+			out->path = sim_time_int(0);
+			out->path_deadlock = 1;
+			rc = BOUND_OK;
 		} else {
 			rc = st == SIM_DEADLOCK ? BOUND_EDEADLOCK :
 			     st == SIM_ENOMEM ? BOUND_ENOMEM : BOUND_ESIM;

@@ -104,8 +104,13 @@ int bound_prog_from_trace(const struct trace *tr, struct bound_prog *bp)
 	struct sim_params par;
 	sim_params_init(&par);
 	par.latency = 0;
+	/* the model the trace needs (issue 20: a trace that deadlocks under
+	 * Direct with one processor per thread, as pigz's does because the
+	 * model may wake another waiter than the recording did) */
+	par.model = SIM_AUTO;
 	struct sim_result res;
 	int st = sim_run(prog, w, &par, NULL, SIM_SCHEDULE, &res);
+	bp->model = (int)res.model;
 	if (st == SIM_DEADLOCK) {
 		rc = BOUND_EDEADLOCK;
 		goto out;

@@ -250,6 +250,9 @@ void cli_omp_passive(char **argv);
  *            POLICY, MODEL  sim_policy_parse, sim_model_parse (sim.h)
  *            FILE, STR, FLAG  a path, a string, no value (command line
  *                  only: KEY is NULL)
+ *            MACHFILE  a machine file (docs/sim.md, "Machine files"): a
+ *                  path on the command line and in INI files, read by
+ *                  the command (cmd_machine_load) with the trace
  *   OPTION   the long option, SHORT its letter or 0
  *   KEY      the INI key in [machine], or NULL (command line only)
  *   FIELD    its member: in struct cli_machine (the option as given) for
@@ -269,6 +272,12 @@ void cli_omp_passive(char **argv);
 	X(A, UNBOUND, FLAG, "unbound", 0, NULL, unbound, NULL, \
 	  "no binding: K processors serve one ready queue\n" \
 	  "(the operating system's dynamic scheduling)") \
+	X(A, MACHINE, MACHFILE, "machine", 0, "machine", machine, "FILE", \
+	  "the machine as shadowbind-calibrate measured it\n" \
+	  "(docs/sim.md, Machine files): a latency per pair of\n" \
+	  "processors, switch, creation and exit costs; the\n" \
+	  "options below, when given, override its figures\n" \
+	  "(--latency its whole matrix)") \
 	X(A, LATENCY, TIME, "latency", 0, "latency", latency, "T", \
 	  "synchronization latency between processors\n" \
 	  "(default 0): trace units, or with a unit (4us)") \
@@ -315,6 +324,7 @@ struct cli_machine {
 	int unbound;          /* --unbound                                   */
 	struct cli_time latency, create_cost, switch_cost; /* as given       */
 	const char *pool;     /* --pool THREADS, or NULL                     */
+	const char *machine;  /* --machine FILE, or NULL                     */
 	/* Set by the command: what it does with neither --binding nor
 	 * --unbound, for the message of a lone --cpus; or NULL. */
 	const char *alone;

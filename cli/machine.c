@@ -35,6 +35,7 @@ int cli_machine_load(struct cli_machine *m, const struct trace *tr, char *why,
 #define TIME_FILE(m, FIELD)
 #define TIME_STR(m, FIELD)
 #define TIME_FLAG(m, FIELD)
+#define TIME_MACHFILE(m, FIELD)
 	CLI_MACHINE_ROWS(TIME_, m)
 	if (!m->binding)
 		return CLI_OK;

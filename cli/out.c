@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/out.h"
+#include "trace/trace.h"
 
 /* ---------------------------------------------------------------------
  * The registry of live temporaries, read by the signal handler.  A slot's
@@ -130,7 +131,7 @@ static char *resolve(const char *path)
 	return NULL;
 }
 
-int cli_out_open(struct cli_out *o, const char *path, char *why, size_t len)
+static int out_open_plain(struct cli_out *o, const char *path, char *why, size_t len)
 {
 	memset(o, 0, sizeof *o);
 	o->slot = -1;
@@ -226,15 +227,44 @@ static void release(struct cli_out *o)
 	o->slot = -1;
 }
 
+int cli_out_open(struct cli_out *o, const char *path, char *why, size_t len)
+{
+	if (out_open_plain(o, path, why, len) != 0)
+		return -1;
+	if (o->is_stdout || !trace_zst_name(path))
+		return 0;
+	/* NAME.zst: compressed (zstd) as it is written */
+	FILE *z = trace_zst_writer(o->f, 3);
+	if (!z) {
+		snprintf(why, len, "%s: %s", path, strerror(errno));
+		cli_out_abort(o);
+		return -1;
+	}
+	o->raw = o->f;
+	o->f = z;
+	return 0;
+}
+
+/* The compressed stream ends (its last bytes go to o->raw); 0 or errno. */
+static int out_unzst(struct cli_out *o)
+{
+	if (!o->raw)
+		return 0;
+	int e = fclose(o->f) != 0 ? (errno ? errno : EIO) : 0;
+	o->f = o->raw;
+	o->raw = NULL;
+	return e;
+}
+
 int cli_out_commit(struct cli_out *o, char *why, size_t len)
 {
 	if (!o->f) {
 		snprintf(why, len, "%s: not open", o->path ? o->path : "?");
 		return -1;
 	}
-	int e = 0;
+	int e = out_unzst(o);
 	if (fflush(o->f) != 0 || ferror(o->f))
-		e = errno ? errno : EIO;
+		e = e ? e : errno ? errno : EIO;
 	if (o->is_stdout) {
 		release(o);
 		if (e) {
@@ -260,6 +290,7 @@ int cli_out_commit(struct cli_out *o, char *why, size_t len)
 
 void cli_out_abort(struct cli_out *o)
 {
+	out_unzst(o);
 	if (o->f && !o->is_stdout)
 		fclose(o->f);
 	if (o->tmp)

@@ -55,6 +55,8 @@ int cli_signal_status(int sig);
 
 struct cli_out {
 	FILE *f;            /* write the output here                      */
+	FILE *raw;          /* a path ending in .zst: the file under the
+	                       compressing f (trace_zst_writer), else NULL */
 	const char *path;   /* as given (messages)                         */
 	char *target;       /* the file renamed onto (malloc'd), or NULL   */
 	char *tmp;          /* the temporary (malloc'd), or NULL: direct   */
@@ -63,7 +65,9 @@ struct cli_out {
 };
 
 /*
- * cli_out_open - prepare output `path` as described above.  Returns 0
+ * cli_out_open - prepare output `path` as described above; a path ending
+ * in ".zst" is compressed with zstd as it is written (trace.h,
+ * "Compressed traces"; standard output never is).  Returns 0
  * with o->f ready; or -1 with a one-line reason in why ("x/y: cannot
  * write: No such file or directory", "d: is a directory")
  * and nothing created (o zeroed but for path).

@@ -356,6 +356,7 @@ static struct args {
 	uint32_t progress_fd, restarts;
 	uint64_t seed, max_tests, stop_after;
 	double time_limit;
+	char machine_ini[4096]; /* --config's [machine] machine = FILE, or "" */
 	enum alloc_input binpack_input;
 } A;
 
@@ -376,7 +377,11 @@ static struct cli_opt opts[] = {
 	 .help = "greedy/dsg: stop after N tests without\n"
 	         "improvement (default 100; 0 never)"},
 	{CLI_U32, "restarts", .dst = &A.restarts,
-	 .help = "dsg: at most N restarts (default 0: unlimited); rgreedy: N runs (0: 10)"},
+	 .help = "greedy, anneal, tabu, auto: N independent searches,\n"
+	         "each with 1/N of the budget, the best kept (under\n"
+	         "mpirun dealt over the ranks: the same binding);\n"
+	         "dsg: at most N restarts (default 0: unlimited);\n"
+	         "rgreedy: N runs (0: 10)"},
 	{CLI_SECONDS, "time-limit", .dst = &A.time_limit,
 	 .help = "stop searching after SEC seconds (the result\n"
 	         "then depends on the machine's speed)"},
@@ -451,6 +456,13 @@ static int load_config(const char *path, struct alloc_params *par)
 	if (cli_ini_read(path, &ini, err, sizeof err) != 0)
 		return cli_errorf(CLI_EINPUT, "%s", err);
 	int r = alloc_config_apply(&ini, par, err, sizeof err);
+	const struct cli_ini_entry *e = cli_ini_get(&ini, "machine", "machine");
+	if (!r && e && snprintf(A.machine_ini, sizeof A.machine_ini, "%s", e->value) >=
+	               (int)sizeof A.machine_ini) {
+		r = -1;
+		snprintf(err, sizeof err, "%s:%zu: [machine] machine: the path is too long",
+		         path, e->line);
+	}
 	cli_ini_release(&ini);
 	return r ? cli_errorf(CLI_EINPUT, "%s", err) : CLI_OK;
 }
@@ -514,6 +526,7 @@ static void input_release(struct input *in)
 	sim_pool_free(in->pool);
 	sim_program_free(in->sp);
 	trace_free(in->tr);
+	cmd_machine_release(&A.M);
 }
 
 /* Read the trace, the machine's options in its unit into par->sim, the
@@ -522,21 +535,15 @@ static void input_release(struct input *in)
 static int load(struct input *in, struct alloc_params *par)
 {
 	memset(in, 0, sizeof *in);
-	char why[600], *bytes = NULL;
-	size_t nbytes = 0;
-	int rc = cli_slurp(A.trace_path, &bytes, &nbytes, why, sizeof why);
-	if (rc != CLI_OK)
-		return cli_errorf(rc, "%s", why);
-	struct trace_sha256 sh;
-	trace_sha256_init(&sh);
-	trace_sha256_update(&sh, bytes, nbytes);
-	trace_sha256_final(&sh, in->hex);
+	/* streaming (never whole in memory): the reader hashes the bytes
+	 * it parses */
 	struct trace_error terr;
-	rc = trace_read_mem(cli_input_name(A.trace_path), bytes, nbytes, &in->tr, &terr);
-	free(bytes);
+	int rc = trace_read_file_sha256(A.trace_path, &in->tr, in->hex, &terr);
 	if (rc)
-		return cli_errorf(CLI_EINPUT, "%s", terr.msg);
-	if ((rc = cmd_machine_load(&A.M, &cmd, in->tr, &par->sim)) != CLI_OK) {
+		return cli_errorf(strstr(terr.msg, ": out of memory") ? CLI_ESYSTEM : CLI_EINPUT, "%s",
+		                  terr.msg);
+	if ((rc = cmd_machine_load_ini(&A.M, &cmd, in->tr, &par->sim,
+	                               A.machine_ini[0] ? A.machine_ini : NULL)) != CLI_OK) {
 		input_release(in);
 		return rc;
 	}
@@ -552,6 +559,9 @@ static int load(struct input *in, struct alloc_params *par)
 	}
 	if (in->pool)
 		A.no_bound = 1; /* the bound and the lower bound fix each thread's work */
+	if (par->sim.machine)
+		A.no_bound = 1; /* Paper VII's bound knows one latency and no costs:
+		                   with the machine's it is no upper bound */
 	return CLI_OK;
 }
 
@@ -562,9 +572,18 @@ static int load(struct input *in, struct alloc_params *par)
 struct outcome {
 	struct alloc_result res;
 	int judged;             /* 0: br holds the bound and lower bound  */
+	int judge_rc;           /* why not (BOUND_*), when judged != 0 and
+	                           the bound was asked for                */
 	struct bound_result br;
 	int sig;                /* the signal that stopped it, or 0       */
 };
+
+/* Under mpirun: this process's rank and the number of ranks (the
+ * independent searches of --restarts are dealt over them; every rank
+ * reads the trace and computes the lower bound, at which the search
+ * stops; rank 0 alone writes). */
+static int rank, ranks = 1;
+static uint32_t searches; /* alloc_restartable: par.restarts, else 0 */
 
 /* Run the search (progress, --trajectory, the judgement).  CLI_OK with
  * *o filled (release o->res), or the exit status after the message. */
@@ -576,11 +595,12 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 	cli_signals_install(CLI_SIG_FLAG);
 	struct judge jd;
 	o->judged = A.no_bound ? -1 : judge_start(&jd, in->tr, par, A.full_bound, &o->br);
+	o->judge_rc = A.no_bound ? BOUND_OK : jd.rc;
 	if (o->judged == 0 && par->lower.num == 0)
 		par->lower = sim_time_int(o->br.lower_any); /* valid for every model */
 
-	struct prog_state ps = {.show = !A.quiet && isatty(2), .fd = -1};
-	if (given("progress-fd"))
+	struct prog_state ps = {.show = !A.quiet && isatty(2) && rank == 0, .fd = -1};
+	if (given("progress-fd") && rank == 0)
 		ps.fd = (int)A.progress_fd;
 	par->progress = on_progress;
 	par->progress_arg = &ps;
@@ -598,9 +618,25 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 		par->observe = on_test;
 		par->observe_arg = &traj;
 	}
-	int r = alloc_run(in->sp, par, &o->res);
-	if (o->judged == 0)
+	char merr[512] = "";
+	int r = alloc_run_ranks(in->sp, par, &o->res, merr, sizeof merr);
+	if (o->judged == 0) {
 		o->judged = judge_finish(&jd);
+		o->judge_rc = jd.rc;
+	}
+	if (ranks > 1 && (rank != 0 || r < 0)) {
+		/* Rank 0 reports every rank's failure (merr names the rank)
+		 * and stops the run; the others are done once rank 0 has
+		 * their best. */
+		if (rank == 0 || r == ALLOC_EMPI) {
+			fprintf(stderr, "%s: %s: %s\n", prog, A.trace_path,
+			        merr[0] ? merr : cmd_alloc_strerror(r));
+			fflush(stderr);
+			alloc_mpi_abort(cmd_exit_alloc(r));
+		}
+		alloc_result_release(&o->res);
+		return CLI_OK;
+	}
 	if (ps.shown)
 		fprintf(stderr, "\r\033[K");
 	o->sig = cli_interrupted();
@@ -628,7 +664,7 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 
 /* The binding file's fields for o's result; the strings in bufs. */
 struct header {
-	char ms[64], tline[4200], extra[320], lower[48], capped[96];
+	char ms[64], tline[4200], extra[512], lower[48], capped[96];
 	const char *stopped;
 };
 
@@ -663,6 +699,12 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	         "stopped %s%s%s", res->tests, sim_model_name(res->model),
 	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped);
+	if (o->judged != 0 && o->judge_rc != BOUND_OK) {
+		/* say why the bound and lower lines are missing */
+		size_t l = strlen(h->extra);
+		snprintf(h->extra + l, sizeof h->extra - l, "\n# no bound or lower line: %s",
+		         bound_strerror(o->judge_rc));
+	}
 	b.extra = h->extra;
 	if (o->judged == 0) {
 		b.bound = o->br.bound_str;
@@ -726,8 +768,15 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 	        ? (o->sig == SIGTERM ? "interrupted (SIGTERM)" : "interrupted (SIGINT)")
 	        : alloc_stop_name(res->stop),
 	        res->enumerated && !res->complete ? "; the enumeration is incomplete" : "");
-	if (o->judged != 0)
+	if (searches > 1)
+		fprintf(stderr, "%s: %u independent searches on %d process(es), "
+		        "the best is search %u\n", prog, searches, ranks,
+		        res->restart);
+	if (o->judged != 0) {
+		if (o->judge_rc != BOUND_OK)
+			fprintf(stderr, "%s: no bound or lower bound: %s\n", prog, bound_strerror(o->judge_rc));
 		return;
+	}
 	double lo = strtod(b->lower, NULL);
 	char pct[64] = "at the lower bound (optimal)";
 	if (m > lo && lo > 0)
@@ -745,6 +794,16 @@ int main(int argc, char **argv)
 	int rc = parse(argc, argv, &par);
 	if (rc != CLI_CONTINUE)
 		return rc;
+	if (alloc_mpi_available() && alloc_mpi_launched()) {
+		if (alloc_mpi_init(&argc, &argv, &rank, &ranks) != 0) {
+			fprintf(stderr, "%s: MPI_Init failed\n", prog);
+			return CLI_ESYSTEM;
+		}
+		atexit(alloc_mpi_finalize);
+	}
+	searches = alloc_restartable(&par) ? par.restarts : 0;
+	if (ranks > 1 && A.traj_path)
+		return cli_usage(&cmd, "--trajectory needs one process (not mpirun)");
 	/* Until the search: a signal exits at once (reading a trace from a
 	 * terminal or a pipe that never ends must stay interruptible). */
 	cli_signals_install(CLI_SIG_EXIT);
@@ -752,7 +811,7 @@ int main(int argc, char **argv)
 	if ((rc = load(&in, &par)) != CLI_OK)
 		return rc;
 	struct outcome o;
-	if ((rc = search(&in, &par, &o)) != CLI_OK) {
+	if ((rc = search(&in, &par, &o)) != CLI_OK || rank != 0) {
 		input_release(&in);
 		return rc;
 	}

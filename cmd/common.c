@@ -42,15 +42,18 @@ static int given(const struct cli_cmd *cmd, const char *name)
 	return o && o->given;
 }
 
-int cmd_machine_load(struct cmd_machine *M, const struct cli_cmd *cmd,
-                     const struct trace *tr, struct sim_params *par)
+void cmd_machine_release(struct cmd_machine *M)
 {
-	char why[600];
-	int rc = cli_machine_load(&M->m, tr, why, sizeof why);
-	if (rc == CLI_EUSAGE)
-		return cli_usage(cmd, "%s", why);
-	if (rc != CLI_OK)
-		return cli_errorf(rc, "%s", why);
+	if (!M)
+		return;
+	cli_machine_release(&M->m);
+	mach_model_release(&M->mm);
+}
+
+/* Each option given of CLI_MACHINE_ROWS: its value into par. */
+static void machine_rows(struct cmd_machine *M, const struct cli_cmd *cmd,
+                         struct sim_params *par)
+{
 	const struct cli_machine *m = &M->m;
 	/* each row of CLI_MACHINE_ROWS given: its value into par */
 #define SET_(A, ID, KIND, OPT, SH, KEY, FIELD, MV, HELP) SET_##KIND(OPT, FIELD)
@@ -71,10 +74,51 @@ int cmd_machine_load(struct cmd_machine *M, const struct cli_cmd *cmd,
 #define SET_FLAG(OPT, FIELD)
 #define SET_FILE(OPT, FIELD)
 #define SET_STR(OPT, FIELD)
+#define SET_MACHFILE(OPT, FIELD)
 	CLI_MACHINE_ROWS(SET_, 0)
 	if (m->unbound)
 		par->mode = SIM_UNBOUND;
+}
+
+int cmd_machine_load_ini(struct cmd_machine *M, const struct cli_cmd *cmd,
+                         const struct trace *tr, struct sim_params *par,
+                         const char *machine_ini)
+{
+	char why[600];
+	int rc = cli_machine_load(&M->m, tr, why, sizeof why);
+	if (rc == CLI_EUSAGE)
+		return cli_usage(cmd, "%s", why);
+	if (rc != CLI_OK)
+		return cli_errorf(rc, "%s", why);
+	machine_rows(M, cmd, par);
+	const char *file = M->m.machine ? M->m.machine : machine_ini;
+	if (!file)
+		return CLI_OK;
+	/* the machine's figures for par->cpus processors, then the options
+	 * given again over them */
+	struct mach mf;
+	if (mach_read(file, &mf, why, sizeof why) != 0) {
+		cli_machine_release(&M->m);
+		return cli_errorf(CLI_EINPUT, "%s", why);
+	}
+	mach_model_release(&M->mm);
+	rc = mach_model_init(&M->mm, &mf, par->cpus ? par->cpus : 1, tr->unit, why, sizeof why);
+	mach_release(&mf);
+	if (rc != 0) {
+		cli_machine_release(&M->m);
+		return cli_errorf(CLI_EINPUT, "%s: %s", file, why);
+	}
+	mach_model_apply(&M->mm, par);
+	machine_rows(M, cmd, par);
+	if (M->m.latency.text)
+		par->lat_matrix = NULL;
 	return CLI_OK;
+}
+
+int cmd_machine_load(struct cmd_machine *M, const struct cli_cmd *cmd,
+                     const struct trace *tr, struct sim_params *par)
+{
+	return cmd_machine_load_ini(M, cmd, tr, par, NULL);
 }
 
 int cmd_pool_open(const struct cmd_machine *M, const struct cli_cmd *cmd,

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "mach/mach.h"
 #include "sim/sim.h"
 
 /* ---------------------------------------------------------------------
@@ -43,7 +44,14 @@ struct cmd_machine {
 	struct cli_machine m;  /* the options as given (cli.h), loaded      */
 	struct sim_params par; /* --policy and --model parse into it; the
 	                          defaults: sim_params_init, model auto      */
+	struct mach_model mm;  /* the machine file's figures (--machine, or
+	                          machine = FILE of an INI file): par's
+	                          lat_matrix points into it                 */
 };
+
+/* cmd_machine_release - what cmd_machine_load holds (the binding, the
+ * machine file's model); accepts an initialized M it did not fill. */
+void cmd_machine_release(struct cmd_machine *M);
 
 /* cmd_machine_init - zero M, sim_params_init(&M->par) with model
  * SIM_AUTO, M->m.alone = alone. */
@@ -67,6 +75,7 @@ int cmd_model_opt(void *dst, const char *v, char *why, size_t len);
 	{.kind = (W) ? CLI_STR : CLI_SKIP, .name = OPT, .short_name = SH, \
 	 .metavar = MV, .dst = &(M)->m.FIELD, .help = HELP}
 #define CMD_ROW_STR CMD_ROW_FILE
+#define CMD_ROW_MACHFILE CMD_ROW_FILE
 #define CMD_ROW_FLAG(M, W, OPT, SH, FIELD, MV, HELP) \
 	{.kind = (W) ? CLI_FLAG : CLI_SKIP, .name = OPT, .short_name = SH, \
 	 .metavar = MV, .dst = &(M)->m.FIELD, .help = HELP}
@@ -96,12 +105,20 @@ int cmd_model_opt(void *dst, const char *v, char *why, size_t len);
  * *par: each option given overrides par's value (par may hold an INI
  * file's, or be &M->par): cpus (--cpus, else the binding file's), the
  * times, policy and quantum, model; --unbound sets mode SIM_UNBOUND.
+ * The machine file (--machine, else `machine_ini`, an INI file's
+ * machine = FILE, or NULL) first: its figures for par->cpus processors
+ * in tr's unit (mach_model_apply), then the options given override them
+ * (--latency replaces the matrix).
  * Returns CLI_OK; or, with the message printed (cli_usage: a time that
  * does not fit tr's unit; else "file:line: problem"), CLI_EUSAGE or
  * CLI_EINPUT and nothing held.
  */
 int cmd_machine_load(struct cmd_machine *M, const struct cli_cmd *cmd,
                      const struct trace *tr, struct sim_params *par);
+/* The same with an INI file's machine = FILE (NULL: none). */
+int cmd_machine_load_ini(struct cmd_machine *M, const struct cli_cmd *cmd,
+                         const struct trace *tr, struct sim_params *par,
+                         const char *machine_ini);
 
 /*
  * cmd_pool_open - --pool as given (M->m.pool, NULL: none) over program

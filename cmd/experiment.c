@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 {
 	cli_omp_passive(argv);
 	int quiet = 0, report = 0;
-	const char *timing = NULL, *output = NULL;
+	const char *timing = NULL, *output = NULL, *machine = NULL;
 	struct cli_opt opts[] = {
 		{CLI_STR, "output", 'o', "CSV", .dst = &output,
 		 .help = "write (and resume) CSV instead of the file's output"},
@@ -97,6 +97,11 @@ int main(int argc, char **argv)
 		 .help = "make the plots and the report instead of running"},
 		{CLI_FLAG, "quiet", 'q', .dst = &quiet,
 		 .help = "no progress bar, no summary"},
+		{CLI_STR, "machine", 0, "FILE", .dst = &machine,
+		 .help = "the machine file (shadowbind-calibrate) of every job,\n"
+		         "instead of the files' [machine] machine = FILE\n"
+		         "(docs/sim.md, Machine files; recorded traces only:\n"
+		         "it needs a trace's time unit)"},
 		{CLI_END},
 	};
 	static const struct cli_cmd cmd = {
@@ -158,6 +163,18 @@ int main(int argc, char **argv)
 			if (mpi)
 				exp_mpi_abort(status);
 			break;
+		}
+		if (machine) {
+			char *m2 = strdup(machine);
+			if (!m2) {
+				fprintf(stderr, "experiment: out of memory\n");
+				status = 4;
+				exp_spec_release(s);
+				free(s);
+				break;
+			}
+			free(s->machine);
+			s->machine = m2;
 		}
 		if (output) {
 			char *o2 = strdup(output);

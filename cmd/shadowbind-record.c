@@ -21,11 +21,12 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL, *binding = NULL, *btrace = NULL;
 	uint32_t cpu_opt = 0;
-	int all = 0;
+	int all = 0, check = 0;
 	struct cli_opt opts[] = {
 		{CLI_STR, "output", 'o', .metavar = "FILE", .dst = &out,
-		 .help = "the trace (default: PROGRAM's base name + .trace);\n"
-		         "written only when complete and valid"},
+		 .help = "the trace (default: PROGRAM's base name + .trace;\n"
+		         "NAME.zst: compressed with zstd); written only when\n"
+		         "complete and valid"},
 		{CLI_U32, "cpu", .metavar = "N", .dst = &cpu_opt, .max = CPU_SETSIZE - 1,
 		 .help = "the OS CPU to record on (default: the first one this\n"
 		         "process may use)"},
@@ -39,6 +40,11 @@ int main(int argc, char **argv)
 		{CLI_STR, "trace", .metavar = "FILE", .dst = &btrace,
 		 .help = "with --binding: the trace the binding is for (number\n"
 		         "threads by their creator, as shadowbind-run --trace)"},
+		{CLI_FLAG, "check", .dst = &check,
+		 .help = "first run PROGRAM once unrecorded on every CPU this\n"
+		         "process may use and compare its CPU time with the\n"
+		         "recording's (spinning, caches shared by time slicing:\n"
+		         "docs/record.md, Distortion); the program runs twice"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
 		"shadowbind-record", "[options] -- PROGRAM [ARGS...]",
@@ -78,8 +84,8 @@ int main(int argc, char **argv)
 		        prog.path);
 		return 2;
 	}
-	if (prog.uses_gomp)
-		fprintf(stderr, "shadowbind-record: warning: %s uses OpenMP (libgomp), whose barriers and locks use raw futexes the recorder does not see; the trace will miss that synchronization\n",
+	if (prog.uses_llvm_omp)
+		fprintf(stderr, "shadowbind-record: warning: %s uses LLVM's or Intel's OpenMP runtime (libomp), whose __kmpc_* calls the recorder does not see (only GCC's libgomp is recorded); the trace will miss that synchronization\n",
 		        prog.path);
 	char preload[PATH_MAX];
 	if (rec_preload_path(preload, sizeof preload, &err) < 0) {
@@ -91,6 +97,19 @@ int main(int argc, char **argv)
 	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) {
 		fprintf(stderr, "shadowbind-record: sched_getaffinity: %s\n", strerror(errno));
 		return 4;
+	}
+	struct rec_run run = { .check_ncpu = 0 };
+	if (check) {
+		/* the program on its own, on every CPU we may use */
+		pid_t cp = rec_spawn(prog.path, argv + i, NULL, &err);
+		if (cp < 0) {
+			fprintf(stderr, "shadowbind-record: %s\n", err.msg);
+			return 2;
+		}
+		int cst = rec_wait_cpu(cp, &run.check_wall_ns, &run.check_cpu_ns);
+		run.check_ncpu = rec_cpu_count(&allowed);
+		if (cst)
+			fprintf(stderr, "shadowbind-record: --check: the unrecorded run exited with status %d\n", cst);
 	}
 	int cpu = -1;
 	char *pe[2] = { NULL, NULL }; /* SHADOWBIND_PIN, SHADOWBIND_TREE */
@@ -142,7 +161,11 @@ int main(int argc, char **argv)
 	char envp[2][2 * PATH_MAX + 256];
 	snprintf(envp[0], sizeof envp[0], "LD_PRELOAD=%s", preload);
 	snprintf(envp[1], sizeof envp[1], "SHADOWBIND_TRACE=%s", absraw);
-	char *extra[5] = { envp[0], envp[1], pe[0], pe[1], NULL };
+	char *extra[6] = { envp[0], envp[1], pe[0], pe[1], NULL, NULL };
+	/* threads sharing a CPU: libgomp's short spin, as shadowbind-run */
+	if (pe[0] && prog.uses_gomp && rec_pins_share(pe[0]) && !getenv("GOMP_SPINCOUNT") &&
+	    !getenv("OMP_WAIT_POLICY"))
+		extra[pe[1] ? 4 : 3] = REC_OMP_SPIN;
 	unlink(raw);
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
 	free(pe[0]);
@@ -151,8 +174,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "shadowbind-record: %s\n", err.msg);
 		return 2;
 	}
-	uint64_t ns;
-	int st = rec_wait(pid, &ns);
+	uint64_t ns, cpu_ns = 0;
+	int st = rec_wait_cpu(pid, &ns, &cpu_ns);
+	/* the library's figures (TRACE.stats): read, then removed */
+	char statp[PATH_MAX + 80];
+	snprintf(statp, sizeof statp, "%s.stats", raw);
+	struct rec_stats stats;
+	if (rec_stats_read(statp, &stats, &err) < 0)
+		stats.have = 0;
+	unlink(statp);
 	if (access(raw, F_OK) != 0) {
 		fprintf(stderr, "shadowbind-record: %s wrote no trace (status %d): the recorder could not load\n",
 		        argv[i], st);
@@ -163,10 +193,18 @@ int main(int argc, char **argv)
 	char txt[PATH_MAX + 80];
 	snprintf(txt, sizeof txt, "%s.trace", raw);
 	struct rec_spool_info info;
-	FILE *tf = fopen(txt, "w");
-	int crc = tf ? rec_spool_convert(raw, tf, &info, &err) : -1;
+	FILE *tf = fopen(txt, "w"), *zf = NULL;
+	if (tf && trace_zst_name(out) && !(zf = trace_zst_writer(tf, 3))) {
+		fclose(tf);
+		tf = NULL;
+	}
+	int crc = tf ? rec_spool_convert(raw, zf ? zf : tf, &info, &err) : -1;
 	if (!tf)
 		snprintf(err.msg, sizeof err.msg, "%.400s: %s", txt, strerror(errno));
+	if (zf && fclose(zf) != 0 && crc == 0) {
+		snprintf(err.msg, sizeof err.msg, "%.400s: %s", txt, strerror(errno));
+		crc = -1;
+	}
 	if (tf && fclose(tf) != 0 && crc == 0) {
 		snprintf(err.msg, sizeof err.msg, "%.400s: %s", txt, strerror(errno));
 		crc = -1;
@@ -213,6 +251,12 @@ int main(int argc, char **argv)
 	else if (binding)
 		fprintf(stderr, ", recorded bound as %s says", binding);
 	fprintf(stderr, " (%.3f s)\n", (double)ns / 1e9);
+	run.wall_ns = ns;
+	run.cpu_ns = cpu_ns;
+	run.one_cpu = cpu >= 0;
+	struct rec_report rep;
+	rec_report_make(tr, &stats, &run, &rep);
+	rec_report_print(stderr, "shadowbind-record", &rep);
 	if (st)
 		fprintf(stderr, "shadowbind-record: %s exited with status %d\n", argv[i], st);
 	trace_free(tr);

@@ -84,9 +84,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, pinrc == -2 ? "shadowbind-run: %s\n" : "%s\n", err.msg);
 		return pinrc == -2 ? 4 : 2;
 	}
+	if (binding && prog.uses_gomp) {
+		char *places = rec_omp_places(pe[0]);
+		if (places)
+			fprintf(stderr, "shadowbind-run: OpenMP equivalent of this binding: OMP_PLACES='%s' OMP_PROC_BIND=close\n",
+			        places);
+		free(places);
+		if (getenv("OMP_PROC_BIND") || getenv("OMP_PLACES") || getenv("GOMP_CPU_AFFINITY"))
+			fprintf(stderr, "shadowbind-run: warning: OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY is set: libgomp pins the threads too (the binding's pinning comes last and wins)\n");
+	}
+	/* threads sharing a CPU: libgomp's short spin (docs/record.md, OpenMP) */
+	int spin = binding && prog.uses_gomp && pe[0] && rec_pins_share(pe[0]) &&
+	           !getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY");
 	char e0[PATH_MAX + 32];
 	snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
-	char *extra[5] = { e0, "SHADOWBIND_MODE=run", pe[0], pe[1], NULL };
+	char *extra[6] = { e0, "SHADOWBIND_MODE=run", pe[0], pe[1], NULL, NULL };
+	if (spin)
+		extra[pe[1] ? 4 : 3] = REC_OMP_SPIN;
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
 	free(pe[0]);
 	free(pe[1]);

@@ -119,6 +119,8 @@ struct exp_spec {
 	uint64_t seed;            /* batch seed (default 1)                 */
 	struct exp_list cpus, latency, policy, model; /* [machine] sweeps   */
 	uint64_t create_cost, switch_cost; /* units: trace unit            */
+	char *machine;            /* [machine] machine = FILE (a machine
+	                             file, docs/sim.md), or NULL (owned)   */
 	size_t nvar;
 	struct exp_variant var[EXP_MAX_VARIANTS];
 	int unbound;              /* [run] unbound = 1: an `unbound` row    */

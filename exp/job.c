@@ -10,6 +10,7 @@
 #include "bound/bound.h"
 #include "exp/exp.h"
 #include "exp/expint.h"
+#include "mach/mach.h"
 #include "trace/trace.h"
 
 /* The columns, in order (docs/exp.md, "The CSV"). */
@@ -291,6 +292,8 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 	memset(bp, 0, sizeof bp);
 	int rc = EXP_OK;
 	char opts[512];
+	struct mach_model mm;
+	memset(&mm, 0, sizeof mm);
 	exp_prog_options(s, p, opts, sizeof opts);
 	if (p->path) {
 		struct trace_error te;
@@ -306,6 +309,26 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 			            "job %zu: family %s, %s, threads %u, seed "
 			            "%llu: %s", job, s->fam[p->fam].name, opts,
 			            p->threads, (unsigned long long)p->seed, gerr);
+	}
+	/* the machine file (docs/sim.md, Machine files): its figures for
+	 * this configuration's k in this trace's unit */
+	struct exp_conf cm;
+	if (s->machine) {
+		struct mach mf;
+		char merr[600];
+		cm = *c;
+		if (mach_read(s->machine, &mf, merr, sizeof merr) != 0) {
+			rc = exp_fail(err, errlen, EXP_ERUN, "%s", merr);
+			goto out;
+		}
+		int mrc = mach_model_init(&mm, &mf, c->sim.cpus, tr->unit, merr, sizeof merr);
+		mach_release(&mf);
+		if (mrc != 0) {
+			rc = exp_fail(err, errlen, EXP_ERUN, "job %zu: %s: %s", job, s->machine, merr);
+			goto out;
+		}
+		mach_model_apply(&mm, &cm.sim);
+		c = &cm;
 	}
 	uint32_t n = tr->nthreads;
 	sp = sim_program_new(tr);
@@ -496,6 +519,7 @@ int exp_job_run(const struct exp_spec *s, const struct exp_jobs *j,
 	*rows = t.buf;
 	t.buf = NULL;
 out:
+	mach_model_release(&mm);
 	for (size_t i = 0; i < sizeof bp / sizeof *bp; i++)
 		free(bp[i].time);
 	free(t.buf);

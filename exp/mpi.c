@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc/alloc.h"
 #include "exp/expint.h"
 
 #ifdef EXP_MPI
@@ -476,10 +477,5 @@ int exp_mpi_rank(int use)
 
 int exp_mpi_launched(void)
 {
-	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
-	                                   "PMI_SIZE", NULL};
-	for (size_t i = 0; vars[i]; i++)
-		if (getenv(vars[i]))
-			return 1;
-	return 0;
+	return alloc_mpi_launched();
 }

@@ -421,6 +421,12 @@ static int on_key(void *arg, const char *sec, const char *key,
 		if (strcmp(key, "create_cost") == 0)
 			return u64(val, UINT32_MAX, &s->create_cost, where, err,
 			           errlen);
+		if (strcmp(key, "machine") == 0) {
+			/* read with each program's trace (its unit), exp/job.c */
+			free(s->machine);
+			s->machine = strdup(val);
+			return s->machine ? EXP_OK : EXP_ENOMEM;
+		}
 		if (strcmp(key, "switch_cost") == 0)
 			return u64(val, UINT32_MAX, &s->switch_cost, where, err,
 			           errlen);
@@ -722,6 +728,7 @@ void exp_spec_release(struct exp_spec *s)
 		return;
 	free(s->output);
 	free(s->traces);
+	free(s->machine);
 	for (size_t i = 0; i < s->nfam; i++) {
 		list_clear(&s->fam[i].threads);
 		for (size_t k = 0; k < s->fam[i].nopt; k++)

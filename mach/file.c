@@ -415,14 +415,16 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	}
 	mm->k = k;
 	for (uint32_t x = 0; x < k; x++)
-		for (uint32_t y = 0; y < k; y++) {
-			uint64_t t = x == y ? 0 : in_unit(m->lat[(size_t)x * m->ncpu + y].med, per);
-			mm->lat[x * k + y] = t;
-			if (t > mm->latency)
-				mm->latency = t;
-		}
-	/* with one CPU described, a shadow processor's latency is unknown:
-	 * 0, as the spec's default */
+		for (uint32_t y = 0; y < k; y++)
+			mm->lat[x * k + y] = x == y ? 0 : in_unit(m->lat[(size_t)x * m->ncpu + y].med, per);
+	/* a shadow processor (one per thread: the critical path) is as far
+	 * as the farthest pair of the machine (with one CPU described: 0,
+	 * the contract's default) */
+	for (size_t q = 0; q < (size_t)m->ncpu * m->ncpu; q++) {
+		uint64_t t = in_unit(m->lat[q].med, per);
+		if (q / m->ncpu != q % m->ncpu && t > mm->latency)
+			mm->latency = t;
+	}
 	mm->switch_cost = in_unit(m->switch_cost.med, per);
 	mm->create_cost = in_unit(m->create.med, per);
 	mm->create_cost_remote = in_unit(m->create_remote.med, per);

@@ -106,8 +106,9 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m,
 struct mach_model {
 	uint32_t k;
 	uint64_t *lat;         /* [k*k] units: trace unit                    */
-	uint64_t latency;      /* the largest of lat: what a shadow processor
-	                          or a thread on no processor pays            */
+	uint64_t latency;      /* the largest latency of the file's matrix
+	                          (all its CPUs): what a shadow processor or
+	                          a thread on no processor pays               */
 	uint64_t switch_cost, create_cost, create_cost_remote, exit_cost,
 	         exit_cost_remote; /* units: trace unit                     */
 };

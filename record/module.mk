@@ -33,6 +33,11 @@ $(BUILD)/examples/%: examples/programs/%.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -pthread $< -o $@ -lm
 
+# OpenMP examples (omp*.c): GCC's OpenMP, libgomp (docs/record.md, OpenMP)
+$(BUILD)/examples/omp%: examples/programs/omp%.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp $< -o $@ -lm
+
 $(BUILD)/examples/%: examples/programs/%.cc
 	@mkdir -p $(@D)
 	g++ -std=c++17 -Wall -Wextra -Werror -O2 -g -pthread $< -o $@

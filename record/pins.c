@@ -290,3 +290,57 @@ int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed
 	}
 	return 0;
 }
+
+char *rec_omp_places(const char *pins)
+{
+	if (!strncmp(pins, "SHADOWBIND_PIN=", 15))
+		pins += 15;
+	size_t n = strlen(pins);
+	if (!n || n > (1u << 20))
+		return NULL;
+	char *out = malloc(2 * n + 8), *o = out;
+	if (!out)
+		return NULL;
+	for (const char *p = pins; *p;) {
+		if (*p < '0' || *p > '9') {
+			free(out); /* a thread the binding does not name */
+			return NULL;
+		}
+		if (o != out)
+			*o++ = ',';
+		*o++ = '{';
+		while (*p >= '0' && *p <= '9')
+			*o++ = *p++;
+		*o++ = '}';
+		if (*p == ',')
+			p++;
+		else if (*p) {
+			free(out);
+			return NULL;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+int rec_pins_share(const char *pins)
+{
+	if (!strncmp(pins, "SHADOWBIND_PIN=", 15))
+		pins += 15;
+	for (const char *p = pins; *p;) {
+		const char *q = p;
+		while (*q && *q != ',')
+			q++;
+		size_t len = (size_t)(q - p);
+		for (const char *r = *q ? q + 1 : q; *r && len && *p != '-';) {
+			const char *e = r;
+			while (*e && *e != ',')
+				e++;
+			if ((size_t)(e - r) == len && !strncmp(p, r, len))
+				return 1;
+			r = *e ? e + 1 : e;
+		}
+		p = *q ? q + 1 : q;
+	}
+	return 0;
+}

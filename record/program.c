@@ -122,9 +122,13 @@ int rec_inspect(const char *prog, struct rec_program *out, struct trace_error *e
 			    pread_all(fd, s, str.sh_size, (off_t)str.sh_offset) == 0) {
 				s[str.sh_size] = 0;
 				for (size_t k = 0; k < sh.sh_size / sizeof *d; k++)
-					if (d[k].d_tag == DT_NEEDED && d[k].d_un.d_val < str.sh_size &&
-					    strstr(s + d[k].d_un.d_val, "libgomp"))
-						out->uses_gomp = 1;
+					if (d[k].d_tag == DT_NEEDED && d[k].d_un.d_val < str.sh_size) {
+						const char *lib = s + d[k].d_un.d_val;
+						if (strstr(lib, "libgomp"))
+							out->uses_gomp = 1;
+						if (!strncmp(lib, "libomp.", 7) || !strncmp(lib, "libiomp", 7))
+							out->uses_llvm_omp = 1;
+					}
 			}
 			free(d);
 			free(s);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "trace/trace.h"
@@ -36,7 +37,10 @@ struct rec_program {
 	char path[4096];  /* resolved through PATH                           */
 	int is_elf;       /* an ELF file we could read                       */
 	int is_static;    /* no program interpreter: LD_PRELOAD cannot work  */
-	int uses_gomp;    /* needs libgomp (OpenMP: raw futex barriers)      */
+	int uses_gomp;    /* needs libgomp (GCC's OpenMP: recorded through
+	                     its GOMP_* entry points, docs/record.md)        */
+	int uses_llvm_omp; /* needs LLVM's or Intel's OpenMP runtime (libomp,
+	                     libiomp5): its __kmpc_* calls are not recorded  */
 };
 
 /*
@@ -70,6 +74,27 @@ int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pin
  */
 int rec_tree_from_trace(const char *path, char **tree, struct trace_error *err);
 
+/*
+ * rec_omp_places - the OpenMP places list equivalent to a pin list (the
+ * value of SHADOWBIND_PIN, with or without its name): "{c1},{c2},...",
+ * the OS CPU of thread 1, 2, ... in order; with OMP_PROC_BIND=close
+ * libgomp puts team member i on the i-th place, which is thread i + 1 of
+ * a recorded OpenMP program with one team (docs/record.md, OpenMP).
+ * malloc'd (free it); NULL when a thread has no CPU or out of memory.
+ */
+char *rec_omp_places(const char *pins);
+
+/*
+ * rec_pins_share - 1 if the pin list (as rec_omp_places) puts two threads
+ * on one CPU, else 0.  libgomp spins up to 300,000 times in a wait
+ * unless a team has more threads than the CPUs it saw at start; pinned
+ * to one CPU, a spinning thread takes the CPU from the one it waits for,
+ * so the commands then set libgomp's own value for that case
+ * (REC_OMP_SPIN; docs/record.md, OpenMP).
+ */
+int rec_pins_share(const char *pins);
+#define REC_OMP_SPIN "GOMP_SPINCOUNT=100"
+
 /* Number of CPUs in the set, and its first CPU (-1 if empty). */
 int rec_cpu_count(const cpu_set_t *s);
 int rec_cpu_first(const cpu_set_t *s);
@@ -98,8 +123,114 @@ int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed
  * rec_wait - wait for pid; forwards SIGINT and SIGTERM sent to us to the
  * child meanwhile.  Returns the exit status in shell form (0..255, or
  * 128 + signal) and the elapsed wall time in *ns (may be NULL).
+ * rec_wait_cpu also gives the CPU time (user + system) of the child and
+ * the children it waited for, in *cpu_ns (may be NULL).
  */
 int rec_wait(pid_t pid, uint64_t *ns);
+int rec_wait_cpu(pid_t pid, uint64_t *ns, uint64_t *cpu_ns);
+
+/* ---------------------------------------------------------------------
+ * What shadowbind-record says about a recording (docs/record.md, "The
+ * recorder's cost", "CPU accounting", "Spinning").
+ */
+
+/* The preload library's figures (the file TRACE.stats it writes next to
+ * the trace).  Units: ns, counts. */
+struct rec_stats {
+	int have;                    /* read                                  */
+	int64_t clock_fast;          /* 1: TSC between context switches       */
+	int64_t read_fast_ns, read_syscall_ns; /* one clock read; ns          */
+	int64_t calibration_ns;      /* CPU time of the calibrations; ns      */
+	int64_t subtracted_ns;       /* calibrated cost subtracted; ns        */
+	int64_t slow_reads;          /* reads that needed the system call     */
+	int64_t check_n, check_err_ns; /* TSC extrapolations checked; ns      */
+	int64_t process_cpu_ns;      /* the process's CPU time before the
+	                                trace was written; ns                 */
+	int64_t process_cpu_written_ns; /* after; ns                          */
+	int64_t checked;             /* 1: the calibration was repeated       */
+	int64_t calls[TRACE_NOPS];   /* wrapper calls per kind                */
+	int64_t excl[TRACE_NOPS];    /* the recorder's spans excluded; ns     */
+	int64_t resid[TRACE_NOPS];   /* subtracted per call (start); ns       */
+	int64_t check[TRACE_NOPS];   /* the same measured at the end; ns      */
+	int64_t b2b[TRACE_NOPS];     /* at the end, calls back to back; ns    */
+};
+
+/*
+ * rec_stats_read - read the statistics file at path into *st (zeroed
+ * first; unknown keys are ignored).  0, or -1 with err (st->have 0).
+ */
+int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *err);
+
+/* Sleeps up to this long count as polls in a retry loop; ns. */
+#define REC_POLL_NS 1000000
+
+/* Retry loops seen in a trace (rec_spin_scan): on one thread, two or more
+ * consecutive failed tries (`trylock M busy`, `trywait S busy`) of the
+ * same object, or two or more consecutive yields (`sleep 0`) or short
+ * sleeps (<= poll), and the record that ends them.  Work in trace
+ * units. */
+struct rec_spin {
+	uint64_t loops;        /* retry loops                                */
+	uint64_t tries;        /* their failed tries, yields and polls       */
+	uint64_t work;         /* the work of their records, the ending one
+	                          included                                   */
+	uint64_t total;        /* the trace's total work                     */
+	uint64_t busy_trylock, busy_trywait, yields, polls; /* all, in loops
+	                          or not                                     */
+};
+
+/* rec_spin_scan - find the retry loops of tr; poll in trace units. */
+void rec_spin_scan(const struct trace *tr, uint64_t poll, struct rec_spin *out);
+
+/* What shadowbind-record measured of the run. */
+struct rec_run {
+	uint64_t wall_ns;      /* the recording's wall time; ns              */
+	uint64_t cpu_ns;       /* the process's CPU time (wait4); ns, 0: unknown */
+	int one_cpu;           /* recorded pinned to one processor           */
+	/* shadowbind-record --check: the program run once unrecorded */
+	int check_ncpu;        /* on this many CPUs (0: no check run)        */
+	uint64_t check_wall_ns, check_cpu_ns; /* its wall and CPU time; ns   */
+};
+
+/* The report (rec_report_make).  Times in ns. */
+struct rec_report {
+	uint64_t records;
+	uint32_t threads;
+	uint64_t work_ns;            /* the trace's total work                */
+	uint64_t wall_ns, cpu_ns;
+	int one_cpu;
+	int check_ncpu;
+	uint64_t check_wall_ns, check_cpu_ns;
+	double rate;                 /* records per second of recorded work   */
+	int have_stats;
+	int clock_fast;
+	uint64_t read_ns, read_syscall_ns;
+	uint64_t excluded_ns, calibration_ns, write_ns;
+	int64_t subtracted_ns;
+	double recorder_per_call_ns; /* excluded + subtracted, per call       */
+	double resid_ns;             /* estimated residual per record         */
+	double resid_share;          /* resid_ns * records / work             */
+	double clock_err_ns;         /* mean |TSC extrapolation - exact|      */
+	uint64_t process_cpu_ns;
+	int64_t unaccounted_ns;      /* process CPU - work - recorder         */
+	struct rec_spin spin;
+};
+
+/*
+ * rec_report_make - the report of a recording from its trace (unit ns, as
+ * the recorder writes it), the library's statistics (NULL or st->have 0:
+ * none) and what the launcher measured.
+ */
+void rec_report_make(const struct trace *tr, const struct rec_stats *st, const struct rec_run *run,
+                     struct rec_report *rep);
+
+/*
+ * rec_report_print - print the report on f, each line starting "WHO: ":
+ * the record rate, the clock, the recorder's cost and the estimated
+ * residual; the CPU accounting; retry loops; and a warning for each sign
+ * of distortion (docs/record.md).  Returns 1 if it warned, else 0.
+ */
+int rec_report_print(FILE *f, const char *who, const struct rec_report *rep);
 
 /*
  * The spool (docs/record.md, "Buffers").  The preload library does not

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +82,11 @@ static void forward(int sig)
 
 int rec_wait(pid_t pid, uint64_t *ns)
 {
+	return rec_wait_cpu(pid, ns, NULL);
+}
+
+int rec_wait_cpu(pid_t pid, uint64_t *ns, uint64_t *cpu_ns)
+{
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	g_child = pid;
@@ -90,8 +96,13 @@ int rec_wait(pid_t pid, uint64_t *ns)
 	sigaction(SIGINT, &sa, &oi);
 	sigaction(SIGTERM, &sa, &ot);
 	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	struct rusage ru;
+	memset(&ru, 0, sizeof ru);
+	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
+	if (cpu_ns)
+		*cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
+		          (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	sigaction(SIGINT, &oi, NULL);
 	sigaction(SIGTERM, &ot, NULL);

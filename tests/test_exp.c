@@ -2,7 +2,7 @@
  * test_exp.c - the experiment runner (exp/, bin/experiment): the file
  * reader's errors, CSV rows against hand-computed values, determinism
  * across OpenMP threads, resumption (MPI processes:
- * test_cli_experiment_mpi.c).
+ * test_cli_mpi.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -593,7 +593,7 @@ static void test_determinism_resume(void **state)
 	free(s);
 
 	/* MPI (mpirun -np 2 and 3, every finishing order, resumption
-	 * under another number of ranks, failures): test_cli_experiment_mpi.c. */
+	 * under another number of ranks, failures): test_cli_mpi.c. */
 	free(one);
 	rmtree(d);
 	free(d);

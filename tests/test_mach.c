@@ -226,7 +226,7 @@ static void test_file_to_model(void **state)
 	/* two processors: the upper left of the matrix */
 	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_NS, why, sizeof why), 0);
 	assert_int_equal(mm.lat[1], 10000);
-	assert_int_equal(mm.latency, 10000);
+	assert_int_equal(mm.latency, 40000); /* the farthest pair of the file */
 	mach_model_release(&mm);
 	assert_int_equal(mach_model_init(&mm, &m, 4, TRACE_NS, why, sizeof why), -1);
 	assert_string_equal(why, "the machine file describes 3 CPUs, not 4");
@@ -361,6 +361,122 @@ static void test_command(void **state)
 	free(err);
 }
 
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("/tmp/test_mach_XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* The commands with a machine file: the "all remote" case above (a file
+ * with the same figures in ns, the trace in ns, switch 0) through
+ * simulate (96); allocate --config's machine = FILE with binpacking on
+ * 2 processors (by work: thread 2 (7) on 0, 1 (5) and 3 (4) on 1): 1
+ * creates 2 (remote) at 5 + 6 = 11, 2 ready at 11 + lat(1,0) = 21;
+ * creates 3 (local) at 13, 3 ready at once behind 1; 1's join blocks at
+ * 13, 3 runs and blocks on the semaphore at 13; 2 posts at 28 (3 may go
+ * on at 28 + lat(0,1) = 38), exits at 28 + 3 = 31; 1 may go on at 31 +
+ * 10 = 41; 3 runs 38-43 (work 4, local exit 1), then 1 at 43: join 3
+ * (same processor), exit 1: 44; bound (Paper VII's one latency: the
+ * farthest pair of the first k = 2 processors, 10); and the errors. */
+static void test_commands_machine(void **state)
+{
+	(void)state;
+	static const char mfile[] =
+		"[machine]\nunit = ns\ncpus = 0 1 2\n"
+		"latency.0 = 0 10 30\nlatency.1 = 10 0 20\nlatency.2 = 40 20 0\n"
+		"switch = 0\ncreate = 2\ncreate_remote = 6\nexit = 1\nexit_remote = 3\n";
+	char *mpath = write_tmp(mfile), *tpath = write_tmp(prog);
+	char *bpath = write_tmp("shadowbind-binding 1\ncpus 3\n1 0\n2 1\n3 2\n");
+	char *out, *err;
+	int rc = tu_cmdf("simulate", &out, &err, "--machine '%s' --binding '%s' --policy fifo '%s'",
+	                 mpath, bpath, tpath);
+	if (rc != 0)
+		fail_msg("simulate: status %d: %s", rc, err);
+	assert_non_null(strstr(out, "makespan 96\n"));
+	assert_non_null(strstr(out, "latency.2 40 20 0\n"));
+	free(out);
+	free(err);
+	/* --latency replaces the matrix: 5 everywhere: create 2 at 11, 2
+	 * ready at 16; create 3 at 17, 3 ready at 22; 2 posts at 23, exits at
+	 * 26; 1 may go on at 31 and joins 3; 3 blocks on the semaphore at 22,
+	 * woken by the post at 23 + 5 = 28, exits at 28 + 4 + 3 = 35; 1 at
+	 * 40, exit 41 */
+	rc = tu_cmdf("simulate", &out, &err, "--machine '%s' --latency 5 --binding '%s' "
+	             "--policy fifo '%s'", mpath, bpath, tpath);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "makespan 41\n"));
+	free(out);
+	free(err);
+	char ini[512];
+	snprintf(ini, sizeof ini, "[machine]\ncpus = 2\nmachine = %s\npolicy = fifo\n", mpath);
+	char *ipath = write_tmp(ini);
+	rc = tu_cmdf("allocate", &out, &err, "-q -a binpack --config '%s' '%s'", ipath, tpath);
+	if (rc != 0)
+		fail_msg("allocate: status %d: %s", rc, err);
+	assert_non_null(strstr(out, "makespan 44 "));
+	free(out);
+	free(err);
+	/* experiment: the same job (binpack, fifo, 2 processors) from a
+	 * directory of traces */
+	char dir[] = "/tmp/test_mach_dirXXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cmdl[1024];
+	snprintf(cmdl, sizeof cmdl, "cp '%s' '%s/p.trace'", tpath, dir);
+	assert_int_equal(system(cmdl), 0);
+	snprintf(ini, sizeof ini, "[experiment]\nname = m\n[programs]\ntraces = %s\n"
+	         "[machine]\ncpus = 2\nmachine = %s\npolicy = fifo\n[run]\n"
+	         "algorithms = binpack\n", dir, mpath);
+	char epath[600];
+	snprintf(epath, sizeof epath, "%s/e.ini", dir);
+	FILE *f = fopen(epath, "w");
+	assert_non_null(f);
+	fputs(ini, f);
+	fclose(f);
+	rc = tu_cmdf("experiment", &out, &err, "-q '%s'", epath);
+	if (rc != 0)
+		fail_msg("experiment: status %d: %s", rc, err);
+	free(out);
+	free(err);
+	snprintf(epath, sizeof epath, "%s/e.csv", dir);
+	char *csv = tu_slurp(epath, NULL);
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, ",binpack,44,"));
+	free(csv);
+	snprintf(cmdl, sizeof cmdl, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmdl), 0);
+	rc = tu_cmdf("bound", &out, &err, "--cpus 2 --machine '%s' '%s'", mpath, tpath);
+	if (rc != 0)
+		fail_msg("bound: status %d: %s", rc, err);
+	assert_non_null(strstr(out, "\nlatency 10\n"));
+	free(out);
+	free(err);
+	/* errors: a file with fewer CPUs, a trace without a unit */
+	rc = tu_cmdf("simulate", &out, &err, "--machine '%s' --unbound --cpus 4 '%s'", mpath, tpath);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(err, "the machine file describes 3 CPUs, not 4"));
+	free(out);
+	free(err);
+	char *nounit = write_tmp("shadowbind-trace 1\n1 5 exit\n");
+	rc = tu_cmdf("simulate", &out, &err, "--machine '%s' '%s'", mpath, nounit);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(err, "declares its time unit"));
+	free(out);
+	free(err);
+	rc = tu_cmdf("simulate", &out, &err, "--machine /nonexistent '%s'", tpath);
+	assert_int_equal(rc, 2);
+	free(out);
+	free(err);
+	const char *paths[] = {mpath, tpath, bpath, ipath, nounit};
+	for (size_t i = 0; i < 5; i++) {
+		unlink(paths[i]);
+		free((void *)paths[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_calibrate_sane),
 		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_commands_machine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

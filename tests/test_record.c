@@ -11,6 +11,7 @@
  * from the recorder's own bookkeeping.  Sizes are small: the whole file
  * runs in a few seconds.
  */
+#include <glob.h>
 #include <limits.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -76,6 +77,12 @@ static const struct example examples[] = {
 	{ "forkjoin", "5 300 3" },
 	{ "workqueue", "60 100 3" },
 	{ "cxxpool", "40 100 3" },
+	/* OpenMP (libgomp), docs/record.md "OpenMP" */
+	{ "ompbarrier", "10 100 2" },
+	{ "ompdynamic", "30 50 3 2" },
+	{ "ompcritical", "300 20 2" },
+	{ "omptasks", "4 100 3" },
+	{ "ompmix", "20" }, /* every construct mapped, nested regions */
 };
 
 /* Count the records of each operation in the trace. */
@@ -278,6 +285,24 @@ static const struct call_rec {
 	{ .call = "rwlock_timedwrlock_ok", .op = TRACE_WRLOCK, .outcome = ANY },
 	{ .call = "rwlock_timedwrlock_timeout", .op = TRACE_SLEEP, .outcome = ANY },
 	{ .call = "rwlock_unlock", .op = TRACE_RWUNLOCK, .outcome = ANY },
+	/* `sleep D` of the time slept: the request, when not interrupted */
+	{ .call = "usleep", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "nanosleep", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "clock_nanosleep_rel", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "clock_nanosleep_abs", .op = TRACE_SLEEP, .outcome = ANY },
+	{ .call = "sleep", .op = TRACE_SLEEP, .outcome = ANY },
+};
+
+/* The sleeps whose recorded duration is exactly the program's request
+ * (uninterrupted relative sleeps; sleep(S) is S s): the program's
+ * counter and the duration it prints (ns). */
+static const struct {
+	const char *call, *ns;
+} exact_sleeps[] = {
+	{ "usleep", "usleep_ns" },
+	{ "nanosleep", "nanosleep_ns" },
+	{ "clock_nanosleep_rel", "clocksleep_ns" },
+	{ "sleep", "sleep_ns" },
 };
 
 /* The value of `name N` in the program's calls line (fails if absent). */
@@ -296,7 +321,8 @@ static void test_trytimed(void **state)
 	(void)state;
 	for (int run = 0; run < 3; run++) {
 		char *out = NULL;
-		struct trace *tr = record("trytimed", "3", "tt.trace", &out, 0);
+		/* the last run also sleeps 1 s (sleep(1)) */
+		struct trace *tr = record("trytimed", run == 2 ? "3 1" : "3", "tt.trace", &out, 0);
 		const char *line = strstr(out, "calls ");
 		if (!line)
 			fail_msg("trytimed printed no calls line:\n%s", out);
@@ -321,18 +347,34 @@ static void test_trytimed(void **state)
 				fail_msg("trytimed: %s only %ld times in 3 rounds", must[i],
 				         calls_get(line, must[i]));
 		long timeout = calls_get(line, "timeout_ns"), claimed = 0;
+		long abs_ns = calls_get(line, "abssleep_ns"), exact[4] = { 0 };
+		if (abs_ns > timeout)
+			timeout = abs_ns;
 		for (size_t i = 0; i < tr->nrec; i++) {
 			const struct trace_rec *r = &tr->rec[i];
 			int oc = trace_ops[r->op].arg[1].type == TRACE_ARG_OUTCOME ? (int)r->b : ANY;
 			have[r->op][oc + 1]++;
 			if (r->op == TRACE_SIGNAL || r->op == TRACE_BROADCAST)
 				claimed += r->b;
-			/* a timed-out wait waited from its call to the deadline
-			 * the program gave, at most timeout_ns after */
-			if (r->op == TRACE_SLEEP && (trace_sleep_time(r) == 0 ||
-			                             trace_sleep_time(r) > (uint64_t)timeout))
-				fail_msg("trytimed: line %u sleeps %llu ns (timeouts are %ld ns)",
-				         r->line, (unsigned long long)trace_sleep_time(r), timeout);
+			if (r->op != TRACE_SLEEP)
+				continue;
+			/* a relative sleep: exactly its request */
+			uint64_t d = trace_sleep_time(r);
+			int x = -1;
+			for (int e = 0; e < 4; e++)
+				if (d == (uint64_t)calls_get(line, exact_sleeps[e].ns))
+					x = e;
+			if (x >= 0) {
+				exact[x]++;
+				continue;
+			}
+			/* a timed-out wait or the absolute clock_nanosleep: from
+			 * its call to the deadline the program gave, at most
+			 * timeout_ns (abssleep_ns) after */
+			if (d == 0 || d > (uint64_t)timeout)
+				fail_msg("trytimed: line %u sleeps %llu ns (timeouts and the absolute "
+				         "sleep are at most %ld ns)", r->line, (unsigned long long)d,
+				         timeout);
 		}
 		for (int op = 0; op < TRACE_NOPS; op++)
 			for (int oc = 0; oc < 3; oc++) {
@@ -349,6 +391,11 @@ static void test_trytimed(void **state)
 		assert_int_equal(tr->nthreads, 2);
 		assert_int_equal(have[TRACE_EXIT][0], 2);
 		assert_int_equal(claimed, calls_get(line, "cond_timedwait_ok"));
+		for (int e = 0; e < 4; e++)
+			if (exact[e] != calls_get(line, exact_sleeps[e].call))
+				fail_msg("trytimed: %ld %s calls of %ld ns, the trace has %ld sleeps of "
+				         "that duration", calls_get(line, exact_sleeps[e].call),
+				         exact_sleeps[e].call, calls_get(line, exact_sleeps[e].ns), exact[e]);
 		trace_free(tr);
 		free(out);
 	}
@@ -457,6 +504,59 @@ static void test_cut(void **state)
 		free(err);
 	}
 	unsetenv("SHADOWBIND_BUFFER");
+}
+
+/* -o NAME.zst: the recorder writes the trace compressed (zstd magic
+ * first); read back, it is the same trace as its text (zstd -d is not
+ * needed: the text is written back from the reader and the makespans on
+ * one and two processors compared with those of the text). */
+static void test_zst_output(void **state)
+{
+	(void)state;
+	char *out = NULL;
+	struct trace *tr = record("sieve", "97 50", "z.trace.zst", &out, 0);
+	check_counts("sieve", out, tr);
+	free(out);
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/z.trace.zst", g_dir);
+	size_t n;
+	char *bytes = tu_slurp(path, &n);
+	assert_true(n > 4 && (unsigned char)bytes[0] == 0x28 && (unsigned char)bytes[1] == 0xb5 &&
+	            (unsigned char)bytes[2] == 0x2f && (unsigned char)bytes[3] == 0xfd);
+	free(bytes);
+	/* its text, written by the trace writer, read again */
+	char *text = NULL;
+	size_t tlen;
+	FILE *m = open_memstream(&text, &tlen);
+	assert_int_equal(trace_write(tr, m), 0);
+	fclose(m);
+	struct trace *tt;
+	struct trace_error e;
+	assert_int_equal(trace_read_mem("text", text, tlen, &tt, &e), 0);
+	free(text);
+	struct trace *both[2] = { tr, tt };
+	sim_time ms[2][2];
+	for (int i = 0; i < 2; i++) {
+		struct sim_program *p = sim_program_new(both[i]);
+		struct sim_work *w = sim_work_new(p);
+		assert_non_null(w);
+		for (int k = 1; k <= 2; k++) {
+			struct sim_params par;
+			sim_params_init(&par);
+			par.cpus = (uint32_t)k;
+			par.mode = SIM_UNBOUND;
+			struct sim_result res;
+			assert_int_equal(sim_run(p, w, &par, NULL, 0, &res), SIM_OK);
+			ms[i][k - 1] = res.makespan;
+		}
+		sim_work_free(w);
+		sim_program_free(p);
+	}
+	assert_int_equal(sim_time_cmp(ms[0][0], ms[1][0]), 0);
+	assert_int_equal(sim_time_cmp(ms[0][1], ms[1][1]), 0);
+	trace_free(tt);
+	trace_free(tr);
+	unlink(path);
 }
 
 /* Write a spool by hand: `n` records, `done` or cut after `flushed`. */
@@ -657,25 +757,35 @@ static void run_affinity(const char *binding, const int *want)
 	free(bpath);
 }
 
+/* Two processors: needs two CPUs this process may use (else skipped,
+ * and counted so). */
+static void test_pinning_two(void **state)
+{
+	(void)state;
+	int cpu[CPU_SETSIZE];
+	int n = allowed_cpus(cpu, CPU_SETSIZE);
+	if (n < 2) {
+		print_message("test_pinning_two: %d CPU usable here: SKIPPED (pinning on one "
+		              "processor is test_pinning's)\n", n);
+		skip();
+	}
+	/* threads alternate between processors 0 and 1 */
+	int want[4] = { cpu[0], cpu[1], cpu[0], cpu[1] };
+	run_affinity("shadowbind-binding 1\ncpus 2\n1 0\n2 1\n3 0\n4 1\n", want);
+	/* the map line: processor 0 on the second CPU, 1 on the first */
+	char b[256];
+	snprintf(b, sizeof b, "shadowbind-binding 1\ncpus 2\nmap %d %d\n1 0\n2 1\n3 1\n4 0\n",
+	         cpu[1], cpu[0]);
+	int want2[4] = { cpu[1], cpu[0], cpu[0], cpu[1] };
+	run_affinity(b, want2);
+}
+
 static void test_pinning(void **state)
 {
 	(void)state;
 	int cpu[CPU_SETSIZE];
 	int n = allowed_cpus(cpu, CPU_SETSIZE);
 	assert_true(n >= 1);
-	if (n >= 2) {
-		/* threads alternate between processors 0 and 1 */
-		int want[4] = { cpu[0], cpu[1], cpu[0], cpu[1] };
-		run_affinity("shadowbind-binding 1\ncpus 2\n1 0\n2 1\n3 0\n4 1\n", want);
-		/* the map line: processor 0 on the second CPU, 1 on the first */
-		char b[256];
-		snprintf(b, sizeof b, "shadowbind-binding 1\ncpus 2\nmap %d %d\n1 0\n2 1\n3 1\n4 0\n",
-		         cpu[1], cpu[0]);
-		int want2[4] = { cpu[1], cpu[0], cpu[0], cpu[1] };
-		run_affinity(b, want2);
-	} else {
-		print_message("one CPU only: pinning checked on one processor\n");
-	}
 	int want1[4] = { cpu[0], cpu[0], cpu[0], cpu[0] };
 	run_affinity("shadowbind-binding 1\ncpus 1\n1 0\n2 0\n3 0\n4 0\n", want1);
 
@@ -781,9 +891,64 @@ static void test_tree(void **state)
 	free(bpath);
 }
 
+/* rec_spin_scan on hand-written traces.  Thread 2 fails three trylocks
+ * of mutex 1 (works 5, 7, 9) while thread 1 holds it, then takes it
+ * (work 11): one loop of 3 tries, work 5 + 7 + 9 + 11 = 32.  Thread 1
+ * yields twice (works 4, 6) and then locks mutex 2 (work 8): a loop of 2
+ * yields, work 18.  Thread 3 fails one trywait alone (work 2): counted as
+ * a failed trywait, not a loop.  Total work 10+100+5+7+9+11+3+4+6+8+2+1
+ * = 166. */
+static void test_spin_scan(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(
+		"shadowbind-trace 1\nunit ns\n"
+		"1 0 create 2\n1 0 create 3\n1 10 lock 1\n"
+		"2 5 trylock 1 busy\n2 7 trylock 1 busy\n2 9 trylock 1 busy\n"
+		"3 2 trywait 1 busy\n3 1 exit\n"
+		"1 100 unlock 1\n2 11 trylock 1 ok\n2 3 unlock 1\n2 0 exit\n"
+		"1 4 sleep 0\n1 6 sleep 0\n1 8 lock 2\n1 0 unlock 2\n1 0 exit\n");
+	struct rec_spin s;
+	rec_spin_scan(tr, REC_POLL_NS, &s);
+	assert_int_equal(s.loops, 2);
+	assert_int_equal(s.tries, 5);
+	assert_int_equal(s.work, 32 + 18);
+	assert_int_equal(s.total, 166);
+	assert_int_equal(s.busy_trylock, 3);
+	assert_int_equal(s.busy_trywait, 1);
+	assert_int_equal(s.yields, 2);
+	assert_int_equal(s.polls, 0);
+	trace_free(tr);
+}
+
+/* The recorder's report on a recording of the lockprobe: the library's
+ * statistics are there and its figures add up (records = the calls that
+ * recorded: 2 creates, 2 joins, 3 exits and 2 N locks and unlocks). */
+static void test_report(void **state)
+{
+	(void)state;
+	need_example("lockprobe");
+	char *out = NULL, *err = NULL;
+	int st = tu_cmdf("shadowbind-record", &out, &err, "-o '%s/lp.trace' -- '%s/lockprobe' 2000 4",
+	                 g_dir, g_ex);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(err, "shadowbind-record: 8007 records, "));
+	assert_non_null(strstr(err, "estimated residual"));
+	assert_non_null(strstr(err, "shadowbind-record: CPU time of the process "));
+	char p[PATH_MAX + 32];
+	snprintf(p, sizeof p, "%s/lp.trace*.stats", g_dir);
+	glob_t g;
+	assert_int_equal(glob(p, 0, NULL, &g), GLOB_NOMATCH); /* removed after reading */
+	globfree(&g);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spin_scan),
+		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_condvar_stress),
 		cmocka_unit_test(test_trytimed),
@@ -791,7 +956,9 @@ int main(void)
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_spool_convert),
+		cmocka_unit_test(test_zst_output),
 		cmocka_unit_test(test_pinning),
+		cmocka_unit_test(test_pinning_two),
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_tree),
 	};

@@ -597,56 +597,140 @@ static const char rr_ties[] =
 	"5 3 exit\n";
 
 static const struct hand_case hand[] = {
-	{"issue 9.1 cwait asks at arrival", cwait_arrival, "fifo", 3, 10, {0, 0, 1, 2}, 1, SIM_OK, 36, 1, 2, 36, 1, 0, 0},
-	{"issue 9.1 cwait, t = 0", cwait_arrival, "fifo", 3, 0, {0, 0, 1, 2}, 1, SIM_OK, 26, 1, 2, 20, 1, 0, 0},
-	{"issue 9.2 rdlock after writer", rdlock_writer, "fifo", 2, 10, {0, 1, 1, 1, 0}, 1, SIM_OK, 21, 1, 4, 21, 1, 0, 0},
-	{"issue 9.3 ps pool id order", ps_pool_order, "ps", 2, 0, {0}, 0, SIM_OK, 33, 1, 2, 12, 1, 1, 0},
-	{"issue 9.4 ps pool capacity", ps_pool_capacity, "ps", 2, 0, {0}, 0, SIM_OK, 5, 1, 3, 5, 1, 1, 0},
-	{"ps pool rate <= 1", ps_pool_rate, "ps", 4, 0, {0}, 0, SIM_OK, 4, 1, 3, 4, 1, 1, 0},
-	{"issue 9.5 cwait leaves first", cwait_leaves_first, "fifo", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
-	{"issue 9.5 cwait leaves first rr", cwait_leaves_first, "rr:100", 2, 0, {0}, 0, SIM_OK, 24, 1, 2, 21, 1, 1, 3},
-	{"signaller asks for all mutexes at once", sig_all_at_once, "ps", 1, 0, {0, S, 0, S, 0, 0, 0, 0, S, 0, S}, 1, SIM_OK, 1, 1, 3, 1, 1, 0, 0},
-	{"signaller wakes from where it blocked", sig_wakes_from, "rr:1", 2, 4, {0}, 0, SIM_OK, 0, 1, 9, 0, 1, 1, 0},
-	{"rr alone, arrival after the expiry", rr_alone, "rr:10", 2, 0, {0, S, 0, 1, 0, 1}, 1, SIM_OK, 110, 1, 4, 50, 1, 0, 0},
-	{"rr alone, arrival before the expiry", rr_alone, "rr:10", 2, 0, {0, S, 1, 0, 0, 1}, 1, SIM_OK, 110, 1, 4, 40, 1, 0, 0},
-	{"rr alone, unbound", rr_alone, "rr:10", 2, 0, {0}, 0, SIM_OK, 110, 1, 4, 40, 1, 1, 0},
-	{"sleep 0 yields", yield0, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 20, 1, 3, 15, 1, 0, 0},
-	{"rr expiry ties", rr_ties, "rr:5", 2, 0, {0, S, 0, 1, 0, 1}, 1, SIM_OK, 23, 1, 5, 8, 1, 0, 0},
-	{"trywait busy", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 2, 15, 1, 0, 0},
-	{"trywait ok", trywait, "ps", 1, 0, {0}, 0, SIM_OK, 21, 1, 3, 21, 1, 0, 0},
-	{"trywait ok latency", trywait, "fifo", 2, 50, {0, 0, 0, 1}, 1, SIM_OK, 56, 1, 3, 56, 1, 0, 0},
-	{"cv early signal t=0", cv_early_signal, "ps", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1, 0, 0},
-	{"cv early signal t=50", cv_early_signal, "ps", 1, 50, {0}, 0, SIM_OK, 266, 1, 2, 215, 1, 0, 0},
-	{"cv early signal fifo", cv_early_signal, "fifo", 1, 0, {0}, 0, SIM_OK, 116, 1, 2, 115, 1, 0, 0},
-	{"barrier via mutex+cond", cv_barrier, "ps", 1, 0, {0}, 0, SIM_OK, 40, 1, 3, 36, 1, 0, 0},
-	{"barrier via mutex+cond rr", cv_barrier, "rr:3", 1, 0, {0}, 0, SIM_OK, 40, 1, 3, 36, 1, 0, 0},
-	{"rwlock fifo", rwlock_fifo, "ps", 1, 0, {0}, 0, SIM_OK, 215, 1, 4, 115, 1, 0, 0},
-	{"sleep fifo", sleep_one_cpu, "fifo", 1, 0, {0, 0, 0}, 1, SIM_OK, 215, 1, 1, 215, 1, 0, 0},
-	{"sleep ps", sleep_one_cpu, "ps", 1, 0, {0, 0, 0}, 1, SIM_OK, 215, 1, 1, 130, 1, 0, 0},
-	{"trylock busy", trylock_busy, "ps", 1, 0, {0}, 0, SIM_OK, 100, 1, 1, 15, 1, 0, 0},
-	{"trylock ok", trylock_ok, "ps", 1, 0, {0}, 0, SIM_OK, 105, 1, 1, 105, 1, 0, 0},
-	{"fifo one cpu", two_workers, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 150, 1, 0, 0},
-	{"ps one cpu", two_workers, "ps", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 100, 1, 0, 0},
-	{"rr:30 one cpu", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 3, 110, 1, 0, 0},
-	{"rr:30 one cpu T2", two_workers, "rr:30", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 150, 1, 2, 150, 1, 0, 0},
-	{"ps cycles T2", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 2, 5, 1, 0, 0},
-	{"ps cycles T4", ps_fraction, "ps", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 4, 9, 1, 0, 0},
-	{"fifo fraction T4", ps_fraction, "fifo", 2, 0, {0, 1, 0, 0, 0, 1}, 1, SIM_OK, 9, 1, 3, 6, 1, 0, 0},
-	{"latency blocked", lat_blocked, "ps", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1, 0, 0},
-	{"latency blocked t=0", lat_blocked, "ps", 2, 0, {0, 0, 1}, 1, SIM_OK, 15, 1, 2, 15, 1, 0, 0},
-	{"latency late arrival", lat_late, "fifo", 2, 50, {0, 0, 1}, 1, SIM_OK, 115, 1, 2, 65, 1, 0, 0},
-	{"latency late arrival, small t", lat_late, "fifo", 2, 5, {0, 0, 1}, 1, SIM_OK, 30, 1, 2, 25, 1, 0, 0},
-	{"latency same processor", lat_late, "fifo", 2, 50, {0, 0, 0}, 1, SIM_OK, 35, 1, 2, 35, 1, 0, 0},
-	{"barrier", barrier3, "ps", 1, 0, {0}, 0, SIM_OK, 35, 1, 2, 35, 1, 0, 0},
-	{"sem initial token", sem_init, "ps", 1, 0, {0}, 0, SIM_OK, 51, 1, 2, 10, 1, 0, 0},
-	{"mutex contention shadow", mutex2, "ps", 1, 0, {0}, 0, SIM_OK, 205, 1, 2, 205, 1, 0, 0},
-	{"mutex contention 1 cpu fifo", mutex2, "fifo", 1, 0, {0, 0, 0, 0}, 1, SIM_OK, 215, 1, 2, 110, 1, 0, 0},
-	{"deadlock", tu_lock_inversion, "ps", 1, 0, {0}, 0, SIM_DEADLOCK, 0, 1, -1, 0, 1, 0, 0},
+	{.name = "issue 9.1 cwait asks at arrival", .trace = cwait_arrival, .policy = "fifo",
+	 .k = 3, .latency = 10, .by_id = {0, 0, 1, 2}, .bound = 1, .status = SIM_OK, .num = 36,
+	 .den = 1, .end_id = 2, .end_num = 36, .end_den = 1},
+	{.name = "issue 9.1 cwait, t = 0", .trace = cwait_arrival, .policy = "fifo", .k = 3,
+	 .latency = 0, .by_id = {0, 0, 1, 2}, .bound = 1, .status = SIM_OK, .num = 26, .den = 1,
+	 .end_id = 2, .end_num = 20, .end_den = 1},
+	{.name = "issue 9.2 rdlock after writer", .trace = rdlock_writer, .policy = "fifo", .k = 2,
+	 .latency = 10, .by_id = {0, 1, 1, 1, 0}, .bound = 1, .status = SIM_OK, .num = 21,
+	 .den = 1, .end_id = 4, .end_num = 21, .end_den = 1},
+	{.name = "issue 9.3 ps pool id order", .trace = ps_pool_order, .policy = "ps", .k = 2,
+	 .latency = 0, .status = SIM_OK, .num = 33, .den = 1, .end_id = 2, .end_num = 12,
+	 .end_den = 1, .unbound = 1},
+	{.name = "issue 9.4 ps pool capacity", .trace = ps_pool_capacity, .policy = "ps", .k = 2,
+	 .latency = 0, .status = SIM_OK, .num = 5, .den = 1, .end_id = 3, .end_num = 5,
+	 .end_den = 1, .unbound = 1},
+	{.name = "ps pool rate <= 1", .trace = ps_pool_rate, .policy = "ps", .k = 4, .latency = 0,
+	 .status = SIM_OK, .num = 4, .den = 1, .end_id = 3, .end_num = 4, .end_den = 1,
+	 .unbound = 1},
+	{.name = "issue 9.5 cwait leaves first", .trace = cwait_leaves_first, .policy = "fifo",
+	 .k = 2, .latency = 0, .status = SIM_OK, .num = 24, .den = 1, .end_id = 2, .end_num = 21,
+	 .end_den = 1, .unbound = 1, .switch_cost = 3},
+	{.name = "issue 9.5 cwait leaves first rr", .trace = cwait_leaves_first,
+	 .policy = "rr:100", .k = 2, .latency = 0, .status = SIM_OK, .num = 24, .den = 1,
+	 .end_id = 2, .end_num = 21, .end_den = 1, .unbound = 1, .switch_cost = 3},
+	{.name = "signaller asks for all mutexes at once", .trace = sig_all_at_once,
+	 .policy = "ps", .k = 1, .latency = 0, .by_id = {0, S, 0, S, 0, 0, 0, 0, S, 0, S},
+	 .bound = 1, .status = SIM_OK, .num = 1, .den = 1, .end_id = 3, .end_num = 1,
+	 .end_den = 1},
+	{.name = "signaller wakes from where it blocked", .trace = sig_wakes_from,
+	 .policy = "rr:1", .k = 2, .latency = 4, .status = SIM_OK, .num = 0, .den = 1, .end_id = 9,
+	 .end_num = 0, .end_den = 1, .unbound = 1},
+	{.name = "rr alone, arrival after the expiry", .trace = rr_alone, .policy = "rr:10",
+	 .k = 2, .latency = 0, .by_id = {0, S, 0, 1, 0, 1}, .bound = 1, .status = SIM_OK,
+	 .num = 110, .den = 1, .end_id = 4, .end_num = 50, .end_den = 1},
+	{.name = "rr alone, arrival before the expiry", .trace = rr_alone, .policy = "rr:10",
+	 .k = 2, .latency = 0, .by_id = {0, S, 1, 0, 0, 1}, .bound = 1, .status = SIM_OK,
+	 .num = 110, .den = 1, .end_id = 4, .end_num = 40, .end_den = 1},
+	{.name = "rr alone, unbound", .trace = rr_alone, .policy = "rr:10", .k = 2, .latency = 0,
+	 .status = SIM_OK, .num = 110, .den = 1, .end_id = 4, .end_num = 40, .end_den = 1,
+	 .unbound = 1},
+	{.name = "sleep 0 yields", .trace = yield0, .policy = "fifo", .k = 1, .latency = 0,
+	 .by_id = {0, 0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 20, .den = 1, .end_id = 3,
+	 .end_num = 15, .end_den = 1},
+	{.name = "rr expiry ties", .trace = rr_ties, .policy = "rr:5", .k = 2, .latency = 0,
+	 .by_id = {0, S, 0, 1, 0, 1}, .bound = 1, .status = SIM_OK, .num = 23, .den = 1,
+	 .end_id = 5, .end_num = 8, .end_den = 1},
+	{.name = "trywait busy", .trace = trywait, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_OK, .num = 21, .den = 1, .end_id = 2, .end_num = 15, .end_den = 1},
+	{.name = "trywait ok", .trace = trywait, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_OK, .num = 21, .den = 1, .end_id = 3, .end_num = 21, .end_den = 1},
+	{.name = "trywait ok latency", .trace = trywait, .policy = "fifo", .k = 2, .latency = 50,
+	 .by_id = {0, 0, 0, 1}, .bound = 1, .status = SIM_OK, .num = 56, .den = 1, .end_id = 3,
+	 .end_num = 56, .end_den = 1},
+	{.name = "cv early signal t=0", .trace = cv_early_signal, .policy = "ps", .k = 1,
+	 .latency = 0, .status = SIM_OK, .num = 116, .den = 1, .end_id = 2, .end_num = 115,
+	 .end_den = 1},
+	{.name = "cv early signal t=50", .trace = cv_early_signal, .policy = "ps", .k = 1,
+	 .latency = 50, .status = SIM_OK, .num = 266, .den = 1, .end_id = 2, .end_num = 215,
+	 .end_den = 1},
+	{.name = "cv early signal fifo", .trace = cv_early_signal, .policy = "fifo", .k = 1,
+	 .latency = 0, .status = SIM_OK, .num = 116, .den = 1, .end_id = 2, .end_num = 115,
+	 .end_den = 1},
+	{.name = "barrier via mutex+cond", .trace = cv_barrier, .policy = "ps", .k = 1,
+	 .latency = 0, .status = SIM_OK, .num = 40, .den = 1, .end_id = 3, .end_num = 36,
+	 .end_den = 1},
+	{.name = "barrier via mutex+cond rr", .trace = cv_barrier, .policy = "rr:3", .k = 1,
+	 .latency = 0, .status = SIM_OK, .num = 40, .den = 1, .end_id = 3, .end_num = 36,
+	 .end_den = 1},
+	{.name = "rwlock fifo", .trace = rwlock_fifo, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_OK, .num = 215, .den = 1, .end_id = 4, .end_num = 115, .end_den = 1},
+	{.name = "sleep fifo", .trace = sleep_one_cpu, .policy = "fifo", .k = 1, .latency = 0,
+	 .by_id = {0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 215, .den = 1, .end_id = 1,
+	 .end_num = 215, .end_den = 1},
+	{.name = "sleep ps", .trace = sleep_one_cpu, .policy = "ps", .k = 1, .latency = 0,
+	 .by_id = {0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 215, .den = 1, .end_id = 1,
+	 .end_num = 130, .end_den = 1},
+	{.name = "trylock busy", .trace = trylock_busy, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_OK, .num = 100, .den = 1, .end_id = 1, .end_num = 15, .end_den = 1},
+	{.name = "trylock ok", .trace = trylock_ok, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_OK, .num = 105, .den = 1, .end_id = 1, .end_num = 105, .end_den = 1},
+	{.name = "fifo one cpu", .trace = two_workers, .policy = "fifo", .k = 1, .latency = 0,
+	 .by_id = {0, 0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 150, .den = 1, .end_id = 3,
+	 .end_num = 150, .end_den = 1},
+	{.name = "ps one cpu", .trace = two_workers, .policy = "ps", .k = 1, .latency = 0,
+	 .by_id = {0, 0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 150, .den = 1, .end_id = 3,
+	 .end_num = 100, .end_den = 1},
+	{.name = "rr:30 one cpu", .trace = two_workers, .policy = "rr:30", .k = 1, .latency = 0,
+	 .by_id = {0, 0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 150, .den = 1, .end_id = 3,
+	 .end_num = 110, .end_den = 1},
+	{.name = "rr:30 one cpu T2", .trace = two_workers, .policy = "rr:30", .k = 1, .latency = 0,
+	 .by_id = {0, 0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 150, .den = 1, .end_id = 2,
+	 .end_num = 150, .end_den = 1},
+	{.name = "ps cycles T2", .trace = ps_fraction, .policy = "ps", .k = 2, .latency = 0,
+	 .by_id = {0, 1, 0, 0, 0, 1}, .bound = 1, .status = SIM_OK, .num = 9, .den = 1,
+	 .end_id = 2, .end_num = 5, .end_den = 1},
+	{.name = "ps cycles T4", .trace = ps_fraction, .policy = "ps", .k = 2, .latency = 0,
+	 .by_id = {0, 1, 0, 0, 0, 1}, .bound = 1, .status = SIM_OK, .num = 9, .den = 1,
+	 .end_id = 4, .end_num = 9, .end_den = 1},
+	{.name = "fifo fraction T4", .trace = ps_fraction, .policy = "fifo", .k = 2, .latency = 0,
+	 .by_id = {0, 1, 0, 0, 0, 1}, .bound = 1, .status = SIM_OK, .num = 9, .den = 1,
+	 .end_id = 3, .end_num = 6, .end_den = 1},
+	{.name = "latency blocked", .trace = lat_blocked, .policy = "ps", .k = 2, .latency = 50,
+	 .by_id = {0, 0, 1}, .bound = 1, .status = SIM_OK, .num = 115, .den = 1, .end_id = 2,
+	 .end_num = 65, .end_den = 1},
+	{.name = "latency blocked t=0", .trace = lat_blocked, .policy = "ps", .k = 2, .latency = 0,
+	 .by_id = {0, 0, 1}, .bound = 1, .status = SIM_OK, .num = 15, .den = 1, .end_id = 2,
+	 .end_num = 15, .end_den = 1},
+	{.name = "latency late arrival", .trace = lat_late, .policy = "fifo", .k = 2,
+	 .latency = 50, .by_id = {0, 0, 1}, .bound = 1, .status = SIM_OK, .num = 115, .den = 1,
+	 .end_id = 2, .end_num = 65, .end_den = 1},
+	{.name = "latency late arrival, small t", .trace = lat_late, .policy = "fifo", .k = 2,
+	 .latency = 5, .by_id = {0, 0, 1}, .bound = 1, .status = SIM_OK, .num = 30, .den = 1,
+	 .end_id = 2, .end_num = 25, .end_den = 1},
+	{.name = "latency same processor", .trace = lat_late, .policy = "fifo", .k = 2,
+	 .latency = 50, .by_id = {0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 35, .den = 1,
+	 .end_id = 2, .end_num = 35, .end_den = 1},
+	{.name = "barrier", .trace = barrier3, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_OK, .num = 35, .den = 1, .end_id = 2, .end_num = 35, .end_den = 1},
+	{.name = "sem initial token", .trace = sem_init, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_OK, .num = 51, .den = 1, .end_id = 2, .end_num = 10, .end_den = 1},
+	{.name = "mutex contention shadow", .trace = mutex2, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_OK, .num = 205, .den = 1, .end_id = 2, .end_num = 205, .end_den = 1},
+	{.name = "mutex contention 1 cpu fifo", .trace = mutex2, .policy = "fifo", .k = 1,
+	 .latency = 0, .by_id = {0, 0, 0, 0}, .bound = 1, .status = SIM_OK, .num = 215, .den = 1,
+	 .end_id = 2, .end_num = 110, .end_den = 1},
+	{.name = "deadlock", .trace = tu_lock_inversion, .policy = "ps", .k = 1, .latency = 0,
+	 .status = SIM_DEADLOCK, .num = 0, .den = 1, .end_id = -1, .end_num = 0, .end_den = 1},
 };
 
 static void test_hand_cases(void **state)
 {
 	(void)state;
+	/* every row runs; each failing row is reported by name */
+	int failed = 0;
 	for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
 		const struct hand_case *h = &hand[i];
 		struct tu_sim c;
@@ -668,25 +752,31 @@ static void test_hand_cases(void **state)
 			rc = run_policy(&c, h->policy, h->k, h->latency, h->bound ? h->by_id : NULL, 12,
 			                SIM_STATS | SIM_SCHEDULE, &res);
 		}
-		if (rc != h->status)
-			fail_msg("%s: status %d, expected %d", h->name, rc, h->status);
-		if (rc == SIM_OK) {
-			if (res.makespan.num != h->num || res.makespan.den != h->den)
-				fail_msg("%s: makespan %llu/%llu, expected %llu/%llu", h->name,
-				         (unsigned long long)res.makespan.num, (unsigned long long)res.makespan.den,
-				         (unsigned long long)h->num, (unsigned long long)h->den);
-			if (h->end_id >= 0) {
-				int64_t ix = trace_thread_index(c.tr, (uint32_t)h->end_id);
-				assert_true(ix >= 0);
-				sim_time e = res.threads[ix].end;
-				if (e.num != h->end_num || e.den != h->end_den)
-					fail_msg("%s: thread %d ends %llu/%llu, expected %llu/%llu", h->name, h->end_id,
-					         (unsigned long long)e.num, (unsigned long long)e.den,
-					         (unsigned long long)h->end_num, (unsigned long long)h->end_den);
-			}
+		int64_t ix = h->end_id >= 0 ? trace_thread_index(c.tr, (uint32_t)h->end_id) : -1;
+		if (rc != h->status) {
+			print_message("%s: status %d, expected %d\n", h->name, rc, h->status);
+			failed++;
+		} else if (rc == SIM_OK && (res.makespan.num != h->num || res.makespan.den != h->den)) {
+			print_message("%s: makespan %llu/%llu, expected %llu/%llu\n", h->name,
+			              (unsigned long long)res.makespan.num, (unsigned long long)res.makespan.den,
+			              (unsigned long long)h->num, (unsigned long long)h->den);
+			failed++;
+		} else if (rc == SIM_OK && h->end_id >= 0 && ix < 0) {
+			print_message("%s: no thread %d\n", h->name, h->end_id);
+			failed++;
+		} else if (rc == SIM_OK && h->end_id >= 0 &&
+		           (res.threads[ix].end.num != h->end_num || res.threads[ix].end.den != h->end_den)) {
+			print_message("%s: thread %d ends %llu/%llu, expected %llu/%llu\n", h->name, h->end_id,
+			              (unsigned long long)res.threads[ix].end.num,
+			              (unsigned long long)res.threads[ix].end.den,
+			              (unsigned long long)h->end_num, (unsigned long long)h->end_den);
+			failed++;
 		}
 		tu_sim_close(&c);
 	}
+	if (failed)
+		fail_msg("%d of %zu hand cases failed (listed above)", failed,
+		         sizeof hand / sizeof hand[0]);
 }
 
 /* The full schedule, one processor under fifo (two_workers): T2 runs

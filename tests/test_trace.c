@@ -1725,6 +1725,127 @@ static void test_parse_u64(void **state)
 	assert_int_equal(trace_parse_u64(NULL, 1, &v), -1);
 }
 
+/* ---------------------------------------------------------------------
+ * Compressed traces: zstd frames are read as the text they hold, by
+ * content; cut or damaged ones are one error line.  Expected: the text's
+ * own reading (an independent path: no decompression), written back.
+ */
+
+static char *zst_of(const char *text, size_t len, size_t *zlen)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, zlen);
+	assert_non_null(m);
+	FILE *z = trace_zst_writer(m, 3);
+	assert_non_null(z);
+	assert_int_equal(fwrite(text, 1, len, z), len);
+	assert_int_equal(fclose(z), 0);
+	assert_int_equal(fclose(m), 0);
+	return buf;
+}
+
+static char *written(const struct trace *tr)
+{
+	char *buf = NULL;
+	size_t n;
+	FILE *m = open_memstream(&buf, &n);
+	assert_non_null(m);
+	assert_int_equal(trace_write(tr, m), 0);
+	fclose(m);
+	return buf;
+}
+
+static void test_zst(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"shadowbind-trace 1\nunit us\nthread 2 worker\nsem 1 1\n"
+		"1 5 create 2\n2 3 wait 1\n1 4 lock 1\n2 1 post 1\n1 2 unlock 1\n"
+		"2 7 exit\n1 1 join 2\n1 0 exit\n";
+	size_t len = sizeof text - 1, zlen, z1, z2;
+	struct trace_error e;
+	struct trace *want_tr, *tr;
+	assert_int_equal(trace_read_mem("t", text, len, &want_tr, &e), 0);
+	char *want = written(want_tr);
+	trace_free(want_tr);
+
+	/* one frame; two frames (the text cut in the middle of a line) */
+	char *z = zst_of(text, len, &zlen);
+	char *a = zst_of(text, 40, &z1), *b = zst_of(text + 40, len - 40, &z2);
+	char *two = malloc(z1 + z2);
+	assert_non_null(two);
+	memcpy(two, a, z1);
+	memcpy(two + z1, b, z2);
+	const struct { const char *bytes; size_t n; } ok[] = { { z, zlen }, { two, z1 + z2 } };
+	for (size_t i = 0; i < 2; i++) {
+		if (trace_read_mem("t.zst", ok[i].bytes, ok[i].n, &tr, &e))
+			fail_msg("case %zu: %s", i, e.msg);
+		char *got = written(tr);
+		assert_string_equal(got, want);
+		free(got);
+		trace_free(tr);
+	}
+	/* by content, whatever the name: a file named .trace */
+	char *path = tu_tmpfile("");
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(z, 1, zlen, f), zlen);
+	fclose(f);
+	assert_int_equal(trace_read_file(path, &tr, &e), 0);
+	assert_int_equal(tr->nrec, 8);
+	trace_free(tr);
+	/* every cut of the single frame (from the magic on) is an error,
+	 * never a trace; the cut between the two frames is the first half
+	 * alone, a trace cut inside a line */
+	for (size_t k = 4; k < zlen; k++) {
+		tr = (struct trace *)1;
+		assert_int_equal(trace_read_mem("t.zst", z, k, &tr, &e), -1);
+		assert_null(tr);
+		if (!strstr(e.msg, "zstd") && !strstr(e.msg, "t.zst:"))
+			fail_msg("cut at %zu: %s", k, e.msg);
+	}
+	assert_int_equal(trace_read_mem("t.zst", two, z1, &tr, &e), -1);
+	/* one damaged byte anywhere: an error or a trace, never a crash */
+	for (size_t k = 4; k < zlen; k++) {
+		char *d = malloc(zlen);
+		assert_non_null(d);
+		memcpy(d, z, zlen);
+		d[k] ^= 0x5a;
+		if (trace_read_mem("t.zst", d, zlen, &tr, &e) == 0)
+			trace_free(tr);
+		free(d);
+	}
+	/* the hash of the bytes read (sha256sum's, for the text and for the
+	 * zstd -3 file of the same text, whose bytes these are) */
+	static const struct { const char *bytes; size_t n; const char *hex; } hs[] = {
+		{ "shadowbind-trace 1\n1 5 exit\n", 28,
+		  "1b84786ac27a4067b4f115f9a75b7267abe0973bb38a5b6086e9d227751d7652" },
+		{ "\x28\xb5\x2f\xfd\x04\x58\xe1\x00\x00shadowbind-trace 1\n1 5 exit\n\x0c\x4b\x44\x36",
+		  41, "1db386568b204428952731725fd7eae09c40b28b706ac7fc19bff8e4084bf016" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		FILE *h = fopen(path, "wb");
+		assert_non_null(h);
+		assert_int_equal(fwrite(hs[i].bytes, 1, hs[i].n, h), hs[i].n);
+		fclose(h);
+		char hex[65];
+		if (trace_read_file_sha256(path, &tr, hex, &e))
+			fail_msg("hash case %zu: %s", i, e.msg);
+		assert_string_equal(hex, hs[i].hex);
+		trace_free(tr);
+	}
+	assert_int_equal(trace_zst_name("a.trace.zst"), 1);
+	assert_int_equal(trace_zst_name("a.trace"), 0);
+	assert_int_equal(trace_zst_name("zst"), 0);
+	unlink(path);
+	free(path);
+	free(z);
+	free(a);
+	free(b);
+	free(two);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1752,6 +1873,7 @@ int main(void)
 		cmocka_unit_test(test_binding_read),
 		cmocka_unit_test(test_binding_bad),
 		cmocka_unit_test(test_binding_write),
+		cmocka_unit_test(test_zst),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1254,15 +1254,30 @@ struct src {
 	int fd;           /* >= 0: read this descriptor */
 	const char *mem;  /* else these bytes            */
 	size_t mlen, mpos;
+	struct tr_zin *z; /* non-NULL: the input is zstd-compressed */
+	char head[4];     /* the descriptor's first bytes, read to probe */
+	size_t nhead, hpos;
+	struct trace_sha256 *sha; /* non-NULL: hash the descriptor's bytes */
 };
 
-static ssize_t src_read(struct src *S, char *dst, size_t n)
+static ssize_t src_raw(void *ctx, char *dst, size_t n)
 {
+	struct src *S = ctx;
+	if (S->hpos < S->nhead) {
+		size_t k = S->nhead - S->hpos;
+		if (k > n)
+			k = n;
+		memcpy(dst, S->head + S->hpos, k);
+		S->hpos += k;
+		return (ssize_t)k;
+	}
 	if (S->fd >= 0) {
 		for (;;) {
 			ssize_t k = read(S->fd, dst, n);
 			if (k < 0 && errno == EINTR)
 				continue;
+			if (k > 0 && S->sha)
+				trace_sha256_update(S->sha, dst, (size_t)k);
 			return k;
 		}
 	}
@@ -1273,6 +1288,15 @@ static ssize_t src_read(struct src *S, char *dst, size_t n)
 		memcpy(dst, S->mem + S->mpos, k);
 	S->mpos += k;
 	return (ssize_t)k;
+}
+
+/* Bytes of the trace's text: decompressed if the input is zstd.  -2: bad
+ * compressed data (tr_zin_error). */
+static ssize_t src_read(struct src *S, char *dst, size_t n)
+{
+	if (S->z)
+		return tr_zin_read(S->z, dst, n, src_raw, S);
+	return src_raw(S, dst, n);
 }
 
 /* The buffer holds one partial line (no LF) and is full: drop a comment
@@ -1342,7 +1366,7 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 		size_t want = cap - len;
 		if (want > P->lim.chunk)
 			want = P->lim.chunk;
-		if (S->fd < 0 && len == 0 && S->mlen - S->mpos > TR_PAD) {
+		if (S->fd < 0 && !S->z && len == 0 && S->mlen - S->mpos > TR_PAD) {
 			/* bytes in memory: their whole lines are read where they
 			 * are, not copied (3% of a read's time, measured), up to
 			 * the last LF of the next `want` bytes (so no line of
@@ -1362,8 +1386,11 @@ static int read_stream(struct tr_p1 *P, struct src *S)
 		ssize_t k = src_read(S, buf + len, want);
 		if (k < 0) {
 			char eb[128];
-			tr_err(P->err, P->file, 0, "cannot read: %s",
-			       strerror_r(errno, eb, sizeof eb));
+			if (k == -2)
+				tr_err(P->err, P->file, 0, "%s", tr_zin_error(S->z));
+			else
+				tr_err(P->err, P->file, 0, "cannot read: %s",
+				       strerror_r(errno, eb, sizeof eb));
 			P->err_line = UINT32_MAX;
 			P->fatal = 1;
 			rc = -1;
@@ -1489,12 +1516,28 @@ static int read_src(const char *name, struct src *S,
 	return rc;
 }
 
+static int zst_oom(const char *name, struct trace **out, struct trace_error *err)
+{
+	struct trace_error dummy;
+	if (!err)
+		err = &dummy;
+	memset(err, 0, sizeof *err);
+	if (out)
+		*out = NULL;
+	tr_err(err, name, 0, "out of memory");
+	return -1;
+}
+
 int trace_read_mem_lim(const char *name, const char *buf, size_t len,
                        const struct trace_limits *lim, struct trace **out,
                        struct trace_error *err)
 {
 	struct src S = { .fd = -1, .mem = buf, .mlen = buf ? len : 0 };
-	return read_src(name ? name : "<memory>", &S, lim, out, err);
+	if (buf && tr_zst_magic(buf, len) && !(S.z = tr_zin_new()))
+		return zst_oom(name ? name : "<memory>", out, err);
+	int rc = read_src(name ? name : "<memory>", &S, lim, out, err);
+	tr_zin_free(S.z);
+	return rc;
 }
 
 int trace_read_mem(const char *name, const char *buf, size_t len,
@@ -1503,8 +1546,8 @@ int trace_read_mem(const char *name, const char *buf, size_t len,
 	return trace_read_mem_lim(name, buf, len, NULL, out, err);
 }
 
-int trace_read_file_lim(const char *path, const struct trace_limits *lim,
-                        struct trace **out, struct trace_error *err)
+static int read_file(const char *path, const struct trace_limits *lim, struct trace **out,
+                     char *hex, struct trace_error *err)
 {
 	struct trace_error dummy;
 	if (!err)
@@ -1521,11 +1564,44 @@ int trace_read_file_lim(const char *path, const struct trace_limits *lim,
 		       strerror_r(path ? errno : EINVAL, eb, sizeof eb));
 		return -1;
 	}
-	struct src S = { .fd = fd };
-	int rc = read_src(name, &S, lim, out, err);
+	struct trace_sha256 sha;
+	struct src S = { .fd = fd, .sha = hex ? &sha : NULL };
+	if (hex)
+		trace_sha256_init(&sha);
+	/* probe: a zstd frame, whatever the name? */
+	while (S.nhead < sizeof S.head) {
+		ssize_t k = read(fd, S.head + S.nhead, sizeof S.head - S.nhead);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break; /* a read error shows again in read_src */
+		S.nhead += (size_t)k;
+	}
+	if (hex)
+		trace_sha256_update(&sha, S.head, S.nhead);
+	int rc;
+	if (tr_zst_magic(S.head, S.nhead) && !(S.z = tr_zin_new()))
+		rc = zst_oom(name, out, err);
+	else
+		rc = read_src(name, &S, lim, out, err);
+	tr_zin_free(S.z);
 	if (!std)
 		close(fd);
+	if (hex)
+		trace_sha256_final(&sha, hex);
 	return rc;
+}
+
+int trace_read_file_lim(const char *path, const struct trace_limits *lim,
+                        struct trace **out, struct trace_error *err)
+{
+	return read_file(path, lim, out, NULL, err);
+}
+
+int trace_read_file_sha256(const char *path, struct trace **out, char hex[65],
+                           struct trace_error *err)
+{
+	return read_file(path, NULL, out, hex, err);
 }
 
 int trace_read_file(const char *path, struct trace **out, struct trace_error *err)

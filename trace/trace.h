@@ -225,6 +225,26 @@ void trace_free(struct trace *tr);
  */
 int trace_write(const struct trace *tr, FILE *f);
 
+/*
+ * Compressed traces.  trace_read_file and trace_read_mem read a trace
+ * compressed with zstd (a `.trace.zst`, one or more frames) as they read
+ * the text: they recognize it by its first four bytes (the zstd magic
+ * number), whatever the file's name, and decompress as they go (the text
+ * is never whole in memory).  Bad or truncated compressed data is an
+ * error like any other ("f.trace.zst: truncated zstd data (the compressed
+ * file is cut)").
+ *
+ * trace_zst_name - 1 if path ends in ".zst" (the writers' convention:
+ * such an output is compressed), else 0.
+ *
+ * trace_zst_writer - a FILE that compresses what is written to it (zstd
+ * at `level`, 1..19; 3 is zstd's default) into `under`.  fclose() on it
+ * ends the frame and flushes `under` (which it does not close) and returns
+ * EOF if any write failed.  NULL (errno set) when out of memory.
+ */
+int trace_zst_name(const char *path);
+FILE *trace_zst_writer(FILE *under, int level);
+
 /* Small accessors. */
 static inline uint64_t trace_sleep_time(const struct trace_rec *r)
 {
@@ -340,5 +360,15 @@ int trace_sha256_accelerated(void);
 void trace_sha256_update(struct trace_sha256 *s, const void *data, size_t len);
 /* Writes 64 lowercase hex digits and a NUL to hex[65]. */
 void trace_sha256_final(struct trace_sha256 *s, char hex[65]);
+
+/*
+ * trace_read_file_sha256 - trace_read_file, and the SHA-256 of the bytes
+ * it read (the file's own: compressed ones for a .zst) in hex, so that a
+ * pipe need not be read twice nor a file held whole in memory.  The hash
+ * is of the whole input when the read succeeds (on an error, of what was
+ * read up to it).
+ */
+int trace_read_file_sha256(const char *path, struct trace **out, char hex[65],
+                           struct trace_error *err);
 
 #endif

@@ -296,4 +296,25 @@ void tr_p1_release(struct tr_p1 *P);
  */
 int tr_finish(struct tr_p1 *P, int truncated, struct trace **out);
 
+/* ---------------------------------------------------------------------
+ * zstd input (trace/zst.c): the reader decompresses a trace that starts
+ * with a zstd frame as it reads it.
+ */
+#include <sys/types.h>
+
+struct tr_zin;
+/* 1 if the n bytes at p begin with the zstd magic number (28 B5 2F FD). */
+int tr_zst_magic(const void *p, size_t n);
+/* A new decompressor, or NULL (out of memory). */
+struct tr_zin *tr_zin_new(void);
+void tr_zin_free(struct tr_zin *z); /* accepts NULL */
+/* Up to n decompressed bytes into dst, pulling compressed bytes with
+ * more(ctx, buf, cap) (bytes read, 0 at the end, < 0 on error with
+ * errno).  Returns the bytes produced (> 0); 0 at the end of the input,
+ * every frame complete; -1 when more failed (errno); -2 on bad or
+ * truncated data (tr_zin_error says which, one line). */
+ssize_t tr_zin_read(struct tr_zin *z, char *dst, size_t n,
+                    ssize_t (*more)(void *, char *, size_t), void *ctx);
+const char *tr_zin_error(const struct tr_zin *z);
+
 #endif

@@ -4,9 +4,12 @@
  * forms), mutex trylock that finds the mutex busy and free, sem_trywait
  * that finds a token and none, and timed waits that time out and that
  * do not (pthread_mutex_timedlock, sem_timedwait, pthread_cond_timedwait,
- * pthread_rwlock_timedrdlock/_timedwrlock).  Not an example to predict.
+ * pthread_rwlock_timedrdlock/_timedwrlock), and sleeps (usleep,
+ * nanosleep, clock_nanosleep relative and absolute, sleep).  Not an
+ * example to predict.
  *
- *   trytimed [ROUNDS]   ROUNDS = 3
+ *   trytimed [ROUNDS [SLEEP_S]]   ROUNDS = 3; SLEEP_S = 0: sleep(SLEEP_S)
+ *                                 once at the end when > 0
  *
  * Two threads, main and a helper, go through phases separated by a
  * barrier of 2; within a phase each call's outcome is decided by the
@@ -19,18 +22,26 @@
  * (every NAME once, in a fixed order); the test maps each call to the
  * records docs/record.md says it gives.  A condition wait that returns
  * with its predicate still false is counted as spurious, and the timed
- * waits that time out were given TIMEOUT_NS (printed as `timeout_ns N`).
+ * waits that time out were given TIMEOUT_NS (printed as `timeout_ns N`),
+ * the relative sleeps the durations printed as `usleep_ns N` (usleep's
+ * microseconds in ns), `nanosleep_ns N`, `clocksleep_ns N`, the absolute
+ * clock_nanosleep a deadline `abssleep_ns N` after its call.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "work.h"
 
 #define TIMEOUT_NS 2000000L     /* 2 ms: the waits that must time out   */
 #define LONG_S 60               /* s: the waits that must not            */
+#define USLEEP_US 1111          /* us: usleep's                          */
+#define NANOSLEEP_NS 1234567L   /* ns: nanosleep's                       */
+#define CLOCKSLEEP_NS 1345678L  /* ns: clock_nanosleep's, relative       */
+#define ABSSLEEP_NS 1300000L    /* ns: clock_nanosleep's, absolute       */
 
 enum {
 	K_CREATE, K_JOIN, K_BARRIER,
@@ -39,7 +50,7 @@ enum {
 	K_SIGNAL, K_CONDTIMED_OK, K_CONDTIMED_SPURIOUS, K_CONDTIMED_TIMEOUT,
 	K_RDLOCK, K_WRLOCK, K_TRYRDLOCK_OK, K_TRYRDLOCK_BUSY, K_TRYWRLOCK_BUSY,
 	K_TIMEDRDLOCK_OK, K_TIMEDRDLOCK_TIMEOUT, K_TIMEDWRLOCK_OK, K_TIMEDWRLOCK_TIMEOUT,
-	K_RWUNLOCK, K_N
+	K_RWUNLOCK, K_USLEEP, K_NANOSLEEP, K_CLOCKSLEEP_REL, K_CLOCKSLEEP_ABS, K_SLEEP, K_N
 };
 static const char *const kname[K_N] = {
 	"create", "join", "barrier",
@@ -51,6 +62,7 @@ static const char *const kname[K_N] = {
 	"rwlock_rdlock", "rwlock_wrlock", "rwlock_tryrdlock_ok", "rwlock_tryrdlock_busy",
 	"rwlock_trywrlock_busy", "rwlock_timedrdlock_ok", "rwlock_timedrdlock_timeout",
 	"rwlock_timedwrlock_ok", "rwlock_timedwrlock_timeout", "rwlock_unlock",
+	"usleep", "nanosleep", "clock_nanosleep_rel", "clock_nanosleep_abs", "sleep",
 };
 static long kcount[K_N];
 static int g_bad; /* an outcome other than the phase's: exit 1 */
@@ -274,11 +286,30 @@ static void round_main(void)
 	g_sink += work(50, 4);
 	rwunlock();     /* the helper's wrlock gets it */
 	bar();
+	/* 6. sleeps, main alone */
+	want(usleep(USLEEP_US) == 0, "usleep");
+	k(K_USLEEP);
+	struct timespec rq = {0, NANOSLEEP_NS};
+	want(nanosleep(&rq, NULL) == 0, "nanosleep");
+	k(K_NANOSLEEP);
+	rq.tv_nsec = CLOCKSLEEP_NS;
+	want(clock_nanosleep(CLOCK_MONOTONIC, 0, &rq, NULL) == 0, "clock_nanosleep");
+	k(K_CLOCKSLEEP_REL);
+	clock_gettime(CLOCK_MONOTONIC, &rq);
+	rq.tv_nsec += ABSSLEEP_NS;
+	if (rq.tv_nsec >= 1000000000L) {
+		rq.tv_sec++;
+		rq.tv_nsec -= 1000000000L;
+	}
+	want(clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &rq, NULL) == 0,
+	     "clock_nanosleep, absolute");
+	k(K_CLOCKSLEEP_ABS);
 }
 
 int main(int argc, char **argv)
 {
 	long rounds = arg_long(argc, argv, 1, 3);
+	unsigned sleep_s = argc > 2 ? (unsigned)arg_long(argc, argv, 2, 1) : 0;
 	pthread_t t;
 	pthread_barrier_init(&g_bar, NULL, 2);
 	sem_init(&g_sem, 0, 0);
@@ -288,9 +319,15 @@ int main(int argc, char **argv)
 		round_main();
 	pthread_join(t, NULL);
 	k(K_JOIN);
+	if (sleep_s) {
+		want(sleep(sleep_s) == 0, "sleep");
+		k(K_SLEEP);
+	}
 	printf("calls");
 	for (int i = 0; i < K_N; i++)
 		printf(" %s %ld", kname[i], kcount[i]);
-	printf(" timeout_ns %ld\n", TIMEOUT_NS);
+	printf(" timeout_ns %ld usleep_ns %ld nanosleep_ns %ld clocksleep_ns %ld abssleep_ns %ld"
+	       " sleep_ns %ld\n", TIMEOUT_NS, USLEEP_US * 1000L, NANOSLEEP_NS, CLOCKSLEEP_NS,
+	       ABSSLEEP_NS, (long)sleep_s * 1000000000L);
 	return g_bad;
 }

@@ -66,6 +66,24 @@ struct rp_thread {
 	struct rp_rec pend;      /* its latest record (see struct rp_rec)    */
 	int has_pend;
 	struct rec_spool_rec pend_disk; /* that record as the spool has it  */
+	/* the clock (rp_clock.c): perf_event page, the last exact reading
+	 * and the TSC then */
+	const void *pg;          /* task-clock page (mmap'd), NULL: syscall */
+	uint32_t seq;            /* its sequence word at the base           */
+	int base_ok;
+	uint64_t base_ns;        /* thread CPU time at the base; ns         */
+	uint64_t base_tsc;       /* TSC at the base; ticks                  */
+	uint64_t chk_n, chk_err; /* checks of the extrapolation; err in ns  */
+	uint64_t slow_n;         /* reads that needed the system call       */
+	/* the recorder's own cost */
+	uint64_t mark;           /* where the recorder's span began; ns     */
+	uint8_t mark_op;         /* its kind                                */
+	int64_t sub;             /* calibrated cost subtracted; ns          */
+	uint64_t ncall[TRACE_NOPS]; /* wrapper calls per kind               */
+	uint64_t excl[TRACE_NOPS];  /* spans excluded per kind; ns          */
+	int cal;                 /* the calibration's own thread: records
+	                            are only summed (cal_sum), never kept   */
+	uint64_t cal_sum;        /* ns                                      */
 	/* a condition wait in progress */
 	int cw_active;
 	const void *cw_cond, *cw_mutex;
@@ -77,6 +95,8 @@ struct rp_thread {
 	                            was claimed: waiters registered up to it
 	                            could have been woken instead            */
 	struct rp_thread *cw_next; /* next waiter of the condvar             */
+	void *omp_region;        /* rp_gomp.c: the OpenMP region whose end
+	                            it reached, not yet written (under G)   */
 };
 
 /* Object table entry (address -> current id and recorder state). */
@@ -134,6 +154,7 @@ struct rp_real {
 	int (*usleep)(useconds_t);
 	int (*nanosleep)(const struct timespec *, struct timespec *);
 	int (*clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
+	int (*yield)(void);
 };
 extern struct rp_real rp_real;
 
@@ -145,12 +166,40 @@ struct rp_thread *rp_enter(void);
 /* Leave a wrapper: if `recorded`, the work rp_work returned is in a
  * record. */
 void rp_leave(struct rp_thread *t, int recorded);
-/* CPU time of the calling thread; ns. */
+/* rp_clock.c: the clock and the recorder's own cost.
+ * rp_clock_init: once, before any thread is recorded (TSC rate, whether
+ * the fast clock works).  rp_clock_open/close: the calling thread's
+ * perf_event page (call in the thread itself).  rp_now: t's CPU time
+ * (t must be the calling thread); ns.  rp_cpu_now: the calling thread's.
+ *
+ * rp_work(t, op): a wrapper of kind `op` reached the point where its
+ * record's work ends (a release: its entry; an acquisition: just after
+ * the real call returned): adds the CPU time since the last point the
+ * recorder left, minus op's calibrated cost, to the carry and returns
+ * it; the recorder's own span begins.  rp_mark(t): the span ends (a
+ * release: just before the real call; an acquisition: its exit): its
+ * time is excluded from every record (a no-op with the slow clock, where
+ * the calibration subtracts the whole span instead).
+ * rp_calibrate_start: measure each kind's cost on private objects (the
+ * caller then forgets every object and record, rp_reset); returns the
+ * CPU time it took (ns).  rp_calibrate_end: measure again (the check).
+ * rp_stats_write: PATH.stats, the figures shadowbind-record prints. */
+void rp_clock_init(void);
+void rp_clock_open(struct rp_thread *t);
+void rp_clock_close(struct rp_thread *t);
+uint64_t rp_now(struct rp_thread *t);
 uint64_t rp_cpu_now(void);
-/* The calling thread's work since its previous record (read once, when
- * a wrapper is entered; minus the measured cost of one clock read, the
- * recorder's own main cost); ns. */
-uint64_t rp_work(struct rp_thread *t);
+uint64_t rp_work(struct rp_thread *t, int op);
+void rp_mark(struct rp_thread *t);
+uint64_t rp_calibrate_start(void);
+void rp_calibrate_end(void);
+void rp_stats_mark(void); /* the process's CPU time before the writing */
+void rp_stats_write(const char *trace_path);
+/* rp_state.c: threads 1..rp_nthreads(); forget every thread, object and
+ * record (after the calibration). */
+uint32_t rp_nthreads(void);
+struct rp_thread *rp_thread_at(uint32_t id);
+void rp_reset(void);
 
 /* The recorder lock G; rp_lock returns 0, or -1 when the recording has
  * finished (then G is not held and nothing may be recorded). */
@@ -204,6 +253,15 @@ int rp_pin_next(uint32_t *id);
 void rp_pin_self(int cpu);
 /* The calling thread's id in run mode (set by the trampoline). */
 void rp_pin_set_id(uint32_t id);
+
+/* rp_gomp.c: when OpenMP work queues were recorded (dynamic or guided
+ * chunks, sections, single), the pool of the outermost team of thread 1
+ * ("1-4") in buf and its queue mutex's id; 1, else 0. */
+int rp_gomp_pool(char *buf, size_t len, uint32_t *mutex);
+/* rp_gomp.c, under G: a thread that ends (t->omp_region set: a member of
+ * a nested team, which libgomp ends with its region) writes its region's
+ * end first (the master may not have returned yet). */
+void rp_gomp_exit(struct rp_thread *t);
 
 /* rp_name.c: the symbol of function fn into out ("" if unknown). */
 void rp_symname(void *fn, char *out, size_t len);

@@ -60,9 +60,14 @@ void rp_say(const char *a, const char *b, const char *c)
 			return;
 }
 
+/* the calling thread's kernel id, asked once per thread (a system call) */
+static __thread pid_t rp_tid_cache __attribute__((tls_model("initial-exec")));
+
 static pid_t rp_tid(void)
 {
-	return (pid_t)syscall(SYS_gettid);
+	if (!rp_tid_cache)
+		rp_tid_cache = (pid_t)syscall(SYS_gettid);
+	return rp_tid_cache;
 }
 
 uint64_t rp_ts_ns(const struct timespec *ts)
@@ -70,40 +75,6 @@ uint64_t rp_ts_ns(const struct timespec *ts)
 	if (ts->tv_sec < 0)
 		return 0;
 	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-}
-
-uint64_t rp_cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return rp_ts_ns(&ts);
-}
-
-/* CPU time one read of the thread CPU clock costs (a system call): the
- * recorder's own cost per record, measured at start; ns. */
-static uint64_t g_read_cost;
-
-static void measure_read_cost(void)
-{
-	uint64_t best = UINT64_MAX;
-	for (int b = 0; b < 16; b++) {
-		uint64_t a = rp_cpu_now();
-		for (int i = 0; i < 15; i++)
-			rp_cpu_now();
-		uint64_t d = (rp_cpu_now() - a) / 16;
-		if (d < best)
-			best = d;
-	}
-	g_read_cost = best;
-}
-
-uint64_t rp_work(struct rp_thread *t)
-{
-	uint64_t now = rp_cpu_now();
-	uint64_t d = now > t->last + g_read_cost ? now - t->last - g_read_cost : 0;
-	t->last = now;
-	t->carry += d;
-	return t->carry;
 }
 
 uint64_t rp_until(clockid_t clk, const struct timespec *deadline, const struct timespec *now)
@@ -370,6 +341,8 @@ static struct rec_spool_rec *win_next(void)
 
 static void emit_decl(int op, uint64_t a, uint64_t b)
 {
+	if (rp_self && rp_self->cal)
+		return; /* the calibration's objects */
 	struct rec_spool_rec *d = win_next();
 	memset(d, 0, sizeof *d);
 	d->op = (uint8_t)op;
@@ -381,6 +354,12 @@ static void emit_decl(int op, uint64_t a, uint64_t b)
 struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
                        uint64_t a, uint64_t b)
 {
+	if (t->cal) {
+		/* the calibration: only the work counts */
+		t->cal_sum += work;
+		memset(&t->pend, 0, sizeof t->pend);
+		return &t->pend;
+	}
 	sync_pend(t);
 	struct rp_rec *r = &t->pend;
 	struct rec_spool_rec *d = win_next();
@@ -440,13 +419,44 @@ void rp_thread_exit(struct rp_thread *t)
 	if (t->exited)
 		return;
 	t->busy = 1;
-	uint64_t w = rp_work(t);
+	if (t->omp_region && rp_lock() == 0) {
+		rp_gomp_exit(t);
+		rp_unlock();
+	}
+	uint64_t w = rp_work(t, TRACE_EXIT);
 	if (rp_lock() == 0) {
 		rp_emit(t, w, TRACE_EXIT, 0, 0);
 		t->exited = 1;
 		rp_unlock();
 	}
 	t->exited = 1;
+	rp_clock_close(t);
+}
+
+uint32_t rp_nthreads(void)
+{
+	return g_nth;
+}
+
+struct rp_thread *rp_thread_at(uint32_t id)
+{
+	return id >= 1 && id <= g_nth ? g_th[id] : NULL;
+}
+
+void rp_reset(void)
+{
+	for (uint32_t i = 1; i <= g_nth; i++) {
+		munmap(g_th[i], sizeof *g_th[i]);
+		g_th[i] = NULL;
+	}
+	g_nth = 0;
+	g_seq = g_base = 0;
+	if (g_head)
+		g_head->emitted = g_head->flushed = 0;
+	if (g_obj)
+		memset(g_obj, 0, g_objcap * sizeof *g_obj);
+	g_objn = 0;
+	memset(g_next_id, 0, sizeof g_next_id);
 }
 
 /* ---- finishing the spool ---- */
@@ -531,7 +541,7 @@ static void finalize_records(void)
 		if (t->started) {
 			struct timespec ts;
 			if (t == rp_self) {
-				w = rp_work(t);
+				w = rp_work(t, TRACE_EXIT);
 			} else if (clock_gettime(t->clock, &ts) == 0) {
 				uint64_t now = rp_ts_ns(&ts);
 				w = t->carry + (now > t->last ? now - t->last : 0);
@@ -550,6 +560,7 @@ static void rp_write_trace(const char *why)
 {
 	if (rp_finished || !g_head)
 		return;
+	rp_stats_mark();
 	finalize_records();
 	rp_finished = 1;
 	for (uint32_t i = 1; i <= g_nth; i++)
@@ -577,6 +588,11 @@ static void rp_write_trace(const char *why)
 	g_head->foot = foot;
 	g_head->footlen = footlen;
 	__atomic_store_n(&g_head->state, (uint64_t)REC_SPOOL_DONE, __ATOMIC_RELEASE);
+	char pool[256];
+	uint32_t qm = 0;
+	if (rp_gomp_pool(pool, sizeof pool, &qm))
+		rp_say("shadowbind-record: OpenMP work queue recorded (dynamic/guided loops, sections, single): predict with --pool ",
+		       pool, " (docs/record.md, OpenMP)\n");
 }
 
 /* Open the spool at g_path: its header page (mapped shared) and the
@@ -615,6 +631,7 @@ static void on_fatal(int sig)
 			rp_real.mutex_lock(&G);
 			g_owner = rp_tid();
 			rp_write_trace(sig == SIGINT ? "interrupted by SIGINT" : "terminated by SIGTERM");
+			rp_stats_write(g_path);
 			g_owner = 0;
 			rp_real.mutex_unlock(&G);
 		}
@@ -625,6 +642,7 @@ static void on_fatal(int sig)
 
 static void on_fork_child(void)
 {
+	rp_tid_cache = 0;
 	rp_mode = RP_OFF;
 	rp_finished = 1;
 }
@@ -721,6 +739,7 @@ void rp_init(void)
 	REAL(usleep, "usleep");
 	REAL(nanosleep, "nanosleep");
 	REAL(clock_nanosleep, "clock_nanosleep");
+	REAL(yield, "sched_yield");
 
 	const char *path = getenv("SHADOWBIND_TRACE");
 	const char *mode = getenv("SHADOWBIND_MODE");
@@ -747,14 +766,22 @@ void rp_init(void)
 		}
 	}
 	if (rp_mode == RP_RECORD) {
-		measure_read_cost();
+		struct timespec a0, a1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a0);
+		rp_clock_init();
+		rp_calibrate_start();
+		rp_reset();
 		struct rp_thread *t = rp_thread_new(NULL);
 		if (t) {
 			t->pt = pthread_self();
 			t->clock = CLOCK_THREAD_CPUTIME_ID;
 			pthread_getcpuclockid(t->pt, &t->clock);
 			t->started = 1;
-			t->last = 0; /* work of thread 1 counts from process start */
+			rp_clock_open(t);
+			/* work of thread 1 counts from process start, but for
+			 * the clock's set-up and the calibration */
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a1);
+			t->last = rp_ts_ns(&a1) - rp_ts_ns(&a0);
 			rp_thread_map(t->pt, t->id);
 			rp_self = t;
 		}
@@ -782,9 +809,11 @@ __attribute__((destructor)) static void rp_dtor(void)
 {
 	if (rp_mode != RP_RECORD || rp_finished)
 		return;
+	rp_calibrate_end();
 	rp_real.mutex_lock(&G);
 	g_owner = rp_tid();
 	rp_write_trace("process exit");
+	rp_stats_write(g_path);
 	g_owner = 0;
 	rp_real.mutex_unlock(&G);
 }

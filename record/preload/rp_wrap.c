@@ -44,6 +44,7 @@ static void *rp_trampoline(void *p)
 		t->pt = pthread_self();
 		t->clock = CLOCK_THREAD_CPUTIME_ID;
 		pthread_getcpuclockid(t->pt, &t->clock);
+		rp_clock_open(t);
 		t->last = 0; /* a new thread's CPU clock starts at 0 */
 		rp_self = t;
 		__atomic_store_n(&t->started, 1, __ATOMIC_RELEASE);
@@ -111,7 +112,7 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 			free(s);
 		return r;
 	}
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_CREATE);
 	struct rp_rec *rec = NULL;
 	if (rp_lock() == 0) {
 		s->t = rp_thread_new(fn);
@@ -119,6 +120,7 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 			rec = rp_emit(t, w, TRACE_CREATE, s->t->id, 0);
 		rp_unlock();
 	}
+	rp_mark(t);
 	struct rp_thread *child = s->t;
 	if (rp_pin_active())
 		s->cpu = rp_pin_next(&s->run_id); /* recording a bound run */
@@ -156,7 +158,6 @@ int pthread_join(pthread_t pt, void **ret)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.join(pt, ret);
-	uint64_t w = rp_work(t);
 	/* which thread: looked up before the join, since once joined its
 	 * pthread_t may be reused at once by a thread created meanwhile */
 	uint32_t id = 0;
@@ -165,12 +166,14 @@ int pthread_join(pthread_t pt, void **ret)
 		rp_unlock();
 	}
 	int r = rp_real.join(pt, ret);
+	uint64_t w = rp_work(t, TRACE_JOIN);
 	int rec = 0;
 	if (r == 0 && id && rp_lock() == 0) {
 		rp_emit(t, w, TRACE_JOIN, id, 0);
 		rec = 1;
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	return r;
 }
@@ -201,12 +204,13 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.mutex_lock(m);
-	uint64_t w = rp_work(t);
 	int r = rp_real.mutex_lock(m), rec = 0;
+	uint64_t w = rp_work(t, TRACE_LOCK);
 	if (r == 0 && rp_lock() == 0) {
 		rec = mutex_acquired(t, m, w, TRACE_LOCK, 0);
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	return r;
 }
@@ -217,8 +221,8 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.mutex_trylock(m);
-	uint64_t w = rp_work(t);
 	int r = rp_real.mutex_trylock(m), rec = 0;
+	uint64_t w = rp_work(t, TRACE_TRYLOCK);
 	if ((r == 0 || r == EBUSY) && rp_lock() == 0) {
 		if (r == 0) {
 			rec = mutex_acquired(t, m, w, TRACE_TRYLOCK, 1);
@@ -231,6 +235,7 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	return r;
 }
@@ -242,10 +247,10 @@ static int mutex_timed(pthread_mutex_t *m, clockid_t clk, const struct timespec 
 	if (!t)
 		return clocked ? rp_real.mutex_clocklock(m, clk, abs)
 		               : rp_real.mutex_timedlock(m, abs);
-	uint64_t w = rp_work(t);
 	struct timespec start;
 	clock_gettime(clk, &start);
 	int r = clocked ? rp_real.mutex_clocklock(m, clk, abs) : rp_real.mutex_timedlock(m, abs);
+	uint64_t w = rp_work(t, TRACE_LOCK);
 	int rec = 0;
 	if ((r == 0 || r == ETIMEDOUT) && rp_lock() == 0) {
 		if (r == 0) {
@@ -257,6 +262,7 @@ static int mutex_timed(pthread_mutex_t *m, clockid_t clk, const struct timespec 
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	return r;
 }
@@ -279,7 +285,7 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.mutex_unlock(m);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_UNLOCK);
 	struct rp_rec *rec = NULL;
 	int recursive = 0;
 	/* the record takes its place before the real release (see
@@ -297,6 +303,7 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	int r = rp_real.mutex_unlock(m);
 	if (r != 0 && (rec || recursive) && rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(m, TRACE_K_MUTEX);
@@ -336,7 +343,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, int how, clockid
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return cond_real(c, m, how, clk, abs);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_CWAIT);
 	struct timespec start;
 	if (how != CW_PLAIN)
 		clock_gettime(clk, &start);
@@ -364,6 +371,7 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, int how, clockid
 	t->cw_mutex = m;
 	t->cw_active = 1;
 	rp_unlock();
+	rp_mark(t);
 
 	int r = cond_real(c, m, how, clk, abs);
 
@@ -425,7 +433,7 @@ static int cond_wake(pthread_cond_t *c, int all)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return all ? rp_real.cond_broadcast(c) : rp_real.cond_signal(c);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, all ? TRACE_BROADCAST : TRACE_SIGNAL);
 	int rec = 0;
 	/* claimed and recorded before the real call, which wakes only
 	 * waiters registered before (they registered under G holding the
@@ -439,6 +447,7 @@ static int cond_wake(pthread_cond_t *c, int all)
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	int r = all ? rp_real.cond_broadcast(c) : rp_real.cond_signal(c);
 	rp_leave(t, rec);
 	return r;
@@ -475,8 +484,8 @@ int pthread_barrier_wait(pthread_barrier_t *b)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.barrier_wait(b);
-	uint64_t w = rp_work(t);
 	int r = rp_real.barrier_wait(b), rec = 0;
+	uint64_t w = rp_work(t, TRACE_BARRIER);
 	if ((r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD) && rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(b, TRACE_K_BARRIER);
 		if (o && o->has_init) {
@@ -486,6 +495,7 @@ int pthread_barrier_wait(pthread_barrier_t *b)
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	return r;
 }
@@ -497,8 +507,8 @@ static int rw_acq(pthread_rwlock_t *l, int op, int (*fn)(pthread_rwlock_t *))
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return fn(l);
-	uint64_t w = rp_work(t);
 	int r = fn(l), rec = 0;
+	uint64_t w = rp_work(t, op);
 	if (r == 0 && rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(l, TRACE_K_RWLOCK);
 		if (o) {
@@ -509,6 +519,7 @@ static int rw_acq(pthread_rwlock_t *l, int op, int (*fn)(pthread_rwlock_t *))
 	}
 	/* a failed try (EBUSY) is not recorded: the trace has no try for
 	 * rwlocks, and a failed try changes nothing */
+	rp_mark(t);
 	rp_leave(t, rec);
 	return r;
 }
@@ -522,11 +533,11 @@ static int rw_timed(pthread_rwlock_t *l, int op, clockid_t clk, const struct tim
 	: (clocked ? rp_real.rw_clockwrlock(l, clk, abs) : rp_real.rw_timedwrlock(l, abs)))
 	if (!t)
 		return RW_CALL();
-	uint64_t w = rp_work(t);
 	struct timespec start;
 	clock_gettime(clk, &start);
 	int r = RW_CALL(), rec = 0;
 #undef RW_CALL
+	uint64_t w = rp_work(t, op);
 	if ((r == 0 || r == ETIMEDOUT) && rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(l, TRACE_K_RWLOCK);
 		if (o && r == 0)
@@ -536,6 +547,7 @@ static int rw_timed(pthread_rwlock_t *l, int op, clockid_t clk, const struct tim
 		rec = o != NULL;
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	return r;
 }
@@ -594,7 +606,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.rw_unlock(l);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_RWUNLOCK);
 	struct rp_rec *rec = NULL;
 	if (rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(l, TRACE_K_RWLOCK);
@@ -602,6 +614,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *l)
 			rec = rp_emit(t, w, TRACE_RWUNLOCK, rp_obj_id(o), 0);
 		rp_unlock();
 	}
+	rp_mark(t);
 	int r = rp_real.rw_unlock(l);
 	if (r != 0 && rec && rp_lock() == 0) {
 		rec->dead = 1;
@@ -643,12 +656,13 @@ int sem_wait(sem_t *s)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.sem_wait(s);
-	uint64_t w = rp_work(t);
 	int r = rp_real.sem_wait(s), e = errno, rec = 0;
+	uint64_t w = rp_work(t, TRACE_WAIT);
 	if (r == 0 && rp_lock() == 0) {
 		rec = sem_acquired(t, s, w, TRACE_WAIT, 0);
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	errno = e;
 	return r;
@@ -660,12 +674,13 @@ int sem_trywait(sem_t *s)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.sem_trywait(s);
-	uint64_t w = rp_work(t);
 	int r = rp_real.sem_trywait(s), e = errno, rec = 0;
+	uint64_t w = rp_work(t, TRACE_TRYWAIT);
 	if ((r == 0 || e == EAGAIN) && rp_lock() == 0) {
 		rec = sem_acquired(t, s, w, TRACE_TRYWAIT, r == 0);
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	errno = e;
 	return r;
@@ -676,11 +691,11 @@ static int sem_timed(sem_t *s, clockid_t clk, const struct timespec *abs, int cl
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return clocked ? rp_real.sem_clockwait(s, clk, abs) : rp_real.sem_timedwait(s, abs);
-	uint64_t w = rp_work(t);
 	struct timespec start;
 	clock_gettime(clk, &start);
 	int r = clocked ? rp_real.sem_clockwait(s, clk, abs) : rp_real.sem_timedwait(s, abs);
 	int e = errno, rec = 0;
+	uint64_t w = rp_work(t, TRACE_WAIT);
 	if ((r == 0 || e == ETIMEDOUT) && rp_lock() == 0) {
 		if (r == 0) {
 			rec = sem_acquired(t, s, w, TRACE_WAIT, 0);
@@ -690,6 +705,7 @@ static int sem_timed(sem_t *s, clockid_t clk, const struct timespec *abs, int cl
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	rp_leave(t, rec);
 	errno = e;
 	return r;
@@ -713,7 +729,7 @@ int sem_post(sem_t *s)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.sem_post(s);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_POST);
 	struct rp_rec *rec = NULL;
 	struct rp_obj *o = NULL;
 	if (rp_lock() == 0) {
@@ -725,6 +741,7 @@ int sem_post(sem_t *s)
 		}
 		rp_unlock();
 	}
+	rp_mark(t);
 	int r = rp_real.sem_post(s), e = errno;
 	if (r != 0 && rec && rp_lock() == 0) {
 		rec->dead = 1;
@@ -758,7 +775,7 @@ unsigned sleep(unsigned s)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.sleep(s);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_SLEEP);
 	unsigned left = rp_real.sleep(s);
 	int e = errno;
 	slept(t, w, (uint64_t)(s - (left < s ? left : s)) * 1000000000u);
@@ -772,7 +789,7 @@ int usleep(useconds_t us)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.usleep(us);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_SLEEP);
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	int r = rp_real.usleep(us), e = errno;
@@ -795,7 +812,7 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.nanosleep(req, rem);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_SLEEP);
 	int r = rp_real.nanosleep(req, rem), e = errno;
 	if (r == 0 || e == EINTR)
 		slept(t, w, slept_rel(req, rem, r == 0));
@@ -811,7 +828,7 @@ int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.clock_nanosleep(clk, flags, req, rem);
-	uint64_t w = rp_work(t);
+	uint64_t w = rp_work(t, TRACE_SLEEP);
 	struct timespec start;
 	clock_gettime(clk, &start);
 	int r = rp_real.clock_nanosleep(clk, flags, req, rem);
@@ -828,5 +845,18 @@ int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct
 	} else {
 		rp_leave(t, 0);
 	}
+	return r;
+}
+
+/* sched_yield: `sleep 0`, the trace's yield (docs/simulation.md) */
+int sched_yield(void)
+{
+	INIT();
+	struct rp_thread *t = rp_enter();
+	if (!t)
+		return rp_real.yield();
+	uint64_t w = rp_work(t, TRACE_SLEEP);
+	int r = rp_real.yield();
+	slept(t, w, 0);
 	return r;
 }

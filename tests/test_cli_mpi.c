@@ -1,6 +1,7 @@
 /*
- * test_cli_experiment_mpi.c - bin/experiment under mpirun (exp/mpi.c, issue
- * 23): the CSV is the same bytes as the one-process run's whatever the
+ * test_cli_mpi.c - the commands under mpirun (issue 23).
+ *
+ * bin/experiment (exp/mpi.c): the CSV is the same bytes as the one-process run's whatever the
  * order in which the ranks finish (the others before rank 0, rank 0 first,
  * a rank with no job at all), an interrupted run resumes under another
  * number of ranks, and a rank that fails or dies ends the run with a
@@ -13,6 +14,10 @@
  * over the pending jobs (job i to rank i mod N, docs/exp.md), and a job
  * whose program has 400 threads and a 3000-test anneal takes about 0.2 s
  * where one of 4 threads takes under a millisecond.
+ *
+ * bin/allocate --restarts R (alloc/mpi.c): the binding file is the same
+ * bytes as the one-process run's for -np 2 and 3, for each algorithm that
+ * restarts, also when a rank has no search (R < N).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -60,7 +65,7 @@ static void need_mpi(void)
 	const char *why = NULL;
 	char *out = NULL, *er = NULL;
 	if (!exp_mpi_available())
-		why = "bin/experiment was built without MPI (no mpicc: "
+		why = "built without MPI (no mpicc: "
 		      "apt-get install libopenmpi-dev openmpi-bin)";
 	else if (tu_run("command -v mpirun >/dev/null", &out, &er) != 0)
 		why = "mpirun not found (apt-get install openmpi-bin)";
@@ -335,12 +340,91 @@ static void test_failures(void **state)
 	free(er);
 }
 
+/* ------------------------------------------------------------------ */
+/* allocate --restarts over the ranks.                                 */
+
+static const struct {
+	const char *trace; /* "": the generated 40-thread program */
+	const char *args;
+	int np;
+} searches[] = {
+	{"examples/binpack-worst-case.trace", "--cpus 2 --restarts 8", 2},
+	{"examples/binpack-worst-case.trace", "--cpus 2 --restarts 8", 3},
+	{"", "--cpus 4 --restarts 8 --max-tests 800", 2},
+	{"", "--cpus 4 --restarts 8 --max-tests 800", 3},
+	{"", "--cpus 4 --restarts 5 --max-tests 500 -a tabu --seed 3", 3},
+	{"", "--cpus 4 --restarts 4 --max-tests 400 -a greedy", 2},
+	{"", "--cpus 4 --restarts 3 --max-tests 300 -a anneal", 3},
+	/* 2 searches over 3 ranks: rank 2 has none */
+	{"", "--cpus 4 --restarts 2 --max-tests 300", 3},
+};
+
+static void test_allocate(void **state)
+{
+	(void)state;
+	need_mpi();
+	char bin[512], gen[128], cmd[2048];
+	snprintf(gen, sizeof gen, "%s/t40.trace", dir);
+	char *out = NULL, *er = NULL;
+	if (tu_cmdf("progen", &out, &er, "--family transactions --threads 40 "
+	            "--seed 1 -o '%s'", gen) != 0)
+		fail_msg("progen: %s", er);
+	free(out);
+	free(er);
+	tu_bin("allocate", bin, sizeof bin);
+	for (size_t i = 0; i < sizeof searches / sizeof *searches; i++) {
+		char ex[512];
+		const char *t = searches[i].trace[0]
+		                ? tu_shared(searches[i].trace, ex, sizeof ex) : gen;
+		char one[128], many[128];
+		snprintf(one, sizeof one, "%s/one.txt", dir);
+		snprintf(many, sizeof many, "%s/many.txt", dir);
+		snprintf(cmd, sizeof cmd, "'%s' %s -q -o '%s' '%s'", bin,
+		         searches[i].args, one, t);
+		out = er = NULL;
+		if (tu_run(cmd, &out, &er) != 0)
+			fail_msg("%s: %s", cmd, er);
+		free(out);
+		free(er);
+		snprintf(cmd, sizeof cmd, MPIRUN "-np %d '%s' %s -q -o '%s' '%s'",
+		         searches[i].np, bin, searches[i].args, many, t);
+		out = er = NULL;
+		int rc = tu_run(cmd, &out, &er);
+		if (rc == HUNG)
+			fail_msg("%s: hung: %s", cmd, er);
+		if (rc != 0)
+			fail_msg("%s: exit %d: %s", cmd, rc, er);
+		free(out);
+		free(er);
+		char *a = tu_slurp(one, NULL), *b = tu_slurp(many, NULL);
+		assert_non_null(a);
+		assert_non_null(b);
+		if (strcmp(a, b) != 0)
+			fail_msg("%s -np %d: the binding file differs from the "
+			         "one-process run's:\n%s\n---\n%s",
+			         searches[i].args, searches[i].np, a, b);
+		free(a);
+		free(b);
+	}
+	/* --trajectory needs the one process: a usage error, not a hang. */
+	snprintf(cmd, sizeof cmd, MPIRUN "-np 2 '%s' --cpus 4 --restarts 4 "
+	         "--trajectory '%s/tr.csv' -o /dev/null '%s'", bin, dir, gen);
+	out = er = NULL;
+	int rc = tu_run(cmd, &out, &er);
+	assert_int_not_equal(rc, HUNG);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(er, "--trajectory"));
+	free(out);
+	free(er);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_orders),
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_allocate),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

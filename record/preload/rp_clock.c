@@ -1,0 +1,569 @@
+/*
+ * rp_clock.c - the recorder's clock and its own cost (rp.h,
+ * docs/record.md "Work" and "The recorder's cost").
+ *
+ * The clock.  A record's work is the thread's CPU time.  The thread CPU
+ * clock (clock_gettime(CLOCK_THREAD_CPUTIME_ID)) is a system call: 0.5-0.8
+ * us on the project's VM, more than the work between two lock calls of a
+ * lock-heavy program.  Where the machine allows, the recorder reads it
+ * instead as
+ *
+ *     CPU time = base + (TSC now - TSC at base)
+ *
+ * where base is one exact reading of the thread CPU clock and the TSC at
+ * that instant, valid as long as the thread has not left its processor
+ * since: the kernel bumps the sequence word (`lock`) of a perf_event page
+ * (a task-clock event of the thread, mmap'd read-only) every time it
+ * schedules the thread in, so an unchanged word means the TSC counted
+ * only this thread's time.  When the word changed, or after
+ * RP_RESYNC_TICKS, the recorder reads the exact clock again (and checks
+ * the extrapolation against it: rp_stats).  Needs an invariant TSC
+ * (x86-64) and perf_event_open; otherwise (or SHADOWBIND_CLOCK=syscall)
+ * every read is the system call.
+ *
+ * The recorder's own cost.  Each wrapper reads the clock twice: where the
+ * recorder's own code (the lock G, the object table, the record) begins
+ * and where it ends; the span between is excluded from the work (rp_work,
+ * rp_mark).  What the two reads cannot exclude (the wrapper's entry and
+ * exit, half of each read) is calibrated per kind of call when the
+ * library starts: the same calls on private objects, bare and recorded,
+ * the recorded works' excess per record is subtracted from every record
+ * of that kind (rp_resid).  The calibration is repeated at the end; both
+ * go to the statistics file that shadowbind-record prints.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+#include "record/preload/rp.h"
+
+/* ns = ticks * g_mult >> 32 */
+static uint64_t g_mult;
+static int g_fast;                    /* the TSC + perf page clock       */
+static int64_t g_resid[TRACE_NOPS];   /* subtracted per record; ns       */
+static int64_t g_resid_end[TRACE_NOPS]; /* the check at the end; ns      */
+static int64_t g_resid_b2b[TRACE_NOPS]; /* at the end, calls back to back */
+static int g_calibrated, g_checked;
+static uint64_t g_fast_read, g_slow_read; /* cost of one read; ns        */
+static uint64_t g_cal_ns;             /* CPU time the calibrations took  */
+
+/* resynchronize with the exact clock at least every 2^27 ticks (about
+ * 50 ms at 2.6 GHz) */
+#define RP_RESYNC_TICKS (1ull << 27)
+
+static uint64_t exact_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return rp_ts_ns(&ts);
+}
+
+#if defined(__x86_64__)
+/* lfence before: the program's instructions before the read have
+ * completed (the TSC does not count them into the recorder's span); after:
+ * the recorder's do not start before it */
+/* Not fenced: an lfence before the read would keep the program's
+ * instructions in flight out of the recorder's span, but costs 15-25 ns
+ * per read and made the lockprobe's work 2-4x too long (measured). */
+static uint64_t ticks(void)
+{
+	return __rdtsc();
+}
+
+static int tsc_invariant(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return 0;
+	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+}
+#else
+static uint64_t ticks(void)
+{
+	return 0;
+}
+
+static int tsc_invariant(void)
+{
+	return 0;
+}
+#endif
+
+static uint64_t mono_raw(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return rp_ts_ns(&ts);
+}
+
+/* The TSC's rate against CLOCK_MONOTONIC_RAW over about 2 ms (busy, so
+ * that no sleep is needed); 0 when it looks wrong. */
+static uint64_t tsc_mult(void)
+{
+	uint64_t m0 = mono_raw(), t0 = ticks(), m1, t1;
+	do {
+		m1 = mono_raw();
+		t1 = ticks();
+	} while (m1 - m0 < 2000000u);
+	if (t1 <= t0 + 1000000u)
+		return 0;
+	/* ns per tick in 32.32 fixed point */
+	return (uint64_t)(((unsigned __int128)(m1 - m0) << 32) / (t1 - t0));
+}
+
+void rp_clock_open(struct rp_thread *t)
+{
+	t->pg = NULL;
+	t->base_ok = 0;
+	if (!g_fast)
+		return;
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd); /* the mapping keeps the event */
+	if (p != MAP_FAILED)
+		t->pg = p;
+}
+
+void rp_clock_close(struct rp_thread *t)
+{
+	if (t->pg)
+		munmap((void *)t->pg, 4096);
+	t->pg = NULL;
+	t->base_ok = 0;
+}
+
+static uint32_t pg_seq(const struct rp_thread *t)
+{
+	uint32_t s = ((const volatile struct perf_event_mmap_page *)t->pg)->lock;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return s;
+}
+
+uint64_t rp_now(struct rp_thread *t)
+{
+	if (!t->pg)
+		return exact_now();
+	uint32_t s = pg_seq(t);
+	uint64_t c = ticks(), d = c - t->base_tsc;
+	uint64_t fast = t->base_ns + ((d * g_mult) >> 32);
+	if (t->base_ok && s == t->seq && d < RP_RESYNC_TICKS)
+		return fast;
+	/* a new base: the exact clock and the TSC read between two equal
+	 * sequence words */
+	uint64_t ns = exact_now();
+	c = ticks();
+	uint32_t s2 = pg_seq(t);
+	t->slow_n++;
+	if (t->base_ok && s == t->seq) {
+		/* no switch since the base: check the extrapolation */
+		uint64_t x = t->base_ns + (((c - t->base_tsc) * g_mult) >> 32);
+		t->chk_n++;
+		t->chk_err += x > ns ? x - ns : ns - x;
+	}
+	t->base_ns = ns;
+	t->base_tsc = c;
+	t->seq = s2;
+	t->base_ok = s == s2;
+	return ns;
+}
+
+uint64_t rp_cpu_now(void)
+{
+	struct rp_thread *t = rp_self;
+	return t ? rp_now(t) : exact_now();
+}
+
+uint64_t rp_work(struct rp_thread *t, int op)
+{
+	uint64_t now = rp_now(t);
+	uint64_t d = now > t->last ? now - t->last : 0;
+	int64_t r = g_resid[op];
+	if (r > 0 && (uint64_t)r > d) {
+		t->sub += d;
+		d = 0;
+	} else {
+		t->sub += (uint64_t)r; /* may be negative: added */
+		d = (uint64_t)((int64_t)d - r);
+	}
+	t->ncall[op]++;
+	t->last = now;
+	t->mark = now;
+	t->mark_op = (uint8_t)op;
+	t->carry += d;
+	return t->carry;
+}
+
+void rp_mark(struct rp_thread *t)
+{
+	if (!t->pg)
+		return;
+	uint64_t now = rp_now(t);
+	if (now > t->mark)
+		t->excl[t->mark_op] += now - t->mark;
+	t->last = now;
+}
+
+/* ---- calibration ---- */
+
+enum cal_case { CAL_LOCK, CAL_TRYLOCK, CAL_SEM, CAL_TRYWAIT, CAL_WR, CAL_RD, CAL_SIGNAL,
+	        CAL_BROADCAST, CAL_BARRIER, CAL_NCASES };
+
+/* Each case: the calls it makes per iteration and how its excess per
+ * iteration is divided between their kinds (`first` takes the excess
+ * minus what `second` was given by an earlier case). */
+static const struct cal_row {
+	int first, second;  /* trace ops; second -1: one call           */
+	int split;          /* 1: the two share the excess equally       */
+} cal_rows[CAL_NCASES] = {
+	[CAL_LOCK] = {.first = TRACE_LOCK, .second = TRACE_UNLOCK, .split = 1},
+	[CAL_TRYLOCK] = {.first = TRACE_TRYLOCK, .second = TRACE_UNLOCK},
+	[CAL_SEM] = {.first = TRACE_POST, .second = TRACE_WAIT, .split = 1},
+	[CAL_TRYWAIT] = {.first = TRACE_TRYWAIT, .second = TRACE_POST},
+	[CAL_WR] = {.first = TRACE_WRLOCK, .second = TRACE_RWUNLOCK, .split = 1},
+	[CAL_RD] = {.first = TRACE_RDLOCK, .second = TRACE_RWUNLOCK},
+	[CAL_SIGNAL] = {.first = TRACE_SIGNAL, .second = -1},
+	[CAL_BROADCAST] = {.first = TRACE_BROADCAST, .second = -1},
+	[CAL_BARRIER] = {.first = TRACE_BARRIER, .second = -1},
+};
+
+static pthread_mutex_t cal_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t cal_rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_cond_t cal_c = PTHREAD_COND_INITIALIZER;
+static pthread_barrier_t cal_b;
+static sem_t cal_s;
+
+/* n iterations of case c, through the wrappers (wrapped) or the real
+ * functions */
+/* The program's code between two calls, in the calibration: a dependent
+ * chain of CAL_STEPS multiply-adds (about 1.2 ns each here) before every
+ * call.  Out-of-order execution overlaps the few instructions of a
+ * wrapper outside the excluded span with the program's own, so what they
+ * cost depends on the code around the call: measured on the project's
+ * VM, 14 ns per record with calls back to back, 10 with 16 steps, 2 with
+ * 36 (docs/record.md, "The recorder's cost").  Overridden by
+ * SHADOWBIND_CAL_STEPS. */
+#define CAL_STEPS 20
+static int cal_steps;
+static uint64_t cal_x;
+
+static void gap(void)
+{
+	uint64_t x = cal_x;
+	for (int k = 0; k < cal_steps; k++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	cal_x = x;
+}
+
+#define W(wrapped_call, real_call) (gap(), wrapped ? (wrapped_call) : (real_call))
+
+static void cal_run(int c, int n, int wrapped)
+{
+	for (int i = 0; i < n; i++) {
+		__asm__ volatile("" ::: "memory");
+		switch (c) {
+		case CAL_LOCK:
+			W(pthread_mutex_lock(&cal_m), rp_real.mutex_lock(&cal_m));
+			W(pthread_mutex_unlock(&cal_m), rp_real.mutex_unlock(&cal_m));
+			break;
+		case CAL_TRYLOCK:
+			W(pthread_mutex_trylock(&cal_m), rp_real.mutex_trylock(&cal_m));
+			W(pthread_mutex_unlock(&cal_m), rp_real.mutex_unlock(&cal_m));
+			break;
+		case CAL_SEM:
+			W(sem_post(&cal_s), rp_real.sem_post(&cal_s));
+			W(sem_wait(&cal_s), rp_real.sem_wait(&cal_s));
+			break;
+		case CAL_TRYWAIT:
+			W(sem_post(&cal_s), rp_real.sem_post(&cal_s));
+			W(sem_trywait(&cal_s), rp_real.sem_trywait(&cal_s));
+			break;
+		case CAL_WR:
+			W(pthread_rwlock_wrlock(&cal_rw), rp_real.rw_wrlock(&cal_rw));
+			W(pthread_rwlock_unlock(&cal_rw), rp_real.rw_unlock(&cal_rw));
+			break;
+		case CAL_RD:
+			W(pthread_rwlock_rdlock(&cal_rw), rp_real.rw_rdlock(&cal_rw));
+			W(pthread_rwlock_unlock(&cal_rw), rp_real.rw_unlock(&cal_rw));
+			break;
+		case CAL_SIGNAL:
+			W(pthread_cond_signal(&cal_c), rp_real.cond_signal(&cal_c));
+			break;
+		case CAL_BROADCAST:
+			W(pthread_cond_broadcast(&cal_c), rp_real.cond_broadcast(&cal_c));
+			break;
+		case CAL_BARRIER:
+			W(pthread_barrier_wait(&cal_b), rp_real.barrier_wait(&cal_b));
+			break;
+		}
+	}
+}
+
+#define CAL_N 400     /* iterations per batch            */
+#define CAL_BATCHES 7 /* the minimum of these is taken   */
+
+/* Sum of the works of t's records since the last call. */
+static uint64_t cal_take(struct rp_thread *t)
+{
+	uint64_t s = t->cal_sum;
+	t->cal_sum = 0;
+	return s;
+}
+
+/* Measure the excess per record of each kind into out[]: the wrapped
+ * calls' recorded work minus the bare calls' CPU time, the minimum of
+ * CAL_BATCHES batches each.  t is a private thread (never written);
+ * runs with every residual 0. */
+static void calibrate(struct rp_thread *t, int64_t out[TRACE_NOPS], int b2b)
+{
+	int64_t saved[TRACE_NOPS];
+	memcpy(saved, g_resid, sizeof saved);
+	memset(g_resid, 0, sizeof g_resid);
+	struct rp_thread *self = rp_self;
+	const char *st = getenv("SHADOWBIND_CAL_STEPS");
+	cal_steps = b2b ? 0 : st ? atoi(st) : CAL_STEPS;
+	rp_self = t;
+	sem_init(&cal_s, 0, 0);
+	pthread_barrier_init(&cal_b, NULL, 1);
+	int64_t ex[CAL_NCASES], res[TRACE_NOPS];
+	for (int c = 0; c < CAL_NCASES; c++) {
+		uint64_t bare = UINT64_MAX, rec = UINT64_MAX;
+		for (int b = 0; b < CAL_BATCHES; b++) {
+			uint64_t a = rp_now(t);
+			cal_run(c, CAL_N, 0);
+			uint64_t z = rp_now(t);
+			if (z - a < bare)
+				bare = z - a;
+			t->carry = 0;
+			t->last = rp_now(t);
+			cal_run(c, CAL_N, 1);
+			uint64_t w = cal_take(t) + t->carry;
+			if (w < rec)
+				rec = w;
+		}
+		ex[c] = ((int64_t)rec - (int64_t)bare) / CAL_N;
+
+	}
+	for (int op = 0; op < TRACE_NOPS; op++)
+		res[op] = 0;
+	for (int c = 0; c < CAL_NCASES; c++) {
+		const struct cal_row *r = &cal_rows[c];
+		if (r->second < 0)
+			res[r->first] = ex[c];
+		else if (r->split)
+			res[r->first] = ex[c] / 2, res[r->second] = ex[c] - ex[c] / 2;
+		else
+			res[r->first] = ex[c] - res[r->second];
+	}
+	/* kinds not calibrated (create, join, exit, cwait, sleep): the mean */
+	int64_t s = 0;
+	int n = 0;
+	for (int c = 0; c < CAL_NCASES; c++)
+		s += ex[c], n += cal_rows[c].second < 0 ? 1 : 2;
+	for (int op = 0; op < TRACE_NOPS; op++) {
+		int known = 0;
+		for (int c = 0; c < CAL_NCASES; c++)
+			known |= cal_rows[c].first == op || cal_rows[c].second == op;
+		if (!known)
+			res[op] = s / n;
+	}
+	rp_self = self;
+	memcpy(g_resid, saved, sizeof saved);
+	memcpy(out, res, sizeof res);
+}
+
+/* A private thread for the calibration: its records are never written. */
+static struct rp_thread *cal_thread(void)
+{
+	static struct rp_thread ct;
+	memset(&ct, 0, sizeof ct);
+	ct.cal = 1;
+	ct.started = 1;
+	rp_clock_open(&ct);
+	return &ct;
+}
+
+void rp_clock_init(void)
+{
+	const char *e = getenv("SHADOWBIND_CLOCK");
+	int want_fast = !(e && !strcmp(e, "syscall"));
+	g_mult = want_fast && tsc_invariant() ? tsc_mult() : 0;
+	g_fast = g_mult != 0;
+	struct rp_thread *t = cal_thread();
+	if (!t->pg)
+		g_fast = 0;
+	/* the cost of one read, both ways (reported) */
+	uint64_t best = UINT64_MAX;
+	for (int b = 0; b < 8; b++) {
+		uint64_t a = exact_now();
+		for (int i = 0; i < 15; i++)
+			exact_now();
+		uint64_t d = (exact_now() - a) / 16;
+		best = d < best ? d : best;
+	}
+	g_slow_read = best;
+	g_fast_read = g_slow_read;
+	if (t->pg) {
+		best = UINT64_MAX;
+		for (int b = 0; b < 8; b++) {
+			uint64_t a = rp_now(t);
+			for (int i = 0; i < 255; i++)
+				rp_now(t);
+			uint64_t d = (rp_now(t) - a) / 256;
+			best = d < best ? d : best;
+		}
+		g_fast_read = best;
+	}
+}
+
+/* Start: calibrate on private objects; the caller then forgets every
+ * object and record they made (rp_state.c). */
+uint64_t rp_calibrate_start(void)
+{
+	uint64_t a = exact_now();
+	struct rp_thread *t = cal_thread();
+	calibrate(t, g_resid, 0);
+	rp_clock_close(t);
+	g_calibrated = 1;
+	uint64_t d = exact_now() - a;
+	g_cal_ns += d;
+	return d;
+}
+
+void rp_calibrate_end(void)
+{
+	if (!g_calibrated || g_checked || !rp_self)
+		return;
+	g_checked = 1;
+	uint64_t a = exact_now();
+	struct rp_thread *t = cal_thread();
+	calibrate(t, g_resid_end, 0);
+	calibrate(t, g_resid_b2b, 1);
+	rp_clock_close(t);
+	uint64_t d = exact_now() - a;
+	g_cal_ns += d;
+	/* not the calling thread's work */
+	rp_self->last += d;
+	rp_self->base_ok = 0;
+}
+
+/* ---- statistics (docs/record.md, "The recorder's cost") ---- */
+
+static void put(int fd, const char *k, int64_t v)
+{
+	char b[96];
+	size_t n = strlen(k);
+	memcpy(b, k, n);
+	b[n++] = ' ';
+	char d[24];
+	int j = 0;
+	uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
+	do
+		d[j++] = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		b[n++] = '-';
+	while (j)
+		b[n++] = d[--j];
+	b[n++] = '\n';
+	if (write(fd, b, n) < 0)
+		return;
+}
+
+static uint64_t g_cpu_before_write; /* process CPU time; ns */
+
+static uint64_t process_cpu(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
+	       (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+}
+
+void rp_stats_mark(void)
+{
+	g_cpu_before_write = process_cpu();
+}
+
+void rp_stats_write(const char *trace_path)
+{
+	char p[4200];
+	size_t l = strlen(trace_path);
+	if (l + 7 > sizeof p)
+		return;
+	memcpy(p, trace_path, l);
+	memcpy(p + l, ".stats", 7);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	uint64_t ncall[TRACE_NOPS] = { 0 }, excl[TRACE_NOPS] = { 0 };
+	uint64_t sub = 0, chk_n = 0, chk_err = 0, slow_n = 0;
+	uint32_t nt = rp_nthreads();
+	for (uint32_t i = 1; i <= nt; i++) {
+		struct rp_thread *t = rp_thread_at(i);
+		for (int op = 0; op < TRACE_NOPS; op++) {
+			ncall[op] += t->ncall[op];
+			excl[op] += t->excl[op];
+		}
+		sub += (uint64_t)t->sub;
+		chk_n += t->chk_n;
+		chk_err += t->chk_err;
+		slow_n += t->slow_n;
+	}
+	uint64_t cpu = process_cpu();
+	put(fd, "clock_fast", g_fast);
+	put(fd, "read_fast_ns", (int64_t)g_fast_read);
+	put(fd, "read_syscall_ns", (int64_t)g_slow_read);
+	put(fd, "calibration_ns", (int64_t)g_cal_ns);
+	put(fd, "subtracted_ns", (int64_t)sub);
+	put(fd, "slow_reads", (int64_t)slow_n);
+	put(fd, "check_n", (int64_t)chk_n);
+	put(fd, "check_err_ns", (int64_t)chk_err);
+	put(fd, "process_cpu_ns", (int64_t)g_cpu_before_write);
+	put(fd, "process_cpu_written_ns", (int64_t)cpu);
+	put(fd, "checked", g_checked);
+	for (int op = 0; op < TRACE_NOPS; op++) {
+		if (!ncall[op])
+			continue;
+		char k[64];
+		const char *nm = trace_ops[op].name;
+		size_t n = strlen(nm);
+		memcpy(k, "calls_", 6);
+		memcpy(k + 6, nm, n + 1);
+		put(fd, k, (int64_t)ncall[op]);
+		memcpy(k, "excl_", 5);
+		memcpy(k + 5, nm, n + 1);
+		put(fd, k, (int64_t)excl[op]);
+		memcpy(k, "resid_", 6);
+		memcpy(k + 6, nm, n + 1);
+		put(fd, k, g_resid[op]);
+		memcpy(k, "check_", 6);
+		memcpy(k + 6, nm, n + 1);
+		put(fd, k, g_resid_end[op]);
+		memcpy(k, "b2b_", 4);
+		memcpy(k + 4, nm, n + 1);
+		put(fd, k, g_resid_b2b[op]);
+	}
+	close(fd);
+}

@@ -1,0 +1,279 @@
+/*
+ * report.c - what shadowbind-record says about a recording (record.h:
+ * rec_stats_read, rec_spin_scan, rec_report_make, rec_report_print;
+ * docs/record.md "The recorder's cost", "CPU accounting", "Spinning").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/recint.h"
+
+int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *err)
+{
+	memset(st, 0, sizeof *st);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return rec_fail(err, "%s: %s", path, strerror(errno));
+	char line[256];
+	static const struct {
+		const char *key;
+		size_t off;
+	} scalars[] = {
+		{"clock_fast", offsetof(struct rec_stats, clock_fast)},
+		{"read_fast_ns", offsetof(struct rec_stats, read_fast_ns)},
+		{"read_syscall_ns", offsetof(struct rec_stats, read_syscall_ns)},
+		{"calibration_ns", offsetof(struct rec_stats, calibration_ns)},
+		{"subtracted_ns", offsetof(struct rec_stats, subtracted_ns)},
+		{"slow_reads", offsetof(struct rec_stats, slow_reads)},
+		{"check_n", offsetof(struct rec_stats, check_n)},
+		{"check_err_ns", offsetof(struct rec_stats, check_err_ns)},
+		{"process_cpu_ns", offsetof(struct rec_stats, process_cpu_ns)},
+		{"process_cpu_written_ns", offsetof(struct rec_stats, process_cpu_written_ns)},
+		{"checked", offsetof(struct rec_stats, checked)},
+	};
+	static const struct {
+		const char *prefix;
+		size_t off;
+	} perop[] = {
+		{"calls_", offsetof(struct rec_stats, calls)},
+		{"excl_", offsetof(struct rec_stats, excl)},
+		{"resid_", offsetof(struct rec_stats, resid)},
+		{"check_", offsetof(struct rec_stats, check)},
+		{"b2b_", offsetof(struct rec_stats, b2b)},
+	};
+	while (fgets(line, sizeof line, f)) {
+		char key[128];
+		long long v;
+		if (sscanf(line, "%127s %lld", key, &v) != 2)
+			continue;
+		int done = 0;
+		for (size_t i = 0; i < sizeof scalars / sizeof *scalars && !done; i++)
+			if (!strcmp(key, scalars[i].key)) {
+				*(int64_t *)((char *)st + scalars[i].off) = v;
+				done = 1;
+			}
+		for (size_t i = 0; i < sizeof perop / sizeof *perop && !done; i++) {
+			size_t pl = strlen(perop[i].prefix);
+			if (strncmp(key, perop[i].prefix, pl))
+				continue;
+			for (int op = 0; op < TRACE_NOPS; op++)
+				if (!strcmp(key + pl, trace_ops[op].name)) {
+					((int64_t *)((char *)st + perop[i].off))[op] = v;
+					done = 1;
+					break;
+				}
+		}
+	}
+	fclose(f);
+	st->have = 1;
+	return 0;
+}
+
+/* Is record r (of thread-major trace tr) one try of a retry loop, and on
+ * what: *key = kind << 32 | object for failed tries, ~0 for yields and
+ * short sleeps. */
+static int spin_step(const struct trace_rec *r, uint64_t poll_ns, uint64_t *key)
+{
+	switch (r->op) {
+	case TRACE_TRYLOCK:
+	case TRACE_TRYWAIT:
+		if (r->b)
+			return 0;
+		*key = (uint64_t)r->op << 32 | r->a;
+		return 1;
+	case TRACE_SLEEP:
+		if (trace_sleep_time(r) > poll_ns)
+			return 0;
+		*key = UINT64_MAX;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void rec_spin_scan(const struct trace *tr, uint64_t poll, struct rec_spin *out)
+{
+	memset(out, 0, sizeof *out);
+	for (uint32_t i = 0; i < tr->nthreads; i++) {
+		const struct trace_thread *th = &tr->threads[i];
+		uint32_t run = 0;
+		uint64_t runkey = 0, runwork = 0;
+		for (uint32_t j = 0; j <= th->nrec; j++) {
+			uint64_t key = 0;
+			const struct trace_rec *r = j < th->nrec ? &tr->rec[th->first + j] : NULL;
+			int step = r && spin_step(r, poll, &key);
+			if (step && run && key == runkey) {
+				run++;
+				runwork += r->work;
+				continue;
+			}
+			/* a run of two or more tries ends here: the record that
+			 * ends it (the success) was its last iteration */
+			if (run >= 2) {
+				out->loops++;
+				out->tries += run;
+				out->work += runwork + (r ? r->work : 0);
+			}
+			run = 0;
+			runwork = 0;
+			if (step) {
+				run = 1;
+				runkey = key;
+				runwork = r->work;
+			}
+		}
+		for (uint32_t j = 0; j < th->nrec; j++) {
+			const struct trace_rec *r = &tr->rec[th->first + j];
+			if (r->op == TRACE_TRYLOCK && !r->b)
+				out->busy_trylock++;
+			else if (r->op == TRACE_TRYWAIT && !r->b)
+				out->busy_trywait++;
+			else if (r->op == TRACE_SLEEP && trace_sleep_time(r) == 0)
+				out->yields++;
+			else if (r->op == TRACE_SLEEP && trace_sleep_time(r) <= poll)
+				out->polls++;
+		}
+	}
+	out->total = trace_total_work(tr);
+}
+
+void rec_report_make(const struct trace *tr, const struct rec_stats *st, const struct rec_run *run,
+                     struct rec_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->records = tr->nrec;
+	rep->threads = tr->nthreads;
+	/* the recorder writes unit ns */
+	rep->work_ns = trace_total_work(tr);
+	rep->wall_ns = run->wall_ns;
+	rep->cpu_ns = run->cpu_ns;
+	rep->one_cpu = run->one_cpu;
+	rep->check_ncpu = run->check_ncpu;
+	rep->check_wall_ns = run->check_wall_ns;
+	rep->check_cpu_ns = run->check_cpu_ns;
+	if (rep->work_ns)
+		rep->rate = (double)rep->records / ((double)rep->work_ns / 1e9);
+	if (st && st->have) {
+		rep->have_stats = 1;
+		rep->clock_fast = st->clock_fast != 0;
+		rep->read_ns = (uint64_t)(st->clock_fast ? st->read_fast_ns : st->read_syscall_ns);
+		rep->read_syscall_ns = (uint64_t)st->read_syscall_ns;
+		int64_t excl = 0, calls = 0;
+		double drift = 0, ilp = 0;
+		for (int op = 0; op < TRACE_NOPS; op++) {
+			excl += st->excl[op];
+			calls += st->calls[op];
+			if (st->checked) {
+				int64_t d = st->check[op] - st->resid[op];
+				drift += (double)st->calls[op] * (double)(d < 0 ? -d : d);
+				int64_t b = st->b2b[op] - st->resid[op];
+				ilp += (double)st->calls[op] * (double)(b < 0 ? -b : b) / 2;
+			}
+		}
+		rep->excluded_ns = (uint64_t)excl;
+		rep->subtracted_ns = st->subtracted_ns;
+		rep->calibration_ns = (uint64_t)st->calibration_ns;
+		if (calls) {
+			rep->recorder_per_call_ns = ((double)excl + (double)st->subtracted_ns) / (double)calls;
+			/* what the subtraction may be off by: the calibration's
+			 * drift from start to end, and half the difference to
+			 * calls back to back (how much of the wrapper the
+			 * program's own code hides, docs/record.md) */
+			rep->resid_ns = (drift + ilp) / (double)calls;
+			if (st->check_n)
+				rep->clock_err_ns = (double)st->check_err_ns / (double)st->check_n;
+		}
+		if (rep->work_ns)
+			rep->resid_share = rep->resid_ns * (double)rep->records / (double)rep->work_ns;
+		rep->process_cpu_ns = (uint64_t)st->process_cpu_ns;
+		rep->write_ns = st->process_cpu_written_ns > st->process_cpu_ns
+		                ? (uint64_t)(st->process_cpu_written_ns - st->process_cpu_ns) : 0;
+		/* CPU time of the process = recorded work + the recorder's own
+		 * (excluded, subtracted, calibration, writing the trace) + what
+		 * no record holds */
+		int64_t known = (int64_t)rep->work_ns + (int64_t)rep->excluded_ns + rep->subtracted_ns +
+		                (int64_t)rep->calibration_ns + (int64_t)rep->write_ns;
+		if (run->cpu_ns)
+			rep->unaccounted_ns = (int64_t)run->cpu_ns - known;
+	}
+	rec_spin_scan(tr, REC_POLL_NS, &rep->spin);
+}
+
+static double pct(double a, double b)
+{
+	return b > 0 ? 100.0 * a / b : 0;
+}
+
+int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
+{
+	int warned = 0;
+	double work_s = (double)r->work_ns / 1e9;
+	if (r->have_stats) {
+		fprintf(f, "%s: %" PRIu64 " records, %.3g per CPU-second of recorded work; clock: %s (%" PRIu64
+		        " ns per read%s); the recorder's own cost %.0f ns per call (excluded and subtracted), "
+		        "estimated residual %.1f ns per record (%.2f%% of the work)\n",
+		        who, r->records, r->rate,
+		        r->clock_fast ? "TSC between context switches" : "thread CPU clock (system call)",
+		        r->read_ns, r->clock_fast ? "" : "",
+		        r->recorder_per_call_ns, r->resid_ns, 100 * r->resid_share);
+		if (r->resid_share > 0.02) {
+			fprintf(f, "%s: warning: the recorder's residual cost may be %.1f%% of the recorded work "
+			        "(%.3g records per CPU-second): predictions from this trace may be that much too long "
+			        "or short\n", who, 100 * r->resid_share, r->rate);
+			warned = 1;
+		}
+		if (r->cpu_ns) {
+			double un = (double)r->unaccounted_ns;
+			fprintf(f, "%s: CPU time of the process %.3f s = recorded work %.3f s + recorder %.3f s "
+			        "+ in no record %+.3f s (%.1f%%: start-up before the recorder, teardown after the trace)\n",
+			        who, (double)r->cpu_ns / 1e9, work_s,
+			        (double)(r->excluded_ns + r->calibration_ns + r->write_ns + (uint64_t)(r->subtracted_ns > 0 ? r->subtracted_ns : 0)) / 1e9,
+			        un / 1e9, pct(un < 0 ? -un : un, (double)r->cpu_ns));
+			if ((un < 0 ? -un : un) > 0.05 * (double)r->cpu_ns && (un < 0 ? -un : un) > 10e6) {
+				fprintf(f, "%s: warning: %.0f%% of the process's CPU time is in no record: the trace "
+				        "%s the program's work (docs/record.md, CPU accounting)\n",
+				        who, pct(un < 0 ? -un : un, (double)r->cpu_ns), un > 0 ? "misses part of" : "overstates");
+				warned = 1;
+			}
+		}
+	}
+	const struct rec_spin *s = &r->spin;
+	double sh = pct((double)s->work, (double)s->total);
+	if (s->loops && sh >= 1) {
+		fprintf(f, "%s: %s: %.1f%% of the recorded work is in %" PRIu64 " retry loops (%" PRIu64
+		        " failed trylock, %" PRIu64 " failed trywait, %" PRIu64 " yields, %" PRIu64
+		        " polls of at most %d us)%s\n", who, sh >= 10 ? "warning: spinning" : "spinning", sh,
+		        s->loops, s->busy_trylock, s->busy_trywait, s->yields, s->polls, REC_POLL_NS / 1000,
+		        sh >= 10 ? ": on one processor a spinning thread burns its time slice while the "
+		                   "thread it waits for cannot run, and predictions for more processors inherit "
+		                   "that schedule; record on as many CPUs as threads (--all-cpus) "
+		                   "(docs/record.md, Spinning)"
+		                 : "");
+		warned |= sh >= 10;
+	}
+	if (r->check_ncpu && r->check_cpu_ns) {
+		/* the recorded work against the program's own CPU time */
+		double ratio = (double)r->work_ns / (double)r->check_cpu_ns;
+		fprintf(f, "%s: --check: unrecorded on %d CPUs the program used %.3f s of CPU (%.3f s wall); "
+		        "the trace holds %.3f s of work (%+.1f%%)\n", who, r->check_ncpu,
+		        (double)r->check_cpu_ns / 1e9, (double)r->check_wall_ns / 1e9, work_s,
+		        100 * (ratio - 1));
+		if (ratio > 2 && r->one_cpu) {
+			fprintf(f, "%s: warning: recorded on one processor the program worked %.1fx its own CPU "
+			        "time: it waits by spinning (on one processor a spinning thread burns its time "
+			        "slice while the thread it waits for cannot run); record on as many CPUs as it has "
+			        "threads (--all-cpus) (docs/record.md, Spinning)\n", who, ratio);
+			warned = 1;
+		} else if (ratio > 1.1 || ratio < 0.9) {
+			fprintf(f, "%s: warning: the trace's work differs from the program's own CPU time by "
+			        "%+.0f%%%s: predictions inherit it (docs/record.md, Distortion)\n", who,
+			        100 * (ratio - 1),
+			        r->one_cpu && ratio > 1 ? " (threads time-sliced on one processor share its "
+			                                  "caches; --all-cpus records them side by side)" : "");
+			warned = 1;
+		}
+	}
+	return warned;
+}
