@@ -317,8 +317,11 @@ void alloc_result_merge(struct alloc_result *a, struct alloc_result *b);
 int alloc_mpi_available(void);
 /* 1 if the process was started by mpirun (the environment says so). */
 int alloc_mpi_launched(void);
-/* MPI_Init_thread (funneled) with MPI_ERRORS_RETURN; 0 or -1 (also
- * without MPI in the build).  *rank and *size: this process and all. */
+/* MPI_Init_thread (MPI_THREAD_SERIALIZED asked; MPI_Query_thread says
+ * what was given) with MPI_ERRORS_RETURN, Open MPI's shared-memory copies
+ * without CMA unless OMPI_MCA_btl_vader_single_copy_mechanism is set; 0
+ * or -1 (also without MPI in the build).  *rank and *size: this process
+ * and all (0 and 1 on failure). */
 int alloc_mpi_init(int *argc, char ***argv, int *rank, int *size);
 /* MPI_Finalize when initialised and not finalised. */
 void alloc_mpi_finalize(void);

@@ -87,18 +87,20 @@ static int relax_drops(const struct trace_rec *rec, uint32_t nsem, uint32_t nbar
                        const uint32_t *sem_waiter, const uint32_t *bar_n,
                        const uint32_t *bar_users)
 {
-	switch (rec->op) {
-	case TRACE_LOCK: case TRACE_UNLOCK: case TRACE_TRYLOCK:
-	case TRACE_CWAIT: case TRACE_SIGNAL: case TRACE_BROADCAST:
-	case TRACE_RDLOCK: case TRACE_WRLOCK: case TRACE_RWUNLOCK:
-	case TRACE_TRYWAIT:
+	const struct trace_operand *a = &trace_ops[rec->op].arg[0];
+	if (a->type != TRACE_ARG_OBJ)
+		return 0; /* exit, sleep */
+	if (trace_ops[rec->op].arg[1].type == TRACE_ARG_OUTCOME)
+		return 1; /* trylock, trywait */
+	switch (a->kind) { /* by the kind of object it names; ORDER OP */
+	case TRACE_K_MUTEX: case TRACE_K_COND: case TRACE_K_RWLOCK:
 		return 1;
-	case TRACE_WAIT: case TRACE_POST:
+	case TRACE_K_SEM:
 		return rec->a >= nsem || sem_waiter[rec->a] == UINT32_MAX;
-	case TRACE_BARRIER:
+	case TRACE_K_BARRIER:
 		return rec->a >= nbar || bar_users[rec->a] != bar_n[rec->a];
 	default:
-		return 0;
+		return 0; /* threads: create, join */
 	}
 }
 

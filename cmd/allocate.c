@@ -700,9 +700,11 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped);
 	if (o->judged != 0 && o->judge_rc != BOUND_OK) {
-		/* say why the bound and lower lines are missing */
+		/* say why the bound and lower lines are missing (a header line
+		 * of its own: the binding writer takes no comment there, and
+		 * readers ignore a key they do not know) */
 		size_t l = strlen(h->extra);
-		snprintf(h->extra + l, sizeof h->extra - l, "\n# no bound or lower line: %s",
+		snprintf(h->extra + l, sizeof h->extra - l, "\nno_bound %s",
 		         bound_strerror(o->judge_rc));
 	}
 	b.extra = h->extra;
@@ -787,6 +789,18 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 	                        : "below the analytic bound");
 }
 
+/* Under mpirun, a rank that fails before the searches' results are in
+ * would leave the others waiting for it: stop them all (its message is
+ * out). */
+static int stop_ranks(int rc)
+{
+	if (ranks > 1 && rc != CLI_OK) {
+		fflush(stderr);
+		alloc_mpi_abort(rc);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	cli_omp_passive(argv);
@@ -804,12 +818,15 @@ int main(int argc, char **argv)
 	searches = alloc_restartable(&par) ? par.restarts : 0;
 	if (ranks > 1 && A.traj_path)
 		return cli_usage(&cmd, "--trajectory needs one process (not mpirun)");
+	if (ranks > 1 && strcmp(A.trace_path, "-") == 0)
+		return cli_usage(&cmd, "the trace - (standard input) needs one process "
+		                 "(mpirun gives standard input to rank 0 only)");
 	/* Until the search: a signal exits at once (reading a trace from a
 	 * terminal or a pipe that never ends must stay interruptible). */
 	cli_signals_install(CLI_SIG_EXIT);
 	struct input in;
 	if ((rc = load(&in, &par)) != CLI_OK)
-		return rc;
+		return stop_ranks(rc);
 	struct outcome o;
 	if ((rc = search(&in, &par, &o)) != CLI_OK || rank != 0) {
 		input_release(&in);

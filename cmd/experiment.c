@@ -153,8 +153,10 @@ int main(int argc, char **argv)
 		int rc = exp_spec_load(argv[i], s, err, sizeof err);
 		if (rc) {
 			int r = exp_mpi_rank(mpi);
-			if (r == 0) /* once, not once per rank */
+			if (r == 0)
 				fprintf(stderr, "%s\n", err);
+			else /* a rank whose file differs from rank 0's */
+				fprintf(stderr, "experiment: rank %d: %s\n", r, err);
 			exp_spec_release(s);
 			free(s);
 			status = rc == EXP_EINVAL ? 2 : 4;

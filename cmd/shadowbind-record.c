@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL, *binding = NULL, *btrace = NULL;
 	uint32_t cpu_opt = 0;
-	int all = 0, check = 0;
+	int all = 0, check = 0, spin = 0;
 	struct cli_opt opts[] = {
 		{CLI_STR, "output", 'o', .metavar = "FILE", .dst = &out,
 		 .help = "the trace (default: PROGRAM's base name + .trace;\n"
@@ -40,6 +40,10 @@ int main(int argc, char **argv)
 		{CLI_STR, "trace", .metavar = "FILE", .dst = &btrace,
 		 .help = "with --binding: the trace the binding is for (number\n"
 		         "threads by their creator, as shadowbind-run --trace)"},
+		{CLI_FLAG, "spin-as-wait", .dst = &spin,
+		 .help = "replace each retry loop (failed trylocks or trywaits\n"
+		         "of one object ended by its acquisition) by the blocking\n"
+		         "wait it stands for (docs/record.md, Spinning)"},
 		{CLI_FLAG, "check", .dst = &check,
 		 .help = "first run PROGRAM once unrecorded on every CPU this\n"
 		         "process may use and compare its CPU time with the\n"
@@ -237,6 +241,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "shadowbind-record: the recorded trace is not valid (kept as %s): %s\n", bad,
 		        err.msg);
 		return 4;
+	}
+	if (spin) {
+		struct trace *st = NULL;
+		struct rec_spin_fix fix;
+		uint64_t before = trace_total_work(tr);
+		FILE *sf = NULL;
+		if (rec_spin_as_wait(tr, REC_POLL_NS, &st, &fix, &err) < 0 || !(sf = fopen(txt, "w")) ||
+		    trace_write(st, sf) != 0 || fclose(sf) != 0) {
+			fprintf(stderr, "shadowbind-record: --spin-as-wait: %s\n", sf ? strerror(errno) : err.msg);
+			unlink(txt);
+			trace_free(st);
+			trace_free(tr);
+			return 4;
+		}
+		fprintf(stderr, "shadowbind-record: --spin-as-wait: %llu retry loops replaced by waits "
+		        "(%llu failed tries, %.3f s of work dropped: %.1f%% of the recorded work)\n",
+		        (unsigned long long)fix.loops, (unsigned long long)fix.tries,
+		        (double)fix.dropped_work / 1e9, before ? 100.0 * (double)fix.dropped_work / (double)before : 0);
+		trace_free(tr);
+		tr = st;
 	}
 	if (rename(txt, out) < 0) {
 		fprintf(stderr, "shadowbind-record: cannot rename %s to %s: %s\n", txt, out, strerror(errno));

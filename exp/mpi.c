@@ -58,32 +58,22 @@ int exp_mpi_available(void)
 	return 1;
 }
 
+/* Initialising, finalising and aborting are alloc's (alloc/mpi.c, built
+ * with MPI under the same condition). */
 int exp_mpi_init(int *argc, char ***argv)
 {
-	int provided;
-	if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) !=
-	    MPI_SUCCESS)
-		return -1;
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	return 0;
+	int rank, size;
+	return alloc_mpi_init(argc, argv, &rank, &size);
 }
 
 void exp_mpi_finalize(void)
 {
-	int inited = 0, fin = 0;
-	MPI_Initialized(&inited);
-	MPI_Finalized(&fin);
-	if (inited && !fin)
-		MPI_Finalize();
+	alloc_mpi_finalize();
 }
 
 void exp_mpi_abort(int code)
 {
-	int inited = 0, fin = 0;
-	MPI_Initialized(&inited);
-	MPI_Finalized(&fin);
-	if (inited && !fin)
-		MPI_Abort(MPI_COMM_WORLD, code);
+	alloc_mpi_abort(code);
 }
 
 void exp_mpi_world(int use, int *rank, int *size)

@@ -184,7 +184,7 @@ static int step(struct ser *s, uint32_t t)
 			return bug(s, t, what);
 		}
 	}
-	switch (r->op) {
+	switch (r->op) { /* ORDER OP */
 	case TRACE_CREATE:
 		if (s->st[a - 1] != S_NEW)
 			return bug(s, t, "thread created twice");

@@ -437,9 +437,11 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 	strftime(m->when, sizeof m->when, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
 	struct job j = {.o = o, .m = m, .topo = topo, .why = why, .len = len};
-	j.rounds = o->quick ? 3 : 9;
-	j.n_pp = o->quick ? 2000 : 20000;
-	j.n_cj = o->quick ? 300 : 3000;
+	/* on 2 idle CPUs of the development machine (a VM: a cross-CPU
+	 * wake-up about 50 us) about 10 s; loaded (load 20) 30 s */
+	j.rounds = o->quick ? 3 : 7;
+	j.n_pp = o->quick ? 2000 : 10000;
+	j.n_cj = o->quick ? 300 : 2000;
 	snprintf(m->method, sizeof m->method,
 	         "median and extremes of %d rounds: %ld semaphore round trips, "
 	         "%ld create-join cycles each", j.rounds, j.n_pp, j.n_cj);

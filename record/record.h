@@ -65,7 +65,9 @@ int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pin
 
 /*
  * rec_tree_from_trace - the SHADOWBIND_TREE value for the trace at `path`
- * (read and validated): for each thread that creates threads, in
+ * (scanned line by line for its `create` records, never read whole: memory
+ * is one line and one pair per create; a compressed trace goes through
+ * trace_read_file): for each thread that creates threads, in
  * increasing id, `P:C1,C2,...;` its children's ids in the order it created
  * them.  With it the launcher numbers a new thread by its creator and the
  * creator's count of creates, not by global creation order (which differs
@@ -148,6 +150,8 @@ struct rec_stats {
 	                                trace was written; ns                 */
 	int64_t process_cpu_written_ns; /* after; ns                          */
 	int64_t checked;             /* 1: the calibration was repeated       */
+	int64_t omp_wait_ns;         /* CPU time inside libgomp's waits, not
+	                                work (docs/record.md, OpenMP); ns     */
 	int64_t calls[TRACE_NOPS];   /* wrapper calls per kind                */
 	int64_t excl[TRACE_NOPS];    /* the recorder's spans excluded; ns     */
 	int64_t resid[TRACE_NOPS];   /* subtracted per call (start); ns       */
@@ -182,6 +186,29 @@ struct rec_spin {
 /* rec_spin_scan - find the retry loops of tr; poll in trace units. */
 void rec_spin_scan(const struct trace *tr, uint64_t poll, struct rec_spin *out);
 
+/* What rec_spin_as_wait changed.  Work in trace units. */
+struct rec_spin_fix {
+	uint64_t loops;           /* retry loops replaced by a wait          */
+	uint64_t tries;           /* their failed tries                      */
+	uint64_t dropped_records; /* records dropped (tries, sleeps between)  */
+	uint64_t dropped_work;    /* their work, and the succeeding try's     */
+};
+
+/*
+ * rec_spin_as_wait - a copy of tr in which each retry loop (on one thread,
+ * failed tries of one mutex or semaphore, sleeps of at most `poll` trace
+ * units between them, ended by a successful try or a blocking acquisition
+ * of the same object) is replaced by one blocking acquisition (`lock M`,
+ * `wait S`) where the loop succeeded, with the work that preceded its
+ * first try; the tries and their work are dropped (docs/record.md,
+ * "Spinning").  A loop that gives up is kept.  The copy is written and
+ * read back by the trace reader (so it is validated; it has no
+ * locations).  Returns 0 with *out (trace_free it) and *fix filled, or -1
+ * with err (*out NULL, *fix zeroed).
+ */
+int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
+                     struct rec_spin_fix *fix, struct trace_error *err);
+
 /* What shadowbind-record measured of the run. */
 struct rec_run {
 	uint64_t wall_ns;      /* the recording's wall time; ns              */
@@ -212,7 +239,9 @@ struct rec_report {
 	double resid_share;          /* resid_ns * records / work             */
 	double clock_err_ns;         /* mean |TSC extrapolation - exact|      */
 	uint64_t process_cpu_ns;
-	int64_t unaccounted_ns;      /* process CPU - work - recorder         */
+	int64_t unaccounted_ns;      /* process CPU - work - recorder - the
+	                                OpenMP waits                          */
+	uint64_t omp_wait_ns;        /* CPU time in libgomp's waits; ns       */
 	struct rec_spin spin;
 };
 

@@ -222,7 +222,7 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 		th->lastrec = *r;
 		if (r->flags & REC_SPOOL_DEAD)
 			continue;
-		switch (r->op) {
+		switch (r->op) { /* ORDER OP */
 		case TRACE_CREATE:
 			if (sp_grow(&t->th, &t->nth, sizeof *t->th, a) < 0)
 				goto oom;

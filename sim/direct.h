@@ -54,7 +54,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		return step_unlock(w, u, t->a, T, x);
 	if (t->op == TRACE_LOCK)
 		return step_lock(w, u, r, t->a, T);
-	switch (t->op) {
+	switch (t->op) { /* ORDER OP */
 	case TRACE_CREATE:
 		create_thread(w, u, r->a, T);
 		return GO_ON;

@@ -23,6 +23,7 @@ static uint32_t fifo_tick(struct sim_work *w, uint32_t id, stime T, uint32_t kt)
 
 const struct sim_class sim_class_fifo = {
 	.name = "fifo",
+	.quantum = 0,
 	.enqueue = slot_enqueue,
 	.dequeue = slot_dequeue,
 	.go_on = slot_go_on,

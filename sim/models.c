@@ -319,11 +319,7 @@ int sim_pairs_build(const struct trace *tr, struct sim_pairs *px)
 		uint32_t r = (uint32_t)i, p = pair[i];
 		if (p == TRACE_NONE || p >= n)
 			continue;
-		switch (x->op) {
-		case TRACE_TRYLOCK:
-			if (!x->b)
-				break;
-			/* fall through */
+		switch (trace_op_effect(x)) { /* ORDER OP; busy tries: -1 */
 		case TRACE_LOCK:
 			if (rec[p].op == TRACE_UNLOCK && rec[p].a == x->a) {
 				edge_add(&eb, p, r);
@@ -333,10 +329,6 @@ int sim_pairs_build(const struct trace *tr, struct sim_pairs *px)
 					edge_add(&eb, p + 1, r);
 			}
 			break;
-		case TRACE_TRYWAIT:
-			if (!x->b)
-				break;
-			/* fall through */
 		case TRACE_WAIT:
 			if (rec[p].op == TRACE_POST && rec[p].a == x->a)
 				edge_add(&eb, p, r);

@@ -319,7 +319,7 @@ static int step_pm(struct sim_work *w, uint32_t u, stime T)
 	uint32_t ev = rp.ev;
 	step_begin(w, u, r);
 
-	switch (r->op) {
+	switch (r->op) { /* ORDER OP */
 	case TRACE_CREATE:
 		create_thread(w, u, r->a, T);
 		return GO_ON;

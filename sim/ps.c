@@ -352,6 +352,7 @@ static sim_time ps_busy(const struct sim_work *w, uint32_t c, int *ovf)
 
 const struct sim_class sim_class_ps = {
 	.name = "ps",
+	.quantum = 0,
 	.enqueue = ps_enqueue,
 	.dequeue = ps_dequeue,
 	.go_on = ps_go_on,

@@ -137,6 +137,7 @@ static uint32_t rr_tick(struct sim_work *w, uint32_t id, stime T, uint32_t kt)
 
 const struct sim_class sim_class_rr = {
 	.name = "rr",
+	.quantum = 1,
 	.enqueue = slot_enqueue,
 	.dequeue = slot_dequeue,
 	.go_on = slot_go_on,

@@ -13,8 +13,8 @@
 
 #include "sim/simint.h"
 
-/* The policies' classes, by enum sim_policy. */
-static const struct sim_class *const classes[] = {
+/* The policies' classes, by enum sim_policy (ORDER POLICY, sim.h). */
+const struct sim_class *const sim_classes[SIM_NPOLICIES] = {
 	[SIM_PS] = &sim_class_ps,
 	[SIM_FIFO] = &sim_class_fifo,
 	[SIM_RR] = &sim_class_rr,
@@ -42,8 +42,8 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	const struct sim_program *p = w->p;
 	const struct trace *tr = p->tr;
 	uint32_t n = p->n, k = par->cpus;
-	if (k == 0 || n >= (uint32_t)1 << 31 || (par->policy == SIM_RR && par->quantum == 0) ||
-	    par->policy > SIM_RR || par->mode > SIM_UNBOUND)
+	if (k == 0 || n >= (uint32_t)1 << 31 || (unsigned)par->policy >= SIM_NPOLICIES ||
+	    (sim_classes[par->policy]->quantum && par->quantum == 0) || par->mode > SIM_UNBOUND)
 		return SIM_EINVAL;
 	if (par->model != SIM_DIRECT && par->model != SIM_CLIENT_SERVER &&
 	    par->model != SIM_STRICT)
@@ -95,7 +95,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	if (per && (p->nsync + n) > (lim / per))
 		return SIM_EOVERFLOW;
 	/* rr may also switch once per quantum of work */
-	if (par->policy == SIM_RR && par->switch_cost &&
+	if (sim_classes[par->policy]->quantum && par->switch_cost &&
 	    p->work / par->quantum > (lim - (p->nsync + n) * per) / par->switch_cost)
 		return SIM_EOVERFLOW;
 	if (sim_work_reserve_k(w, k) != 0)
@@ -108,7 +108,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	}
 
 	w->par = par;
-	w->cls = classes[par->policy];
+	w->cls = sim_classes[par->policy];
 	w->tr = tr;
 	w->t_lat = par->latency;
 	w->t_latmax = lat;

@@ -54,7 +54,23 @@ char *sim_time_format(sim_time t, char *buf, size_t len);
 /* Writes "4060" or "4093.667" (rounded to 3 decimals); returns buf. */
 char *sim_time_format_dec(sim_time t, char *buf, size_t len);
 
-enum sim_policy { SIM_PS = 0, SIM_FIFO, SIM_RR };
+/*
+ * Local scheduling policies.  ORDER POLICY: each is a class (struct
+ * sim_class, sim/simint.h: its name, whether it takes a quantum, its
+ * event loop's hooks); adding one touches
+ *   sim/sim.h          this enum, SIM_POLICY_SYNTAX
+ *   sim/NAME.c         its class (sim_class_NAME)
+ *   sim/simint.h       the class's declaration
+ *   sim/run.c          sim_classes[] (by enum value)
+ *   viz/sched.c, viz/critical.c, viz/report.c, sim/schedule.c, sim/run.c
+ *                      where processor sharing differs (SIM_PS: a
+ *                      processor's intervals overlap)
+ *   tests/refsim.c, tests/test_differential.c  (the reference's rule)
+ *   docs/simulation.md, docs/sim.md
+ * Parsing and printing (sim_policy_parse, sim_policy_format) go by the
+ * classes' names.
+ */
+enum sim_policy { SIM_PS = 0, SIM_FIFO, SIM_RR, SIM_NPOLICIES };
 enum sim_mode { SIM_BOUND = 0, SIM_UNBOUND };
 /*
  * Simulation models (Paper VIII; docs/models.md):

@@ -476,7 +476,8 @@ struct sim_work {
  * (ps.c, fifo.c, rr.c); the event loops call the hot members through a
  * constant pointer, so they compile to direct, inlined calls. */
 struct sim_class {
-	const char *name;
+	const char *name;       /* as sim_policy_parse reads it: "fifo"     */
+	uint8_t quantum;        /* 1: it takes a quantum, "NAME:Q" (rr)     */
 	/* u becomes ready at T and joins its group (thread.h did the common
 	 * bookkeeping: statistics, bk) */
 	void (*enqueue)(struct sim_work *w, uint32_t u, stime T);
@@ -504,6 +505,8 @@ struct sim_class {
 };
 
 extern const struct sim_class sim_class_ps, sim_class_fifo, sim_class_rr;
+/* The classes by enum sim_policy (ORDER POLICY, sim.h). */
+extern const struct sim_class *const sim_classes[SIM_NPOLICIES];
 
 /* ------------------------------------------------------------------ */
 /* Small helpers of every file */
@@ -661,6 +664,10 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 	uintptr_t pf = (uintptr_t)(r + 3);
 	uintptr_t mx = (uintptr_t)w->mx + (uintptr_t)r->a * sizeof *w->mx;
 	uintptr_t sm = (uintptr_t)w->sem + (uintptr_t)r->a * sizeof *w->sem;
+	/* ORDER OP: lock, unlock, trylock and wait, post, trywait contiguous */
+	_Static_assert(TRACE_TRYLOCK - TRACE_LOCK == 2 && TRACE_UNLOCK - TRACE_LOCK == 1 &&
+	               TRACE_TRYWAIT - TRACE_WAIT == 2 && TRACE_POST - TRACE_WAIT == 1,
+	               "ORDER OP: load_work's ranges of operations");
 	pf = op - TRACE_LOCK <= TRACE_TRYLOCK - TRACE_LOCK ? mx : pf;
 	pf = op - TRACE_WAIT <= TRACE_TRYWAIT - TRACE_WAIT ? sm : pf;
 	__builtin_prefetch((const void *)pf);

@@ -54,27 +54,28 @@ void sim_params_init(struct sim_params *p)
 
 int sim_policy_parse(const char *s, struct sim_params *p)
 {
-	if (strcmp(s, "ps") == 0) {
-		p->policy = SIM_PS;
-		return 0;
-	}
-	if (strcmp(s, "fifo") == 0) {
-		p->policy = SIM_FIFO;
-		return 0;
-	}
-	if (strncmp(s, "rr:", 3) == 0) {
-		const char *q = s + 3;
+	for (int c = 0; c < SIM_NPOLICIES; c++) {
+		const struct sim_class *cls = sim_classes[c];
+		size_t n = strlen(cls->name);
+		if (strncmp(s, cls->name, n) != 0)
+			continue;
+		if (!cls->quantum) {
+			if (s[n])
+				continue;
+			p->policy = (enum sim_policy)c;
+			return 0;
+		}
+		if (s[n] != ':' || !s[n + 1]) /* NAME:Q, Q >= 1 */
+			continue;
 		uint64_t v = 0;
-		if (!*q)
-			return -1;
-		for (; *q; q++) {
+		for (const char *q = s + n + 1; *q; q++) {
 			if (*q < '0' || *q > '9' || v > (TRACE_WORK_LIMIT - 1) / 10)
 				return -1;
 			v = v * 10 + (uint64_t)(*q - '0');
 		}
 		if (v == 0 || v >= TRACE_WORK_LIMIT)
 			return -1;
-		p->policy = SIM_RR;
+		p->policy = (enum sim_policy)c;
 		p->quantum = v;
 		return 0;
 	}
@@ -83,16 +84,12 @@ int sim_policy_parse(const char *s, struct sim_params *p)
 
 char *sim_policy_format(const struct sim_params *p, char *buf, size_t len)
 {
-	switch (p->policy) {
-	case SIM_FIFO:
-		snprintf(buf, len, "fifo");
-		break;
-	case SIM_RR:
-		snprintf(buf, len, "rr:%" PRIu64, p->quantum);
-		break;
-	default:
-		snprintf(buf, len, "ps");
-	}
+	const struct sim_class *cls = (unsigned)p->policy < SIM_NPOLICIES
+	                              ? sim_classes[p->policy] : sim_classes[SIM_PS];
+	if (cls->quantum)
+		snprintf(buf, len, "%s:%" PRIu64, cls->name, p->quantum);
+	else
+		snprintf(buf, len, "%s", cls->name);
 	return buf;
 }
 

@@ -1194,6 +1194,70 @@ static void test_partition_itercap(void **state)
 	assert_true(capped > 0); /* the cap was exercised */
 }
 
+/* The trivial bound alone (GLPK capped at 1 iteration, so it never runs)
+ * on every multiset of 1..6 works, each 1..6, on 2 and 3 processors:
+ * lb = min(T, LPT) and ub = LPT, where T = max(w_max, ceil(W / k),
+ * w_(k) + w_(k+1)) (bound/lower.c's header: the largest work, the mean
+ * load rounded up, and two of the k + 1 largest works must share a
+ * processor) and LPT = the largest work first onto the least loaded
+ * processor, both computed here; and lb <= optimum <= ub (brute force). */
+static void test_partition_trivial(void **state)
+{
+	(void)state;
+	int n_cases = 0;
+	for (uint32_t k = 2; k <= 3; k++)
+		for (uint32_t n = 1; n <= 6; n++) {
+			uint64_t w[6];
+			for (uint32_t i = 0; i < n; i++)
+				w[i] = 6;
+			for (;;) { /* w non-increasing, each 1..6 */
+				uint64_t W = 0, load[3] = {0, 0, 0}, lpt = 0;
+				for (uint32_t i = 0; i < n; i++) {
+					W += w[i];
+					uint32_t b = 0;
+					for (uint32_t j = 1; j < k; j++)
+						if (load[j] < load[b])
+							b = j;
+					load[b] += w[i];
+				}
+				for (uint32_t j = 0; j < k; j++)
+					if (load[j] > lpt)
+						lpt = load[j];
+				uint64_t t = (W + k - 1) / k;
+				if (w[0] > t)
+					t = w[0];
+				if (n > k && w[k - 1] + w[k] > t)
+					t = w[k - 1] + w[k];
+				uint64_t lb, ub, opt = part_brute(w, n, k);
+				int ilp, to, cap;
+				assert_int_equal(bound_partition_capped(w, n, k, 1000, 1, &lb, &ub, &ilp, &to,
+				                                        &cap), BOUND_OK);
+				if (lb != (t < lpt ? t : lpt) || ub != lpt || lb > opt || opt > ub)
+					fail_msg("k %u, works %llu %llu %llu %llu %llu %llu (n %u): [%llu, %llu], "
+					         "want [%llu, %llu], optimum %llu", k,
+					         (unsigned long long)w[0], (unsigned long long)(n > 1 ? w[1] : 0),
+					         (unsigned long long)(n > 2 ? w[2] : 0),
+					         (unsigned long long)(n > 3 ? w[3] : 0),
+					         (unsigned long long)(n > 4 ? w[4] : 0),
+					         (unsigned long long)(n > 5 ? w[5] : 0), n,
+					         (unsigned long long)lb, (unsigned long long)ub,
+					         (unsigned long long)(t < lpt ? t : lpt), (unsigned long long)lpt,
+					         (unsigned long long)opt);
+				n_cases++;
+				/* next non-increasing sequence */
+				int i = (int)n - 1;
+				while (i >= 0 && w[i] == 1)
+					i--;
+				if (i < 0)
+					break;
+				w[i]--;
+				for (uint32_t j = (uint32_t)i + 1; j < n; j++)
+					w[j] = w[i];
+			}
+		}
+	assert_int_equal(n_cases, 2 * 923); /* C(n + 5, 5) multisets for n = 1..6 */
+}
+
 static void test_partition(void **state)
 {
 	(void)state;
@@ -1452,6 +1516,7 @@ int main(void)
 		cmocka_unit_test(test_partition_itercap),
 		cmocka_unit_test(test_trace_opts_budget),
 		cmocka_unit_test(test_cap_budget),
+		cmocka_unit_test(test_partition_trivial),
 		cmocka_unit_test(test_exhaustive_generated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

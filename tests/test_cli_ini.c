@@ -29,6 +29,9 @@ static void test_accepts(void **state)
 		{"  [ a ]  ; note\n\tk\t=\tv  \n", "a|||1;a|k|v|2;"},
 		{"[a]\r\nk = v\r\n", "a|||1;a|k|v|2;"},                   /* CRLF */
 		{"[a]\nk = v ; inline\nj = x#y\n", "a|||1;a|k|v|2;a|j|x#y|3;"},
+		/* `#` after a blank ends the value too (docs/exp.md); `;` or
+		 * `#` with no blank before it is part of the value */
+		{"[a]\nk = v # inline\nj = x;y\ni = w\t#\n", "a|||1;a|k|v|2;a|j|x;y|3;a|i|w|4;"},
 		{"[a]\nk = \"a ; b\" ; c\n", "a|||1;a|k|a ; b|2;"},      /* quoted */
 		{"[a]\nk =\n", "a|||1;a|k||2;"},                          /* empty */
 		{"[a]\nk = v\n[b]\nk = w\n", "a|||1;a|k|v|2;b|||3;b|k|w|4;"},

@@ -317,6 +317,26 @@ static void test_failures(void **state)
 		free(er);
 	}
 
+	/* Rank 1 cannot read the experiment file (files differ between
+	 * machines): it reports and stops the run, no hang. */
+	char badini[128];
+	put("bad.ini", "[programs]\nfamily = nosuch\n", badini, sizeof badini);
+	unlink(csv);
+	char bin0[512], cmd0[2048];
+	snprintf(cmd0, sizeof cmd0,
+	         MPIRUN "-np 2 sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then "
+	         "f=%s; else f=%s; fi; exec \"$0\" -q -o %s \"$f\"' '%s'", badini,
+	         ini, csv, tu_bin("experiment", bin0, sizeof bin0));
+	char *out0 = NULL;
+	er = NULL;
+	int rc0 = tu_run(cmd0, &out0, &er);
+	if (rc0 == HUNG)
+		fail_msg("rank 1 could not read the file and the run hung: %s", er);
+	assert_int_equal(rc0, 2);
+	assert_non_null(strstr(er, "'nosuch' is not a family"));
+	free(out0);
+	free(er);
+
 	/* Rank 1 killed by the kernel (CPU limit, 1 s) in the middle of
 	 * its job: mpirun ends the run, non-zero. */
 	put("die.ini",
@@ -414,6 +434,33 @@ static void test_allocate(void **state)
 	assert_int_not_equal(rc, HUNG);
 	assert_int_not_equal(rc, 0);
 	assert_non_null(strstr(er, "--trajectory"));
+	free(out);
+	free(er);
+	/* Standard input goes to rank 0 only: a usage error on every rank
+	 * (it used to leave rank 0 waiting for the others' searches). */
+	snprintf(cmd, sizeof cmd, MPIRUN "-np 2 '%s' --cpus 4 --restarts 4 "
+	         "-o /dev/null - <'%s'", bin, gen);
+	out = er = NULL;
+	rc = tu_run(cmd, &out, &er);
+	assert_int_not_equal(rc, HUNG);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(er, "standard input"));
+	free(out);
+	free(er);
+	/* Rank 1 cannot read its trace (the file differs between machines):
+	 * it reports and stops the run, status 2, instead of leaving rank 0
+	 * waiting. */
+	char bad[128];
+	put("bad.trace", "garbage\n", bad, sizeof bad);
+	snprintf(cmd, sizeof cmd, MPIRUN "-np 2 sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" "
+	         "= 1 ]; then t=%s; else t=%s; fi; exec \"$0\" --cpus 4 "
+	         "--restarts 4 -o /dev/null \"$t\"' '%s'", bad, gen, bin);
+	out = er = NULL;
+	rc = tu_run(cmd, &out, &er);
+	if (rc == HUNG)
+		fail_msg("rank 1 failed and the run hung: %s", er);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(er, "bad.trace:1: not a shadowbind trace"));
 	free(out);
 	free(er);
 }

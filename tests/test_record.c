@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -153,6 +154,38 @@ static void check_counts(const char *name, const char *out, const struct trace *
 	assert_int_equal(c[TRACE_EXIT], tr->nthreads);
 }
 
+/* CPU time (user + sys) of this process's waited-for children so far;
+ * units: ns. */
+static double children_cpu_ns(void)
+{
+	struct rusage u;
+	if (getrusage(RUSAGE_CHILDREN, &u) != 0)
+		return 0;
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e9 +
+	       (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e3;
+}
+
+/* The work is the threads' CPU time (docs/record.md, Work; unit ns): every
+ * thread of the examples computes (work.h), so every thread has work; all
+ * of it fits in the CPU time the recording's processes used (cpu: the
+ * program, shadowbind-record and the shell, ns), and it is most of the
+ * program's: at least 1% of cpu is a bound a thousandfold unit error
+ * (us for ns) cannot meet, with room for any load (CPU time, not wall). */
+static void check_work(const char *name, const struct trace *tr, double cpu)
+{
+	for (uint32_t t = 0; t < tr->nthreads; t++) {
+		uint64_t w = 0;
+		for (uint32_t r = 0; r < tr->threads[t].nrec; r++)
+			w += tr->rec[tr->threads[t].first + r].work;
+		if (w == 0)
+			fail_msg("%s: thread %u has no work", name, tr->threads[t].id);
+	}
+	double total = (double)trace_total_work(tr);
+	if (cpu > 0 && (total > cpu || total < cpu / 100))
+		fail_msg("%s: %.0f ns of work recorded, the processes used %.0f ns of CPU", name,
+		         total, cpu);
+}
+
 static struct trace *record(const char *prog, const char *args, const char *out_name,
                             char **out, int want_status)
 {
@@ -181,9 +214,12 @@ static void test_examples(void **state)
 	for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) {
 		const struct example *x = &examples[i];
 		char *out = NULL;
+		double cpu0 = children_cpu_ns();
 		struct trace *tr = record(x->name, x->args, "ex.trace", &out, 0);
+		double cpu = children_cpu_ns() - cpu0;
 		assert_int_equal(tr->unit, TRACE_NS);
 		check_counts(x->name, out, tr);
+		check_work(x->name, tr, cpu);
 		/* simulates without deadlock under the auto scheme, bound to
 		 * one processor and unbound on two */
 		struct sim_program *p = sim_program_new(tr);
@@ -362,7 +398,7 @@ static void test_trytimed(void **state)
 			uint64_t d = trace_sleep_time(r);
 			int x = -1;
 			for (int e = 0; e < 4; e++)
-				if (d == (uint64_t)calls_get(line, exact_sleeps[e].ns))
+				if (d && d == (uint64_t)calls_get(line, exact_sleeps[e].ns))
 					x = e;
 			if (x >= 0) {
 				exact[x]++;
@@ -370,8 +406,9 @@ static void test_trytimed(void **state)
 			}
 			/* a timed-out wait or the absolute clock_nanosleep: from
 			 * its call to the deadline the program gave, at most
-			 * timeout_ns (abssleep_ns) after */
-			if (d == 0 || d > (uint64_t)timeout)
+			 * timeout_ns (abssleep_ns) after; 0 when the call came
+			 * after the deadline (the thread was preempted between) */
+			if (d > (uint64_t)timeout)
 				fail_msg("trytimed: line %u sleeps %llu ns (timeouts and the absolute "
 				         "sleep are at most %ld ns)", r->line, (unsigned long long)d,
 				         timeout);
@@ -391,6 +428,10 @@ static void test_trytimed(void **state)
 		assert_int_equal(tr->nthreads, 2);
 		assert_int_equal(have[TRACE_EXIT][0], 2);
 		assert_int_equal(claimed, calls_get(line, "cond_timedwait_ok"));
+		/* its one semaphore, with the tokens sem_init gave it (a
+		 * trywait recorded ok where it failed would need one more) */
+		assert_int_equal(tr->nobj[TRACE_K_SEM], 1);
+		assert_int_equal(tr->sem_init[0], calls_get(line, "sem_value"));
 		for (int e = 0; e < 4; e++)
 			if (exact[e] != calls_get(line, exact_sleeps[e].call))
 				fail_msg("trytimed: %ld %s calls of %ld ns, the trace has %ld sleeps of "
@@ -944,9 +985,68 @@ static void test_report(void **state)
 	free(err);
 }
 
+/* rec_spin_as_wait, by hand (issue 28).  Recorded on one processor,
+ * thread 2 retries mutex 1 three times (works 15, 50, 50; a yield between
+ * the last two) while thread 1 holds it, and takes it with the fourth try
+ * (work 50).  The transform makes that `2 15 lock 1` where the success
+ * was; the tries, the yield and 50+0+50+50 of work go.  With one
+ * processor per thread (the critical path): thread 1 locks at 10 and
+ * unlocks at 110; thread 2 asks at 15, gets mutex 1 at 110, unlocks at
+ * 130 and exits; thread 3 (created at 110) ends at 116; thread 1 joins
+ * at 130: makespan 130 (the recorded trace replays the spinning: its try
+ * succeeds at 15+50+50+0+50 = 165, makespan 185).  A loop that gives up (thread 3: a failed trywait,
+ * then a post) is kept. */
+static void test_spin_as_wait(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(
+		"shadowbind-trace 1\nunit ns\n"
+		"1 0 create 2\n1 10 lock 1\n"
+		"2 15 trylock 1 busy\n2 50 trylock 1 busy\n2 0 sleep 0\n2 50 trylock 1 busy\n"
+		"1 100 unlock 1\n2 50 trylock 1 ok\n2 20 unlock 1\n2 0 exit\n"
+		"1 0 create 3\n3 1 trywait 1 busy\n3 2 trywait 1 busy\n3 3 post 1\n3 0 exit\n"
+		"1 0 join 2\n1 0 join 3\n1 0 exit\n");
+	struct trace *st = NULL;
+	struct rec_spin_fix fix;
+	struct trace_error err;
+	int src = rec_spin_as_wait(tr, REC_POLL_NS, &st, &fix, &err);
+	if (src)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(src, 0);
+	assert_int_equal(fix.loops, 1);
+	assert_int_equal(fix.tries, 3);
+	assert_int_equal(fix.dropped_records, 4);
+	assert_int_equal(fix.dropped_work, 50 + 0 + 50 + 50);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_int_equal(trace_write(st, m), 0);
+	fclose(m);
+	assert_non_null(strstr(text, "1 100 unlock 1\n2 15 lock 1\n2 20 unlock 1\n"));
+	assert_non_null(strstr(text, "3 1 trywait 1 busy\n3 2 trywait 1 busy\n3 3 post 1\n"));
+	assert_null(strstr(text, "trylock"));
+	free(text);
+	uint64_t want[2] = { 185, 130 };
+	struct trace *both[2] = { tr, st };
+	for (int i = 0; i < 2; i++) {
+		struct sim_program *p = sim_program_new(both[i]);
+		struct sim_work *w = sim_work_new(p);
+		struct sim_params par;
+		sim_params_init(&par);
+		sim_time ms;
+		assert_int_equal(sim_makespan(p, w, &par, NULL, &ms), SIM_OK);
+		assert_true(sim_time_cmp(ms, sim_time_int(want[i])) == 0);
+		sim_work_free(w);
+		sim_program_free(p);
+	}
+	trace_free(st);
+	trace_free(tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spin_as_wait),
 		cmocka_unit_test(test_spin_scan),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_examples),

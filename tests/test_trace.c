@@ -1257,10 +1257,21 @@ static void test_op_table(void **state)
 		size_t n = strlen(O->name);
 		assert_memory_equal(t[op].rec, O->name, n);
 		assert_true(t[op].rec[n] == ' ' || t[op].rec[n] == 0);
-		char role = O->role == TRACE_RELEASE ? 'R'
-		          : O->role == TRACE_ACQUIRE ? 'A' : O->role ? '?' : '-';
+		int ar = O->role & (TRACE_ACQUIRE | TRACE_RELEASE);
+		char role = ar == TRACE_RELEASE ? 'R'
+		          : ar == TRACE_ACQUIRE ? 'A' : ar ? '?' : '-';
 		if (role != t[op].role)
 			fail_msg("%s: role %c, expected %c", O->name, role, t[op].role);
+		/* where a thread may wait (docs/simulation.md): the acquisitions,
+		 * and signal/broadcast (they see their waiters) */
+		static const char blocking[] = " join lock trylock wait trywait cwait signal "
+		                               "broadcast barrier rdlock wrlock ";
+		char word[16];
+		snprintf(word, sizeof word, " %s ", O->name);
+		if (!!(O->role & TRACE_BLOCKS) != (strstr(blocking, word) != NULL))
+			fail_msg("%s: TRACE_BLOCKS %d", O->name, !!(O->role & TRACE_BLOCKS));
+		if (!!(O->role & TRACE_BLOCKS) != (O->verb[0] != NULL))
+			fail_msg("%s: TRACE_BLOCKS without a verb, or a verb without it", O->name);
 		/* operand count: tokens after the name */
 		int tokens = 0, args = 0;
 		for (const char *c = t[op].rec; *c; c++)

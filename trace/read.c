@@ -592,6 +592,7 @@ static int rec_grow(struct tr_p1 *P)
 	return 0;
 }
 
+/* ORDER OP */
 _Static_assert(TRACE_NOPS <= 32, "an operation fits in 5 bits (struct tr_rec1)");
 
 /* Store a record that parsed (work + sleep: units: trace unit): checks of

@@ -33,6 +33,32 @@
 /* No string / no location. */
 #define TRACE_NONE UINT32_MAX
 
+/*
+ * The operations.  ORDER OP: adding, removing or moving an operation
+ * touches every place below (each marked "ORDER OP" in its file).  Most
+ * take what an operation is from its row in trace_ops (name, operands
+ * and their kinds, role bits, effect, verbs); these depend on the set of
+ * operations or on their order:
+ *   trace/ops.c        the row (trace_ops, by enum value)
+ *   trace/read.c       an operation fits in 5 bits (_Static_assert)
+ *   trace/validate.c   the replay rule of each operation (the contract,
+ *                      docs/trace-format.md and docs/simulation.md)
+ *   sim/direct.h       the Direct model's rule of each effect
+ *   sim/pairing.h      the pairing models' rule of each effect
+ *   sim/models.c       the recorded pairs' dependency edges, by effect
+ *   sim/simint.h       load_work's prefetch: lock, unlock, trylock and
+ *                      wait, post, trywait contiguous (_Static_assert)
+ *   viz/sched.c        which release an acquisition waits for (releases),
+ *                      the critical path's items
+ *   gen/serial.c       the serial replay of generated programs (the
+ *                      operations the families write)
+ *   bound/lower.c      what the relaxed program drops (by operand kind)
+ *   record/preload/    the wrappers that record each operation;
+ *   record/spool.c     the recorder's records
+ *   tests/refsim.c     the reference simulator (its own rule for each)
+ *   tests/test_differential.c  its generator writes every operation
+ *   docs/trace-format.md, docs/simulation.md  (shared contracts)
+ */
 enum trace_op {
 	TRACE_CREATE = 0, /* a = child thread (dense)                       */
 	TRACE_EXIT,       /* -                                              */
@@ -96,6 +122,10 @@ enum trace_arg {
                            when `ok`)                                    */
 #define TRACE_RELEASE 2 /* where it was performed (create, exit, unlock,
                            post, signal, broadcast, rwunlock)            */
+#define TRACE_BLOCKS 4  /* a thread may wait at it (join, lock, wait,
+                           cwait, signal, broadcast, barrier, rdlock,
+                           wrlock; trylock and trywait when `ok`: see
+                           trace_op_effect): its verb[0] says for what   */
 
 struct trace_operand {
 	uint8_t type;       /* enum trace_arg                                */
@@ -106,7 +136,8 @@ struct trace_opinfo {
 	const char *name;   /* the operation's word in the file: "lock"      */
 	const char *usage;  /* its operands, for "'lock' needs a mutex id"   */
 	struct trace_operand arg[2]; /* of fields a and b, in file order     */
-	uint8_t role;       /* TRACE_ACQUIRE, TRACE_RELEASE or 0 (sleep)     */
+	uint8_t role;       /* TRACE_ACQUIRE or TRACE_RELEASE (0: sleep),
+	                       and TRACE_BLOCKS                              */
 	uint8_t effect;     /* enum trace_op whose rule the record follows:
 	                       lock for trylock, wait for trywait (when `ok`;
 	                       `busy` does nothing, see trace_op_effect),

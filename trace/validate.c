@@ -370,7 +370,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			            thid[t], T->exit_line);
 
 		/* trylock ok: lock, ...; busy: nothing (from the registers) */
-		switch (trace_op_effect(&(struct trace_rec){ .op = op, .b = rb })) {
+		switch (trace_op_effect(&(struct trace_rec){ .op = op, .b = rb })) { /* ORDER OP */
 		case TRACE_CREATE: {
 			uint32_t c = ra;
 			struct vth *C = &th[c];

@@ -29,19 +29,10 @@ uint64_t viz_rec_work(const struct viz_sched *s, uint32_t r)
 
 int viz_is_acq(const struct trace_rec *r)
 {
-	switch (r->op) {
-	case TRACE_JOIN: case TRACE_LOCK: case TRACE_WAIT: case TRACE_CWAIT:
-	case TRACE_BARRIER: case TRACE_RDLOCK: case TRACE_WRLOCK:
-	case TRACE_SIGNAL: case TRACE_BROADCAST:
-		return 1;
-	case TRACE_TRYLOCK: case TRACE_TRYWAIT:
-		return r->b != 0;
-	default:
-		return 0;
-	}
+	return (trace_ops[r->op].role & TRACE_BLOCKS) && trace_op_effect(r) >= 0;
 }
 
-/* Does release record x release what acquisition a waits for? */
+/* Does release record x release what acquisition a waits for?  ORDER OP */
 static int releases(const struct trace *tr, const struct trace_rec *a,
                     const struct trace_rec *x, uint32_t xthread)
 {

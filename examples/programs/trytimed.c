@@ -25,7 +25,8 @@
  * waits that time out were given TIMEOUT_NS (printed as `timeout_ns N`),
  * the relative sleeps the durations printed as `usleep_ns N` (usleep's
  * microseconds in ns), `nanosleep_ns N`, `clocksleep_ns N`, the absolute
- * clock_nanosleep a deadline `abssleep_ns N` after its call.
+ * clock_nanosleep a deadline `abssleep_ns N` after its call; its one
+ * semaphore starts with `sem_value N` tokens.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +43,7 @@
 #define NANOSLEEP_NS 1234567L   /* ns: nanosleep's                       */
 #define CLOCKSLEEP_NS 1345678L  /* ns: clock_nanosleep's, relative       */
 #define ABSSLEEP_NS 1300000L    /* ns: clock_nanosleep's, absolute       */
+#define SEM_VALUE 0             /* g_sem's initial tokens                */
 
 enum {
 	K_CREATE, K_JOIN, K_BARRIER,
@@ -312,7 +314,7 @@ int main(int argc, char **argv)
 	unsigned sleep_s = argc > 2 ? (unsigned)arg_long(argc, argv, 2, 1) : 0;
 	pthread_t t;
 	pthread_barrier_init(&g_bar, NULL, 2);
-	sem_init(&g_sem, 0, 0);
+	sem_init(&g_sem, 0, SEM_VALUE);
 	pthread_create(&t, NULL, helper, (void *)rounds);
 	k(K_CREATE);
 	for (long r = 0; r < rounds; r++)
@@ -327,7 +329,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < K_N; i++)
 		printf(" %s %ld", kname[i], kcount[i]);
 	printf(" timeout_ns %ld usleep_ns %ld nanosleep_ns %ld clocksleep_ns %ld abssleep_ns %ld"
-	       " sleep_ns %ld\n", TIMEOUT_NS, USLEEP_US * 1000L, NANOSLEEP_NS, CLOCKSLEEP_NS,
-	       ABSSLEEP_NS, (long)sleep_s * 1000000000L);
+	       " sleep_ns %ld sem_value %d\n", TIMEOUT_NS, USLEEP_US * 1000L, NANOSLEEP_NS,
+	       CLOCKSLEEP_NS, ABSSLEEP_NS, (long)sleep_s * 1000000000L, SEM_VALUE);
 	return g_bad;
 }
