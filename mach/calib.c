@@ -10,17 +10,20 @@
  *
  *   hand-off x -> y: threads A on x and B on y pass a token through two
  *     semaphores (sem_post wakes the other, sem_wait blocks): a round of
- *     n round trips is 2n hand-offs.  x = y: the switch; else the latency.
+ *     n round trips is 2n hand-offs.  A trace's work holds the threads'
+ *     CPU time, the system calls' included (docs/record.md), so the
+ *     figure is what a hand-off adds to it: the wall time less the
+ *     process's CPU time per hand-off.  x = y: the switch (about 0 on an
+ *     idle CPU: the switch is CPU time too; switch_cpu says how much);
+ *     else the latency (the wake-up of a thread on another CPU).  A round
+ *     trip is one hand-off each way, so the matrix is symmetric.
  *   create: a thread on x creates a thread pinned to y
  *     (pthread_attr_setaffinity_np, as shadowbind-run does) that returns
- *     at once, and joins it; its CPU time inside pthread_create is the
- *     creation cost, the cycle's wall time minus what the model already
- *     charges (docs/sim.md) the exit cost:
- *       y = x:  cycle = create + switch (to the child) + exit + switch (back)
- *       y != x: cycle = create_remote + latency(x, y) (the child starts)
- *               + exit_remote + latency(y, x) (the join sees the exit)
- *   A round trip is one hand-off each way, so the measured latency of x
- *   -> y is that of y -> x: the matrix is symmetric.
+ *     at once, and joins it: the creator's CPU time inside pthread_create
+ *     (create, create_remote), and the child's CPU time after its start
+ *     routine returned (exit, exit_remote: the process's CPU time less
+ *     the creator's, less what the child's clock read at the start of
+ *     its routine), which no record of a trace holds.
  */
 #include <errno.h>
 #include <hwloc.h>
@@ -35,6 +38,7 @@
 #include <unistd.h>
 
 #include "mach/mach.h"
+#include "mach/machint.h"
 
 static int fail(char *why, size_t len, const char *fmt, const char *arg)
 {
@@ -80,8 +84,9 @@ static void *pp_partner(void *arg)
 	return NULL;
 }
 
-/* One round: ns per hand-off between x and y, or -1. */
-static double handoff(int x, int y, long n)
+/* One round of n round trips between x and y: the wall time and the
+ * process's CPU time per hand-off (ns); -1, or 0. */
+static int handoff(int x, int y, long n, double *wall, double *cpu)
 {
 	struct pp p;
 	memset(&p, 0, sizeof p);
@@ -89,39 +94,47 @@ static double handoff(int x, int y, long n)
 	p.cpu = y;
 	sem_init(&p.ping, 0, 0);
 	sem_init(&p.pong, 0, 0);
-	double r = -1;
+	int rc = -1;
 	pthread_t t;
-	if (pin_self(x) != 0 || pthread_create(&t, NULL, pp_partner, &p) != 0)
+	if (n < 2 || pin_self(x) != 0 || pthread_create(&t, NULL, pp_partner, &p) != 0)
 		goto out;
 	/* one round trip first: the partner has pinned itself */
 	sem_post(&p.ping);
 	sem_wait(&p.pong);
-	double t0 = now_ns(CLOCK_MONOTONIC);
+	double t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (long i = 1; i < n; i++) {
 		sem_post(&p.ping);
 		sem_wait(&p.pong);
 	}
-	double t1 = now_ns(CLOCK_MONOTONIC);
+	double t1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	pthread_join(t, NULL);
-	if (!p.err && n > 1)
-		r = (t1 - t0) / (2.0 * (double)(n - 1));
+	if (!p.err) {
+		*wall = (t1 - t0) / (2.0 * (double)(n - 1));
+		*cpu = (c1 - c0) / (2.0 * (double)(n - 1));
+		rc = 0;
+	}
 out:
 	sem_destroy(&p.ping);
 	sem_destroy(&p.pong);
-	return r;
+	return rc;
 }
 
 /* ---- create and join ---- */
 
-static void *nothing(void *arg)
+/* The child's CPU time when its start routine begins (ns), summed over a
+ * round (children run one at a time: the join orders the sums). */
+static void *started(void *arg)
 {
-	return arg;
+	*(double *)arg += now_ns(CLOCK_THREAD_CPUTIME_ID);
+	return NULL;
 }
 
-/* One round of n create-join cycles from x of a child pinned to y: the
- * creator's CPU time per pthread_create and the wall time per cycle
- * (ns), or -1. */
-static int cycles(int x, int y, long n, double *create, double *cycle)
+/* One round of n create-join cycles from x of a child pinned to y, per
+ * cycle (ns): the creator's CPU time in pthread_create, and the child's
+ * CPU time after its start routine returned (its exit: the process's CPU
+ * time less the creator's, less the child's before its routine); -1, or
+ * 0. */
+static int cycles(int x, int y, long n, double *create, double *exit_cpu)
 {
 	pthread_attr_t a;
 	cpu_set_t s;
@@ -132,17 +145,20 @@ static int cycles(int x, int y, long n, double *create, double *cycle)
 	int rc = -1;
 	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
 		goto out;
-	double cpu = 0, t0 = now_ns(CLOCK_MONOTONIC);
+	double cpu = 0, start = 0;
+	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < n; i++) {
 		pthread_t t;
 		double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		if (pthread_create(&t, &a, nothing, NULL) != 0)
+		if (pthread_create(&t, &a, started, &start) != 0)
 			goto out;
 		cpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 		pthread_join(t, NULL);
 	}
-	*cycle = (now_ns(CLOCK_MONOTONIC) - t0) / (double)n;
+	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
+	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
 	*create = cpu / (double)n;
+	*exit_cpu = (children - start) / (double)n;
 	rc = 0;
 out:
 	pthread_attr_destroy(&a);
@@ -174,14 +190,6 @@ static struct mach_fig fig_clamp(struct mach_fig f)
 
 /* ---- topology ---- */
 
-static char *dupstr(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
 
 /* The pair's kind: the type of the deepest object holding both. */
 static void pair_kind(hwloc_topology_t topo, hwloc_obj_t a, hwloc_obj_t b, char *buf,
@@ -268,32 +276,33 @@ struct job {
 	int rc;
 };
 
-/* Measure one pair (x, y) (indices into m->os_cpu): the hand-off figure
- * into *h, and create/exit into *c, *e (when c). */
+/* Measure one pair (x, y) (indices into m->os_cpu): what a hand-off
+ * adds to the threads' CPU time into *h (the wall time less the CPU time
+ * per hand-off: a trace's work holds the CPU time), its CPU time into
+ * *hc when hc; creation and exit into *c, *e when c. */
 static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *h,
-                        struct mach_fig *c, struct mach_fig *e)
+                        struct mach_fig *hc, struct mach_fig *c, struct mach_fig *e)
 {
 	int X = j->m->os_cpu[x], Y = j->m->os_cpu[y], R = j->rounds;
-	double hv[32], cv[32], yv[32];
+	double hv[32], hcv[32], cv[32], ev[32];
 	for (int r = 0; r < R; r++) {
-		hv[r] = handoff(X, Y, j->n_pp);
-		if (hv[r] < 0) {
+		double wall, cpu;
+		if (handoff(X, Y, j->n_pp, &wall, &cpu) != 0) {
 			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
 			return -1;
 		}
-		if (c && cycles(X, Y, j->n_cj, &cv[r], &yv[r]) < 0)
+		hv[r] = wall > cpu ? wall - cpu : 0;
+		hcv[r] = cpu;
+		if (c && cycles(X, Y, j->n_cj, &cv[r], &ev[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 	}
 	*h = fig_of(hv, R);
-	if (!c)
-		return 0;
-	*c = fig_of(cv, R);
-	/* exit: each round's cycle minus what the model charges besides
-	 * (a round trip measures both directions: latency x -> y = y -> x) */
-	double fixed = c->med + 2 * h->med;
-	for (int r = 0; r < R; r++)
-		yv[r] -= fixed;
-	*e = fig_clamp(fig_of(yv, R));
+	if (hc)
+		*hc = fig_of(hcv, R);
+	if (c) {
+		*c = fig_of(cv, R);
+		*e = fig_clamp(fig_of(ev, R));
+	}
 	return 0;
 }
 
@@ -315,7 +324,7 @@ static void *run_job(void *arg)
 		char pl[256] = "";
 		if (pu[i])
 			place_of(pu[i], pl, sizeof pl);
-		m->place[i] = dupstr(pl[0] ? pl : "unknown");
+		m->place[i] = mach_dupstr(pl[0] ? pl : "unknown");
 		if (!m->place[i]) {
 			fail(j->why, j->len, "out of memory%s", "");
 			goto out;
@@ -337,14 +346,14 @@ static void *run_job(void *arg)
 					rep[x * n + y] = (int32_t)q;
 					break;
 				}
-			m->pair_kind[x * n + y] = dupstr(k);
+			m->pair_kind[x * n + y] = mach_dupstr(k);
 			if (!m->pair_kind[x * n + y]) {
 				fail(j->why, j->len, "out of memory%s", "");
 				goto out;
 			}
 		}
 	/* one CPU: switch, create, exit */
-	if (measure_pair(j, 0, 0, &m->switch_cost, &m->create, &m->exit) < 0)
+	if (measure_pair(j, 0, 0, &m->switch_cost, &m->switch_cpu, &m->create, &m->exit) < 0)
 		goto out;
 	m->create_remote = m->create;
 	m->exit_remote = m->exit;
@@ -356,7 +365,7 @@ static void *run_job(void *arg)
 			/* a new kind (the first pair of a kind is x < y) */
 			struct mach_fig *c = first ? &m->create_remote : NULL;
 			struct mach_fig *e = first ? &m->exit_remote : NULL;
-			if (measure_pair(j, x, y, &m->lat[x * n + y], c, e) < 0)
+			if (measure_pair(j, x, y, &m->lat[x * n + y], NULL, c, e) < 0)
 				goto out;
 			first = 0;
 		}

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/ini.h"
 #include "mach/mach.h"
+#include "mach/machint.h"
 
 /* ---- writing ---- */
 
@@ -55,9 +57,9 @@ int mach_write(const struct mach *m, FILE *f)
 		safe(m->place && m->place[i] ? m->place[i] : "", b, sizeof b);
 		fprintf(f, "place.%u = \"%s\"\n", i, b);
 	}
-	fprintf(f, "; latency.X: one hand-off from processor X to each processor (a row of\n"
-	           "; the matrix); kind.X: what the pair shares (hwloc: the deepest object\n"
-	           "; holding both; - on the diagonal)\n");
+	fprintf(f, "; latency.X: what one hand-off from processor X to each processor adds\n"
+	           "; to the threads' CPU time (a row of the matrix); kind.X: what the pair\n"
+	           "; shares (hwloc: the deepest object holding both; - on the diagonal)\n");
 	for (uint32_t x = 0; x < n; x++) {
 		static const char *const part[3] = {"", ".lo", ".hi"};
 		for (int p = 0; p < 3; p++) {
@@ -79,10 +81,11 @@ int mach_write(const struct mach *m, FILE *f)
 		}
 		fprintf(f, "\n");
 	}
-	put_fig(f, "switch", m->switch_cost, "a hand-off between two threads of one processor");
+	put_fig(f, "switch", m->switch_cost, "a hand-off between two threads of one processor, beyond their CPU time");
+	put_fig(f, "switch_cpu", m->switch_cpu, "its CPU time (information: a trace's work holds it)");
 	put_fig(f, "create", m->create, "the creator's CPU in pthread_create, child on its processor");
 	put_fig(f, "create_remote", m->create_remote, "the same, child on another processor");
-	put_fig(f, "exit", m->exit, "a thread's exit, on its creator's processor");
+	put_fig(f, "exit", m->exit, "a thread's CPU after its start routine, on its creator's processor");
 	put_fig(f, "exit_remote", m->exit_remote, "the same, on another processor");
 	fflush(f);
 	return ferror(f) ? -1 : 0;
@@ -127,14 +130,6 @@ static long numbers(const char *s, double *v, long max)
 	return n;
 }
 
-static char *dupstr(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
 
 /* The index after "prefix." in key, or -1. */
 static long index_of(const char *key, const char *prefix, const char **rest)
@@ -231,11 +226,12 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			seen[S_UNIT] = 1;
 			continue;
 		}
-		static const char *const figs[] = {"switch", "create", "create_remote", "exit",
-		                                   "exit_remote"};
-		struct mach_fig *fd[] = {&m->switch_cost, &m->create, &m->create_remote, &m->exit,
-		                         &m->exit_remote};
-		for (int k = 0; k < 5; k++) {
+		static const char *const figs[] = {"switch_cpu", "switch", "create_remote", "create",
+		                                   "exit_remote", "exit"};
+		struct mach_fig *fd[] = {&m->switch_cpu, &m->switch_cost, &m->create_remote,
+		                         &m->create, &m->exit_remote, &m->exit};
+		static const int need_of[] = {-1, S_SWITCH, S_CREATE_R, S_CREATE, S_EXIT_R, S_EXIT};
+		for (int k = 0; k < 6 && !done; k++) {
 			size_t l = strlen(figs[k]);
 			if (strncmp(e->key, figs[k], l))
 				continue;
@@ -250,8 +246,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 				goto out;
 			}
 			*slot = d;
-			if (!*rest)
-				seen[S_SWITCH + k] = 1;
+			if (!*rest && need_of[k] >= 0)
+				seen[need_of[k]] = 1;
 			done = 1;
 		}
 		if (done)
@@ -281,7 +277,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		}
 		if (which == 4) {
 			free(m->place[x]);
-			m->place[x] = dupstr(e->value);
+			m->place[x] = mach_dupstr(e->value);
 		} else if (which == 3) {
 			const char *s = e->value;
 			for (uint32_t y = 0; y < n; y++) {
@@ -352,33 +348,10 @@ out:
 int mach_read(const char *path, struct mach *m, char *why, size_t len)
 {
 	memset(m, 0, sizeof *m);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
+	char *b = NULL;
+	size_t n = 0;
+	if (cli_slurp(path, &b, &n, why, len) != CLI_OK)
 		return -1;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		n += fread(b + n, 1, cap - n, f);
-		if (n < cap || cap >= (1u << 26))
-			break;
-		char *g = realloc(b, cap * 2);
-		if (!g) {
-			free(b);
-			b = NULL;
-			break;
-		}
-		b = g;
-		cap *= 2;
-	}
-	int bad = !b || ferror(f) || n == cap;
-	fclose(f);
-	if (bad) {
-		free(b);
-		snprintf(why, len, "%s: cannot read (too large, or out of memory)", path);
-		return -1;
-	}
 	int rc = mach_parse(path, b, n, m, why, len);
 	free(b);
 	return rc;
@@ -426,8 +399,10 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 			mm->latency = t;
 	}
 	mm->switch_cost = in_unit(m->switch_cost.med, per);
-	mm->create_cost = in_unit(m->create.med, per);
-	mm->create_cost_remote = in_unit(m->create_remote.med, per);
+	/* the work of a trace recorded on one CPU holds a local create */
+	mm->create_cost = 0;
+	mm->create_cost_remote = m->create_remote.med > m->create.med ?
+	                         in_unit(m->create_remote.med - m->create.med, per) : 0;
 	mm->exit_cost = in_unit(m->exit.med, per);
 	mm->exit_cost_remote = in_unit(m->exit_remote.med, per);
 	return 0;

@@ -9,17 +9,18 @@
  * simulator's processors 0..k-1 use them (a binding's processor p is the
  * file's p-th CPU), and, each as a median with its spread (the smallest
  * and largest of the repeated measurements), in nanoseconds:
- *   - latency x y: one hand-off (a semaphore post that wakes a thread
- *     blocked on it) from a thread on CPU x to one on CPU y; the matrix
- *     has one measured value per kind of pair that the topology (hwloc)
- *     distinguishes (SMT siblings, cores sharing a cache, packages, ...);
- *   - switch: one hand-off between two threads on the same CPU (the
- *     context switch and the system calls around it);
+ *   - latency x y: what one hand-off (a semaphore post that wakes a
+ *     thread blocked on it) from a thread on CPU x to one on CPU y adds
+ *     to the threads' CPU time (which a trace's work holds): its wall
+ *     time less its CPU time; one measured value per kind of pair that
+ *     the topology (hwloc) distinguishes (SMT siblings, cores sharing a
+ *     cache, packages, ...);
+ *   - switch: the same for two threads on one CPU; switch_cpu: the CPU
+ *     time of such a hand-off (information: a trace's work holds it);
  *   - create, create_remote: the CPU time the creator spends in
  *     pthread_create, for a child on its own CPU and on another;
- *   - exit, exit_remote: what a created thread's exit adds to its
- *     lifetime, on its creator's CPU and on another (the rest of a
- *     create-join cycle once the above are subtracted).
+ *   - exit, exit_remote: the CPU time a created thread spends after its
+ *     start routine returned, on its creator's CPU and on another.
  *
  * No global state; nothing prints except mach_write.  Functions that can
  * fail return 0, or -1 with a one-line reason in why (and their outputs
@@ -59,6 +60,7 @@ struct mach {
 	                          "L3", "package", "machine"; "" on the
 	                          diagonal)                                   */
 	struct mach_fig switch_cost, create, create_remote, exit, exit_remote;
+	struct mach_fig switch_cpu; /* optional in a file (0 when absent)   */
 };
 
 /* What to measure. */
@@ -101,7 +103,11 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m,
 /*
  * The model's figures for k processors in one trace unit (docs/sim.md):
  * the latency matrix [k*k] and the costs, each rounded to the nearest
- * trace unit.
+ * trace unit, for a trace whose work is its threads' CPU time as
+ * shadowbind-record records it on one CPU: a create's CPU time on the
+ * creator's CPU is in the work (create_cost 0), a create on another CPU
+ * costs the creator create_remote - create more; a thread's exit costs
+ * exit (exit_remote); a switch and a latency what the file says.
  */
 struct mach_model {
 	uint32_t k;

@@ -150,6 +150,8 @@ struct rec_stats {
 	                                trace was written; ns                 */
 	int64_t process_cpu_written_ns; /* after; ns                          */
 	int64_t checked;             /* 1: the calibration was repeated       */
+	int64_t omp_wait_ns;         /* CPU time inside libgomp's waits, not
+	                                work (docs/record.md, OpenMP); ns     */
 	int64_t calls[TRACE_NOPS];   /* wrapper calls per kind                */
 	int64_t excl[TRACE_NOPS];    /* the recorder's spans excluded; ns     */
 	int64_t resid[TRACE_NOPS];   /* subtracted per call (start); ns       */
@@ -237,7 +239,9 @@ struct rec_report {
 	double resid_share;          /* resid_ns * records / work             */
 	double clock_err_ns;         /* mean |TSC extrapolation - exact|      */
 	uint64_t process_cpu_ns;
-	int64_t unaccounted_ns;      /* process CPU - work - recorder         */
+	int64_t unaccounted_ns;      /* process CPU - work - recorder - the
+	                                OpenMP waits                          */
+	uint64_t omp_wait_ns;        /* CPU time in libgomp's waits; ns       */
 	struct rec_spin spin;
 };
 

@@ -32,6 +32,7 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 		{"process_cpu_ns", offsetof(struct rec_stats, process_cpu_ns)},
 		{"process_cpu_written_ns", offsetof(struct rec_stats, process_cpu_written_ns)},
 		{"checked", offsetof(struct rec_stats, checked)},
+		{"omp_wait_ns", offsetof(struct rec_stats, omp_wait_ns)},
 	};
 	static const struct {
 		const char *prefix;
@@ -193,8 +194,10 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 		/* CPU time of the process = recorded work + the recorder's own
 		 * (excluded, subtracted, calibration, writing the trace) + what
 		 * no record holds */
+		rep->omp_wait_ns = st->omp_wait_ns > 0 ? (uint64_t)st->omp_wait_ns : 0;
 		int64_t known = (int64_t)rep->work_ns + (int64_t)rep->excluded_ns + rep->subtracted_ns +
-		                (int64_t)rep->calibration_ns + (int64_t)rep->write_ns;
+		                (int64_t)rep->calibration_ns + (int64_t)rep->write_ns +
+		                (int64_t)rep->omp_wait_ns;
 		if (run->cpu_ns)
 			rep->unaccounted_ns = (int64_t)run->cpu_ns - known;
 	}
@@ -226,11 +229,14 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		}
 		if (r->cpu_ns) {
 			double un = (double)r->unaccounted_ns;
-			fprintf(f, "%s: CPU time of the process %.3f s = recorded work %.3f s + recorder %.3f s "
+			char omp[64] = "";
+			if (r->omp_wait_ns)
+				snprintf(omp, sizeof omp, " + libgomp's waits %.3f s", (double)r->omp_wait_ns / 1e9);
+			fprintf(f, "%s: CPU time of the process %.3f s = recorded work %.3f s + recorder %.3f s%s "
 			        "+ in no record %+.3f s (%.1f%%: start-up before the recorder, teardown after the trace)\n",
 			        who, (double)r->cpu_ns / 1e9, work_s,
 			        (double)(r->excluded_ns + r->calibration_ns + r->write_ns + (uint64_t)(r->subtracted_ns > 0 ? r->subtracted_ns : 0)) / 1e9,
-			        un / 1e9, pct(un < 0 ? -un : un, (double)r->cpu_ns));
+			        omp, un / 1e9, pct(un < 0 ? -un : un, (double)r->cpu_ns));
 			if ((un < 0 ? -un : un) > 0.05 * (double)r->cpu_ns && (un < 0 ? -un : un) > 10e6) {
 				fprintf(f, "%s: warning: %.0f%% of the process's CPU time is in no record: the trace "
 				        "%s the program's work (docs/record.md, CPU accounting)\n",

@@ -327,6 +327,12 @@ static const struct call_rec {
 	{ .call = "clock_nanosleep_rel", .op = TRACE_SLEEP, .outcome = ANY },
 	{ .call = "clock_nanosleep_abs", .op = TRACE_SLEEP, .outcome = ANY },
 	{ .call = "sleep", .op = TRACE_SLEEP, .outcome = ANY },
+	/* sched_yield: `sleep 0`, the trace's yield */
+	{ .call = "sched_yield", .op = TRACE_SLEEP, .outcome = ANY },
+	/* a recursive mutex: only the outermost lock and unlock (the inner
+	 * lock, trylock and unlock calls give no row here) */
+	{ .call = "recursive_lock_outer", .op = TRACE_LOCK, .outcome = ANY },
+	{ .call = "recursive_unlock_outer", .op = TRACE_UNLOCK, .outcome = ANY },
 };
 
 /* The sleeps whose recorded duration is exactly the program's request
@@ -376,7 +382,8 @@ static void test_trytimed(void **state)
 			"sem_timedwait_timeout", "sem_timedwait_ok", "cond_timedwait_timeout",
 			"cond_timedwait_ok", "rwlock_tryrdlock_busy", "rwlock_trywrlock_busy",
 			"rwlock_timedrdlock_timeout", "rwlock_timedwrlock_timeout",
-			"rwlock_rdlock", "rwlock_wrlock", "rwlock_unlock",
+			"rwlock_rdlock", "rwlock_wrlock", "rwlock_unlock", "recursive_lock_inner",
+			"recursive_trylock_inner", "recursive_unlock_inner",
 		};
 		for (size_t i = 0; i < sizeof must / sizeof *must; i++)
 			if (calls_get(line, must[i]) < 3)

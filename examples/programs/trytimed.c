@@ -5,8 +5,8 @@
  * that finds a token and none, and timed waits that time out and that
  * do not (pthread_mutex_timedlock, sem_timedwait, pthread_cond_timedwait,
  * pthread_rwlock_timedrdlock/_timedwrlock), and sleeps (usleep,
- * nanosleep, clock_nanosleep relative and absolute, sleep).  Not an
- * example to predict.
+ * nanosleep, clock_nanosleep relative and absolute, sleep, sched_yield),
+ * and a recursive mutex locked three deep.  Not an example to predict.
  *
  *   trytimed [ROUNDS [SLEEP_S]]   ROUNDS = 3; SLEEP_S = 0: sleep(SLEEP_S)
  *                                 once at the end when > 0
@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <time.h>
@@ -52,7 +53,8 @@ enum {
 	K_SIGNAL, K_CONDTIMED_OK, K_CONDTIMED_SPURIOUS, K_CONDTIMED_TIMEOUT,
 	K_RDLOCK, K_WRLOCK, K_TRYRDLOCK_OK, K_TRYRDLOCK_BUSY, K_TRYWRLOCK_BUSY,
 	K_TIMEDRDLOCK_OK, K_TIMEDRDLOCK_TIMEOUT, K_TIMEDWRLOCK_OK, K_TIMEDWRLOCK_TIMEOUT,
-	K_RWUNLOCK, K_USLEEP, K_NANOSLEEP, K_CLOCKSLEEP_REL, K_CLOCKSLEEP_ABS, K_SLEEP, K_N
+	K_RWUNLOCK, K_USLEEP, K_NANOSLEEP, K_CLOCKSLEEP_REL, K_CLOCKSLEEP_ABS, K_SLEEP,
+	K_YIELD, K_RLOCK_OUTER, K_RLOCK_INNER, K_RTRYLOCK_INNER, K_RUNLOCK_INNER, K_RUNLOCK_OUTER, K_N
 };
 static const char *const kname[K_N] = {
 	"create", "join", "barrier",
@@ -65,6 +67,8 @@ static const char *const kname[K_N] = {
 	"rwlock_trywrlock_busy", "rwlock_timedrdlock_ok", "rwlock_timedrdlock_timeout",
 	"rwlock_timedwrlock_ok", "rwlock_timedwrlock_timeout", "rwlock_unlock",
 	"usleep", "nanosleep", "clock_nanosleep_rel", "clock_nanosleep_abs", "sleep",
+	"sched_yield", "recursive_lock_outer", "recursive_lock_inner", "recursive_trylock_inner",
+	"recursive_unlock_inner", "recursive_unlock_outer",
 };
 static long kcount[K_N];
 static int g_bad; /* an outcome other than the phase's: exit 1 */
@@ -73,6 +77,7 @@ static pthread_barrier_t g_bar;
 static pthread_mutex_t g_mx = PTHREAD_MUTEX_INITIALIZER, g_cmx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
 static pthread_rwlock_t g_rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t g_rmx; /* recursive */
 static sem_t g_sem;
 static int g_flag; /* under g_cmx */
 static volatile uint64_t g_sink; /* keeps the work */
@@ -306,6 +311,21 @@ static void round_main(void)
 	want(clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &rq, NULL) == 0,
 	     "clock_nanosleep, absolute");
 	k(K_CLOCKSLEEP_ABS);
+	want(sched_yield() == 0, "sched_yield");
+	k(K_YIELD);
+	/* 7. a recursive mutex, locked three deep by its owner */
+	want(pthread_mutex_lock(&g_rmx) == 0, "recursive lock");
+	k(K_RLOCK_OUTER);
+	want(pthread_mutex_lock(&g_rmx) == 0, "recursive lock again");
+	k(K_RLOCK_INNER);
+	want(pthread_mutex_trylock(&g_rmx) == 0, "recursive trylock by its owner");
+	k(K_RTRYLOCK_INNER);
+	want(pthread_mutex_unlock(&g_rmx) == 0, "recursive unlock");
+	k(K_RUNLOCK_INNER);
+	want(pthread_mutex_unlock(&g_rmx) == 0, "recursive unlock");
+	k(K_RUNLOCK_INNER);
+	want(pthread_mutex_unlock(&g_rmx) == 0, "recursive unlock, the last");
+	k(K_RUNLOCK_OUTER);
 }
 
 int main(int argc, char **argv)
@@ -314,6 +334,11 @@ int main(int argc, char **argv)
 	unsigned sleep_s = argc > 2 ? (unsigned)arg_long(argc, argv, 2, 1) : 0;
 	pthread_t t;
 	pthread_barrier_init(&g_bar, NULL, 2);
+	pthread_mutexattr_t ra;
+	pthread_mutexattr_init(&ra);
+	pthread_mutexattr_settype(&ra, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&g_rmx, &ra);
+	pthread_mutexattr_destroy(&ra);
 	sem_init(&g_sem, 0, SEM_VALUE);
 	pthread_create(&t, NULL, helper, (void *)rounds);
 	k(K_CREATE);

@@ -95,6 +95,8 @@ struct rp_thread {
 	                            was claimed: waiters registered up to it
 	                            could have been woken instead            */
 	struct rp_thread *cw_next; /* next waiter of the condvar             */
+	uint64_t omp_wait;       /* rp_gomp.c: CPU time inside libgomp's
+	                            waits, not work; ns                     */
 	void *omp_region;        /* rp_gomp.c: the OpenMP region whose end
 	                            it reached, not yet written (under G)   */
 };

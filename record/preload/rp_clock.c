@@ -518,7 +518,7 @@ void rp_stats_write(const char *trace_path)
 	if (fd < 0)
 		return;
 	uint64_t ncall[TRACE_NOPS] = { 0 }, excl[TRACE_NOPS] = { 0 };
-	uint64_t sub = 0, chk_n = 0, chk_err = 0, slow_n = 0;
+	uint64_t sub = 0, chk_n = 0, chk_err = 0, slow_n = 0, omp_wait = 0;
 	uint32_t nt = rp_nthreads();
 	for (uint32_t i = 1; i <= nt; i++) {
 		struct rp_thread *t = rp_thread_at(i);
@@ -530,6 +530,7 @@ void rp_stats_write(const char *trace_path)
 		chk_n += t->chk_n;
 		chk_err += t->chk_err;
 		slow_n += t->slow_n;
+		omp_wait += t->omp_wait;
 	}
 	uint64_t cpu = process_cpu();
 	put(fd, "clock_fast", g_fast);
@@ -543,6 +544,7 @@ void rp_stats_write(const char *trace_path)
 	put(fd, "process_cpu_ns", (int64_t)g_cpu_before_write);
 	put(fd, "process_cpu_written_ns", (int64_t)cpu);
 	put(fd, "checked", g_checked);
+	put(fd, "omp_wait_ns", (int64_t)omp_wait);
 	for (int op = 0; op < TRACE_NOPS; op++) {
 		if (!ncall[op])
 			continue;

@@ -205,7 +205,7 @@ static void queue_rec(struct rp_thread *t, uint64_t w, struct gteam *g)
 static uint64_t drop_wait(struct rp_thread *t, int op)
 {
 	uint64_t c = t->carry;
-	rp_work(t, op);
+	t->omp_wait += rp_work(t, op) - c;
 	t->carry = c;
 	return c;
 }

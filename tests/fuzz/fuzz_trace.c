@@ -160,22 +160,36 @@ static char *write_mem(const struct trace *tr, size_t *n)
 	return buf;
 }
 
+/* Read the input with the default limits (*tr, e1; an error must be one
+ * line naming the file, with nothing returned) and again with tiny
+ * chunks, every record by the general parser (no fast path) and another
+ * hash key (*tr2, e2; lim left so).  Returns the first read's status,
+ * the second's in *rc2. */
+static int read_two_ways(const char *text, size_t size, struct trace **tr,
+                         struct trace_error *e1, struct trace **tr2, struct trace_error *e2,
+                         struct trace_limits *lim, int *rc2)
+{
+	int rc = trace_read_mem("fuzz.trace", text, size, tr, e1);
+	if (rc) {
+		if (*tr)
+			abort();
+		check_msg(e1, "fuzz.trace");
+	}
+	trace_limits_default(lim);
+	lim->chunk = 1 + size % 5;
+	lim->slow_only = 1;
+	lim->seed = 1 + size;
+	*rc2 = trace_read_mem_lim("fuzz.trace", text, size, lim, tr2, e2);
+	return rc;
+}
+
 static int fuzz_zst(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
 	struct trace *tr = NULL, *tr2 = NULL;
 	struct trace_error e1, e2;
 	struct trace_limits lim;
-	int rc = trace_read_mem("fuzz.trace", text, size, &tr, &e1);
-	if (rc) {
-		if (tr)
-			abort();
-		check_msg(&e1, "fuzz.trace");
-	}
-	trace_limits_default(&lim);
-	lim.chunk = 1 + size % 5;
-	lim.slow_only = 1;
-	int rc2 = trace_read_mem_lim("fuzz.trace", text, size, &lim, &tr2, &e2);
+	int rc2, rc = read_two_ways(text, size, &tr, &e1, &tr2, &e2, &lim, &rc2);
 	/* the same, but for which of two errors comes first: damaged data
 	 * is found when its block (or the frame's checksum) is reached, and
 	 * the text's error may come before or after, as the chunks fall */
@@ -211,20 +225,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                             sizeof fixed_text - 1, &fixed, &e1))
 		abort();
 
-	int rc = trace_read_mem("fuzz.trace", text, size, &tr, &e1);
-	if (rc) {
-		if (tr)
-			abort();
-		check_msg(&e1, "fuzz.trace");
-	}
-
 	/* tiny chunks, every record by the general parser (no fast path),
 	 * another hash key: the same answer */
-	trace_limits_default(&lim);
-	lim.chunk = 1 + size % 5;
-	lim.slow_only = 1;
-	lim.seed = 1 + size;
-	int rc2 = trace_read_mem_lim("fuzz.trace", text, size, &lim, &tr2, &e2);
+	int rc2, rc = read_two_ways(text, size, &tr, &e1, &tr2, &e2, &lim, &rc2);
 	if (rc2 != rc || (rc && strcmp(e1.msg, e2.msg)))
 		abort();
 	if (!rc)
