@@ -175,16 +175,13 @@ static int machine_apply(const struct cli_ini *ini, const struct mkey *k,
 		return u64_key(ini, "machine", k->key, 0, TRACE_WORK_LIMIT - 1,
 		               dst, err, len);
 	case MK_POLICY:
-		if (s && sim_policy_parse(s, par))
-			return fail(err, len, "%s:%zu: [machine] %s: '%s' is not a "
-			            "policy (" SIM_POLICY_SYNTAX ")", ini->name, line,
-			            k->key, q(s, b, 80));
-		return 0;
 	case MK_MODEL:
-		if (s && sim_model_parse(s, dst))
-			return fail(err, len, "%s:%zu: [machine] %s: '%s' is not a "
-			            "model (" SIM_MODEL_SYNTAX ")", ini->name, line,
-			            k->key, q(s, b, 80));
+		if (s && (k->kind == MK_POLICY ? sim_policy_parse(s, par)
+		                               : sim_model_parse(s, dst)))
+			return fail(err, len, "%s:%zu: [machine] %s: '%s' is not a %s",
+			            ini->name, line, k->key, q(s, b, 80),
+			            k->kind == MK_POLICY ? "policy (" SIM_POLICY_SYNTAX ")"
+			                                 : "model (" SIM_MODEL_SYNTAX ")");
 		return 0;
 	}
 	return 0;

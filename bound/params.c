@@ -109,7 +109,7 @@ int bound_prog_from_trace(const struct trace *tr, struct bound_prog *bp)
 	 * model may wake another waiter than the recording did) */
 	par.model = SIM_AUTO;
 	struct sim_result res;
-	int st = sim_run(prog, w, &par, NULL, SIM_SCHEDULE, &res);
+	int st = sim_run(prog, w, &par, NULL, SIM_SCHEDULE | SIM_NO_SYNCS, &res);
 	bp->model = (int)res.model;
 	if (st == SIM_DEADLOCK) {
 		rc = BOUND_EDEADLOCK;

@@ -43,12 +43,12 @@ int main(int argc, char **argv)
 		{CLI_FLAG, "spin-as-wait", .dst = &spin,
 		 .help = "replace each retry loop (failed trylocks or trywaits\n"
 		         "of one object ended by its acquisition) by the blocking\n"
-		         "wait it stands for (docs/record.md, Spinning)"},
+		         "wait it stands for (docs/record.md, Distortion and spinning)"},
 		{CLI_FLAG, "check", .dst = &check,
 		 .help = "first run PROGRAM once unrecorded on every CPU this\n"
 		         "process may use and compare its CPU time with the\n"
 		         "recording's (spinning, caches shared by time slicing:\n"
-		         "docs/record.md, Distortion); the program runs twice"},
+		         "docs/record.md, Distortion and spinning); the program runs twice"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
 		"shadowbind-record", "[options] -- PROGRAM [ARGS...]",
@@ -242,6 +242,12 @@ int main(int argc, char **argv)
 		        err.msg);
 		return 4;
 	}
+	/* the report is about the recording, before any rewriting */
+	run.wall_ns = ns;
+	run.cpu_ns = cpu_ns;
+	run.one_cpu = cpu >= 0;
+	struct rec_report rep;
+	rec_report_make(tr, &stats, &run, &rep);
 	if (spin) {
 		struct trace *st = NULL;
 		struct rec_spin_fix fix;
@@ -275,11 +281,6 @@ int main(int argc, char **argv)
 	else if (binding)
 		fprintf(stderr, ", recorded bound as %s says", binding);
 	fprintf(stderr, " (%.3f s)\n", (double)ns / 1e9);
-	run.wall_ns = ns;
-	run.cpu_ns = cpu_ns;
-	run.one_cpu = cpu >= 0;
-	struct rec_report rep;
-	rec_report_make(tr, &stats, &run, &rep);
 	rec_report_print(stderr, "shadowbind-record", &rep);
 	if (st)
 		fprintf(stderr, "shadowbind-record: %s exited with status %d\n", argv[i], st);

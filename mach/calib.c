@@ -130,11 +130,12 @@ static void *started(void *arg)
 }
 
 /* One round of n create-join cycles from x of a child pinned to y, per
- * cycle (ns): the creator's CPU time in pthread_create, and the child's
+ * cycle (ns): the creator's CPU time in pthread_create and in
+ * pthread_join, and the child's
  * CPU time after its start routine returned (its exit: the process's CPU
  * time less the creator's, less the child's before its routine); -1, or
  * 0. */
-static int cycles(int x, int y, long n, double *create, double *exit_cpu)
+static int cycles(int x, int y, long n, double *create, double *join, double *exit_cpu)
 {
 	pthread_attr_t a;
 	cpu_set_t s;
@@ -145,19 +146,22 @@ static int cycles(int x, int y, long n, double *create, double *exit_cpu)
 	int rc = -1;
 	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
 		goto out;
-	double cpu = 0, start = 0;
+	double cpu = 0, jcpu = 0, start = 0;
 	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < n; i++) {
 		pthread_t t;
 		double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		if (pthread_create(&t, &a, started, &start) != 0)
 			goto out;
-		cpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		double c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		cpu += c1 - c0;
 		pthread_join(t, NULL);
+		jcpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
 	}
 	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
 	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
 	*create = cpu / (double)n;
+	*join = jcpu / (double)n;
 	*exit_cpu = (children - start) / (double)n;
 	rc = 0;
 out:
@@ -281,10 +285,11 @@ struct job {
  * per hand-off: a trace's work holds the CPU time), its CPU time into
  * *hc when hc; creation and exit into *c, *e when c. */
 static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *h,
-                        struct mach_fig *hc, struct mach_fig *c, struct mach_fig *e)
+                        struct mach_fig *hc, struct mach_fig *c, struct mach_fig *jn,
+                        struct mach_fig *e)
 {
 	int X = j->m->os_cpu[x], Y = j->m->os_cpu[y], R = j->rounds;
-	double hv[32], hcv[32], cv[32], ev[32];
+	double hv[32], hcv[32], cv[32], jv[32], ev[32];
 	for (int r = 0; r < R; r++) {
 		double wall, cpu;
 		if (handoff(X, Y, j->n_pp, &wall, &cpu) != 0) {
@@ -293,7 +298,7 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 		}
 		hv[r] = wall > cpu ? wall - cpu : 0;
 		hcv[r] = cpu;
-		if (c && cycles(X, Y, j->n_cj, &cv[r], &ev[r]) < 0)
+		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 	}
 	*h = fig_of(hv, R);
@@ -301,6 +306,7 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 		*hc = fig_of(hcv, R);
 	if (c) {
 		*c = fig_of(cv, R);
+		*jn = fig_of(jv, R);
 		*e = fig_clamp(fig_of(ev, R));
 	}
 	return 0;
@@ -353,9 +359,11 @@ static void *run_job(void *arg)
 			}
 		}
 	/* one CPU: switch, create, exit */
-	if (measure_pair(j, 0, 0, &m->switch_cost, &m->switch_cpu, &m->create, &m->exit) < 0)
+	if (measure_pair(j, 0, 0, &m->switch_cost, &m->switch_cpu, &m->create, &m->join,
+	                 &m->exit) < 0)
 		goto out;
 	m->create_remote = m->create;
+	m->join_remote = m->join;
 	m->exit_remote = m->exit;
 	int first = 1;
 	for (uint32_t x = 0; x < n; x++)
@@ -365,7 +373,8 @@ static void *run_job(void *arg)
 			/* a new kind (the first pair of a kind is x < y) */
 			struct mach_fig *c = first ? &m->create_remote : NULL;
 			struct mach_fig *e = first ? &m->exit_remote : NULL;
-			if (measure_pair(j, x, y, &m->lat[x * n + y], NULL, c, e) < 0)
+			struct mach_fig *jn = first ? &m->join_remote : NULL;
+			if (measure_pair(j, x, y, &m->lat[x * n + y], NULL, c, jn, e) < 0)
 				goto out;
 			first = 0;
 		}

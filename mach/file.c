@@ -85,6 +85,8 @@ int mach_write(const struct mach *m, FILE *f)
 	put_fig(f, "switch_cpu", m->switch_cpu, "its CPU time (information: a trace's work holds it)");
 	put_fig(f, "create", m->create, "the creator's CPU in pthread_create, child on its processor");
 	put_fig(f, "create_remote", m->create_remote, "the same, child on another processor");
+	put_fig(f, "join", m->join, "the joiner's CPU in pthread_join, child on its processor");
+	put_fig(f, "join_remote", m->join_remote, "the same, child on another processor");
 	put_fig(f, "exit", m->exit, "a thread's CPU after its start routine, on its creator's processor");
 	put_fig(f, "exit_remote", m->exit_remote, "the same, on another processor");
 	fflush(f);
@@ -227,11 +229,13 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			continue;
 		}
 		static const char *const figs[] = {"switch_cpu", "switch", "create_remote", "create",
-		                                   "exit_remote", "exit"};
+		                                   "exit_remote", "exit", "join_remote", "join"};
 		struct mach_fig *fd[] = {&m->switch_cpu, &m->switch_cost, &m->create_remote,
-		                         &m->create, &m->exit_remote, &m->exit};
-		static const int need_of[] = {-1, S_SWITCH, S_CREATE_R, S_CREATE, S_EXIT_R, S_EXIT};
-		for (int k = 0; k < 6 && !done; k++) {
+		                         &m->create, &m->exit_remote, &m->exit, &m->join_remote,
+		                         &m->join};
+		static const int need_of[] = {-1, S_SWITCH, S_CREATE_R, S_CREATE, S_EXIT_R, S_EXIT,
+		                              -1, -1};
+		for (int k = 0; k < 8 && !done; k++) {
 			size_t l = strlen(figs[k]);
 			if (strncmp(e->key, figs[k], l))
 				continue;
@@ -401,8 +405,9 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	mm->switch_cost = in_unit(m->switch_cost.med, per);
 	/* the work of a trace recorded on one CPU holds a local create */
 	mm->create_cost = 0;
-	mm->create_cost_remote = m->create_remote.med > m->create.med ?
-	                         in_unit(m->create_remote.med - m->create.med, per) : 0;
+	double extra = (m->create_remote.med - m->create.med) +
+	               (m->join_remote.med - m->join.med);
+	mm->create_cost_remote = extra > 0 ? in_unit(extra, per) : 0;
 	mm->exit_cost = in_unit(m->exit.med, per);
 	mm->exit_cost_remote = in_unit(m->exit_remote.med, per);
 	return 0;

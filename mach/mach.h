@@ -61,6 +61,9 @@ struct mach {
 	                          diagonal)                                   */
 	struct mach_fig switch_cost, create, create_remote, exit, exit_remote;
 	struct mach_fig switch_cpu; /* optional in a file (0 when absent)   */
+	struct mach_fig join, join_remote; /* the joiner's CPU in pthread_join
+	                              of a child on its CPU / another (optional
+	                              in a file: 0 when absent)             */
 };
 
 /* What to measure. */
@@ -106,7 +109,9 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m,
  * trace unit, for a trace whose work is its threads' CPU time as
  * shadowbind-record records it on one CPU: a create's CPU time on the
  * creator's CPU is in the work (create_cost 0), a create on another CPU
- * costs the creator create_remote - create more; a thread's exit costs
+ * costs the creator create_remote - create more, and the join that
+ * follows it join_remote - join more (charged at the create: the
+ * creator is the usual joiner; the model has no join cost); a thread's exit costs
  * exit (exit_remote); a switch and a latency what the file says.
  */
 struct mach_model {

@@ -133,7 +133,7 @@ int rec_wait_cpu(pid_t pid, uint64_t *ns, uint64_t *cpu_ns);
 
 /* ---------------------------------------------------------------------
  * What shadowbind-record says about a recording (docs/record.md, "The
- * recorder's cost", "CPU accounting", "Spinning").
+ * recorder's cost", "CPU accounting", "Distortion and spinning").
  */
 
 /* The preload library's figures (the file TRACE.stats it writes next to
@@ -201,7 +201,7 @@ struct rec_spin_fix {
  * of the same object) is replaced by one blocking acquisition (`lock M`,
  * `wait S`) where the loop succeeded, with the work that preceded its
  * first try; the tries and their work are dropped (docs/record.md,
- * "Spinning").  A loop that gives up is kept.  The copy is written and
+ * "Distortion and spinning").  A loop that gives up is kept.  The copy is written and
  * read back by the trace reader (so it is validated; it has no
  * locations).  Returns 0 with *out (trace_free it) and *fix filled, or -1
  * with err (*out NULL, *fix zeroed).

@@ -1,7 +1,7 @@
 /*
  * report.c - what shadowbind-record says about a recording (record.h:
  * rec_stats_read, rec_spin_scan, rec_report_make, rec_report_print;
- * docs/record.md "The recorder's cost", "CPU accounting", "Spinning").
+ * docs/record.md "The recorder's cost", "CPU accounting", "Distortion and spinning").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -255,7 +255,7 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		        sh >= 10 ? ": on one processor a spinning thread burns its time slice while the "
 		                   "thread it waits for cannot run, and predictions for more processors inherit "
 		                   "that schedule; record on as many CPUs as threads (--all-cpus) "
-		                   "(docs/record.md, Spinning)"
+		                   "(docs/record.md, Distortion and spinning)"
 		                 : "");
 		warned |= sh >= 10;
 	}
@@ -270,11 +270,11 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 			fprintf(f, "%s: warning: recorded on one processor the program worked %.1fx its own CPU "
 			        "time: it waits by spinning (on one processor a spinning thread burns its time "
 			        "slice while the thread it waits for cannot run); record on as many CPUs as it has "
-			        "threads (--all-cpus) (docs/record.md, Spinning)\n", who, ratio);
+			        "threads (--all-cpus) (docs/record.md, Distortion and spinning)\n", who, ratio);
 			warned = 1;
 		} else if (ratio > 1.1 || ratio < 0.9) {
 			fprintf(f, "%s: warning: the trace's work differs from the program's own CPU time by "
-			        "%+.0f%%%s: predictions inherit it (docs/record.md, Distortion)\n", who,
+			        "%+.0f%%%s: predictions inherit it (docs/record.md, Distortion and spinning)\n", who,
 			        100 * (ratio - 1),
 			        r->one_cpu && ratio > 1 ? " (threads time-sliced on one processor share its "
 			                                  "caches; --all-cpus records them side by side)" : "");

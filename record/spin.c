@@ -1,6 +1,6 @@
 /*
  * spin.c - retry loops replayed as the waits they stand for (record.h:
- * rec_spin_as_wait; docs/record.md "Spinning", issue 28).
+ * rec_spin_as_wait; docs/record.md "Distortion and spinning", issue 28).
  *
  * Recorded on one processor, a thread that retries a trylock (or a
  * sem_trywait) spins while the thread it waits for cannot run: the

@@ -46,6 +46,8 @@ void sim_iv_add(struct sim_work *w, uint32_t u, int32_t proc, stime from,
 void sim_sy_add(struct sim_work *w, uint32_t u, uint32_t rec, stime T,
                    int32_t releaser)
 {
+	if (w->flags & SIM_NO_SYNCS)
+		return;
 	struct sim_sync *a = grow(w, w->sy, w->nsy, &w->sy_cap, sizeof *a);
 	if (!a)
 		return;

@@ -222,6 +222,9 @@ enum {
 /* Flags for sim_run. */
 #define SIM_STATS    1u  /* per-thread and per-processor statistics     */
 #define SIM_SCHEDULE 2u  /* run intervals and synchronizations          */
+#define SIM_NO_SYNCS 4u  /* with SIM_SCHEDULE: the intervals only, no
+                            synchronizations (nsyncs 0): 32 bytes less
+                            per acquisition (bound's V needs no more)  */
 
 struct sim_program; /* immutable once made; share freely */
 struct sim_work;    /* one per evaluating thread         */
@@ -348,7 +351,8 @@ struct sim_result {
  * sim_run - simulate program `p` with workspace `w` (made for `p`).
  * `binding` gives each dense thread a processor 0..k-1 or TRACE_SHADOW;
  * NULL means every thread shadow (one processor per thread: the critical
- * path).  Ignored in unbound mode.  `flags`: SIM_STATS, SIM_SCHEDULE.
+ * path).  Ignored in unbound mode.  `flags`: SIM_STATS, SIM_SCHEDULE,
+ * SIM_NO_SYNCS.
  * Fills *res (pointers into `w`, valid until w's next run) and returns its
  * status.  On SIM_EINVAL/SIM_EOVERFLOW/SIM_ENOMEM, res->makespan is 0.
  * par->model = SIM_AUTO runs Direct, then (on SIM_DEADLOCK) client-server,

@@ -1327,13 +1327,8 @@ static void test_table(void **state)
  *   = 40, w5 10-95 = 85.  Order main w5 w3 w4 w2: main -> 0 (95), w5 ->
  *   1 (85), w3 -> 1 (130), w4 -> 0 (135), w2 -> 1 (160).
  *   {main, w4} / {w2, w3, w5}.
+ * The program is tu_binpack_inputs (testutil.c).
  */
-static const char input_trace[] =
-	"shadowbind-trace 1\n"
-	"thread 1 main\nthread 2 w2\nthread 3 w3\nthread 4 w4\nthread 5 w5\n"
-	"1 5 create 2\n1 0 create 3\n1 0 create 4\n1 5 create 5\n"
-	"2 10 post 1\n2 20 exit\n3 40 exit\n4 10 exit\n5 0 wait 1\n5 50 exit\n"
-	"1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 join 5\n1 0 exit\n";
 
 static void test_binpack_input(void **state)
 {
@@ -1355,7 +1350,7 @@ static void test_binpack_input(void **state)
 		 .time = {95, 30, 45, 40, 85}, .binding = {0, 1, 1, 0, 1},
 		 .sga_order = {0, 4, 2, 3, 1}},
 	};
-	struct trace *tr = tu_trace(input_trace);
+	struct trace *tr = tu_trace(tu_binpack_inputs);
 	struct sim_program *sp = sim_program_new(tr);
 	assert_non_null(sp);
 	struct sim_params m;

@@ -412,23 +412,17 @@ static void test_determinism(void **state)
 	free(gen);
 }
 
-/* --binpack-input (docs/alloc.md, "Binpacking's input"): the program of
- * test_alloc.c's test_binpack_input, whose three inputs give three
- * different binpacking allocations on 2 processors (fifo), derived by hand
- * there: work {main, w4, w5} / {w2, w3}; lifetime {main, w2, w3} / {w4,
+/* --binpack-input (docs/alloc.md, "Binpacking's input"): the program
+ * tu_binpack_inputs, whose three inputs give three different binpacking
+ * allocations on 2 processors (fifo), derived by hand in test_alloc.c's
+ * test_binpack_input: work {main, w4, w5} / {w2, w3}; lifetime {main, w2, w3} / {w4,
  * w5}; elapsed {main, w4} / {w2, w3, w5}.  The header line
  * `binpack_input` and --json's key say which; a bad value is a usage
  * error, in the configuration file bad input. */
 static void test_binpack_input(void **state)
 {
 	(void)state;
-	char *tr = tu_tmpfile("shadowbind-trace 1\n"
-	                      "thread 1 main\nthread 2 w2\nthread 3 w3\nthread 4 w4\n"
-	                      "thread 5 w5\n"
-	                      "1 5 create 2\n1 0 create 3\n1 0 create 4\n1 5 create 5\n"
-	                      "2 10 post 1\n2 20 exit\n3 40 exit\n4 10 exit\n"
-	                      "5 0 wait 1\n5 50 exit\n"
-	                      "1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 join 5\n1 0 exit\n");
+	char *tr = tu_tmpfile(tu_binpack_inputs);
 	static const struct {
 		const char *opt;    /* the option, or "" (the default)  */
 		const char *header; /* the header line                  */

@@ -638,13 +638,8 @@ static void test_report_no_data(void **state)
  *   elapsed: P1 w2 5-35, w3 35-75, w5 75-125; P0 main 0-10, w4 10-20,
  *     main 35 waits for w3 then w5: 125.
  * One processor (fifo): 140, the sum of the works.  Unbound on 2 (fifo):
- * main exits at 95 (test_alloc.c's elapsed derivation). */
-static const char input_text[] =
-	"shadowbind-trace 1\n"
-	"thread 1 main\nthread 2 w2\nthread 3 w3\nthread 4 w4\nthread 5 w5\n"
-	"1 5 create 2\n1 0 create 3\n1 0 create 4\n1 5 create 5\n"
-	"2 10 post 1\n2 20 exit\n3 40 exit\n4 10 exit\n5 0 wait 1\n5 50 exit\n"
-	"1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 join 5\n1 0 exit\n";
+ * main exits at 95 (test_alloc.c's elapsed derivation).  The program is
+ * tu_binpack_inputs (testutil.c). */
 
 static void test_binpack_input(void **state)
 {
@@ -677,7 +672,7 @@ static void test_binpack_input(void **state)
 	char tdir[512], ini[600], buf[64];
 	snprintf(tdir, sizeof tdir, "%s/traces", d);
 	assert_int_equal(mkdir(tdir, 0755), 0);
-	put_file(tdir, "in.trace", input_text);
+	put_file(tdir, "in.trace", tu_binpack_inputs);
 	char text[1024];
 	/* [run]'s input is lifetime: binpack and c1 inherit it, bpw and bpe
 	 * have their own; c1 runs binpacking on one processor, its binpack

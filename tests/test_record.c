@@ -1050,6 +1050,38 @@ static void test_spin_as_wait(void **state)
 	trace_free(tr);
 }
 
+/* The OpenMP equivalent of a pin list and whether it shares a CPU
+ * (record.h: rec_omp_places, rec_pins_share; docs/record.md, OpenMP),
+ * by hand: libgomp puts team member i on the i-th place of OMP_PLACES,
+ * and thread i + 1 is member i. */
+static void test_omp_pins(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *pins, *places; /* NULL: no equivalent */
+		int share;
+	} cases[] = {
+		{.pins = "0,1", .places = "{0},{1}", .share = 0},
+		{.pins = "SHADOWBIND_PIN=1,0,0", .places = "{1},{0},{0}", .share = 1},
+		{.pins = "3", .places = "{3}", .share = 0},
+		{.pins = "0,-,1", .places = NULL, .share = 0},
+		{.pins = "2,-,2", .places = NULL, .share = 1},
+		{.pins = "10,1,0", .places = "{10},{1},{0}", .share = 0},
+		{.pins = "1,10", .places = "{1},{10}", .share = 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *pl = rec_omp_places(cases[i].pins);
+		if (cases[i].places) {
+			assert_non_null(pl);
+			assert_string_equal(pl, cases[i].places);
+		} else {
+			assert_null(pl);
+		}
+		free(pl);
+		assert_int_equal(rec_pins_share(cases[i].pins), cases[i].share);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1068,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_pinning_two),
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_omp_pins),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -821,6 +821,23 @@ static void test_schedule(void **state)
 		}
 	}
 	assert_int_equal(seen, 3);
+	/* SIM_NO_SYNCS: the same run's intervals (copied from the run above
+	 * before the workspace is reused), no synchronizations */
+	size_t niv = res.nintervals;
+	struct sim_interval *iv = malloc(niv * sizeof *iv);
+	assert_non_null(iv);
+	memcpy(iv, res.intervals, niv * sizeof *iv);
+	assert_int_equal(run_policy(&c, "ps", 1, 0, NULL, 0, SIM_SCHEDULE | SIM_NO_SYNCS, &res),
+	                 SIM_OK);
+	assert_int_equal(res.nsyncs, 0);
+	assert_int_equal(res.nintervals, niv);
+	for (size_t i = 0; i < niv; i++) {
+		assert_int_equal(res.intervals[i].thread, iv[i].thread);
+		assert_int_equal(res.intervals[i].proc, iv[i].proc);
+		assert_int_equal(sim_time_cmp(res.intervals[i].from, iv[i].from), 0);
+		assert_int_equal(sim_time_cmp(res.intervals[i].to, iv[i].to), 0);
+	}
+	free(iv);
 	tu_sim_close(&c);
 }
 

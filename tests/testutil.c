@@ -248,6 +248,13 @@ const char tu_lock_inversion[] =
 	"1 0 join 3\n"
 	"1 0 exit\n";
 
+const char tu_binpack_inputs[] =
+	"shadowbind-trace 1\n"
+	"thread 1 main\nthread 2 w2\nthread 3 w3\nthread 4 w4\nthread 5 w5\n"
+	"1 5 create 2\n1 0 create 3\n1 0 create 4\n1 5 create 5\n"
+	"2 10 post 1\n2 20 exit\n3 40 exit\n4 10 exit\n5 0 wait 1\n5 50 exit\n"
+	"1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 join 5\n1 0 exit\n";
+
 int tu_dir_entries(const char *dir)
 {
 	DIR *d = opendir(dir);

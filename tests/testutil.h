@@ -52,6 +52,14 @@ void tu_sim_close(struct tu_sim *c);
  * other; T1 joins both (line 14). */
 extern const char tu_lock_inversion[];
 
+/* A program whose three binpacking inputs (docs/alloc.md) give three
+ * different binpacking allocations on 2 processors under fifo: main (1)
+ * works 5, creates 2, 3, 4, works 5, creates 5, joins all; 2 works 10,
+ * posts semaphore 1, works 20; 3 works 40; 4 works 10; 5 waits for the
+ * semaphore, works 50.  Derived by hand in test_alloc.c
+ * (test_binpack_input). */
+extern const char tu_binpack_inputs[];
+
 /* Run `cmdline` with /bin/sh; capture stdout and stderr (each up to
  * `cap` bytes, NUL-terminated, malloc'd; free them).  Returns the exit
  * status (0..255), or -1 if it did not exit normally. */

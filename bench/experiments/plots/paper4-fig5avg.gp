@@ -1,6 +1,6 @@
 set terminal svg size 820,520 dynamic font 'Helvetica,13' background rgb 'white'
 set output 'paper4-fig5avg.svg'
-set title "Paper IV Fig. 5: SGA, average over 260 programs per thread count"
+set title "Paper IV Fig. 5: SGA, average over 260 programs per thread count; binpacking's input CPU work"
 set xlabel "processors"
 set ylabel "binpack makespan / SGA makespan (ratio)"
 set key outside right top box

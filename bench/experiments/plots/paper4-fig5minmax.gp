@@ -1,6 +1,6 @@
 set terminal svg size 820,520 dynamic font 'Helvetica,13' background rgb 'white'
 set output 'paper4-fig5minmax.svg'
-set title "Paper IV Fig. 5: SGA, min and max over 260 programs"
+set title "Paper IV Fig. 5: SGA, min and max over 260 programs; input CPU work"
 set xlabel "processors"
 set ylabel "binpack makespan / SGA makespan (ratio)"
 set key outside right top box

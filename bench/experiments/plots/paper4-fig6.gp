@@ -1,6 +1,6 @@
 set terminal svg size 820,520 dynamic font 'Helvetica,13' background rgb 'white'
 set output 'paper4-fig6.svg'
-set title "Paper IV Fig. 6: C-SGA, average and max over 260 programs"
+set title "Paper IV Fig. 6: C-SGA, average and max over 260 programs; input CPU work"
 set xlabel "processors"
 set ylabel "binpack makespan / C-SGA makespan (ratio)"
 set key outside right top box

@@ -1,6 +1,6 @@
 set terminal svg size 820,520 dynamic font 'Helvetica,13' background rgb 'white'
 set output 'paper5-fig2.svg'
-set title "Paper V Fig. 2: greedy from binpacking, best after N tests"
+set title "Paper V Fig. 2: greedy from binpacking, best after N tests; binpacking's input CPU work"
 set xlabel "tests"
 set ylabel "binpack makespan / greedy makespan (ratio)"
 set key outside right top box

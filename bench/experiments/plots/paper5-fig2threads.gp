@@ -1,6 +1,6 @@
 set terminal svg size 820,520 dynamic font 'Helvetica,13' background rgb 'white'
 set output 'paper5-fig2threads.svg'
-set title "Paper V Fig. 2: greedy after 500 tests, by threads"
+set title "Paper V Fig. 2: greedy after 500 tests, by threads; input CPU work"
 set xlabel "threads"
 set ylabel "binpack makespan / greedy makespan (ratio)"
 set key outside right top box

@@ -1,6 +1,6 @@
 set terminal svg size 820,520 dynamic font 'Helvetica,13' background rgb 'white'
 set output 'paper5-stop.svg'
-set title "Paper V Sect. 3.4: stop after 100 tests without improvement"
+set title "Paper V Sect. 3.4: stop after 100 tests without improvement; input CPU work"
 set xlabel "processors"
 set ylabel "ratio / tests"
 set key outside right top box
