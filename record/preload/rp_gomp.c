@@ -104,6 +104,9 @@ struct gteam {
 	struct {
 		uint32_t n;          /* team size                       */
 		char d, e, b;        /* barriers: start, end, in-region */
+		uint64_t rel;        /* b's groups released: the first
+		                      * member's record written (under G) */
+		uint32_t nw;         /* b's records of the current group  */
 	} sz[GT_SIZES];
 };
 
@@ -414,6 +417,40 @@ PARLOOPR(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 
 /* ---- barriers ---- */
 
+/* The barrier the thread is inside (bar_begin to bar_end): its team
+ * and the group it arrived in (the team's `rel` then).  libgomp runs the
+ * team's pending tasks inside a barrier, also tasks that a member
+ * creates after the group was released while this thread has not left
+ * the call yet.  The trace's barrier record stands for the release
+ * (every member's previous record comes before the group's first
+ * barrier record: docs/trace-format.md), so such a task, whose `wait S`
+ * follows its creator's barrier record and `post S`, must come after
+ * this thread's barrier record too: task_run writes it first (bar_early)
+ * when the group was released, and bar_end then writes nothing.  Seen
+ * on ompmix, 1 recording in 150: "reaches barrier 2 after its group was
+ * released". */
+struct gbar {
+	struct gctx *c;              /* NULL: in no barrier (or written)   */
+	uint64_t group;
+};
+static __thread struct gbar g_bar;
+
+/* Under G: `barrier B N` for t with the work it carries; counts the
+ * group's records.  1 if written. */
+static int bar_write(struct rp_thread *t, struct gctx *c)
+{
+	__typeof__(c->team->sz[0]) *z = &c->team->sz[c->si];
+	uint32_t b = obj_id(&z->b, TRACE_K_BARRIER);
+	if (!b)
+		return 0;
+	rp_emit(t, t->carry, TRACE_BARRIER, b, c->n);
+	if (z->nw++ == 0)
+		__atomic_store_n(&z->rel, z->rel + 1, __ATOMIC_RELAXED);
+	if (z->nw == c->n)
+		z->nw = 0;
+	return 1;
+}
+
 /* Before a barrier of the team: the work so far (the time inside is
  * dropped by bar_end, drop_wait); 1 if it is to be recorded. */
 static int bar_begin(void)
@@ -425,26 +462,53 @@ static int bar_begin(void)
 	if (!t)
 		return 0;
 	rp_work(t, TRACE_BARRIER);
+	g_bar = (struct gbar){
+		.c = c,
+		.group = __atomic_load_n(&c->team->sz[c->si].rel, __ATOMIC_RELAXED),
+	};
 	rp_mark(t);
 	rp_leave(t, 0);
 	return 1;
 }
 
-/* After it returned: `barrier B N` with the work before it (and after the
- * tasks it ran meanwhile, which recorded their own). */
-static void bar_end(int on)
+/* The barrier record where the thread returned from the barrier (when
+ * `write`: on GOMP_single_copy_start, only the members that waited for
+ * the copy), with the work before it (and after the tasks it ran
+ * meanwhile, which recorded their own); nothing if bar_early wrote it.
+ * on: what bar_begin returned. */
+static void bar_end(int on, int write)
 {
+	struct gctx *c = g_bar.c;
+	g_bar.c = NULL;
 	struct rp_thread *t = on ? rp_enter() : NULL;
 	if (!t)
 		return;
-	struct gctx *c = g_cur;
+	int rec = 0;
+	drop_wait(t, TRACE_BARRIER);
+	if (write && c && rp_lock() == 0) {
+		rec = bar_write(t, c);
+		rp_unlock();
+	}
+	rp_mark(t);
+	rp_leave(t, rec);
+}
+
+/* A task starts: if the thread is inside a barrier whose group was
+ * released, its barrier record now, before the task's (struct gbar). */
+static void bar_early(void)
+{
+	struct gctx *c = g_bar.c;
+	if (!c || __atomic_load_n(&c->team->sz[c->si].rel, __ATOMIC_RELAXED) == g_bar.group)
+		return;
+	struct rp_thread *t = rp_enter();
+	if (!t)
+		return;
 	int rec = 0;
 	drop_wait(t, TRACE_BARRIER);
 	if (rp_lock() == 0) {
-		uint32_t b = obj_id(&c->team->sz[c->si].b, TRACE_K_BARRIER);
-		if (b) {
-			rp_emit(t, t->carry, TRACE_BARRIER, b, c->n);
-			rec = 1;
+		if (c->team->sz[c->si].rel != g_bar.group) {
+			rec = bar_write(t, c);
+			g_bar.c = NULL;
 		}
 		rp_unlock();
 	}
@@ -461,7 +525,7 @@ typedef bool (*bool_t)(void);
 	{ \
 		int on = bar_begin(); \
 		real_##name()(); \
-		bar_end(on); \
+		bar_end(on, 1); \
 	}
 #define BARRIER_CANCEL(name) \
 	REALFN(name, bool_t) \
@@ -471,7 +535,7 @@ typedef bool (*bool_t)(void);
 		bool r = real_##name()(); \
 		if (r) \
 			warn_once(W_CANCEL); \
-		bar_end(on); \
+		bar_end(on, 1); \
 		return r; \
 	}
 BARRIER_VOID(GOMP_barrier)
@@ -828,7 +892,7 @@ void *GOMP_single_copy_start(void)
 	q_end(t, w);
 	int on = bar_begin();
 	void *r = real_GOMP_single_copy_start()();
-	bar_end(on && r);
+	bar_end(on, r != NULL);
 	return r;
 }
 
@@ -837,7 +901,7 @@ void GOMP_single_copy_end(void *data)
 {
 	int on = bar_begin();
 	real_GOMP_single_copy_end()(data);
-	bar_end(on);
+	bar_end(on, 1);
 }
 
 /* ---- tasks ----
@@ -900,10 +964,14 @@ static void task_run(void *arg)
 		c.si = o->si;
 		c.n = o->n;
 	}
+	bar_early();
+	struct gbar in = g_bar;
+	g_bar.c = NULL;
 	sem_one(2 * h->key, TRACE_WAIT, 1);
 	g_cur = &c;
 	h->fn((char *)arg + h->off);
 	g_cur = o;
+	g_bar = in;
 	sem_one(2 * h->parent + 1, TRACE_POST, 1);
 }
 
