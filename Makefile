@@ -168,11 +168,12 @@ $(BUILD)/man/%.1: $(BIN)/%
 	@mkdir -p $(@D)
 	help2man -N --no-discard-stderr -n "$$($< --help | awk 'p && /^$$/ {exit} p {printf "%s ", $$0} /^$$/ {p = 1}' | sed 's/[.;:] .*//; s/[.;: ]*$$//')" $< -o $@
 
-# shadowbind.pc says PREFIX and the installed modules: $(BUILD)/pc.vars
+# shadowbind.pc says PREFIX, the installed modules and MPI's link flags
+# (alloc/module.mk): $(BUILD)/pc.vars
 # holds those values and is rewritten (new mtime) only when they differ,
 # so the .pc is rebuilt whenever one changes, e.g. after an install with
 # another PREFIX (tests/test_cli_install.c installs with two).
-PC_VARS = prefix=$(PREFIX) modules=$(INSTALL_MODULES)
+PC_VARS = prefix=$(PREFIX) modules=$(INSTALL_MODULES) mpi=$(ALLOC_MPI_LIBS)
 $(BUILD)/pc.vars: FORCE
 	@mkdir -p $(@D)
 	@echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' > $@
@@ -185,7 +186,7 @@ $(BUILD)/shadowbind.pc: Makefile $(BUILD)/pc.vars
 	  'Description: trace-driven simulation and thread binding (Broberg 2002)' \
 	  'Version: 1.0' \
 	  'Cflags: -I$${includedir}' \
-	  'Libs: -L$${libdir} $(foreach m,$(INSTALL_MODULES),-lshadowbind_$(m)) -lglpk -lgmp -lgomp -lpthread -lzstd -lm' > $@
+	  'Libs: -L$${libdir} $(foreach m,$(INSTALL_MODULES),-lshadowbind_$(m)) -lglpk -lgmp -lgomp -lpthread -lzstd -lm $(ALLOC_MPI_LIBS)' > $@
 
 install: all $(MANPAGES) $(BUILD)/shadowbind.pc
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(pcdir)

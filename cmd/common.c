@@ -164,6 +164,8 @@ int cmd_exit_alloc(int st)
 const char *cmd_alloc_strerror(int st)
 {
 	return st == ALLOC_ENOMEM ? "out of memory"
+	       : st == ALLOC_EMPI ? "the message passing between the ranks "
+	                            "failed (MPI)"
 	       : st == ALLOC_ESIM ? "the simulator failed on every binding "
 	                            "(exact-time overflow)"
 	       : "invalid parameters";

@@ -44,6 +44,7 @@ static void test_exit_statuses(void **state)
 		{.name = "ALLOC_EINVAL", .map = cmd_exit_alloc, .code = ALLOC_EINVAL, .status = 2},
 		{.name = "ALLOC_ENOMEM", .map = cmd_exit_alloc, .code = ALLOC_ENOMEM, .status = 4},
 		{.name = "ALLOC_ESIM", .map = cmd_exit_alloc, .code = ALLOC_ESIM, .status = 4},
+		{.name = "ALLOC_EMPI", .map = cmd_exit_alloc, .code = ALLOC_EMPI, .status = 4},
 		{.name = "VIZ_OK", .map = cmd_exit_viz, .code = VIZ_OK, .status = 0},
 		{.name = "VIZ_EINVAL", .map = cmd_exit_viz, .code = VIZ_EINVAL, .status = 2},
 		{.name = "VIZ_ENOMEM", .map = cmd_exit_viz, .code = VIZ_ENOMEM, .status = 4},
