@@ -716,7 +716,8 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 }
 
 /* Write the binding file (or --json) to -o or standard output, atomically.
- * CLI_OK, or the exit status after the message. */
+ * CLI_OK, or the exit status after the message: a file that cannot be
+ * written 2, standard output that cannot be written 4 (as cmd_flush). */
 static int write_result(const struct input *in, const struct outcome *o,
                         const struct trace_binding *b, const char *stopped)
 {
@@ -739,8 +740,9 @@ static int write_result(const struct input *in, const struct outcome *o,
 		fwrite(text, 1, len, out.f);
 		free(text);
 	}
+	int to_stdout = out.is_stdout;
 	if (cli_out_commit(&out, why, sizeof why) != 0)
-		return cli_errorf(CLI_EINPUT, "%s", why);
+		return cli_errorf(to_stdout ? CLI_ESYSTEM : CLI_EINPUT, "%s", why);
 	return CLI_OK;
 }
 

@@ -175,6 +175,11 @@ static void test_commands(void **state)
 		 "/dev/full: cannot write: No space left on device\n"},
 		{"progen", "--family worstcase -o /dev/full", 2,
 		 "progen: /dev/full: cannot write: No space left on device\n"},
+		/* standard output that cannot be written: a system error */
+		{"allocate", "--cpus 2 -q >/dev/full", 4,
+		 "<stdout>: cannot write: No space left on device\n"},
+		{"allocate", "--cpus 2 -q --json >/dev/full", 4,
+		 "<stdout>: cannot write: No space left on device\n"},
 		{"allocate", "--cpus 2 -q -o %s", 2, "%s: is a directory\n"},
 		{"allocate", "--cpus 2 -q --trajectory %s", 2, "%s: is a directory\n"},
 	};
