@@ -3,7 +3,11 @@
  * statistics of traces.  See `progen --help` and docs/gen.md.
  *
  * Exit status: 0 ok, 1 usage (bad arguments), 2 bad input or a failure to
- * write, 3 --stats: a trace's critical-path simulation deadlocked.
+ * write a file, 3 --stats: a trace's critical-path simulation deadlocked,
+ * 4 a failure to write standard output (cmd/common.h).
+ *
+ * main: parse (the options, --help FAMILY), then one of do_list,
+ * do_stats, do_one, do_count (do_batch).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/out.h"
+#include "cmd/common.h"
 #include "gen/gen.h"
 
 #define COUNT_MAX 10000000u
@@ -22,7 +27,8 @@
  * Write len bytes to path ("-": standard output) with cli_out (a temporary
  * renamed over a regular file; a FIFO or device written directly), in
  * chunks of 1 MB; stops (removing the temporary) on SIGINT/SIGTERM.
- * Returns 0, -1 with err filled, or -2 when interrupted.
+ * Returns 0; -1 with err filled, or -3 when writing to standard output
+ * failed (a system error, exit 4); or -2 when interrupted.
  */
 static int write_out(const char *path, const char *text, size_t len,
                      char *err, size_t errlen)
@@ -30,6 +36,7 @@ static int write_out(const char *path, const char *text, size_t len,
 	struct cli_out o;
 	if (cli_out_open(&o, path, err, errlen) != 0)
 		return -1;
+	int to_stdout = o.is_stdout;
 	for (size_t done = 0; done < len;) {
 		if (cli_interrupted()) {
 			cli_out_abort(&o);
@@ -39,55 +46,18 @@ static int write_out(const char *path, const char *text, size_t len,
 		if (fwrite(text + done, 1, n, o.f) != n) {
 			snprintf(err, errlen, "%s: cannot write: %s", o.path, strerror(errno));
 			cli_out_abort(&o);
-			return -1;
+			return to_stdout ? -3 : -1;
 		}
 		done += n;
 	}
-	return cli_out_commit(&o, err, errlen);
+	if (cli_out_commit(&o, err, errlen) != 0)
+		return to_stdout ? -3 : -1;
+	return 0;
 }
 
 static int exit_for(int rc)
 {
 	return rc == GEN_EINVAL ? 1 : 2;
-}
-
-static int do_stats(char **files, int n)
-{
-	int status = 0;
-	for (int i = 0; i < n; i++) {
-		struct trace *tr = NULL;
-		char why[600];
-		if (cli_trace_load(files[i], &tr, why, sizeof why) != CLI_OK)
-			return cli_errorf(CLI_EINPUT, "%s", why);
-		struct gen_stats st;
-		int rc = gen_stats_compute(tr, &st);
-		trace_free(tr);
-		if (rc != GEN_OK) {
-			fprintf(stderr, "%s: out of memory\n", files[i]);
-			return 2;
-		}
-		if (n > 1)
-			printf("trace %s\n", files[i]);
-		gen_stats_print(&st, stdout);
-		if (st.sim_status == SIM_DEADLOCK) {
-			fprintf(stderr,
-			        "%s: the critical-path simulation deadlocked\n",
-			        files[i]);
-			status = 3;
-		} else if (st.sim_status != SIM_OK && !status) {
-			fprintf(stderr,
-			        "%s: the critical path could not be computed "
-			        "(status %d)\n",
-			        files[i], st.sim_status);
-			status = 2;
-		}
-	}
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "progen: standard output: %s\n",
-		        strerror(errno));
-		return 2;
-	}
-	return status;
 }
 
 static _Atomic int batch_stop; /* a program failed: start no more */
@@ -183,15 +153,24 @@ static int family_opt(void *arg, const char *name, const char *value,
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
+/* ---------------------------------------------------------------------
+ * The command line
+ */
+
+static struct args {
 	struct gen_opts o;
-	gen_opts_init(&o);
-	const char *family = NULL, *out = NULL;
-	uint64_t count = 0;
-	int stats = 0, list = 0;
-	uint32_t threads = 0;
-	/* progen --help FAMILY: that family's options. */
+	const char *family, *out;
+	uint64_t count;
+	int stats, list;
+	uint32_t threads;
+	char **files;  /* the operands (--stats' traces)                   */
+	int nfiles;
+} A;
+
+/* progen --help FAMILY: that family's options.  CLI_CONTINUE when argv
+ * asks for no family's help, else the exit status. */
+static int family_help(int argc, char **argv)
+{
 	for (int i = 1; i + 1 < argc; i++) {
 		if (strcmp(argv[i], "--help") && strcmp(argv[i], "-h"))
 			continue;
@@ -206,6 +185,56 @@ int main(int argc, char **argv)
 		gen_help_print(fam, stdout);
 		return CLI_OK;
 	}
+	return CLI_CONTINUE;
+}
+
+static struct cli_opt opts[] = {
+	{CLI_STR, "family", .metavar = "NAME", .dst = &A.family,
+	 .help = "transactions, pipeline, forkjoin, prodcons, worstcase, dag"},
+	{CLI_U32, "threads", .dst = &A.threads, .min = 1, .max = 1u << 20,
+	 .help = "total threads, thread 1 included (default: the family's)"},
+	{CLI_U64, "seed", .metavar = "S", .dst = &A.o.seed,
+	 .help = "64-bit seed (default 1)"},
+	{CLI_U64, "count", .metavar = "M", .dst = &A.count, .min = 1, .max = COUNT_MAX,
+	 .help = "write M programs FILE-0001.trace, ... (FILE defaults to\n"
+	         "the family name), in parallel (OpenMP); program i uses\n"
+	         "the seed derived from (S, i) that its header records"},
+	{CLI_STR, "output", 'o', .dst = &A.out,
+	 .help = "output file (with --count: the prefix); written to a\n"
+	         "temporary and renamed"},
+	{CLI_FLAG, "stats", .dst = &A.stats,
+	 .help = "print threads, records, work, critical path (one\n"
+	         "processor per thread, latency 0), parallelism (work /\n"
+	         "critical path) and the count of each operation of each\n"
+	         "TRACE"},
+	{CLI_FLAG, "list", .dst = &A.list, .help = "list the families"},
+	{CLI_TEXT, .help = "--OPTION VALUE: a family option (or --OPTION=VALUE);\n"
+	                   "see below, or progen --help FAMILY"},
+	{CLI_END}};
+
+static struct cli_cmd cmd = {
+	.name = "progen",
+	.usage = "--family NAME [--threads N] [--seed S] [--count M] [-o FILE] [--OPTION VALUE]...\n"
+	         "--stats TRACE...\n"
+	         "--list\n"
+	         "--help [FAMILY]",
+	.about = "Writes a synthetic multithreaded program of family NAME as a trace\n"
+	         "(docs/trace-format.md) to FILE or standard output.  The same arguments\n"
+	         "give the same bytes on every machine.",
+	.opts = opts,
+	.exit3 = "--stats: a trace's critical-path simulation deadlocked",
+	.other = family_opt,
+	.other_arg = &A.o,
+};
+
+/* CLI_CONTINUE, or the exit status (--help, a usage error). */
+static int parse(int argc, char **argv)
+{
+	gen_opts_init(&A.o);
+	int rc = family_help(argc, argv);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	/* The epilog: every family's options. */
 	char *families = NULL;
 	size_t flen = 0;
 	FILE *m = open_memstream(&families, &flen);
@@ -213,105 +242,130 @@ int main(int argc, char **argv)
 		gen_help_print(NULL, m);
 		fclose(m);
 	}
-	struct cli_opt opts[] = {
-		{CLI_STR, "family", .metavar = "NAME", .dst = &family,
-		 .help = "transactions, pipeline, forkjoin, prodcons, worstcase, dag"},
-		{CLI_U32, "threads", .dst = &threads, .min = 1, .max = 1u << 20,
-		 .help = "total threads, thread 1 included (default: the family's)"},
-		{CLI_U64, "seed", .metavar = "S", .dst = &o.seed,
-		 .help = "64-bit seed (default 1)"},
-		{CLI_U64, "count", .metavar = "M", .dst = &count, .min = 1, .max = COUNT_MAX,
-		 .help = "write M programs FILE-0001.trace, ... (FILE defaults to\n"
-		         "the family name), in parallel (OpenMP); program i uses\n"
-		         "the seed derived from (S, i) that its header records"},
-		{CLI_STR, "output", 'o', .dst = &out,
-		 .help = "output file (with --count: the prefix); written to a\n"
-		         "temporary and renamed"},
-		{CLI_FLAG, "stats", .dst = &stats,
-		 .help = "print threads, records, work, critical path (one\n"
-		         "processor per thread, latency 0), parallelism (work /\n"
-		         "critical path) and the count of each operation of each\n"
-		         "TRACE"},
-		{CLI_FLAG, "list", .dst = &list, .help = "list the families"},
-		{CLI_TEXT, .help = "--OPTION VALUE: a family option (or --OPTION=VALUE);\n"
-		                   "see below, or progen --help FAMILY"},
-		{CLI_END}};
-	const struct cli_cmd cmd = {
-		.name = "progen",
-		.usage = "--family NAME [--threads N] [--seed S] [--count M] [-o FILE] [--OPTION VALUE]...\n"
-		         "--stats TRACE...\n"
-		         "--list\n"
-		         "--help [FAMILY]",
-		.about = "Writes a synthetic multithreaded program of family NAME as a trace\n"
-		         "(docs/trace-format.md) to FILE or standard output.  The same arguments\n"
-		         "give the same bytes on every machine.",
-		.opts = opts,
-		.epilog = families,
-		.exit3 = "--stats: a trace's critical-path simulation deadlocked",
-		.other = family_opt,
-		.other_arg = &o,
-	};
-	int nfiles, prc = cli_parse(&cmd, argc, argv, &nfiles);
+	cmd.epilog = families;
+	rc = cli_parse(&cmd, argc, argv, &A.nfiles);
+	cmd.epilog = NULL;
 	free(families);
-	if (prc != CLI_CONTINUE)
-		return prc;
-	char **files = argv + 1;
+	if (rc != CLI_CONTINUE)
+		return rc;
+	A.files = argv + 1;
 	if (cli_find(&cmd, "threads")->given)
-		o.threads = threads;
-	if (list) {
-		for (size_t k = 0; k < gen_family_count(); k++) {
-			const struct gen_family *f = gen_family_at(k);
-			printf("%-13s %s\n", f->name, f->summary);
-		}
-		return 0;
-	}
-	if (stats) {
-		if (family || count || out || o.nkv)
+		A.o.threads = A.threads;
+	if (A.list)
+		return CLI_CONTINUE;
+	if (A.stats) {
+		if (A.family || A.count || A.out || A.o.nkv)
 			return cli_usage(&cmd, "--stats takes only trace files");
-		if (nfiles == 0)
+		if (A.nfiles == 0)
 			return cli_usage(&cmd, "--stats needs a trace file");
-		return do_stats(files, nfiles);
+		return CLI_CONTINUE;
 	}
-	if (nfiles > 0)
+	if (A.nfiles > 0)
 		return cli_usage(&cmd, "unexpected argument '%s' (trace files go with --stats)",
-		                 files[0]);
-	if (!family)
+		                 A.files[0]);
+	if (!A.family)
 		return cli_usage(&cmd, "no --family given");
+	return CLI_CONTINUE;
+}
 
-	char err[512];
-	int status = 0;
-	/* One program: a signal removes the temporary and exits at once
-	 * (generation itself does not look at a flag). */
-	if (!count)
-		cli_signals_install(CLI_SIG_EXIT);
-	if (count) {
-		/* Check the options once, serially, so that a usage error is
-		 * reported before any file is written. */
-		char *text = NULL;
-		size_t len = 0;
-		struct gen_opts o1 = o;
-		o1.seed = gen_seed_derive(o.seed, 1);
-		int rc = gen_generate(family, &o1, &text, &len, NULL, err,
-		                      sizeof err);
-		free(text);
-		if (rc != GEN_OK)
-			return fprintf(stderr, "progen: %s\n", err), exit_for(rc);
-		return do_batch(family, &o, out ? out : family, count);
+/* ---------------------------------------------------------------------
+ * The runs: --list, --stats, one program, a batch (do_batch above)
+ */
+
+static int do_list(void)
+{
+	for (size_t k = 0; k < gen_family_count(); k++) {
+		const struct gen_family *f = gen_family_at(k);
+		printf("%-13s %s\n", f->name, f->summary);
 	}
+	return cmd_flush(&cmd);
+}
+
+/* --stats: each trace's statistics. */
+static int do_stats(char **files, int n)
+{
+	int status = 0;
+	for (int i = 0; i < n; i++) {
+		struct trace *tr = NULL;
+		char why[600];
+		if (cli_trace_load(files[i], &tr, why, sizeof why) != CLI_OK)
+			return cli_errorf(CLI_EINPUT, "%s", why);
+		struct gen_stats st;
+		int rc = gen_stats_compute(tr, &st);
+		trace_free(tr);
+		if (rc != GEN_OK) {
+			fprintf(stderr, "%s: out of memory\n", files[i]);
+			return 2;
+		}
+		if (n > 1)
+			printf("trace %s\n", files[i]);
+		gen_stats_print(&st, stdout);
+		if (st.sim_status == SIM_DEADLOCK) {
+			fprintf(stderr,
+			        "%s: the critical-path simulation deadlocked\n",
+			        files[i]);
+			status = 3;
+		} else if (st.sim_status != SIM_OK && !status) {
+			fprintf(stderr,
+			        "%s: the critical path could not be computed "
+			        "(status %d)\n",
+			        files[i], st.sim_status);
+			status = 2;
+		}
+	}
+	int frc = cmd_flush(&cmd);
+	return frc != CLI_OK ? frc : status;
+}
+
+/* One program to -o FILE or standard output: a signal removes the
+ * temporary and exits at once (generation itself looks at no flag). */
+static int do_one(void)
+{
+	char err[512];
+	cli_signals_install(CLI_SIG_EXIT);
 	char *text = NULL;
 	size_t len = 0;
-	int rc = gen_generate(family, &o, &text, &len, NULL, err, sizeof err);
+	int rc = gen_generate(A.family, &A.o, &text, &len, NULL, err, sizeof err);
 	if (rc != GEN_OK) {
 		fprintf(stderr, "progen: %s\n", err);
 		return exit_for(rc);
 	}
-	int w = write_out(out ? out : "-", text, len, err, sizeof err);
-	if (w == -1) {
+	int status = CLI_OK;
+	int w = write_out(A.out ? A.out : "-", text, len, err, sizeof err);
+	if (w == -1 || w == -3) {
 		fprintf(stderr, "progen: %s\n", err);
-		status = CLI_EINPUT;
+		status = w == -3 ? CLI_ESYSTEM : CLI_EINPUT;
 	} else if (w == -2) {
 		status = cli_signal_status(cli_interrupted());
 	}
 	free(text);
 	return status;
+}
+
+/* --count M: the options checked once, serially, so that a usage error is
+ * reported before any file is written; then do_batch. */
+static int do_count(void)
+{
+	char err[512];
+	char *text = NULL;
+	size_t len = 0;
+	struct gen_opts o1 = A.o;
+	o1.seed = gen_seed_derive(A.o.seed, 1);
+	int rc = gen_generate(A.family, &o1, &text, &len, NULL, err, sizeof err);
+	free(text);
+	if (rc != GEN_OK)
+		return fprintf(stderr, "progen: %s\n", err), exit_for(rc);
+	return do_batch(A.family, &A.o, A.out ? A.out : A.family, A.count);
+}
+
+int main(int argc, char **argv)
+{
+	int rc = parse(argc, argv);
+	if (rc != CLI_CONTINUE)
+		return rc;
+	if (A.list)
+		return do_list();
+	if (A.stats)
+		return do_stats(A.files, A.nfiles);
+	return A.count ? do_count() : do_one();
 }

@@ -394,6 +394,44 @@ static void test_bad_arguments(void **state)
 	free(garbage);
 }
 
+/*
+ * Standard output that cannot be written (/dev/full) is a system error,
+ * exit 4 as for every command (README, cmd/common.h: cmd_flush), for each
+ * of progen's outputs to stdout; -o /dev/full stays an output file that
+ * cannot be written, 2 (as allocate -o /dev/full, test_cli_output).  Every
+ * failing row is reported.
+ */
+static void test_stdout_full(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *args;
+		int status;
+	} cases[] = {
+		{.name = "one program", .status = 4,
+		 .args = "--family dag --threads 3 >/dev/full"},
+		{.name = "--stats", .status = 4, .args = "--stats '%s' >/dev/full"},
+		{.name = "--list", .status = 4, .args = "--list >/dev/full"},
+		{.name = "-o /dev/full", .status = 2,
+		 .args = "--family dag --threads 3 -o /dev/full"},
+	};
+	int failed = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *out, *err;
+		int rc = tu_cmdf("progen", &out, &err, cases[i].args, worst);
+		if (rc != cases[i].status || tu_count_lines(err) != 1 ||
+		    !strstr(err, "No space left on device")) {
+			print_error("%s: status %d (want %d), stderr '%s' (want one "
+			            "line with 'No space left on device')\n",
+			            cases[i].name, rc, cases[i].status, err);
+			failed++;
+		}
+		free(out);
+		free(err);
+	}
+	assert_int_equal(failed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_stdout_full),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
