@@ -36,8 +36,9 @@ static uint8_t program_scan(struct sim_program *p)
 		for (; rec < end; rec++) {
 			unsigned op = rec->op;
 			tw += rec->work;
-			/* mutexes held: lock +1, trylock +b (1 ok, 0 busy),
-			 * unlock -1 (not below 0) */
+			/* ORDER OP: mutexes held: lock +1, trylock +b (1 ok,
+			 * 0 busy), unlock -1 (not below 0); each semaphore's
+			 * posts (the latency token rings' size) */
 			h += (op == TRACE_LOCK) + (op == TRACE_TRYLOCK ? rec->b : 0);
 			h -= (op == TRACE_UNLOCK) & (h != 0);
 			mh = h > mh ? h : mh;

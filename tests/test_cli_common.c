@@ -3,6 +3,7 @@
  * parser on its own, then the same option giving the same result and the
  * same message in every command (issue 11, item 3).
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,7 +50,9 @@ static int run_parse(struct vals *v, struct cli_opt *opts, const char *const *ar
 static void test_parse_forms(void **state)
 {
 	(void)state;
-	/* Each row: arguments, then the expected result (hand-written). */
+	/* Each row: arguments, then the expected result (hand-written; a
+	 * field left out is 0 or NULL).  Every failing row is reported, named
+	 * by its arguments. */
 	static const struct {
 		const char *args[8];
 		int rc;
@@ -60,30 +63,31 @@ static void test_parse_forms(void **state)
 		int nops;
 		const char *op0;
 	} t[] = {
-		{{"--cpus", "4", "x"}, CLI_CONTINUE, 4, 0, 0, NULL, 1, "x"},
-		{{"--cpus=4", "x"}, CLI_CONTINUE, 4, 0, 0, NULL, 1, "x"},
-		{{"-k4", "x"}, CLI_CONTINUE, 4, 0, 0, NULL, 1, "x"},
-		{{"-k", "4", "x"}, CLI_CONTINUE, 4, 0, 0, NULL, 1, "x"},
-		{{"x", "-k", "4"}, CLI_CONTINUE, 4, 0, 0, NULL, 1, "x"},
-		{{"-qk", "3", "-"}, CLI_CONTINUE, 3, 0, 1, NULL, 1, "-"},
-		{{"--", "--cpus"}, CLI_CONTINUE, 0, 0, 0, NULL, 1, "--cpus"},
-		{{"--cpus", "1", "--cpus", "2"}, CLI_CONTINUE, 2, 0, 0, NULL, 0, NULL},
-		{{"-o", "f", "--n", "7"}, CLI_CONTINUE, 0, 7, 0, "f", 0, NULL},
-		{{"--cpus", "65536"}, CLI_CONTINUE, 65536, 0, 0, NULL, 0, NULL},
-		{{"--cpus", "65537"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"--cpus", "0"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"--cpus", "+3"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"--cpus"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"--quiet=1"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"--nope"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"-z"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"--n", "9"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL}, /* max 8 */
-		{{"--n", "1"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL}, /* min 2 */
-		{{"--t", "4xs"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"--t", "1.5"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL}, /* decimals need a unit */
-		{{"--sec", "-1"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
-		{{"--sec", "nan"}, CLI_EUSAGE, 0, 0, 0, NULL, 0, NULL},
+		{.args = {"--cpus", "4", "x"}, .rc = CLI_CONTINUE, .cpus = 4, .nops = 1, .op0 = "x"},
+		{.args = {"--cpus=4", "x"}, .rc = CLI_CONTINUE, .cpus = 4, .nops = 1, .op0 = "x"},
+		{.args = {"-k4", "x"}, .rc = CLI_CONTINUE, .cpus = 4, .nops = 1, .op0 = "x"},
+		{.args = {"-k", "4", "x"}, .rc = CLI_CONTINUE, .cpus = 4, .nops = 1, .op0 = "x"},
+		{.args = {"x", "-k", "4"}, .rc = CLI_CONTINUE, .cpus = 4, .nops = 1, .op0 = "x"},
+		{.args = {"-qk", "3", "-"}, .rc = CLI_CONTINUE, .cpus = 3, .flag = 1, .nops = 1, .op0 = "-"},
+		{.args = {"--", "--cpus"}, .rc = CLI_CONTINUE, .nops = 1, .op0 = "--cpus"},
+		{.args = {"--cpus", "1", "--cpus", "2"}, .rc = CLI_CONTINUE, .cpus = 2},
+		{.args = {"-o", "f", "--n", "7"}, .rc = CLI_CONTINUE, .n = 7, .file = "f"},
+		{.args = {"--cpus", "65536"}, .rc = CLI_CONTINUE, .cpus = 65536},
+		{.args = {"--cpus", "65537"}, .rc = CLI_EUSAGE},
+		{.args = {"--cpus", "0"}, .rc = CLI_EUSAGE},
+		{.args = {"--cpus", "+3"}, .rc = CLI_EUSAGE},
+		{.args = {"--cpus"}, .rc = CLI_EUSAGE},
+		{.args = {"--quiet=1"}, .rc = CLI_EUSAGE},
+		{.args = {"--nope"}, .rc = CLI_EUSAGE},
+		{.args = {"-z"}, .rc = CLI_EUSAGE},
+		{.args = {"--n", "9"}, .rc = CLI_EUSAGE}, /* max 8 */
+		{.args = {"--n", "1"}, .rc = CLI_EUSAGE}, /* min 2 */
+		{.args = {"--t", "4xs"}, .rc = CLI_EUSAGE},
+		{.args = {"--t", "1.5"}, .rc = CLI_EUSAGE}, /* decimals need a unit */
+		{.args = {"--sec", "-1"}, .rc = CLI_EUSAGE},
+		{.args = {"--sec", "nan"}, .rc = CLI_EUSAGE},
 	};
+	int failed = 0;
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
 		struct vals v = {0};
 		struct cli_opt opts[] = {
@@ -97,19 +101,28 @@ static void test_parse_forms(void **state)
 		int nops = 0;
 		char *ops[16];
 		int rc = run_parse(&v, opts, t[i].args, &nops, ops);
-		if (rc != t[i].rc)
-			fail_msg("row %zu: rc %d, want %d", i, rc, t[i].rc);
-		if (rc != CLI_CONTINUE)
-			continue;
-		assert_int_equal(v.cpus, t[i].cpus);
-		assert_int_equal(v.n, t[i].n);
-		assert_int_equal(v.flag, t[i].flag);
-		if (t[i].file)
-			assert_string_equal(v.file, t[i].file);
-		assert_int_equal(nops, t[i].nops);
-		if (t[i].op0)
-			assert_string_equal(ops[0], t[i].op0);
+		/* the row's name: its arguments */
+		char name[128] = "";
+		for (const char *const *a = t[i].args; *a; a++)
+			snprintf(name + strlen(name), sizeof name - strlen(name),
+			         "%s%s", a == t[i].args ? "" : " ", *a);
+		int ok = rc == t[i].rc;
+		if (ok && rc == CLI_CONTINUE)
+			ok = v.cpus == t[i].cpus && v.n == t[i].n && v.flag == t[i].flag &&
+			     (!t[i].file || (v.file && !strcmp(v.file, t[i].file))) &&
+			     nops == t[i].nops && (!t[i].op0 || !strcmp(ops[0], t[i].op0));
+		if (!ok) {
+			print_error("'%s': rc %d cpus %u n %" PRIu64 " flag %d file %s "
+			            "nops %d; want rc %d cpus %u n %" PRIu64 " flag %d "
+			            "file %s nops %d op0 %s\n",
+			            name, rc, v.cpus, v.n, v.flag, v.file ? v.file : "-",
+			            nops, t[i].rc, t[i].cpus, t[i].n, t[i].flag,
+			            t[i].file ? t[i].file : "-", t[i].nops,
+			            t[i].op0 ? t[i].op0 : "-");
+			failed++;
+		}
 	}
+	assert_int_equal(failed, 0);
 }
 
 /* Times: the value in trace units, by hand: 4us in ns = 4000; 0.5ms in
@@ -123,17 +136,18 @@ static void test_times(void **state)
 		int ok;
 		uint64_t want;
 	} t[] = {
-		{"4us", "ns", 1, 4000},
-		{"0.5ms", "us", 1, 500},
-		{"1s", "ms", 1, 1000},
-		{"10ns", "ns", 1, 10},
-		{"1ns", "us", 0, 0},
-		{"3", NULL, 1, 3},
-		{"3", "s", 1, 3},
-		{"4us", NULL, 0, 0},
-		{"4611686018427387904ns", "ns", 0, 0}, /* 2^62 */
-		{"4611686018427387903ns", "ns", 1, 4611686018427387903ull},
+		{.text = "4us", .unit = "ns", .ok = 1, .want = 4000},
+		{.text = "0.5ms", .unit = "us", .ok = 1, .want = 500},
+		{.text = "1s", .unit = "ms", .ok = 1, .want = 1000},
+		{.text = "10ns", .unit = "ns", .ok = 1, .want = 10},
+		{.text = "1ns", .unit = "us", .ok = 0},
+		{.text = "3", .unit = NULL, .ok = 1, .want = 3},
+		{.text = "3", .unit = "s", .ok = 1, .want = 3},
+		{.text = "4us", .unit = NULL, .ok = 0},
+		{.text = "4611686018427387904ns", .unit = "ns", .ok = 0}, /* 2^62 */
+		{.text = "4611686018427387903ns", .unit = "ns", .ok = 1, .want = 4611686018427387903ull},
 	};
+	int failed = 0;
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
 		char text[200];
 		snprintf(text, sizeof text, "shadowbind-trace 1\n%s%s%s1 1 exit\n",
@@ -145,14 +159,16 @@ static void test_times(void **state)
 		uint64_t v = 77;
 		char why[200] = "";
 		int rc = cli_time_get(&ct, tr, 0, &v, why, sizeof why);
-		if ((rc == 0) != t[i].ok)
-			fail_msg("%s in %s: rc %d (%s)", t[i].text, t[i].unit, rc, why);
-		if (t[i].ok)
-			assert_int_equal(v, t[i].want);
-		else
-			assert_non_null(strstr(why, "--latency: "));
+		if ((rc == 0) != t[i].ok || (t[i].ok && v != t[i].want) ||
+		    (!t[i].ok && !strstr(why, "--latency: "))) {
+			print_error("%s in %s: rc %d, value %" PRIu64 " (%s); want %s %" PRIu64 "\n",
+			            t[i].text, t[i].unit ? t[i].unit : "no unit", rc, v,
+			            why, t[i].ok ? "ok" : "refused", t[i].want);
+			failed++;
+		}
 		trace_free(tr);
 	}
+	assert_int_equal(failed, 0);
 }
 
 /* The help text comes from the table, and lists every exit status. */
@@ -216,60 +232,64 @@ static void test_same_messages(void **state)
 		const char *err; /* %s: the input path */
 	} t[] = {
 		/* a directory: the same words everywhere */
-		{"simulate", "", 2, "%s: cannot read: Is a directory\n"},
-		{"allocate", "--cpus 2", 2, "%s: cannot read: Is a directory\n"},
-		{"bound", "--cpus 2", 2, "%s: cannot read: Is a directory\n"},
-		{"progen", "--stats", 2, "%s: cannot read: Is a directory\n"},
+		{.cmd = "simulate", .args = "", .status = 2, .err = "%s: cannot read: Is a directory\n"},
+		{.cmd = "allocate", .args = "--cpus 2", .status = 2, .err = "%s: cannot read: Is a directory\n"},
+		{.cmd = "bound", .args = "--cpus 2", .status = 2, .err = "%s: cannot read: Is a directory\n"},
+		{.cmd = "progen", .args = "--stats", .status = 2, .err = "%s: cannot read: Is a directory\n"},
 		/* one --cpus limit */
-		{"simulate", "--unbound --cpus 65537", 1,
-		 "simulate: --cpus: '65537' is not an integer in 1..65536; see 'simulate --help'\n"},
-		{"allocate", "--cpus 65537", 1,
-		 "allocate: --cpus: '65537' is not an integer in 1..65536; see 'allocate --help'\n"},
-		{"bound", "--cpus 65537", 1,
-		 "bound: --cpus: '65537' is not an integer in 1..65536; see 'bound --help'\n"},
+		{.cmd = "simulate", .args = "--unbound --cpus 65537", .status = 1,
+		 .err = "simulate: --cpus: '65537' is not an integer in 1..65536; see 'simulate --help'\n"},
+		{.cmd = "allocate", .args = "--cpus 65537", .status = 1,
+		 .err = "allocate: --cpus: '65537' is not an integer in 1..65536; see 'allocate --help'\n"},
+		{.cmd = "bound", .args = "--cpus 65537", .status = 1,
+		 .err = "bound: --cpus: '65537' is not an integer in 1..65536; see 'bound --help'\n"},
 		/* unknown options, missing values */
-		{"simulate", "--frob", 1, "simulate: unknown option '--frob'; see 'simulate --help'\n"},
-		{"allocate", "--frob", 1, "allocate: unknown option '--frob'; see 'allocate --help'\n"},
-		{"bound", "--frob", 1, "bound: unknown option '--frob'; see 'bound --help'\n"},
-		{"progen", "--stats -z", 1, "progen: unknown option '-z'; see 'progen --help'\n"},
+		{.cmd = "simulate", .args = "--frob", .status = 1, .err = "simulate: unknown option '--frob'; see 'simulate --help'\n"},
+		{.cmd = "allocate", .args = "--frob", .status = 1, .err = "allocate: unknown option '--frob'; see 'allocate --help'\n"},
+		{.cmd = "bound", .args = "--frob", .status = 1, .err = "bound: unknown option '--frob'; see 'bound --help'\n"},
+		{.cmd = "progen", .args = "--stats -z", .status = 1, .err = "progen: unknown option '-z'; see 'progen --help'\n"},
 		/* a unit suffix on a trace without a unit */
-		{"simulate", "--latency 4us", 1,
-		 "simulate: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'simulate --help'\n"},
-		{"allocate", "--cpus 2 --latency 4us", 1,
-		 "allocate: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'allocate --help'\n"},
-		{"bound", "--cpus 2 --latency 4us", 1,
-		 "bound: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'bound --help'\n"},
-		{"critical", "--latency 4us", 1,
-		 "critical: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'critical --help'\n"},
+		{.cmd = "simulate", .args = "--latency 4us", .status = 1,
+		 .err = "simulate: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'simulate --help'\n"},
+		{.cmd = "allocate", .args = "--cpus 2 --latency 4us", .status = 1,
+		 .err = "allocate: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'allocate --help'\n"},
+		{.cmd = "bound", .args = "--cpus 2 --latency 4us", .status = 1,
+		 .err = "bound: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'bound --help'\n"},
+		{.cmd = "critical", .args = "--latency 4us", .status = 1,
+		 .err = "critical: --latency: '4us': a unit suffix needs a trace that declares its unit (ns, us, ms or s); see 'critical --help'\n"},
 		/* the machine rules of simulate and critical (cli_machine) */
-		{"simulate", "--unbound", 1, "simulate: --unbound needs --cpus K; see 'simulate --help'\n"},
-		{"critical", "--unbound", 1, "critical: --unbound needs --cpus K; see 'critical --help'\n"},
-		{"simulate", "--unbound --binding b", 1,
-		 "simulate: --binding and --unbound exclude each other; see 'simulate --help'\n"},
-		{"critical", "--unbound --binding b", 1,
-		 "critical: --binding and --unbound exclude each other; see 'critical --help'\n"},
-		{"critical", "--cpus 2", 1,
-		 "critical: --cpus needs --binding FILE or --unbound; see 'critical --help'\n"},
-		{"critical", "--binding /nonexistent", 2,
-		 "/nonexistent: cannot open: No such file or directory\n"},
-		{"simulate", "--binding /nonexistent", 2,
-		 "/nonexistent: cannot open: No such file or directory\n"},
+		{.cmd = "simulate", .args = "--unbound", .status = 1, .err = "simulate: --unbound needs --cpus K; see 'simulate --help'\n"},
+		{.cmd = "critical", .args = "--unbound", .status = 1, .err = "critical: --unbound needs --cpus K; see 'critical --help'\n"},
+		{.cmd = "simulate", .args = "--unbound --binding b", .status = 1,
+		 .err = "simulate: --binding and --unbound exclude each other; see 'simulate --help'\n"},
+		{.cmd = "critical", .args = "--unbound --binding b", .status = 1,
+		 .err = "critical: --binding and --unbound exclude each other; see 'critical --help'\n"},
+		{.cmd = "critical", .args = "--cpus 2", .status = 1,
+		 .err = "critical: --cpus needs --binding FILE or --unbound; see 'critical --help'\n"},
+		{.cmd = "critical", .args = "--binding /nonexistent", .status = 2,
+		 .err = "/nonexistent: cannot open: No such file or directory\n"},
+		{.cmd = "simulate", .args = "--binding /nonexistent", .status = 2,
+		 .err = "/nonexistent: cannot open: No such file or directory\n"},
 	};
 	char dir[] = "/tmp/sbcliXXXXXX";
 	assert_non_null(mkdtemp(dir));
+	int failed = 0;
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
 		const char *input = strstr(t[i].err, "Is a directory") ? dir : worst;
 		char *out, *err, want[1024];
 		int rc = tu_cmdf(t[i].cmd, &out, &err, "%s '%s'", t[i].args, input);
 		snprintf(want, sizeof want, t[i].err, input);
-		if (rc != t[i].status || strcmp(err, want) != 0)
-			fail_msg("%s %s: status %d, stderr '%s', want %d '%s'", t[i].cmd,
-			         t[i].args, rc, err, t[i].status, want);
-		assert_string_equal(out, "");
+		if (rc != t[i].status || strcmp(err, want) != 0 || out[0]) {
+			print_error("%s %s: status %d, stderr '%s', stdout '%s'; want %d '%s', "
+			            "no stdout\n", t[i].cmd, t[i].args, rc, err, out,
+			            t[i].status, want);
+			failed++;
+		}
 		free(out);
 		free(err);
 	}
 	rmdir(dir);
+	assert_int_equal(failed, 0);
 }
 
 /* --latency 4us means 4000 ns in every command that takes a trace. */

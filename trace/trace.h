@@ -48,6 +48,8 @@
  *   sim/models.c       the recorded pairs' dependency edges, by effect
  *   sim/simint.h       load_work's prefetch: lock, unlock, trylock and
  *                      wait, post, trywait contiguous (_Static_assert)
+ *   sim/program.c      the counts by operation: mutexes held, each
+ *                      semaphore's posts (the latency token rings' size)
  *   viz/sched.c        which release an acquisition waits for (releases),
  *                      the critical path's items
  *   gen/serial.c       the serial replay of generated programs (the
