@@ -197,8 +197,9 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			for (long k = 0; k < c; k++) {
 				if (d[k] != floor(d[k]) || d[k] >= 1e6) {
 					free(d);
+					char q[64];
 					perr(why, whylen, name, e->line, "cpus: '%s' is not a list of CPU numbers",
-					     e->value);
+					     cli_quote(e->value, strlen(e->value), q, sizeof q));
 					goto out;
 				}
 				m->os_cpu[k] = (int)d[k];
@@ -221,8 +222,9 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			continue;
 		if (!strcmp(e->key, "unit")) {
 			if (strcmp(e->value, "ns")) {
+				char q[64];
 				perr(why, whylen, name, e->line, "unit: '%s': a machine file is in ns",
-				     e->value);
+				     cli_quote(e->value, strlen(e->value), q, sizeof q));
 				goto out;
 			}
 			seen[S_UNIT] = 1;
