@@ -7,6 +7,7 @@
 #include "bound/bound.h"
 #include "cmd/common.h"
 #include "exp/exp.h"
+#include "gen/gen.h"
 #include "viz/viz.h"
 
 void cmd_machine_init(struct cmd_machine *M, const char *alone)
@@ -197,6 +198,16 @@ int cmd_exit_exp(int st)
 	case EXP_OK: return CLI_OK;
 	case EXP_EINVAL: return CLI_EINPUT;
 	default: return CLI_ESYSTEM; /* ENOMEM, EIO, ERUN */
+	}
+}
+
+int cmd_exit_gen(int st)
+{
+	switch (st) {
+	case GEN_OK: return CLI_OK;
+	case GEN_EINVAL: return CLI_EUSAGE;
+	case GEN_EIO: return CLI_EINPUT;
+	default: return CLI_ESYSTEM; /* ENOMEM, EBUG */
 	}
 }
 

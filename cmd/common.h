@@ -141,12 +141,15 @@ int cmd_pool_open(const struct cmd_machine *M, const struct cli_cmd *cmd,
  *          deadlocked or overflowed)
  *   bound: OK 0, EDEADLOCK 3, EINVAL 2, ENOMEM, ETOOBIG, ESIM 4
  *   exp:   OK 0, EINVAL 2, ENOMEM, EIO, ERUN 4
+ *   gen:   OK 0, EINVAL 1 (a family or option value: progen's usage),
+ *          EIO 2 (an output file), ENOMEM, EBUG 4
  */
 int cmd_exit_sim(int st);
 int cmd_exit_alloc(int st);
 int cmd_exit_viz(int st);
 int cmd_exit_bound(int st);
 int cmd_exit_exp(int st);
+int cmd_exit_gen(int st);
 /* "out of memory", "the simulator failed on every binding (exact-time
  * overflow)", "invalid parameters" */
 const char *cmd_alloc_strerror(int st);

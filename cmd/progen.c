@@ -55,11 +55,6 @@ static int write_out(const char *path, const char *text, size_t len,
 	return 0;
 }
 
-static int exit_for(int rc)
-{
-	return rc == GEN_EINVAL ? 1 : 2;
-}
-
 static _Atomic int batch_stop; /* a program failed: start no more */
 
 /*
@@ -136,7 +131,7 @@ static int do_batch(const char *family, const struct gen_opts *o,
 		fprintf(stderr, "progen: program %lld: %s; no partial batch: removed "
 		        "the %llu programs written\n", bad, bad_msg,
 		        (unsigned long long)removed);
-		return exit_for(bad_rc);
+		return cmd_exit_gen(bad_rc);
 	}
 	fprintf(stderr, "progen: interrupted; no partial batch: removed the %llu "
 	        "programs written\n", (unsigned long long)removed);
@@ -295,7 +290,7 @@ static int do_stats(char **files, int n)
 		trace_free(tr);
 		if (rc != GEN_OK) {
 			fprintf(stderr, "%s: out of memory\n", files[i]);
-			return 2;
+			return cmd_exit_gen(rc);
 		}
 		if (n > 1)
 			printf("trace %s\n", files[i]);
@@ -328,7 +323,7 @@ static int do_one(void)
 	int rc = gen_generate(A.family, &A.o, &text, &len, NULL, err, sizeof err);
 	if (rc != GEN_OK) {
 		fprintf(stderr, "progen: %s\n", err);
-		return exit_for(rc);
+		return cmd_exit_gen(rc);
 	}
 	int status = CLI_OK;
 	int w = write_out(A.out ? A.out : "-", text, len, err, sizeof err);
@@ -354,7 +349,7 @@ static int do_count(void)
 	int rc = gen_generate(A.family, &o1, &text, &len, NULL, err, sizeof err);
 	free(text);
 	if (rc != GEN_OK)
-		return fprintf(stderr, "progen: %s\n", err), exit_for(rc);
+		return fprintf(stderr, "progen: %s\n", err), cmd_exit_gen(rc);
 	return do_batch(A.family, &A.o, A.out ? A.out : A.family, A.count);
 }
 

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "cmd/common.h"
 #include "exp/exp.h"
+#include "gen/gen.h"
 #include "sim/sim.h"
 #include "tests/testutil.h"
 #include "viz/viz.h"
@@ -61,6 +62,14 @@ static void test_exit_statuses(void **state)
 		{.name = "EXP_ENOMEM", .map = cmd_exit_exp, .code = EXP_ENOMEM, .status = 4},
 		{.name = "EXP_EIO", .map = cmd_exit_exp, .code = EXP_EIO, .status = 4},
 		{.name = "EXP_ERUN", .map = cmd_exit_exp, .code = EXP_ERUN, .status = 4},
+		/* progen: a bad family or option value is a usage error (1),
+		 * an output file that cannot be written bad output (2), out
+		 * of memory 4 (README, "Exit status") */
+		{.name = "GEN_OK", .map = cmd_exit_gen, .code = GEN_OK, .status = 0},
+		{.name = "GEN_EINVAL", .map = cmd_exit_gen, .code = GEN_EINVAL, .status = 1},
+		{.name = "GEN_EIO", .map = cmd_exit_gen, .code = GEN_EIO, .status = 2},
+		{.name = "GEN_ENOMEM", .map = cmd_exit_gen, .code = GEN_ENOMEM, .status = 4},
+		{.name = "GEN_EBUG", .map = cmd_exit_gen, .code = GEN_EBUG, .status = 4},
 	};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
