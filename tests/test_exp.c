@@ -269,6 +269,21 @@ static const char two_text[] =
  *   three after the floor (a miss has probability (5/6)^112 < 1e-8):
  *   their best is 100.
  */
+/* The experiment file ini loaded and run (default options) into *st;
+ * fails the test on an error.  The spec is the caller's (release and
+ * free it). */
+static struct exp_spec *load_and_run(const char *ini, struct exp_run_stats *st)
+{
+	struct exp_spec *s = calloc(1, sizeof *s);
+	assert_non_null(s);
+	char err[512];
+	assert_int_equal(exp_spec_load(ini, s, err, sizeof err), EXP_OK);
+	struct exp_run_opts o = {0};
+	if (exp_run(s, &o, st, err, sizeof err))
+		fail_msg("%s", err);
+	return s;
+}
+
 /* The hand experiment of the two programs above in a new temporary
  * directory (returned; its file in ini), run through exp_run. */
 static char *hand_experiment(char *ini, size_t inilen)
@@ -297,13 +312,8 @@ static char *hand_experiment(char *ini, size_t inilen)
 	         tdir);
 	put_file(d, "hand.ini", text);
 	snprintf(ini, inilen, "%s/hand.ini", d);
-	struct exp_spec *s = calloc(1, sizeof *s);
-	char err[512];
-	assert_int_equal(exp_spec_load(ini, s, err, sizeof err), EXP_OK);
-	struct exp_run_opts o = {0};
 	struct exp_run_stats st;
-	if (exp_run(s, &o, &st, err, sizeof err))
-		fail_msg("%s", err);
+	struct exp_spec *s = load_and_run(ini, &st);
 	assert_int_equal(st.jobs, 2);
 	assert_int_equal(st.computed, 2);
 	exp_spec_release(s);
@@ -565,13 +575,10 @@ static void test_determinism_resume(void **state)
 	assert_non_null(f);
 	fwrite(one, 1, cut, f);
 	fclose(f);
-	struct exp_spec *s = calloc(1, sizeof *s);
-	char err[512];
-	assert_int_equal(exp_spec_load(ini, s, err, sizeof err), EXP_OK);
-	struct exp_run_opts o = {0};
 	struct exp_run_stats st;
-	if (exp_run(s, &o, &st, err, sizeof err))
-		fail_msg("%s", err);
+	struct exp_spec *s = load_and_run(ini, &st);
+	struct exp_run_opts o = {0};
+	char err[512];
 	/* The complete jobs before the cut were kept, not recomputed. */
 	assert_true(st.kept >= 20 && st.kept < 48);
 	assert_int_equal(st.kept + st.computed, 48);
@@ -686,13 +693,8 @@ static void test_binpack_input(void **state)
 	         "[alg.c1]\nalgorithm = binpack\ncpus = 1\n", tdir);
 	put_file(d, "in.ini", text);
 	snprintf(ini, sizeof ini, "%s/in.ini", d);
-	struct exp_spec *s = calloc(1, sizeof *s);
-	char err[512];
-	assert_int_equal(exp_spec_load(ini, s, err, sizeof err), EXP_OK);
-	struct exp_run_opts o = {0};
 	struct exp_run_stats st;
-	if (exp_run(s, &o, &st, err, sizeof err))
-		fail_msg("%s", err);
+	struct exp_spec *s = load_and_run(ini, &st);
 	char *csv = tu_slurp(s->output, NULL);
 	assert_non_null(csv);
 	static const struct {
