@@ -401,7 +401,7 @@ static int parse(int argc, char **argv)
 		if (nops != 0)
 			return cli_usage(&cmd, "a trace and --threads/--profile/--granularity exclude each other");
 	} else if (nops != 1) {
-		return cli_usage(&cmd, nops == 0 ? "no trace given" : "more than one trace given");
+		return cmd_one_trace(&cmd, nops);
 	}
 	if (!O->sweep && !O->have_k)
 		return cli_usage(&cmd, "--cpus K is required (or --sweep K)");

@@ -81,6 +81,13 @@ static void machine_rows(struct cmd_machine *M, const struct cli_cmd *cmd,
 		par->mode = SIM_UNBOUND;
 }
 
+int cmd_one_trace(const struct cli_cmd *cmd, int nops)
+{
+	if (nops == 1)
+		return CLI_CONTINUE;
+	return cli_usage(cmd, nops == 0 ? "no trace given" : "more than one trace given");
+}
+
 int cmd_machine_load_ini(struct cmd_machine *M, const struct cli_cmd *cmd,
                          const struct trace *tr, struct sim_params *par,
                          const char *machine_ini)

@@ -100,6 +100,13 @@ int cmd_model_opt(void *dst, const char *v, char *why, size_t len);
 	CLI_MACHINE_ROWS(CMD_ROW_, (M, which))
 
 /*
+ * cmd_one_trace - for a command that takes exactly one trace, given nops
+ * operands: CLI_CONTINUE for one; else "no trace given" or "more than
+ * one trace given" printed (cli_usage) and CLI_EUSAGE.
+ */
+int cmd_one_trace(const struct cli_cmd *cmd, int nops);
+
+/*
  * cmd_machine_load - after the trace tr is read: cli_machine_load (the
  * times in tr's unit, the binding file), then the machine's values into
  * *par: each option given overrides par's value (par may hold an INI

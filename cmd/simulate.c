@@ -80,7 +80,7 @@ static int parse(int argc, char **argv)
 		return rc;
 	char why[600];
 	if (nops != 1)
-		return cli_usage(&cmd, nops == 0 ? "no trace given" : "more than one trace given");
+		return cmd_one_trace(&cmd, nops);
 	if (cli_machine_check(&A.M.m, why, sizeof why))
 		return cli_usage(&cmd, "%s", why);
 	A.path = argv[1];
