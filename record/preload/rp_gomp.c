@@ -101,7 +101,7 @@ static void warn_once(int w)
 struct gteam {
 	uint32_t master, level;
 	char q, o;                   /* mutexes: work queue, ordered     */
-	struct {
+	struct gsize {
 		uint32_t n;          /* team size                       */
 		char d, e, b;        /* barriers: start, end, in-region */
 		uint64_t rel;        /* b's groups released: the first
@@ -439,7 +439,7 @@ static __thread struct gbar g_bar;
  * group's records.  1 if written. */
 static int bar_write(struct rp_thread *t, struct gctx *c)
 {
-	__typeof__(c->team->sz[0]) *z = &c->team->sz[c->si];
+	struct gsize *z = &c->team->sz[c->si];
 	uint32_t b = obj_id(&z->b, TRACE_K_BARRIER);
 	if (!b)
 		return 0;
