@@ -109,7 +109,13 @@ int bound_prog_from_trace(const struct trace *tr, struct bound_prog *bp)
 	 * model may wake another waiter than the recording did) */
 	par.model = SIM_AUTO;
 	struct sim_result res;
-	int st = sim_run(prog, w, &par, NULL, SIM_SCHEDULE | SIM_NO_SYNCS, &res);
+	/* V from the profile the run sums as it goes (no memory per
+	 * interval: 10^8 records made about 10^7 intervals, 88 bytes each
+	 * with the sweep's edges); from the intervals if it could not */
+	unsigned fl = SIM_SCHEDULE | SIM_NO_SYNCS;
+	int st = sim_run(prog, w, &par, NULL, fl | SIM_PROFILE, &res);
+	if (st == SIM_OK && !res.profile)
+		st = sim_run(prog, w, &par, NULL, fl, &res);
 	bp->model = (int)res.model;
 	if (st == SIM_DEADLOCK) {
 		rc = BOUND_EDEADLOCK;
@@ -122,8 +128,8 @@ int bound_prog_from_trace(const struct trace *tr, struct bound_prog *bp)
 		goto out;
 	}
 	/* V: sweep over the run intervals (one processor per thread, so an
-	 * interval is a thread running at full speed) */
-	size_t ne = 2 * res.nintervals;
+	 * interval is a thread running at full speed), or the profile */
+	size_t ne = res.profile ? 0 : 2 * res.nintervals;
 	ev = malloc((ne ? ne : 1) * sizeof *ev);
 	dur = malloc(((size_t)n + 1) * sizeof *dur);
 	if (!ev || !dur)
@@ -163,8 +169,16 @@ int bound_prog_from_trace(const struct trace *tr, struct bound_prog *bp)
 		}
 		running += ev[i].d;
 	}
+	for (uint32_t i = 0; res.profile && i <= n; i++) {
+		if (res.profile[i].den == 1) {
+			idur[i] += res.profile[i].num;
+		} else {
+			q_of_time(a, res.profile[i]);
+			mpq_add(dur[i], dur[i], a);
+		}
+	}
 	/* idle time after the last interval (trailing sleeps) */
-	if (sim_time_cmp(res.makespan, prev) > 0) {
+	if (!res.profile && sim_time_cmp(res.makespan, prev) > 0) {
 		q_of_time(a, res.makespan);
 		q_of_time(b, prev);
 		mpq_sub(a, a, b);

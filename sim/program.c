@@ -285,6 +285,8 @@ void sim_work_free(struct sim_work *w)
 	free(w->ist);
 	free(w->blocked);
 	free(w->iv);
+	free(w->prof);
+	free(w->prof_out);
 	free(w->sy);
 	free(w->pt);
 	free(w->ev);

@@ -275,8 +275,10 @@ static inline __attribute__((always_inline)) void ps_enqueue(struct sim_work *w,
 	t->seg = g->V + t->rem;
 	g->m++;
 	st_u128 top = pheap_push(w, g, u);
-	if (w->flags & SIM_SCHEDULE)
+	if (w->flags & SIM_SCHEDULE) {
 		t->run_from = T;
+		sim_iv_open(w, T);
+	}
 	ps_resched(w, t->grp, top);
 }
 

@@ -138,6 +138,9 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->pool = par->pool;
 	w->pool_next = 0;
 	w->niv = w->nsy = 0;
+	w->prof_last = 0;
+	w->prof_run = 0;
+	w->prof_bad = 0;
 	w->hn = 0;
 	for (uint32_t i = 0; i < w->ids; i++)
 		w->hpos[i] = -1;
@@ -318,6 +321,17 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 		return rc;
 	}
 	const uint32_t n = p->n;
+	if (flags & SIM_PROFILE) {
+		if (!w->prof)
+			w->prof = malloc(((size_t)n + 1) * sizeof *w->prof);
+		if (!w->prof_out)
+			w->prof_out = malloc(((size_t)n + 1) * sizeof *w->prof_out);
+		if (!w->prof || !w->prof_out) {
+			res->status = SIM_ENOMEM;
+			return SIM_ENOMEM;
+		}
+		memset(w->prof, 0, ((size_t)n + 1) * sizeof *w->prof);
+	}
 	w->cls->run(w);
 	res->steps = w->steps;
 	res->events = w->events;
@@ -350,6 +364,13 @@ static int run_model(const struct sim_program *p, struct sim_work *w,
 		}
 		res->threads = w->stats;
 		res->busy = w->busy;
+	}
+	if ((flags & SIM_PROFILE) && !w->prof_bad && w->prof_last <= w->makespan &&
+	    !w->live && w->prof_run == 0) {
+		w->prof[w->prof_run] += w->makespan - w->prof_last;
+		for (uint32_t i = 0; i <= n; i++)
+			w->prof_out[i] = ST(w->prof[i]);
+		res->profile = w->prof_out;
 	}
 	if (flags & SIM_SCHEDULE) {
 		res->nintervals = w->niv;

@@ -27,9 +27,25 @@ static void *grow(struct sim_work *w, void *arr, size_t n, size_t *cap, size_t s
 	return a;
 }
 
+void sim_prof_step(struct sim_work *w, stime T, int d)
+{
+	if (T < w->prof_last || (d < 0 && w->prof_run == 0) ||
+	    (d > 0 && w->prof_run >= w->p->n)) {
+		w->prof_bad = 1;
+		return;
+	}
+	w->prof[w->prof_run] += T - w->prof_last;
+	w->prof_last = T;
+	w->prof_run = (uint32_t)((int64_t)w->prof_run + d);
+}
+
 void sim_iv_add(struct sim_work *w, uint32_t u, int32_t proc, stime from,
                    stime to)
 {
+	if (w->flags & SIM_PROFILE) {
+		sim_prof_step(w, to, -1);
+		return;
+	}
 	if (from == to)
 		return;
 	struct sim_interval *a = grow(w, w->iv, w->niv, &w->iv_cap, sizeof *a);

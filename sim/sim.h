@@ -240,6 +240,11 @@ enum {
 #define SIM_NO_SYNCS 4u  /* with SIM_SCHEDULE: the intervals only, no
                             synchronizations (nsyncs 0): 32 bytes less
                             per acquisition (bound's V needs no more)  */
+#define SIM_PROFILE 8u   /* with SIM_SCHEDULE and SIM_NO_SYNCS: instead
+                            of the intervals (nintervals 0), the time
+                            during which exactly i threads ran, summed
+                            as the run goes (profile; O(threads) memory
+                            whatever the run's length: bound's V)     */
 
 struct sim_program; /* immutable once made; share freely */
 struct sim_work;    /* one per evaluating thread         */
@@ -357,6 +362,12 @@ struct sim_result {
 	const struct sim_interval *intervals;
 	size_t nsyncs;
 	const struct sim_sync *syncs;
+	/* SIM_PROFILE: [nthreads + 1], profile[i] the time from 0 to the
+	 * makespan during which exactly i threads were running (between
+	 * the start and the end of one of their intervals); units: trace
+	 * unit.  NULL if the run's starts and ends did not come in time
+	 * order (never seen; then run again without SIM_PROFILE). */
+	const sim_time *profile;
 	/* SIM_DEADLOCK: */
 	size_t nblocked;
 	const struct sim_blocked *blocked;

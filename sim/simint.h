@@ -433,6 +433,14 @@ struct sim_work {
 	size_t niv, iv_cap;
 	struct sim_sync *sy;
 	size_t nsy, sy_cap;
+	/* SIM_PROFILE: prof[i] the time with exactly i threads running so
+	 * far (units: trace unit), up to prof_last, when prof_run were
+	 * running; prof_bad: a start or end came before prof_last */
+	stime *prof;
+	sim_time *prof_out;
+	stime prof_last;
+	uint32_t prof_run;
+	int prof_bad;
 	/* per run */
 	const struct sim_params *par;
 	const struct sim_class *cls; /* the policy's class                   */
@@ -754,6 +762,14 @@ void sim_program_facts(const struct sim_program *p);
 
 /* schedule.c (SIM_SCHEDULE; on allocation failure they set w->nomem) */
 void sim_iv_add(struct sim_work *w, uint32_t u, int32_t proc, stime from, stime to);
+/* SIM_PROFILE: d (+1, -1) threads start or stop running at T */
+void sim_prof_step(struct sim_work *w, stime T, int d);
+/* A thread starts running at T (its interval's start, run_from). */
+static inline void sim_iv_open(struct sim_work *w, stime T)
+{
+	if (w->flags & SIM_PROFILE)
+		sim_prof_step(w, T, 1);
+}
 void sim_sy_add(struct sim_work *w, uint32_t u, uint32_t rec, stime T, int32_t releaser);
 int32_t sim_iv_proc(const struct sim_work *w, uint32_t u);
 

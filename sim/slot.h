@@ -67,8 +67,10 @@ static void slot_start(struct sim_work *w, uint32_t s, uint32_t u, stime T)
 	t->seg = start;
 	if (SLOT_RR)
 		sl->qend = start + w->par->quantum;
-	if (w->flags & SIM_SCHEDULE)
+	if (w->flags & SIM_SCHEDULE) {
 		t->run_from = start;
+		sim_iv_open(w, start);
+	}
 	slot_arm(w, s, u);
 }
 

@@ -838,6 +838,19 @@ static void test_schedule(void **state)
 		assert_int_equal(sim_time_cmp(res.intervals[i].to, iv[i].to), 0);
 	}
 	free(iv);
+	/* SIM_PROFILE: the time during which exactly i threads ran, by hand:
+	 * T1 runs [0, 50] (its post at 50, exit), T2 [0, 10] (the initial
+	 * token), T3 [0, 20] then, woken by the post, [50, 51]: 3 threads
+	 * over [0, 10), 2 over [10, 20), 1 over [20, 51); no intervals kept */
+	assert_int_equal(run_policy(&c, "ps", 1, 0, NULL, 0,
+	                            SIM_SCHEDULE | SIM_NO_SYNCS | SIM_PROFILE, &res),
+	                 SIM_OK);
+	assert_int_equal(res.nintervals, 0);
+	assert_non_null(res.profile);
+	static const uint64_t prof[] = {0, 31, 10, 10};
+	for (uint32_t i = 0; i <= c.tr->nthreads; i++)
+		assert_time(res.profile[i], prof[i], 1);
+	assert_time(res.makespan, 51, 1);
 	tu_sim_close(&c);
 }
 
