@@ -292,7 +292,7 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		        "condition wait)%s\n", who, sh >= 10 ? "warning: spinning" : "spinning", sh,
 		        s->loops, s->busy_trylock, s->busy_trywait, s->yields, s->polls, REC_POLL_NS / 1000,
 		        s->blocked_polls,
-		        sh < 10 ? ""
+		        sh < 10 ? (r->one_cpu ? "" : ": --spin-as-wait replays them as the waits they stand for")
 		        : r->one_cpu ? ": on one processor a spinning thread burns its time slice while the "
 		                       "thread it waits for cannot run, and predictions for more processors "
 		                       "inherit that schedule; record on as many CPUs as threads (--all-cpus) "
