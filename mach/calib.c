@@ -8,15 +8,19 @@
  * pairs of its kind.  Every figure is measured in `rounds` repeats; the
  * file gets their median and extremes.
  *
- *   hand-off x -> y: threads A on x and B on y pass a token through two
- *     semaphores (sem_post wakes the other, sem_wait blocks): a round of
- *     n round trips is 2n hand-offs.  A trace's work holds the threads'
- *     CPU time, the system calls' included (docs/record.md), so the
- *     figure is what a hand-off adds to it: the wall time less the
- *     process's CPU time per hand-off.  x = y: the switch (about 0 on an
- *     idle CPU: the switch is CPU time too; switch_cpu says how much);
- *     else the latency (the wake-up of a thread on another CPU).  A round
- *     trip is one hand-off each way, so the matrix is symmetric.
+ *   switch (x = x): two threads of one CPU pass a token through two
+ *     semaphores (sem_post wakes the other, sem_wait blocks): what a
+ *     hand-off adds to the threads' CPU time (a trace's work holds it,
+ *     docs/record.md): the wall time less the process's CPU time per
+ *     hand-off (about 0 on an idle CPU; switch_cpu says its CPU time).
+ *   latency x -> y: a thread on y blocks in sem_wait, one on x spinning
+ *     posts 5 us later (the waiter asleep); the time from the post to
+ *     the waiter running again (wake_after), the median of a round.
+ *   the kinds of hand-off (docs/sim.md), on the first pair of the first
+ *     kind: wake_busy, the same with a SCHED_IDLE spinner on y; transfer,
+ *     a counter passed back and forth by two spinning threads (a cache
+ *     line's move); sleep, the dwell from which a posted waiter has
+ *     fallen asleep (its wake-up takes half the latency or more).
  *   create: a thread on x creates a thread pinned to y
  *     (pthread_attr_setaffinity_np, as shadowbind-run does) that returns
  *     at once, and joins it: the creator's CPU time inside pthread_create
@@ -31,6 +35,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +122,158 @@ out:
 	sem_destroy(&p.ping);
 	sem_destroy(&p.pong);
 	return rc;
+}
+
+static struct mach_fig fig_of(double *v, int n);
+
+/* ---- the kinds of hand-off ---- */
+
+/* A spinner of the lowest priority (SCHED_IDLE) on a CPU: it keeps the
+ * CPU busy, so that a thread woken there finds it running (no halted CPU
+ * to wake), and gives way at once to any other thread. */
+struct spin {
+	atomic_int *stop;
+	int cpu;
+};
+
+static void *spinner(void *arg)
+{
+	struct spin *s = arg;
+	struct sched_param sp = {0};
+	if (pin_self(s->cpu) == 0)
+		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	while (!atomic_load_explicit(s->stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+/* A wake-up timed from both ends: a thread on y blocks in sem_wait; a
+ * thread on x, spinning, posts `dwell` ns after the waiter began to wait
+ * (clock_gettime before the call); the waiter reads the clock when
+ * sem_wait returns.  The median over n wake-ups of post to running
+ * (ns): with dwell of a few us the waiter has fallen asleep (the
+ * latency of a wake-up); with dwell near 0 it had not yet. */
+struct wk {
+	sem_t sem;
+	atomic_long go, done;
+	double t0, posted;   /* written before go/done: ordered by them */
+	double dwell;
+	long n;
+	int cpu, err;
+};
+
+static void *wk_waker(void *arg)
+{
+	struct wk *k = arg;
+	k->err = pin_self(k->cpu) != 0;
+	for (long i = 1; i <= k->n; i++) {
+		while (atomic_load_explicit(&k->go, memory_order_acquire) != i)
+			;
+		double until = k->t0 + k->dwell;
+		while (now_ns(CLOCK_MONOTONIC) < until)
+			;
+		k->posted = now_ns(CLOCK_MONOTONIC);
+		sem_post(&k->sem);
+		while (atomic_load_explicit(&k->done, memory_order_acquire) != i)
+			;
+	}
+	return NULL;
+}
+
+static int wake_after(int x, int y, long n, double dwell, double *med)
+{
+	struct wk k;
+	memset(&k, 0, sizeof k);
+	atomic_init(&k.go, 0);
+	atomic_init(&k.done, 0);
+	k.n = n;
+	k.cpu = x;
+	k.dwell = dwell;
+	double *v = malloc((size_t)n * sizeof *v);
+	if (!v || sem_init(&k.sem, 0, 0) != 0) {
+		free(v);
+		return -1;
+	}
+	pthread_t t;
+	int rc = -1;
+	if (pin_self(y) != 0 || pthread_create(&t, NULL, wk_waker, &k) != 0)
+		goto out;
+	for (long i = 1; i <= n; i++) {
+		k.t0 = now_ns(CLOCK_MONOTONIC);
+		atomic_store_explicit(&k.go, i, memory_order_release);
+		sem_wait(&k.sem);
+		v[i - 1] = now_ns(CLOCK_MONOTONIC) - k.posted;
+		atomic_store_explicit(&k.done, i, memory_order_release);
+	}
+	pthread_join(t, NULL);
+	if (!k.err) {
+		*med = fig_of(v, (int)n).med;
+		rc = 0;
+	}
+out:
+	sem_destroy(&k.sem);
+	free(v);
+	return rc;
+}
+
+/* The same with y busy (a SCHED_IDLE spinner there). */
+static int wake_after_busy(int x, int y, long n, double dwell, double *med)
+{
+	atomic_int stop = 0;
+	struct spin sy = {&stop, y};
+	pthread_t ty;
+	if (pthread_create(&ty, NULL, spinner, &sy) != 0)
+		return -1;
+	int rc = wake_after(x, y, n, dwell, med);
+	atomic_store(&stop, 1);
+	pthread_join(ty, NULL);
+	return rc;
+}
+
+/* Spinning hand-offs: two threads on x and y that never block pass a
+ * counter back and forth; the wall time of one pass (ns): a cache line's
+ * move between the CPUs, what a thread that takes a free lock released
+ * on the other CPU waits for. */
+struct sp {
+	atomic_long flag;
+	long n;
+	int cpu, err;
+};
+
+static void *sp_partner(void *arg)
+{
+	struct sp *p = arg;
+	p->err = pin_self(p->cpu) != 0;
+	for (long i = 0; i < p->n; i++) {
+		while (atomic_load_explicit(&p->flag, memory_order_acquire) != 2 * i + 1)
+			;
+		atomic_store_explicit(&p->flag, 2 * i + 2, memory_order_release);
+	}
+	return NULL;
+}
+
+static int transfer(int x, int y, long n, double *one)
+{
+	struct sp p;
+	memset(&p, 0, sizeof p);
+	atomic_init(&p.flag, 0);
+	p.n = n;
+	p.cpu = y;
+	pthread_t t;
+	if (pin_self(x) != 0 || pthread_create(&t, NULL, sp_partner, &p) != 0)
+		return -1;
+	double t0 = now_ns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++) {
+		atomic_store_explicit(&p.flag, 2 * i + 1, memory_order_release);
+		while (atomic_load_explicit(&p.flag, memory_order_acquire) != 2 * i + 2)
+			;
+	}
+	double t1 = now_ns(CLOCK_MONOTONIC);
+	pthread_join(t, NULL);
+	if (p.err)
+		return -1;
+	*one = (t1 - t0) / (2.0 * (double)n);
+	return 0;
 }
 
 /* ---- create and join ---- */
@@ -280,34 +437,67 @@ struct job {
 	int rc;
 };
 
-/* Measure one pair (x, y) (indices into m->os_cpu): what a hand-off
- * adds to the threads' CPU time into *h (the wall time less the CPU time
- * per hand-off: a trace's work holds the CPU time), its CPU time into
- * *hc when hc; creation and exit into *c, *e when c. */
+/* The dwells (ns) scanned for the time a blocked thread takes to fall
+ * asleep. */
+static const double dwells[] = {0, 100, 200, 300, 400, 500, 600, 800, 1000, 1500, 2000};
+#define NDWELL (sizeof dwells / sizeof *dwells)
+
+/* Measure one pair (x, y) (indices into m->os_cpu).  x = y: the switch
+ * into *h (a local hand-off's wall time less its CPU time) and its CPU
+ * time into *hc.  x != y: the latency into *h (wake_after with a dwell of
+ * 5 us: the waiter asleep, its CPU idle).  Creation and exit into *c,
+ * *jn, *e when c; when busy, the kinds of hand-off: a wake-up onto a busy
+ * CPU, a cache line's move, and the time to fall asleep (the dwell
+ * halfway between the last of `dwells` whose wake-up took less than half
+ * the latency and the next). */
 static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *h,
                         struct mach_fig *hc, struct mach_fig *c, struct mach_fig *jn,
-                        struct mach_fig *e)
+                        struct mach_fig *e, struct mach_fig *busy, struct mach_fig *xfer,
+                        struct mach_fig *sleep)
 {
 	int X = j->m->os_cpu[x], Y = j->m->os_cpu[y], R = j->rounds;
-	double hv[32], hcv[32], cv[32], jv[32], ev[32];
+	double hv[32], hcv[32], cv[32], jv[32], ev[32], bv[32], xv[32], sv[32];
+	long nw = j->n_pp / 5;
 	for (int r = 0; r < R; r++) {
-		double wall, cpu;
-		if (handoff(X, Y, j->n_pp, &wall, &cpu) != 0) {
+		double wall = 0, cpu = 0;
+		int bad = 0;
+		if (x == y) {
+			bad = handoff(X, Y, j->n_pp, &wall, &cpu) != 0;
+			hv[r] = wall - cpu;
+			hcv[r] = cpu;
+		} else {
+			bad = wake_after(X, Y, nw, 5000, &hv[r]) != 0;
+		}
+		if (!bad && busy) {
+			double d[NDWELL];
+			bad = wake_after_busy(X, Y, nw, 5000, &bv[r]) != 0 ||
+			      transfer(X, Y, 20 * j->n_pp, &xv[r]) != 0;
+			size_t i = 0;
+			for (; !bad && i < NDWELL; i++)
+				bad = wake_after(X, Y, nw / 10 + 1, dwells[i], &d[i]) != 0;
+			for (i = 0; !bad && i + 1 < NDWELL && d[i] < hv[r] / 2; i++)
+				;
+			sv[r] = i == 0 ? 0 : (dwells[i - 1] + dwells[i]) / 2;
+		}
+		if (bad) {
 			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
 			return -1;
 		}
-		hv[r] = wall > cpu ? wall - cpu : 0;
-		hcv[r] = cpu;
 		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 	}
-	*h = fig_of(hv, R);
+	*h = fig_clamp(fig_of(hv, R));
 	if (hc)
 		*hc = fig_of(hcv, R);
 	if (c) {
 		*c = fig_of(cv, R);
 		*jn = fig_of(jv, R);
 		*e = fig_clamp(fig_of(ev, R));
+	}
+	if (busy) {
+		*busy = fig_of(bv, R);
+		*xfer = fig_of(xv, R);
+		*sleep = fig_of(sv, R);
 	}
 	return 0;
 }
@@ -360,7 +550,7 @@ static void *run_job(void *arg)
 		}
 	/* one CPU: switch, create, exit */
 	if (measure_pair(j, 0, 0, &m->switch_cost, &m->switch_cpu, &m->create, &m->join,
-	                 &m->exit) < 0)
+	                 &m->exit, NULL, NULL, NULL) < 0)
 		goto out;
 	m->create_remote = m->create;
 	m->join_remote = m->join;
@@ -374,8 +564,12 @@ static void *run_job(void *arg)
 			struct mach_fig *c = first ? &m->create_remote : NULL;
 			struct mach_fig *e = first ? &m->exit_remote : NULL;
 			struct mach_fig *jn = first ? &m->join_remote : NULL;
-			if (measure_pair(j, x, y, &m->lat[x * n + y], NULL, c, jn, e) < 0)
+			struct mach_fig *b = first ? &m->wake_busy : NULL;
+			struct mach_fig *tf = first ? &m->transfer : NULL;
+			struct mach_fig *sl = first ? &m->sleep : NULL;
+			if (measure_pair(j, x, y, &m->lat[x * n + y], NULL, c, jn, e, b, tf, sl) < 0)
 				goto out;
+			m->has_kinds = 1;
 			first = 0;
 		}
 	for (uint32_t q = 0; q < n * n; q++) {

@@ -89,6 +89,11 @@ int mach_write(const struct mach *m, FILE *f)
 	put_fig(f, "join_remote", m->join_remote, "the same, child on another processor");
 	put_fig(f, "exit", m->exit, "a thread's CPU after its start routine, on its creator's processor");
 	put_fig(f, "exit_remote", m->exit_remote, "the same, on another processor");
+	if (m->has_kinds) {
+		put_fig(f, "wake_busy", m->wake_busy, "a wake-up onto a busy CPU (as latency)");
+		put_fig(f, "transfer", m->transfer, "a cache line's move between two CPUs (a free lock)");
+		put_fig(f, "sleep", m->sleep, "a blocked thread falls asleep after that long");
+	}
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -160,6 +165,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 	/* seen: the scalars, then per CPU latency/lo/hi/kind/place */
 	enum { S_UNIT, S_CPUS, S_SWITCH, S_CREATE, S_CREATE_R, S_EXIT, S_EXIT_R, S_N };
 	int seen[S_N] = {0};
+	unsigned kinds = 0; /* wake_busy 1, transfer 2, sleep 4: all or none */
 	uint8_t *row = NULL;
 	size_t sec_line = 0;
 	for (size_t i = 0; i < ini.n; i++) {
@@ -231,13 +237,14 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			continue;
 		}
 		static const char *const figs[] = {"switch_cpu", "switch", "create_remote", "create",
-		                                   "exit_remote", "exit", "join_remote", "join"};
+		                                   "exit_remote", "exit", "join_remote", "join",
+		                                   "wake_busy", "transfer", "sleep"};
 		struct mach_fig *fd[] = {&m->switch_cpu, &m->switch_cost, &m->create_remote,
 		                         &m->create, &m->exit_remote, &m->exit, &m->join_remote,
-		                         &m->join};
+		                         &m->join, &m->wake_busy, &m->transfer, &m->sleep};
 		static const int need_of[] = {-1, S_SWITCH, S_CREATE_R, S_CREATE, S_EXIT_R, S_EXIT,
-		                              -1, -1};
-		for (int k = 0; k < 8 && !done; k++) {
+		                              -1, -1, -1, -1, -1};
+		for (int k = 0; k < 11 && !done; k++) {
 			size_t l = strlen(figs[k]);
 			if (strncmp(e->key, figs[k], l))
 				continue;
@@ -254,6 +261,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			*slot = d;
 			if (!*rest && need_of[k] >= 0)
 				seen[need_of[k]] = 1;
+			if (!*rest && k >= 8)
+				kinds |= 1 << (k - 8);
 			done = 1;
 		}
 		if (done)
@@ -336,6 +345,13 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			perr(why, whylen, name, sec_line, "[machine] has no %s", need[k]);
 			goto out;
 		}
+	if (kinds && kinds != 7) {
+		perr(why, whylen, name, sec_line, "[machine] has %s without %s",
+		     kinds & 1 ? "wake_busy" : kinds & 2 ? "transfer" : "sleep",
+		     !(kinds & 1) ? "wake_busy" : !(kinds & 2) ? "transfer" : "sleep");
+		goto out;
+	}
+	m->has_kinds = kinds == 7;
 	for (uint32_t x = 0; x < m->ncpu; x++)
 		if (!row[x]) {
 			perr(why, whylen, name, sec_line, "[machine] has no latency.%u", x);
@@ -412,6 +428,10 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	mm->create_cost_remote = extra > 0 ? in_unit(extra, per) : 0;
 	mm->exit_cost = in_unit(m->exit.med, per);
 	mm->exit_cost_remote = in_unit(m->exit_remote.med, per);
+	mm->lat_kinds = m->has_kinds;
+	mm->wake_busy = m->has_kinds ? in_unit(m->wake_busy.med, per) : 0;
+	mm->transfer = m->has_kinds ? in_unit(m->transfer.med, per) : 0;
+	mm->sleep = m->has_kinds ? in_unit(m->sleep.med, per) : 0;
 	return 0;
 }
 
@@ -433,5 +453,9 @@ void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
 	par->create_cost_remote = mm->create_cost_remote;
 	par->exit_cost = mm->exit_cost;
 	par->exit_cost_remote = mm->exit_cost_remote;
+	par->lat_kinds = mm->lat_kinds;
+	par->wake_busy = mm->wake_busy;
+	par->transfer = mm->transfer;
+	par->sleep = mm->sleep;
 	par->machine = 1;
 }

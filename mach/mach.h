@@ -9,10 +9,9 @@
  * simulator's processors 0..k-1 use them (a binding's processor p is the
  * file's p-th CPU), and, each as a median with its spread (the smallest
  * and largest of the repeated measurements), in nanoseconds:
- *   - latency x y: what one hand-off (a semaphore post that wakes a
- *     thread blocked on it) from a thread on CPU x to one on CPU y adds
- *     to the threads' CPU time (which a trace's work holds): its wall
- *     time less its CPU time; one measured value per kind of pair that
+ *   - latency x y: the time from a semaphore post by a thread on CPU x
+ *     to the running again of a thread on CPU y that was asleep in
+ *     sem_wait, y otherwise idle; one measured value per kind of pair that
  *     the topology (hwloc) distinguishes (SMT siblings, cores sharing a
  *     cache, packages, ...);
  *   - switch: the same for two threads on one CPU; switch_cpu: the CPU
@@ -20,7 +19,10 @@
  *   - create, create_remote: the CPU time the creator spends in
  *     pthread_create, for a child on its own CPU and on another;
  *   - exit, exit_remote: the CPU time a created thread spends after its
- *     start routine returned, on its creator's CPU and on another.
+ *     start routine returned, on its creator's CPU and on another;
+ *   - wake_busy: the same as latency, the CPUs busy with other threads;
+ *     transfer: a cache line's move from one CPU to another; sleep: the
+ *     time a blocked thread takes to fall asleep.
  *
  * No global state; nothing prints except mach_write.  Functions that can
  * fail return 0, or -1 with a one-line reason in why (and their outputs
@@ -64,6 +66,17 @@ struct mach {
 	struct mach_fig join, join_remote; /* the joiner's CPU in pthread_join
 	                              of a child on its CPU / another (optional
 	                              in a file: 0 when absent)             */
+	/* The kinds of hand-off (optional in a file, both or neither:
+	 * has_kinds): wake_busy, a wake-up of a thread blocked on a CPU that
+	 * is busy (no halted CPU to wake; as latency, beyond a local
+	 * hand-off's wall time); transfer, a cache line's move between two
+	 * CPUs (what a thread that takes a free lock last released on another
+	 * CPU waits for); sleep, the time a blocked thread takes to fall
+	 * asleep (a release sooner than that after it blocked wakes it as
+	 * cheaply as a transfer).  Each measured on the first pair of CPUs
+	 * of the first kind and used for every pair. */
+	struct mach_fig wake_busy, transfer, sleep;
+	int has_kinds;
 };
 
 /* What to measure. */
@@ -122,6 +135,8 @@ struct mach_model {
 	                          a thread on no processor pays               */
 	uint64_t switch_cost, create_cost, create_cost_remote, exit_cost,
 	         exit_cost_remote; /* units: trace unit                     */
+	int lat_kinds;         /* the file has the kinds of hand-off         */
+	uint64_t wake_busy, transfer, sleep; /* units: trace unit            */
 };
 
 /*

@@ -171,8 +171,8 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 /* Retry loops seen in a trace (rec_spin_scan): on one thread, two or more
  * consecutive failed tries (`trylock M busy`, `trywait S busy`) of the
  * same object, or two or more consecutive yields (`sleep 0`) or short
- * sleeps (<= poll), and the record that ends them.  Work in trace
- * units. */
+ * sleeps (<= poll), and the record that ends them; and polls before a
+ * block (see rec_spin_as_wait).  Work in trace units. */
 struct rec_spin {
 	uint64_t loops;        /* retry loops                                */
 	uint64_t tries;        /* their failed tries, yields and polls       */
@@ -181,6 +181,10 @@ struct rec_spin {
 	uint64_t total;        /* the trace's total work                     */
 	uint64_t busy_trylock, busy_trywait, yields, polls; /* all, in loops
 	                          or not                                     */
+	uint64_t blocked_polls; /* polls before a block (rec_spin_as_wait):
+	                          `unlock M`, tries of M, `cwait C M`        */
+	uint64_t blocked_work;  /* the work of those no loop counts (fewer
+	                          than two failed tries; in work too)        */
 };
 
 /* rec_spin_scan - find the retry loops of tr; poll in trace units. */
@@ -192,6 +196,9 @@ struct rec_spin_fix {
 	uint64_t tries;           /* their failed tries                      */
 	uint64_t dropped_records; /* records dropped (tries, sleeps between)  */
 	uint64_t dropped_work;    /* their work, and the succeeding try's     */
+	uint64_t polls;           /* of them, or lone successful trylocks,
+	                             polls before a block (their work before
+	                             the first try dropped too)               */
 };
 
 /*
@@ -201,7 +208,11 @@ struct rec_spin_fix {
  * of the same object) is replaced by one blocking acquisition (`lock M`,
  * `wait S`) where the loop succeeded, with the work that preceded its
  * first try; the tries and their work are dropped (docs/record.md,
- * "Distortion and spinning").  A loop that gives up is kept.  The copy is written and
+ * "Distortion and spinning").  A poll before a block (the record before
+ * the first try releases the mutex and the one after the success waits
+ * on a condition variable with it; a lone successful trylock counts) is
+ * replaced by `lock M` with no work: the work since the release was a
+ * poll of the condition.  A loop that gives up is kept.  The copy is written and
  * read back by the trace reader (so it is validated; it has no
  * locations).  Returns 0 with *out (trace_free it) and *fix filled, or -1
  * with err (*out NULL, *fix zeroed).

@@ -94,6 +94,42 @@ static int spin_step(const struct trace_rec *r, uint64_t poll_ns, uint64_t *key)
 	}
 }
 
+/* The polls before a block of thread th (rec_spin_as_wait's rule, from
+ * the wait backwards): `unlock M`, failed tries of M (short sleeps
+ * between them), the acquisition (a trylock, or a lock after failed
+ * tries), `cwait C M`.  Those with fewer than two failed tries, which
+ * no retry loop counts, add their work to out->work. */
+static void poll_scan(const struct trace *tr, const struct trace_thread *th, uint64_t poll,
+                      struct rec_spin *out)
+{
+	const struct trace_rec *R = &tr->rec[th->first];
+	for (uint32_t j = 2; j < th->nrec; j++) {
+		if (R[j].op != TRACE_CWAIT)
+			continue;
+		uint32_t m = R[j].b, s = j - 1;
+		if (!((R[s].op == TRACE_TRYLOCK && R[s].b) || R[s].op == TRACE_LOCK) || R[s].a != m)
+			continue;
+		uint32_t k = s, fails = 0;
+		uint64_t w = R[s].work, key;
+		while (k > 0 && spin_step(&R[k - 1], poll, &key) &&
+		       (R[k - 1].op == TRACE_SLEEP || (R[k - 1].op == TRACE_TRYLOCK && R[k - 1].a == m))) {
+			k--;
+			w += R[k].work;
+			fails += R[k].op == TRACE_TRYLOCK;
+		}
+		while (k < s && R[k].op == TRACE_SLEEP) /* sleeps before the first try */
+			w -= R[k++].work;
+		if ((R[s].op == TRACE_LOCK && !fails) || k == 0 || R[k - 1].op != TRACE_UNLOCK ||
+		    R[k - 1].a != m)
+			continue;
+		out->blocked_polls++;
+		if (fails < 2) {
+			out->blocked_work += w;
+			out->work += w;
+		}
+	}
+}
+
 void rec_spin_scan(const struct trace *tr, uint64_t poll, struct rec_spin *out)
 {
 	memset(out, 0, sizeof *out);
@@ -125,6 +161,7 @@ void rec_spin_scan(const struct trace *tr, uint64_t poll, struct rec_spin *out)
 				runwork = r->work;
 			}
 		}
+		poll_scan(tr, th, poll, out);
 		for (uint32_t j = 0; j < th->nrec; j++) {
 			const struct trace_rec *r = &tr->rec[th->first + j];
 			if (r->op == TRACE_TRYLOCK && !r->b)
@@ -247,16 +284,20 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 	}
 	const struct rec_spin *s = &r->spin;
 	double sh = pct((double)s->work, (double)s->total);
-	if (s->loops && sh >= 1) {
+	if ((s->loops || s->blocked_polls) && sh >= 1) {
 		fprintf(f, "%s: %s: %.1f%% of the recorded work is in %" PRIu64 " retry loops (%" PRIu64
 		        " failed trylock, %" PRIu64 " failed trywait, %" PRIu64 " yields, %" PRIu64
-		        " polls of at most %d us)%s\n", who, sh >= 10 ? "warning: spinning" : "spinning", sh,
+		        " polls of at most %d us) and %" PRIu64 " polls before a block (unlock, trylock, "
+		        "condition wait)%s\n", who, sh >= 10 ? "warning: spinning" : "spinning", sh,
 		        s->loops, s->busy_trylock, s->busy_trywait, s->yields, s->polls, REC_POLL_NS / 1000,
-		        sh >= 10 ? ": on one processor a spinning thread burns its time slice while the "
-		                   "thread it waits for cannot run, and predictions for more processors inherit "
-		                   "that schedule; record on as many CPUs as threads (--all-cpus) "
-		                   "(docs/record.md, Distortion and spinning)"
-		                 : "");
+		        s->blocked_polls,
+		        sh < 10 ? ""
+		        : r->one_cpu ? ": on one processor a spinning thread burns its time slice while the "
+		                       "thread it waits for cannot run, and predictions for more processors "
+		                       "inherit that schedule; record on as many CPUs as threads (--all-cpus) "
+		                       "(docs/record.md, Distortion and spinning)"
+		                     : ": --spin-as-wait replays them as the waits they stand for "
+		                       "(docs/record.md, Distortion and spinning)");
 		warned |= sh >= 10;
 	}
 	if (r->check_ncpu && r->check_cpu_ns) {

@@ -14,6 +14,13 @@
  * failed tries, the sleeps between them and their work are dropped (the
  * spinning itself: on a machine where the spinner has a processor of its
  * own it delays nobody; the model's wait frees the processor).
+ *
+ * A poll before a block: a thread that releases mutex M, tries M again
+ * (failed tries allowed) and, holding it, waits on a condition variable
+ * with M, polled the condition between the release and the try and found
+ * it still false (PARSEC's barrier: an unsynchronized spin on a flag,
+ * then trylock, then pthread_cond_wait).  Its acquisition becomes
+ * `lock M` with no work: the poll's work is dropped too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +48,19 @@ static uint64_t acq_key(const struct trace_rec *r)
 	return 0;
 }
 
+/* Is the try at thread T's records j..e (failed tries j..e-1, the success
+ * e: a trylock, or a lock after failed tries) a poll before a block: record j-1 releases the mutex the try takes
+ * and record e+1 waits on a condition variable with it? */
+static int poll_before_block(const struct trace *tr, const struct trace_thread *T, uint32_t j,
+                             uint32_t e)
+{
+	const struct trace_rec *s = &tr->rec[T->first + e];
+	if (!(s->op == TRACE_TRYLOCK || (s->op == TRACE_LOCK && e > j)) || j == 0 || e + 1 >= T->nrec)
+		return 0;
+	const struct trace_rec *p = &tr->rec[T->first + j - 1], *c = &tr->rec[T->first + e + 1];
+	return p->op == TRACE_UNLOCK && p->a == s->a && c->op == TRACE_CWAIT && c->b == s->a;
+}
+
 int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
                      struct rec_spin_fix *fix, struct trace_error *err)
 {
@@ -61,6 +81,18 @@ int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
 		for (uint32_t j = 0; j < T->nrec; j++) {
 			const struct trace_rec *r = &tr->rec[T->first + j];
 			uint64_t key = busy_key(r);
+			if (!key && acq_key(r) && (r->op == TRACE_TRYLOCK || r->op == TRACE_TRYWAIT) &&
+			    poll_before_block(tr, T, j, j)) {
+				/* a poll that tried once, then blocked */
+				struct trace_rec w = *r;
+				w.op = TRACE_LOCK;
+				w.b = 0;
+				w.work = 0;
+				rec[n++] = w;
+				fix->polls++;
+				fix->dropped_work += r->work;
+				continue;
+			}
 			if (!key) {
 				rec[n++] = *r;
 				continue;
@@ -84,6 +116,11 @@ int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
 				w.op = (uint8_t)(((key >> 32) & 0xffff) == TRACE_K_MUTEX ? TRACE_LOCK : TRACE_WAIT);
 				w.b = 0;
 				w.work = r->work; /* the work before the first try */
+				if (poll_before_block(tr, T, j, e)) {
+					w.work = 0; /* a poll of the condition */
+					fix->polls++;
+					fix->dropped_work += r->work;
+				}
 				rec[n++] = w;
 				fix->loops++;
 				fix->tries += tries;

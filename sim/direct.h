@@ -14,7 +14,7 @@ static inline int step_lock(struct sim_work *w, uint32_t u, const struct trace_r
                             uint32_t m, stime T)
 {
 	struct smutex *mx = &w->mx[m];
-	if (mx->owner < 0 && mx->qh == NIL) {
+	if (mx->owner < 0 && (mx->qh == NIL || w->lkinds)) {
 		mx->owner = (int32_t)u;
 		held_push(w, u, m);
 		if (before_latency_end(w, T, mx->rel, TRACE_K_MUTEX, m))
@@ -62,7 +62,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		thread_exit(w, u, T);
 		uint32_t v;
 		while ((v = q_pop(w, &t->jhead, &t->jtail)) != NIL) {
-			nb_after(w, v, T, x, TRACE_K_THREAD, u);
+			nb_wake(w, v, T, x, TRACE_K_THREAD, u);
 			if (w->flags & SIM_SCHEDULE)
 				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
 			proceed(w, v, T);
@@ -115,7 +115,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		struct ssem *s = &w->sem[t->a];
 		uint32_t v = q_pop(w, &s->qh, &s->qt);
 		if (v != NIL) {
-			nb_after(w, v, T, x, TRACE_K_SEM, r->a);
+			nb_wake(w, v, T, x, TRACE_K_SEM, r->a);
 			if (w->flags & SIM_SCHEDULE)
 				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
 			proceed(w, v, T);
@@ -170,7 +170,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		b->count = 0;
 		uint32_t v;
 		while ((v = q_pop(w, &b->qh, &b->qt)) != NIL) {
-			nb_after(w, v, T, x, TRACE_K_BARRIER, r->a);
+			nb_wake(w, v, T, x, TRACE_K_BARRIER, r->a);
 			if (w->flags & SIM_SCHEDULE)
 				sim_sy_add(w, v, w->th[v].cur, T, (int32_t)u);
 			proceed(w, v, T);

@@ -52,6 +52,8 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 				heap_del(w, id);
 				if (!pm && __builtin_expect(t->bk == BK_CWAIT_WAKE, 0))
 					cwait_arrive(w, id, T);
+				else if (!pm && __builtin_expect(t->bk == BK_LOCK_WAKE, 0))
+					lock_arrive(w, id, T);
 				else
 					make_ready(w, id, T);
 				continue;

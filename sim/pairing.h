@@ -59,8 +59,9 @@ static uint32_t lheap_pop(struct sim_work *w, uint32_t u)
 	return top;
 }
 
-/* u's not-before from every release its wait d needed. */
-static void pm_latency(struct sim_work *w, uint32_t u, uint32_t d)
+/* u's not-before from every release its wait d needed: those at `woken`
+ * woke it (blocked until then; (stime)-1: it was running). */
+static void pm_latency(struct sim_work *w, uint32_t u, uint32_t d, stime woken)
 {
 	const struct sim_pairs *px = &w->p->px;
 	w->th[u].nb = 0;
@@ -68,7 +69,7 @@ static void pm_latency(struct sim_work *w, uint32_t u, uint32_t d)
 		return;
 	for (uint32_t i = px->w_off[d]; i < px->w_off[d + 1]; i++) {
 		uint32_t e = px->w_cond[i];
-		nb_after_u(w, u, w->ev[e].t, w->ev[e].p);
+		nb_after_u(w, u, w->ev[e].t, w->ev[e].p, w->ev[e].t == woken);
 	}
 }
 
@@ -100,7 +101,7 @@ static void pm_grant_blocked(struct sim_work *w, uint32_t v, uint32_t d,
 	if (w->flags & SIM_SCHEDULE)
 		sim_sy_add(w, v, rec, T, w->cur_releaser);
 	if (!is_signal(&w->tr->rec[rec])) {
-		pm_latency(w, v, d);
+		pm_latency(w, v, d, T);
 		proceed(w, v, T);
 		return;
 	}
@@ -109,7 +110,7 @@ static void pm_grant_blocked(struct sim_work *w, uint32_t v, uint32_t d,
 	int32_t me = t->lproc;
 	uint32_t e = w->p->px.rp[rec].ev;
 	t->nb = 0;
-	nb_after_u(w, v, T, x);
+	nb_after_u(w, v, T, x, 1);
 	proceed(w, v, T);
 	if (e != SIM_NONE) {
 		int32_t saved = w->cur_releaser;
@@ -128,7 +129,7 @@ static void pm_start_idle(struct sim_work *w, uint32_t v, uint32_t d, stime T)
 	w->th[v].cur = w->p->px.w_rec[d];
 	if (w->flags & SIM_SCHEDULE)
 		sim_sy_add(w, v, w->th[v].cur, T, w->cur_releaser);
-	pm_latency(w, v, d);
+	pm_latency(w, v, d, T);
 	proceed(w, v, T);
 }
 
@@ -157,7 +158,7 @@ static void pm_wait_ready(struct sim_work *w, uint32_t d, stime T, int32_t x)
 /* u, running at T, got (or already had) everything wait d needs. */
 static int pm_grant_running(struct sim_work *w, uint32_t u, uint32_t d, stime T)
 {
-	pm_latency(w, u, d);
+	pm_latency(w, u, d, (stime)-1);
 	if (w->flags & SIM_SCHEDULE)
 		sim_sy_add(w, u, w->th[u].cur, T, -1);
 	if (w->th[u].nb > T) {
@@ -215,7 +216,7 @@ static int pm_cs_fire(struct sim_work *w, uint32_t s, stime T, uint32_t u)
 	int32_t xy = ty->lproc;
 	if (u != y) {
 		ty->nb = 0;
-		nb_after_u(w, y, T, w->th[u].lproc);
+		nb_after_u(w, y, T, w->th[u].lproc, 1);
 		if (w->flags & SIM_SCHEDULE)
 			sim_sy_add(w, y, srec, T, (int32_t)u);
 		proceed(w, y, T);

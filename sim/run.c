@@ -70,6 +70,12 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		for (uint64_t i = 0; i < (uint64_t)k * k; i++)
 			if (i / k != i % k && par->lat_matrix[i] > latmax)
 				latmax = par->lat_matrix[i];
+	if (par->lat_kinds) {
+		if (par->wake_busy > latmax)
+			latmax = par->wake_busy;
+		if (par->transfer > latmax)
+			latmax = par->transfer;
+	}
 	if (latmax > lat)
 		lat = latmax;
 	uint64_t cc = par->create_cost, ec = par->exit_cost;
@@ -115,6 +121,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->lmat = par->lat_matrix;
 	w->lk = k;
 	w->lat_on = lat != 0;
+	w->lkinds = par->lat_kinds != 0;
 	memset(w->opcost, 0, sizeof w->opcost);
 	w->opcost[TRACE_CREATE] = par->create_cost;
 	w->opcost[TRACE_EXIT] = par->exit_cost;

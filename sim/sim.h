@@ -126,6 +126,21 @@ struct sim_params {
 	 * exit_cost for every thread, a create has no latency. */
 	int machine;
 	uint64_t create_cost_remote, exit_cost_remote; /* units: trace unit */
+	/* The kinds of hand-off (docs/sim.md, "Machine files"; a machine
+	 * file that measured them).  0: every release that lets a thread on
+	 * another processor proceed costs the pair's latency (lat_matrix or
+	 * `latency`), as the contract says.  1: only a thread that was
+	 * blocked waiting for the release (woken by it) pays the pair's
+	 * latency, and `wake_busy` instead when its processor is busy at the
+	 * release (as many threads running or ready there as it has
+	 * processors; unbound: in the whole pool); a thread that asks after
+	 * the release (a free mutex, a token already there, an exited
+	 * thread) pays `transfer` (a cache line's move), and so does a
+	 * blocked thread released less than `sleep` after it began to wait
+	 * (it had not yet fallen asleep).  A per-object latency still wins
+	 * over all of them. */
+	int lat_kinds;
+	uint64_t wake_busy, transfer, sleep; /* units: trace unit */
 	/* Per-object latency override (what-if analyses: "what if this
 	 * lock's latency were 0"): obj_latency[kind] is NULL (every object
 	 * of that kind has the uniform `latency`, the default) or an array

@@ -185,6 +185,9 @@ enum {
 	BK_CWAIT_REACQ, /* woken, re-acquiring its mutex                    */
 	BK_CWAIT_WAKE,  /* woken, its wake-up still on the way (a timer):
 	                   asks for its mutex when it arrives               */
+	BK_LOCK_WAKE,   /* lat_kinds: woken by an unlock, its wake-up on the
+	                   way (a timer), the mutex free meanwhile: asks
+	                   for it again when it arrives (wobj)              */
 	BK_SIGWAIT,     /* signaller waiting for enough waiters             */
 	BK_SIG_REACQ,   /* signaller re-acquiring its mutexes               */
 	BK_RDLOCK,
@@ -221,6 +224,9 @@ struct sth {
 	uint8_t xremote;     /* created on another processor than its
 	                        creator's: its exit costs exit_cost_remote */
 	stime bstart;        /* blocked since (stats)                     */
+	stime wsince;        /* waiting since: it left its processor, or
+	                        (woken cwait, blocked signaller) asked for
+	                        its mutex again (lat_kinds' sleep)        */
 	stime exit_time;
 	stime run_from;      /* schedule: current interval start          */
 };
@@ -445,6 +451,7 @@ struct sim_work {
 	const uint64_t *lmat; /* par->lat_matrix, or NULL                 */
 	uint32_t lk;         /* its order (par->cpus)                     */
 	uint8_t lat_on;      /* latency or some obj_latency nonzero      */
+	uint8_t lkinds;      /* par->lat_kinds (wake, wake_busy, transfer) */
 	uint8_t op_remote;   /* par->machine, and a remote create or exit
 	                        differs from a local one: create and exit
 	                        look at processors                        */
@@ -569,33 +576,83 @@ static inline stime lat_pair(const struct sim_work *w, int32_t x, int32_t y)
 	return w->t_lat;
 }
 
-/* The latency of a release on x of object `obj` of kind `kind` to a
- * thread on y (sim.h, sim_params.obj_latency, which wins over the
- * matrix); units: trace unit. */
-static inline stime lat_of(const struct sim_work *w, unsigned kind, uint32_t obj, int32_t x,
-                           int32_t y)
-{
-	const uint64_t *o = w->par->obj_latency[kind];
-	return o ? o[obj] : lat_pair(w, x, y);
-}
-
 /* u may proceed no earlier than r + t after a release at r on x of
- * object obj of kind `kind`. */
+ * object obj of kind `kind` that it asked for after r (a free mutex, a
+ * token already there: under the machine's kinds of hand-off the
+ * transfer, sim_params.lat_kinds). */
 static inline void nb_after(struct sim_work *w, uint32_t u, stime r, int32_t x,
                             unsigned kind, uint32_t obj)
 {
 	if (lat_applies(w, x, u)) {
-		stime t = r + lat_of(w, kind, obj, x, w->th[u].lproc);
+		const uint64_t *o = w->par->obj_latency[kind];
+		stime t = r + (o ? o[obj] : w->lkinds ? w->par->transfer
+		                                     : lat_pair(w, x, w->th[u].lproc));
 		if (t > w->th[u].nb)
 			w->th[u].nb = t;
 	}
 }
 
-/* The same without the override (strict, client-server). */
-static inline void nb_after_u(struct sim_work *w, uint32_t u, stime r, int32_t x)
+/* Under the machine's kinds of hand-off: the processor of u, blocked,
+ * is busy: as many threads running or ready on it (its group: unbound,
+ * the pool) as it has processors; under ps the threads that share it
+ * (one that became ready inside a cycle joins at its end). */
+static inline int wake_busy_at(const struct sim_work *w, uint32_t u)
+{
+	const struct sgrp *g = &w->g[w->th[u].grp];
+	if (w->cls->gtree == GT_GROUPS) /* ps */
+		return g->m >= g->nslots;
+	if (g->rqh != NIL)
+		return 1;
+	for (uint32_t i = 0; i < g->nslots; i++)
+		if (w->sl[g->slot0 + i].run < 0)
+			return 0;
+	return 1;
+}
+
+/* The latency a release at T on x pays to wake blocked thread u on its
+ * processor y (x != y), u waiting since `since`: the pair's, or under
+ * the kinds of hand-off the transfer when it waited less than `sleep`,
+ * else wake_busy when y is busy; units: trace unit. */
+static inline stime lat_wake(const struct sim_work *w, uint32_t u, int32_t x, int32_t y,
+                             stime T, stime since)
+{
+	if (w->lkinds) {
+		if (T - since < w->par->sleep)
+			return w->par->transfer;
+		if (wake_busy_at(w, u))
+			return w->par->wake_busy;
+	}
+	return lat_pair(w, x, y);
+}
+
+/* Blocked u, waiting since `since`, is woken by a release at T on x of
+ * object obj of kind `kind`: it may proceed no earlier than T + the
+ * wake-up's latency. */
+static inline void nb_wake_since(struct sim_work *w, uint32_t u, stime T, int32_t x,
+                                 unsigned kind, uint32_t obj, stime since)
 {
 	if (lat_applies(w, x, u)) {
-		stime t = r + lat_pair(w, x, w->th[u].lproc);
+		const uint64_t *o = w->par->obj_latency[kind];
+		stime t = T + (o ? o[obj] : lat_wake(w, u, x, w->th[u].lproc, T, since));
+		if (t > w->th[u].nb)
+			w->th[u].nb = t;
+	}
+}
+
+static inline void nb_wake(struct sim_work *w, uint32_t u, stime T, int32_t x,
+                           unsigned kind, uint32_t obj)
+{
+	nb_wake_since(w, u, T, x, kind, obj, w->th[u].wsince);
+}
+
+/* The same without the override (strict, client-server): woken (1) by
+ * the release at r, or asking after it (0). */
+static inline void nb_after_u(struct sim_work *w, uint32_t u, stime r, int32_t x, int woken)
+{
+	if (lat_applies(w, x, u)) {
+		stime t = r + (!w->lkinds ? lat_pair(w, x, w->th[u].lproc)
+		               : woken ? lat_wake(w, u, x, w->th[u].lproc, r, w->th[u].wsince)
+		                       : w->par->transfer);
 		if (t > w->th[u].nb)
 			w->th[u].nb = t;
 	}

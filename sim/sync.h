@@ -126,6 +126,31 @@ static void sig_granted(struct sim_work *w, uint32_t s, stime T)
 	proceed(w, s, T);
 }
 
+/* Under the kinds of hand-off (docs/sim.md, "Machine files"): waiter v
+ * of mutex m, popped by an unlock at T on x, was asleep (it waited at
+ * least `sleep`): the mutex stays free, any thread may take it, and v
+ * asks for it again when its wake-up arrives.  Returns 1 so, 0 when the
+ * wake-up costs nothing (the contract's hand-off then). */
+static int mutex_wake_free(struct sim_work *w, uint32_t v, uint32_t m, stime T, int32_t x)
+{
+	struct sth *t = &w->th[v];
+	if (!lat_applies(w, x, v) || T - t->wsince < w->par->sleep)
+		return 0;
+	const uint64_t *o = w->par->obj_latency[TRACE_K_MUTEX];
+	stime at = T + (o ? o[m] : lat_wake(w, v, x, t->lproc, T, t->wsince));
+	if (at <= T)
+		return 0;
+	struct smutex *mx = &w->mx[m];
+	mx->owner = -1;
+	mx->rel = T;
+	mx->rel_proc = x;
+	t->bk = BK_LOCK_WAKE;
+	t->wobj = m;
+	t->state = ST_TIMER;
+	heap_set(w, v, at, 0, v);
+	return 1;
+}
+
 /* Release mutex m at T by a thread on processor x. */
 static void mutex_release(struct sim_work *w, uint32_t m, stime T, int32_t x)
 {
@@ -137,15 +162,17 @@ static void mutex_release(struct sim_work *w, uint32_t m, stime T, int32_t x)
 		mx->rel_proc = x;
 		return;
 	}
+	if (w->lkinds && v < w->p->n && mutex_wake_free(w, v, m, T, x))
+		return;
 	if (v >= w->p->n) { /* a signaller's held slot */
 		uint32_t s = w->hthr[v - w->p->n];
 		mx->owner = (int32_t)s;
-		nb_after(w, s, T, x, TRACE_K_MUTEX, m);
+		nb_wake(w, s, T, x, TRACE_K_MUTEX, m);
 		sig_granted(w, s, T);
 		return;
 	}
 	mx->owner = (int32_t)v;
-	nb_after(w, v, T, x, TRACE_K_MUTEX, m);
+	nb_wake(w, v, T, x, TRACE_K_MUTEX, m);
 	mutex_granted(w, v, m, T);
 }
 
@@ -155,7 +182,8 @@ static void mutex_release(struct sim_work *w, uint32_t m, stime T, int32_t x)
 static int mutex_request(struct sim_work *w, uint32_t u, uint32_t id, uint32_t m, stime T)
 {
 	struct smutex *mx = &w->mx[m];
-	if (mx->owner < 0 && mx->qh == NIL) {
+	/* (under the kinds of hand-off a free mutex may have waiters) */
+	if (mx->owner < 0 && (mx->qh == NIL || w->lkinds)) {
 		mx->owner = (int32_t)u;
 		if (before_latency_end(w, T, mx->rel, TRACE_K_MUTEX, m))
 			nb_after(w, u, mx->rel, mx->rel_proc, TRACE_K_MUTEX, m);
@@ -172,6 +200,7 @@ static uint32_t sig_reacquire(struct sim_work *w, uint32_t s, stime T)
 {
 	struct sth *t = &w->th[s];
 	uint32_t missing = 0;
+	t->wsince = T;
 	for (uint32_t i = 0; i < t->nheld; i++) {
 		uint32_t m = w->held[t->hbase + i];
 		if (!mutex_request(w, s, w->p->n + t->hbase + i, m, T)) {
@@ -194,6 +223,7 @@ static void cwait_reacquire(struct sim_work *w, uint32_t v, stime T)
 	uint32_t m = t->wobj;
 	t->state = ST_BLOCK;
 	t->bk = BK_CWAIT_REACQ;
+	t->wsince = T;
 	if (mutex_request(w, v, v, m, T)) {
 		held_push(w, v, m);
 		proceed(w, v, T);
@@ -209,7 +239,7 @@ static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
 		uint32_t v = q_pop(w, &cv->wh, &cv->wt);
 		cv->nw--;
 		struct sth *t = &w->th[v];
-		nb_after(w, v, T, x, TRACE_K_COND, c);
+		nb_wake(w, v, T, x, TRACE_K_COND, c);
 		if (w->flags & SIM_SCHEDULE)
 			sim_sy_add(w, v, t->cur, T, w->cur_releaser);
 		uint32_t m = cur_rec(w, v)->b;
@@ -222,6 +252,20 @@ static void cond_wake(struct sim_work *w, uint32_t c, uint32_t n, stime T,
 		}
 		cwait_reacquire(w, v, T);
 	}
+}
+
+/* The wake-up of v, a waiter of mutex wobj woken by an unlock that left
+ * it free (mutex_wake_free), arrived at T: it asks for it again. */
+static void lock_arrive(struct sim_work *w, uint32_t v, stime T)
+{
+	struct sth *t = &w->th[v];
+	uint32_t m = t->wobj;
+	t->nb = 0;
+	t->state = ST_BLOCK;
+	t->bk = BK_LOCK;
+	t->wsince = T;
+	if (mutex_request(w, v, v, m, T))
+		mutex_granted(w, v, m, T);
 }
 
 /* The wake-up of v (woken from a cwait) arrived at T (the timer of
@@ -244,7 +288,6 @@ static void cond_serve(struct sim_work *w, uint32_t c, stime T, int32_t x)
 			return;
 		q_pop(w, &cv->sh, &cv->stl);
 		struct sth *t = &w->th[s];
-		nb_after(w, s, T, x, TRACE_K_COND, c);
 		if (w->flags & SIM_SCHEDULE)
 			sim_sy_add(w, s, t->cur, T, w->cur_releaser);
 		t->bk = BK_SIG_REACQ;
@@ -252,9 +295,13 @@ static void cond_serve(struct sim_work *w, uint32_t c, stime T, int32_t x)
 		 * processor it blocked on (their requests queue behind its
 		 * own), then goes on if it holds them all */
 		int32_t saved = w->cur_releaser, xs = t->lproc;
+		stime since = t->wsince;
 		w->cur_releaser = (int32_t)s;
 		uint32_t missing = sig_reacquire(w, s, T);
 		cond_wake(w, c, need, T, xs);
+		/* the registration woke it: after its waiters (whether its
+		 * processor is busy counts them, docs/sim.md) */
+		nb_wake_since(w, s, T, x, TRACE_K_COND, c, since);
 		if (!missing)
 			proceed(w, s, T);
 		w->cur_releaser = saved;
@@ -275,11 +322,13 @@ static void rw_grant_queue(struct sim_work *w, uint32_t r, stime T, int32_t x)
 		q_pop(w, &rw->qh, &rw->qt);
 		if (wr) {
 			rw->writer = (int32_t)v;
-			nb_after(w, v, T, x, TRACE_K_RWLOCK, r);
+			nb_wake(w, v, T, x, TRACE_K_RWLOCK, r);
 		} else {
 			rw->readers++;
 			/* a reader waits only for the last writer's release */
-			if (before_latency_end(w, T, rw->wrel, TRACE_K_RWLOCK, r))
+			if (rw->wrel == T) /* that release woke it */
+				nb_wake(w, v, T, rw->wrel_proc, TRACE_K_RWLOCK, r);
+			else if (before_latency_end(w, T, rw->wrel, TRACE_K_RWLOCK, r))
 				nb_after(w, v, rw->wrel, rw->wrel_proc, TRACE_K_RWLOCK, r);
 		}
 		if (w->flags & SIM_SCHEDULE)

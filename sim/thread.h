@@ -53,6 +53,7 @@ static void leave_cpu(struct sim_work *w, uint32_t u, stime T)
 		sim_iv_add(w, u, sim_iv_proc(w, u), t->run_from, T);
 	SIM_CLASS->dequeue(w, u, T);
 	t->bstart = T;
+	t->wsince = T;
 }
 
 /* u's acquisition record completed at decision time T while u was off its

@@ -95,6 +95,8 @@ struct thr {
 	struct stamp exitst;
 	int remote;        /* created on another processor than its
 	                      creator's (docs/sim.md, "Machine files")      */
+	uint64_t since;    /* blocked: waiting since ("it blocked, or asked
+	                      for its mutex again"); trace units          */
 };
 
 struct proc {
@@ -232,7 +234,7 @@ static struct stamp stamp_now(struct S *s, int i)
 
 /* The latency rule: thread i may proceed after a release `st` no earlier
  * than st.time + t when the release came from another processor. */
-static uint64_t lat(struct S *s, struct stamp st, int i, uint64_t now);
+static uint64_t lat(struct S *s, struct stamp st, int i, uint64_t now, int woken);
 
 /* The latency between processors x and y (docs/sim.md, "Machine
  * files"): "the matrix's entry where both are processors 0..k-1; a
@@ -246,11 +248,49 @@ static uint64_t lat_between(struct S *s, long x, long y)
 	return s->t;
 }
 
-static uint64_t lat(struct S *s, struct stamp st, int i, uint64_t now)
+/* docs/sim.md, "Machine files", the kinds of hand-off: "busy: as many
+ * threads running or ready on it (unbound: in the whole pool; under ps
+ * those sharing it) as it has processors".  Thread i is blocked, so it
+ * is none of them. */
+static int busy_at(struct S *s, int i)
+{
+	long cap = 1, p = unbound(s) ? -1 : sproc(s, i);
+	if (unbound(s))
+		cap = (long)s->p->cpus;
+	else if (p >= (long)s->p->cpus)
+		return 0; /* its shadow processor: nobody else's */
+	long cnt = 0;
+	if (is_ps(s)) {
+		for (int j = 0; j < s->n; j++)
+			if (j != i && s->th[j].st == T_READY && s->th[j].member &&
+			    (p < 0 || sproc(s, j) == p))
+				cnt++;
+	} else if (p < 0) {
+		for (int c = 0; c < s->nprocs; c++)
+			cnt += s->pr[c].cur >= 0;
+		cnt += s->gready.n;
+	} else {
+		cnt = (s->pr[p].cur >= 0) + s->pr[p].ready.n;
+	}
+	return cnt >= cap;
+}
+
+/* woken: thread i was blocked waiting for the release `st` (it happens
+ * now); else it asks after it ("a thread that asks after the release
+ * pays the transfer", and so does one "released less than sleep after it
+ * began to wait"). */
+static uint64_t lat(struct S *s, struct stamp st, int i, uint64_t now, int woken)
 {
 	if (!st.has || st.proc == lproc(s, i))
 		return now;
-	uint64_t at = st.time + lat_between(s, st.proc, lproc(s, i));
+	uint64_t d;
+	if (!s->p->lat_kinds)
+		d = lat_between(s, st.proc, lproc(s, i));
+	else if (!woken || st.time - s->th[i].since < s->p->sleep)
+		d = s->p->transfer;
+	else
+		d = busy_at(s, i) ? s->p->wake_busy : lat_between(s, st.proc, lproc(s, i));
+	uint64_t at = st.time + d;
 	return at > now ? at : now;
 }
 
@@ -359,7 +399,7 @@ static void unblock(struct S *s, int i)
  * out a latency uses no processor; it is ready again at its end). */
 static void acquired_now(struct S *s, int i, struct stamp st)
 {
-	uint64_t at = lat(s, st, i, s->T);
+	uint64_t at = lat(s, st, i, s->T, 0);
 	advance(s, i);
 	if (at > s->T) {
 		leave(s, i);
@@ -375,13 +415,15 @@ static void block(struct S *s, int i, int need)
 	s->th[i].st = T_BLOCKED;
 	s->th[i].need = need;
 	s->th[i].proceed = s->T;
+	s->th[i].since = s->T;
 }
 
-/* A blocked thread i receives one grant released at `st`. */
-static void grant(struct S *s, int i, struct stamp st)
+/* A blocked thread i receives one grant released at `st`: woken by it
+ * (1), or the thing was free when it asked (0). */
+static void grant(struct S *s, int i, struct stamp st, int woken)
 {
 	struct thr *t = &s->th[i];
-	uint64_t at = lat(s, st, i, s->T);
+	uint64_t at = lat(s, st, i, s->T, woken);
 	if (at > t->proceed)
 		t->proceed = at;
 	if (--t->need == 0)
@@ -413,8 +455,23 @@ static void mutex_release(struct S *s, int i, int m)
 	mx->st = stamp_now(s, i);
 	if (mx->waiters.n > 0) {
 		int w = q_pop(&mx->waiters);
+		/* docs/sim.md, "Machine files": "a waiter of a mutex that was
+		 * asleep (it waited at least sleep) and whose wake-up takes time
+		 * does not own the mutex meanwhile: it stays free, any thread may
+		 * take it, and the waiter asks for it again when its wake-up
+		 * arrives" */
+		if (s->p->lat_kinds && s->T - s->th[w].since >= s->p->sleep) {
+			uint64_t at = lat(s, mx->st, w, s->T, 1);
+			if (at > s->T) {
+				s->th[w].st = T_TIMED;
+				s->th[w].until = at;
+				s->th[w].after = A_ASK_MUTEX;
+				s->th[w].cw_mutex = m;
+				return;
+			}
+		}
 		hold(s, w, m);
-		grant(s, w, mx->st);
+		grant(s, w, mx->st, 1);
 	}
 }
 
@@ -425,7 +482,7 @@ static void mutex_ask_blocked(struct S *s, int i, int m)
 	struct mutex *mx = &s->mx[m];
 	if (mx->holder < 0) {
 		hold(s, i, m);
-		grant(s, i, mx->st);
+		grant(s, i, mx->st, 0);
 	} else if (q_push(&mx->waiters, i)) {
 		s->oom = 1;
 	}
@@ -441,13 +498,14 @@ static void cwait_arrive(struct S *s, int i)
 	t->st = T_BLOCKED;
 	t->need = 1;
 	t->proceed = s->T;
+	t->since = s->T;
 	mutex_ask_blocked(s, i, m);
 }
 
 /* Wake a registered cwait thread by a release `st` (a signal). */
 static void cwait_wake(struct S *s, int w, struct stamp st)
 {
-	uint64_t at = lat(s, st, w, s->T);
+	uint64_t at = lat(s, st, w, s->T, 1);
 	if (at > s->T) {
 		s->th[w].st = T_TIMED;
 		s->th[w].until = at;
@@ -480,6 +538,10 @@ static void cond_check(struct S *s, int c, struct stamp reg)
 		q_pop(&cv->signallers);
 		t->need = 1 + t->ask_list_n; /* the registration, the mutexes */
 		t->proceed = s->T;
+		/* it waits for its mutexes from now; for the registration since
+		 * it blocked in its signal */
+		uint64_t blocked_at = t->since;
+		t->since = s->T;
 		int n = t->ask_list_n;
 		t->ask_list_n = 0;
 		for (int j = 0; j < n; j++)
@@ -490,7 +552,10 @@ static void cond_check(struct S *s, int c, struct stamp reg)
 		struct stamp st = {1, s->T, lproc(s, g)};
 		for (int j = 0; j < t->sig_n; j++)
 			cwait_wake(s, q_pop(&cv->registered), st);
-		grant(s, g, reg);
+		uint64_t asked_at = t->since;
+		t->since = blocked_at;
+		grant(s, g, reg, 1);
+		t->since = asked_at;
 	}
 }
 
@@ -511,7 +576,7 @@ static void rw_grant_queue(struct S *s, int r)
 			rw->writer = w;
 			/* reading: a writer waits for the last release of any
 			 * kind */
-			grant(s, w, rw->anyst);
+			grant(s, w, rw->anyst, 1);
 			return;
 		}
 		if (rw->writer >= 0)
@@ -520,7 +585,7 @@ static void rw_grant_queue(struct S *s, int r)
 		rw->readers++;
 		/* A read lock waits only for the last release that excluded
 		 * readers (a writer's). */
-		grant(s, w, rw->wst);
+		grant(s, w, rw->wst, rw->wst.has && rw->wst.time == s->T);
 	}
 }
 
@@ -564,7 +629,7 @@ static void perform(struct S *s, int i)
 			s->makespan = s->T;
 		while (s->joiners[i].n > 0) {
 			int j = q_pop(&s->joiners[i]);
-			grant(s, j, t->exitst);
+			grant(s, j, t->exitst, 1);
 		}
 		break;
 	}
@@ -627,7 +692,7 @@ static void perform(struct S *s, int i)
 		struct stamp st = stamp_now(s, i);
 		advance(s, i);
 		if (sm->waiters.n > 0) {
-			grant(s, q_pop(&sm->waiters), st);
+			grant(s, q_pop(&sm->waiters), st, 1);
 		} else {
 			if (sm->head + sm->ntok == sm->cap) {
 				size_t cap = sm->cap ? 2 * sm->cap : 8;
@@ -690,7 +755,7 @@ static void perform(struct S *s, int i)
 			struct stamp st = stamp_now(s, i);
 			advance(s, i);
 			while (b->arrived.n > 0)
-				grant(s, q_pop(&b->arrived), st);
+				grant(s, q_pop(&b->arrived), st, 1);
 		} else {
 			block(s, i, 1);
 			if (q_push(&b->arrived, i))

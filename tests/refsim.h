@@ -35,6 +35,10 @@ struct refsim_params {
 	int machine;                /* 1: remote creates and exits          */
 	uint64_t create_cost_remote, exit_cost, exit_cost_remote; /* units:
 	                               trace unit                           */
+	int lat_kinds;              /* 1: the kinds of hand-off (wake,
+	                               wake onto a busy processor, transfer,
+	                               a waiter not yet asleep)             */
+	uint64_t wake_busy, transfer, sleep; /* units: trace unit          */
 	const uint8_t *pool;        /* [nthreads] 1 for the workers of a work
 	                               queue (docs/models.md, "Work queues"),
 	                               or NULL: none                         */

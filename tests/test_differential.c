@@ -86,6 +86,10 @@ static void print_run(const struct run *r, FILE *f)
 		fprintf(f, ", machine %d, create cost remote %llu, exit cost %llu, exit cost remote %llu",
 		        r->rp.machine, (unsigned long long)r->rp.create_cost_remote,
 		        (unsigned long long)r->rp.exit_cost, (unsigned long long)r->rp.exit_cost_remote);
+		if (r->rp.lat_kinds)
+			fprintf(f, ", kinds of hand-off: wake busy %llu, transfer %llu, sleep %llu",
+			        (unsigned long long)r->rp.wake_busy, (unsigned long long)r->rp.transfer,
+			        (unsigned long long)r->rp.sleep);
 		if (r->has_matrix) {
 			fprintf(f, ", latency matrix");
 			for (uint32_t x = 0; x < r->rp.cpus; x++)
@@ -239,6 +243,10 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.create_cost_remote = r->rp.create_cost_remote;
 	par.exit_cost = r->rp.exit_cost;
 	par.exit_cost_remote = r->rp.exit_cost_remote;
+	par.lat_kinds = r->rp.lat_kinds;
+	par.wake_busy = r->rp.wake_busy;
+	par.transfer = r->rp.transfer;
+	par.sleep = r->rp.sleep;
 	par.model = SIM_DIRECT;
 	par.pool = pool;
 	struct sim_result res;
@@ -764,6 +772,14 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 		r->rp.create_cost_remote = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
 		r->rp.exit_cost = tu_rand(&ms) % 3 ? 0 : 1 + tu_rand(&ms) % 3;
 		r->rp.exit_cost_remote = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
+		/* the kinds of hand-off in half of them (drawn last: the
+		 * figures above stay those of their seed) */
+		if (tu_rand(&ms) % 2) {
+			r->rp.lat_kinds = 1;
+			r->rp.wake_busy = tu_rand(&ms) % 3 ? 0 : 1 + tu_rand(&ms) % 6;
+			r->rp.transfer = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 3;
+			r->rp.sleep = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
+		}
 	}
 	/* the binding by external id: every thread named in the text */
 	for (const char *p = text; (p = strchr(p, '\n')) != NULL;) {

@@ -156,6 +156,146 @@ static void test_matrix_by_hand(void **state)
 	tu_sim_close(&c);
 }
 
+/*
+ * The kinds of hand-off (docs/sim.md, "Machine files"): two processors,
+ * latency 20 between them (50 for anything else), wake_busy 8, transfer
+ * 1, sleep 3; fifo, no costs, remote creates (ready after the latency).
+ * Thread 1 on 0; 2 and 3 on 1.
+ *
+ * kinds_prog, derived by hand (ns):
+ *   0: 1 creates 2 and 3 (remote): both ready on 1 at 0 + 20 = 20.
+ *   10: 1 takes mutex 1 (free, never released); 15: unlocks it (no
+ *   waiter: free, released at 15 on 0); 15: waits on semaphore 1 and
+ *   blocks (processor 0 falls idle).
+ *   20: 2 and 3 ready on 1, 2 runs (lower id), 3 queued.  22: 2 locks
+ *   mutex 1, free: a thread that asks after the release pays the
+ *   transfer, 15 + 1 = 16 <= 22: owns it at once.  23: 2 posts 1: thread
+ *   1 waited 23 - 15 = 8 >= sleep (asleep), processor 0 idle: the
+ *   latency, ready at 23 + 20 = 43.  23: 2 unlocks 1 (released at 23 on
+ *   1), waits on 2 and blocks; 3 runs on 1 from 23.
+ *   43: 1 locks mutex 1 (free, 23 + 1 <= 43); 44: posts 2: thread 2
+ *   waited 44 - 23 = 21 (asleep), processor 1 busy (3 runs there):
+ *   wake_busy, ready at 52, queued behind 3.  44: 1 unlocks, waits on 3
+ *   (no token yet) and blocks.
+ *   53: 3 posts 3: 1 waited 9 (asleep), processor 0 idle: ready at 73;
+ *   3 exits; 2 runs from 53 (work 20).
+ *   73: 1 is ready (its timer, lower id first) and runs post's work 2;
+ *   2 waits on 4 and blocks at 73.  75: 1 posts 4: 2 waited 2 < sleep
+ *   (not yet asleep): the transfer, ready at 76; 1 joins 2 and blocks at
+ *   75.  76: 2 runs its exit's work 1, exits at 77: 1 waited 2: the
+ *   transfer, ready at 78; joins 3 (exited at 53 on 1: 53 + 1 <= 78), and
+ *   exits at 78.  Makespan 78; thread 2 blocked 0..20 (its create's
+ *   latency: blocked time, its start the create), 23..52, 73..76: 20 +
+ *   29 + 3 = 52; thread 1 blocked 15..43, 44..73, 75..78: 28 + 29 + 3 =
+ *   60.
+ *
+ * barge_prog (a mutex free while its waiter wakes up): 1 on 0, 2 on 1,
+ * 3 on 0.
+ *   0: 1 creates 2 (remote, ready at 20) and 3 (local: ready at 0,
+ *   queued behind 1), takes mutex 1.  20: 2 asks for it: held, blocks.
+ *   30: 1 unlocks: waiter 2 waited 10 (asleep), processor 1 idle: its
+ *   wake-up arrives at 50, and the mutex stays free (released at 30 on
+ *   0); 1 exits, 3 runs on 0 from 30.  35: 3 takes the free mutex (the
+ *   same processor: no latency); 45: unlocks it (no waiter queued), exits.
+ *   50: 2's wake-up arrives: it asks again, free (released at 45 on 0:
+ *   45 + 1 <= 50), owns it; unlocks at 51 and exits: makespan 51.
+ *   Thread 2 blocked 0..20 (its create's latency) and 20..50: 50.
+ *   The contract's hand-off instead: 2 owns the mutex from 30, goes on at
+ *   50; 3 blocks at 35; 2 unlocks at 51 and hands it to 3 on the other
+ *   processor: 3 goes on at 71, unlocks at 81, exits: makespan 81 (2
+ *   blocked 50 as well).
+ */
+static const char kinds_prog[] =
+	"shadowbind-trace 1\n"
+	"unit ns\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 10 lock 1\n"
+	"1 5 unlock 1\n"
+	"2 2 lock 1\n"
+	"2 1 post 1\n"
+	"1 0 wait 1\n"
+	"2 0 unlock 1\n"
+	"1 0 lock 1\n"
+	"1 1 post 2\n"
+	"2 0 wait 2\n"
+	"1 0 unlock 1\n"
+	"3 30 post 3\n"
+	"3 0 exit\n"
+	"1 0 wait 3\n"
+	"1 2 post 4\n"
+	"2 20 wait 4\n"
+	"2 1 exit\n"
+	"1 0 join 2\n"
+	"1 0 join 3\n"
+	"1 0 exit\n";
+
+static const char barge_prog[] =
+	"shadowbind-trace 1\n"
+	"unit ns\n"
+	"1 0 create 2\n"
+	"1 0 create 3\n"
+	"1 0 lock 1\n"
+	"1 30 unlock 1\n"
+	"1 0 exit\n"
+	"2 0 lock 1\n"
+	"2 1 unlock 1\n"
+	"2 0 exit\n"
+	"3 5 lock 1\n"
+	"3 10 unlock 1\n"
+	"3 0 exit\n";
+
+static void kinds_params(struct sim_params *par, const uint64_t *mat, int kinds)
+{
+	sim_params_init(par);
+	par->cpus = 2;
+	assert_int_equal(sim_policy_parse("fifo", par), 0);
+	par->lat_matrix = mat;
+	par->latency = 50;
+	par->machine = 1;
+	par->lat_kinds = kinds;
+	par->wake_busy = 8;
+	par->transfer = 1;
+	par->sleep = 3;
+}
+
+static void test_kinds_by_hand(void **state)
+{
+	(void)state;
+	static const uint64_t mat[4] = {0, 20, 20, 0};
+	static const struct {
+		const char *prog;
+		int32_t bind[4]; /* by thread id 1..3 */
+		int kinds;
+		uint64_t makespan, blocked1, blocked2;
+	} kc[] = {
+		{kinds_prog, {0, 0, 1, 1}, 1, 78, 60, 52},
+		{barge_prog, {0, 0, 1, 0}, 1, 51, 0, 50},
+		{barge_prog, {0, 0, 1, 0}, 0, 81, 0, 50},
+	};
+	for (size_t i = 0; i < sizeof kc / sizeof *kc; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, kc[i].prog);
+		struct sim_params par;
+		kinds_params(&par, mat, kc[i].kinds);
+		int32_t b[3];
+		for (uint32_t t = 0; t < c.tr->nthreads; t++)
+			b[t] = kc[i].bind[c.tr->threads[t].id];
+		struct sim_result res;
+		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
+		if (res.makespan.num != kc[i].makespan)
+			fail_msg("case %zu: makespan %llu, expected %llu", i,
+			         (unsigned long long)res.makespan.num,
+			         (unsigned long long)kc[i].makespan);
+		assert_int_equal(res.threads[0].blocked.num, kc[i].blocked1);
+		assert_int_equal(res.threads[1].blocked.num, kc[i].blocked2);
+		sim_time ms;
+		assert_int_equal(sim_makespan(c.p, c.w, &par, b, &ms), SIM_OK);
+		assert_int_equal(ms.num, kc[i].makespan);
+		tu_sim_close(&c);
+	}
+}
+
 /* Without a machine (every new field zero) a run is the contract's: the
  * same program, latency 10, create cost 2, 1 on 0, 2 on 1, 3 on 2.
  * create 2 at 7, create 3 at 9, both ready at once; 2 posts at 14,
@@ -233,8 +373,25 @@ static void test_file_to_model(void **state)
 	assert_int_equal(mach_model_init(&mm, &m, 4, TRACE_NS, why, sizeof why), -1);
 	assert_string_equal(why, "the machine file describes 3 CPUs, not 4");
 	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_TICK, why, sizeof why), -1);
+	assert_int_equal(mm.lat_kinds, 0); /* the file has no kinds of hand-off */
 	mach_release(&m);
 	mach_release(&m); /* zeroed: harmless */
+	/* with them: in us, rounded; applied */
+	char kf[sizeof good_file + 128];
+	snprintf(kf, sizeof kf, "%swake_busy = 8400\ntransfer = 400\nsleep = 350\n", good_file);
+	assert_int_equal(mach_parse("k.ini", kf, strlen(kf), &m, why, sizeof why), 0);
+	assert_true(m.has_kinds);
+	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_US, why, sizeof why), 0);
+	assert_int_equal(mm.lat_kinds, 1);
+	assert_int_equal(mm.wake_busy, 8);
+	assert_int_equal(mm.transfer, 0);
+	assert_int_equal(mm.sleep, 0);
+	sim_params_init(&par);
+	mach_model_apply(&mm, &par);
+	assert_int_equal(par.lat_kinds, 1);
+	assert_int_equal(par.wake_busy, 8);
+	mach_model_release(&mm);
+	mach_release(&m);
 }
 
 static void test_file_errors(void **state)
@@ -260,6 +417,9 @@ static void test_file_errors(void **state)
 		{"[machine]\nunit = ns\ncpus = 0\nswitch = 1\ncreate = 1\ncreate_remote = 1\n"
 		 "exit = 1\nexit_remote = 1\n", "b.ini:1: [machine] has no latency.0"},
 		{"[machine]\nunit = ns\ncpus = 0\n", "b.ini:1: [machine] has no switch"},
+		{"[machine]\nunit = ns\ncpus = 0\nlatency.0 = 0\nswitch = 1\ncreate = 1\n"
+		 "create_remote = 1\nexit = 1\nexit_remote = 1\nwake_busy = 5\nsleep = 1\n",
+		 "b.ini:1: [machine] has wake_busy without transfer"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		struct mach m;
@@ -336,6 +496,16 @@ static void test_calibrate_sane(void **state)
 		printf("test_calibrate_sane: one usable CPU: no pair of CPUs measured\n");
 		skip();
 	}
+	/* the kinds of hand-off, measured on a pair: a wake-up onto a busy
+	 * CPU, a cache line's move (at least a few ns), the time to fall
+	 * asleep (one of the dwells scanned, 0 to 2 us) */
+	assert_true(r.has_kinds);
+	const struct mach_fig *kf[] = {&r.wake_busy, &r.transfer, &r.sleep};
+	for (int i = 0; i < 3; i++)
+		assert_true(kf[i]->lo <= kf[i]->med + 0.5 && kf[i]->med <= kf[i]->hi + 0.5);
+	assert_true(in(r.wake_busy.med, 0, 1e7));
+	assert_true(in(r.transfer.med, 1, 1e6));
+	assert_true(in(r.sleep.med, 0, 2000));
 	mach_release(&m);
 	mach_release(&r);
 	free(buf);
@@ -491,6 +661,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix_by_hand),
+		cmocka_unit_test(test_kinds_by_hand),
 		cmocka_unit_test(test_default_is_contract),
 		cmocka_unit_test(test_file_to_model),
 		cmocka_unit_test(test_file_errors),

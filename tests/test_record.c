@@ -1050,6 +1050,69 @@ static void test_spin_as_wait(void **state)
 	trace_free(tr);
 }
 
+/* A poll before a block (rec_spin_as_wait, rec_spin_scan; PARSEC's
+ * barrier: release the mutex, spin on a flag, trylock, condition wait),
+ * by hand.  Thread 2 locks and unlocks mutex 1 (work 10), polls for 40,
+ * takes mutex 1 with a trylock and waits on condition 1; thread 1 (work
+ * 20) locks mutex 1 and broadcasts, waking it.  Total work 10+40+20+5 =
+ * 75; the scan finds one poll before a block, no loop, its work 40.
+ * Critical path, Direct (the signaller waits for its recorded waiter's
+ * registration, releasing its mutex meanwhile): thread 1 holds mutex 1
+ * at 20 and waits in the broadcast; thread 2 tries at 10+40 = 50,
+ * registers at 50; the broadcast ends at 50, thread 2 re-acquires at
+ * 50, unlocks at 55; thread 1 joins at 55: makespan 55.  Transformed,
+ * the try is `2 0 lock 1`: thread 2 registers at 10, the broadcast
+ * happens at 20, thread 2 unlocks at 25: makespan 25. */
+static void test_spin_poll_block(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace(
+		"shadowbind-trace 1\nunit ns\n"
+		"1 0 create 2\n2 10 lock 1\n2 0 unlock 1\n2 40 trylock 1 ok\n"
+		"1 20 lock 1\n1 0 broadcast 1 1\n1 0 unlock 1\n2 0 cwait 1 1\n2 5 unlock 1\n2 0 exit\n"
+		"1 0 join 2\n1 0 exit\n");
+	struct rec_spin sc;
+	rec_spin_scan(tr, REC_POLL_NS, &sc);
+	assert_int_equal(sc.loops, 0);
+	assert_int_equal(sc.blocked_polls, 1);
+	assert_int_equal(sc.blocked_work, 40);
+	assert_int_equal(sc.work, 40);
+	assert_int_equal(sc.total, 75);
+	struct trace *st = NULL;
+	struct rec_spin_fix fix;
+	struct trace_error err;
+	assert_int_equal(rec_spin_as_wait(tr, REC_POLL_NS, &st, &fix, &err), 0);
+	assert_int_equal(fix.loops, 0);
+	assert_int_equal(fix.polls, 1);
+	assert_int_equal(fix.dropped_work, 40);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_int_equal(trace_write(st, m), 0);
+	fclose(m);
+	assert_non_null(strstr(text, "2 0 unlock 1\n2 0 lock 1\n"));
+	assert_null(strstr(text, "trylock"));
+	free(text);
+	uint64_t want[2] = { 55, 25 };
+	struct trace *both[2] = { tr, st };
+	for (int i = 0; i < 2; i++) {
+		struct sim_program *p = sim_program_new(both[i]);
+		struct sim_work *w = sim_work_new(p);
+		struct sim_params par;
+		sim_params_init(&par);
+		sim_time ms;
+		assert_int_equal(sim_makespan(p, w, &par, NULL, &ms), SIM_OK);
+		char b[64];
+		if (sim_time_cmp(ms, sim_time_int(want[i])) != 0)
+			fail_msg("trace %d: makespan %s, want %llu", i, sim_time_format(ms, b, sizeof b),
+			         (unsigned long long)want[i]);
+		sim_work_free(w);
+		sim_program_free(p);
+	}
+	trace_free(st);
+	trace_free(tr);
+}
+
 /* The OpenMP equivalent of a pin list and whether it shares a CPU
  * (record.h: rec_omp_places, rec_pins_share; docs/record.md, OpenMP),
  * by hand: libgomp puts team member i on the i-th place of OMP_PLACES,
@@ -1086,6 +1149,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spin_as_wait),
+		cmocka_unit_test(test_spin_poll_block),
 		cmocka_unit_test(test_spin_scan),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_examples),

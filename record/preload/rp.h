@@ -31,6 +31,16 @@
 
 #include "record/record.h"
 #include "trace/trace.h"
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+/* Everything this header declares is internal to the library: hidden, so
+ * that the wrappers call it directly rather than through the PLT (calls
+ * that would otherwise fall inside the program's work, docs/record.md
+ * "The recorder's cost").  The interposed functions keep their default
+ * visibility from the system headers that declare them. */
+#pragma GCC visibility push(hidden)
 
 enum rp_mode { RP_OFF = 0, RP_RECORD, RP_RUN };
 
@@ -101,6 +111,15 @@ struct rp_thread {
 	                            it reached, not yet written (under G)   */
 };
 
+/* The first words of the perf_event mmap page (linux/perf_event.h's
+ * struct perf_event_mmap_page): `lock` changes whenever the kernel
+ * schedules the thread in. */
+struct rp_pgseq {
+	uint32_t version;
+	uint32_t compat_version;
+	uint32_t lock;
+};
+
 /* Object table entry (address -> current id and recorder state). */
 struct rp_obj {
 	uintptr_t key;           /* address, 0 = empty                       */
@@ -163,11 +182,24 @@ extern struct rp_real rp_real;
 void rp_init(void);
 /* The calling thread if it is recorded and not already inside a wrapper
  * (then marks it busy), else NULL: the wrapper just calls the real
- * function. */
-struct rp_thread *rp_enter(void);
+ * function.  (Inline: it runs inside the program's work.) */
+static inline struct rp_thread *rp_enter(void)
+{
+	struct rp_thread *t = rp_self;
+	if (rp_mode != RP_RECORD || !t || t->busy || t->exited || rp_finished)
+		return NULL;
+	t->busy = 1;
+	return t;
+}
+
 /* Leave a wrapper: if `recorded`, the work rp_work returned is in a
  * record. */
-void rp_leave(struct rp_thread *t, int recorded);
+static inline void rp_leave(struct rp_thread *t, int recorded)
+{
+	if (recorded)
+		t->carry = 0;
+	t->busy = 0;
+}
 /* rp_clock.c: the clock and the recorder's own cost.
  * rp_clock_init: once, before any thread is recorded (TSC rate, whether
  * the fast clock works).  rp_clock_open/close: the calling thread's
@@ -189,10 +221,56 @@ void rp_leave(struct rp_thread *t, int recorded);
 void rp_clock_init(void);
 void rp_clock_open(struct rp_thread *t);
 void rp_clock_close(struct rp_thread *t);
-uint64_t rp_now(struct rp_thread *t);
 uint64_t rp_cpu_now(void);
-uint64_t rp_work(struct rp_thread *t, int op);
-void rp_mark(struct rp_thread *t);
+
+/* The fast clock's parts that run inside the program's work, inline (the
+ * rest, after the reading, in rp_clock.c): ns = ticks * rp_tsc_mult >> 32;
+ * a new exact base at least every RP_RESYNC_TICKS (about 50 ms at 2.6
+ * GHz).  rp_now_slow: the exact clock (and a new base); s and c are the
+ * sequence word and TSC the fast path read.  rp_work_at: rp_work's
+ * bookkeeping once the clock was read (`now`, ns). */
+#define RP_RESYNC_TICKS (1ull << 27)
+extern uint64_t rp_tsc_mult;
+extern uint64_t rp_startup_ns; /* the clock's set-up and the calibration
+                                  at start (CPU time); ns */
+uint64_t rp_now_slow(struct rp_thread *t, uint32_t s, uint64_t c);
+uint64_t rp_work_at(struct rp_thread *t, int op, uint64_t now);
+
+static inline uint64_t rp_ticks(void)
+{
+#if defined(__x86_64__)
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
+static inline uint64_t rp_now(struct rp_thread *t)
+{
+	if (!t->pg)
+		return rp_now_slow(t, 0, 0);
+	uint32_t s = ((const volatile struct rp_pgseq *)t->pg)->lock;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint64_t c = rp_ticks(), d = c - t->base_tsc;
+	if (__builtin_expect(t->base_ok && s == t->seq && d < RP_RESYNC_TICKS, 1))
+		return t->base_ns + ((d * rp_tsc_mult) >> 32);
+	return rp_now_slow(t, s, c);
+}
+
+static inline uint64_t rp_work(struct rp_thread *t, int op)
+{
+	return rp_work_at(t, op, rp_now(t));
+}
+
+static inline void rp_mark(struct rp_thread *t)
+{
+	if (!t->pg)
+		return;
+	uint64_t now = rp_now(t);
+	if (now > t->mark)
+		t->excl[t->mark_op] += now - t->mark;
+	t->last = now;
+}
 uint64_t rp_calibrate_start(void);
 void rp_calibrate_end(void);
 void rp_stats_mark(void); /* the process's CPU time before the writing */
@@ -270,5 +348,7 @@ void rp_symname(void *fn, char *out, size_t len);
 
 /* Write a message to stderr with write(2) (async-signal-safe). */
 void rp_say(const char *a, const char *b, const char *c);
+
+#pragma GCC visibility pop
 
 #endif

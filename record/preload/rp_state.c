@@ -88,22 +88,6 @@ uint64_t rp_until(clockid_t clk, const struct timespec *deadline, const struct t
 	return d > s ? d - s : 0;
 }
 
-struct rp_thread *rp_enter(void)
-{
-	struct rp_thread *t = rp_self;
-	if (rp_mode != RP_RECORD || !t || t->busy || t->exited || rp_finished)
-		return NULL;
-	t->busy = 1;
-	return t;
-}
-
-void rp_leave(struct rp_thread *t, int recorded)
-{
-	if (recorded)
-		t->carry = 0;
-	t->busy = 0;
-}
-
 int rp_lock(void)
 {
 	rp_real.mutex_lock(&G);
@@ -781,7 +765,7 @@ void rp_init(void)
 			/* work of thread 1 counts from process start, but for
 			 * the clock's set-up and the calibration */
 			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a1);
-			t->last = rp_ts_ns(&a1) - rp_ts_ns(&a0);
+			t->last = rp_startup_ns = rp_ts_ns(&a1) - rp_ts_ns(&a0);
 			rp_thread_map(t->pt, t->id);
 			rp_self = t;
 		}
