@@ -259,6 +259,16 @@ static void kinds_params(struct sim_params *par, const uint64_t *mat, int kinds)
 	par->sleep = 3;
 }
 
+/* Run case i with statistics into *res; its makespan must be `want`. */
+static void run_expect(struct tu_sim *c, const struct sim_params *par, const int32_t *b,
+                       uint64_t want, size_t i, struct sim_result *res)
+{
+	assert_int_equal(sim_run(c->p, c->w, par, b, SIM_STATS, res), SIM_OK);
+	if (res->makespan.num != want)
+		fail_msg("case %zu: makespan %llu, expected %llu", i,
+		         (unsigned long long)res->makespan.num, (unsigned long long)want);
+}
+
 static void test_kinds_by_hand(void **state)
 {
 	(void)state;
@@ -282,11 +292,7 @@ static void test_kinds_by_hand(void **state)
 		for (uint32_t t = 0; t < c.tr->nthreads; t++)
 			b[t] = kc[i].bind[c.tr->threads[t].id];
 		struct sim_result res;
-		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
-		if (res.makespan.num != kc[i].makespan)
-			fail_msg("case %zu: makespan %llu, expected %llu", i,
-			         (unsigned long long)res.makespan.num,
-			         (unsigned long long)kc[i].makespan);
+		run_expect(&c, &par, b, kc[i].makespan, i, &res);
 		assert_int_equal(res.threads[0].blocked.num, kc[i].blocked1);
 		assert_int_equal(res.threads[1].blocked.num, kc[i].blocked2);
 		sim_time ms;
@@ -326,11 +332,7 @@ static void test_start_by_hand(void **state)
 		par.start_cost_remote = sc[i].start;
 		int32_t b[2] = {0, sc[i].bind2};
 		struct sim_result res;
-		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
-		if (res.makespan.num != sc[i].makespan)
-			fail_msg("case %zu: makespan %llu, expected %llu", i,
-			         (unsigned long long)res.makespan.num,
-			         (unsigned long long)sc[i].makespan);
+		run_expect(&c, &par, b, sc[i].makespan, i, &res);
 		assert_int_equal(res.threads[1].cpu.num, sc[i].cpu2);
 		tu_sim_close(&c);
 	}
