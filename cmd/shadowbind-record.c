@@ -210,7 +210,7 @@ static int run_program(struct rec *R)
 	R->pe[0] = R->pe[1] = NULL;
 	if (pid < 0)
 		return fail(err.msg, CLI_EINPUT);
-	R->st = rec_wait_cpu(pid, &R->ns, &R->cpu_ns);
+	R->st = rec_wait_usage(pid, &R->ns, &R->cpu_ns, &R->run.ivcsw);
 	/* the library's figures (TRACE.stats): read, then removed */
 	char statp[PATH_MAX + 80];
 	snprintf(statp, sizeof statp, "%s.stats", R->raw);

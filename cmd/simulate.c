@@ -194,6 +194,10 @@ static void print_json(const struct run *r, const struct sim_params *par, const 
 		cli_json_u64(&j, par->exit_cost);
 		cli_json_key(&j, "exit_cost_remote");
 		cli_json_u64(&j, par->exit_cost_remote);
+		if (par->start_cost_remote) {
+			cli_json_key(&j, "start_cost_remote");
+			cli_json_u64(&j, par->start_cost_remote);
+		}
 		if (par->lat_kinds) {
 			cli_json_key(&j, "wake_busy");
 			cli_json_u64(&j, par->wake_busy);
@@ -280,6 +284,8 @@ static void print_text(const struct run *r, const struct sim_params *par, const 
 		printf("create_cost_remote %" PRIu64 "\nexit_cost %" PRIu64
 		       "\nexit_cost_remote %" PRIu64 "\n", par->create_cost_remote,
 		       par->exit_cost, par->exit_cost_remote);
+		if (par->start_cost_remote)
+			printf("start_cost_remote %" PRIu64 "\n", par->start_cost_remote);
 		if (par->lat_kinds)
 			printf("wake_busy %" PRIu64 "\ntransfer %" PRIu64 "\nsleep %" PRIu64 "\n",
 			       par->wake_busy, par->transfer, par->sleep);

@@ -290,9 +290,10 @@ static void *started(void *arg)
  * cycle (ns): the creator's CPU time in pthread_create and in
  * pthread_join, and the child's
  * CPU time after its start routine returned (its exit: the process's CPU
- * time less the creator's, less the child's before its routine); -1, or
- * 0. */
-static int cycles(int x, int y, long n, double *create, double *join, double *exit_cpu)
+ * time less the creator's, less the child's before its routine) and
+ * before its routine began (its start); -1, or 0. */
+static int cycles(int x, int y, long n, double *create, double *join, double *exit_cpu,
+                  double *start_cpu)
 {
 	pthread_attr_t a;
 	cpu_set_t s;
@@ -320,6 +321,7 @@ static int cycles(int x, int y, long n, double *create, double *join, double *ex
 	*create = cpu / (double)n;
 	*join = jcpu / (double)n;
 	*exit_cpu = (children - start) / (double)n;
+	*start_cpu = start / (double)n;
 	rc = 0;
 out:
 	pthread_attr_destroy(&a);
@@ -452,11 +454,11 @@ static const double dwells[] = {0, 100, 200, 300, 400, 500, 600, 800, 1000, 1500
  * the latency and the next). */
 static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *h,
                         struct mach_fig *hc, struct mach_fig *c, struct mach_fig *jn,
-                        struct mach_fig *e, struct mach_fig *busy, struct mach_fig *xfer,
-                        struct mach_fig *sleep)
+                        struct mach_fig *e, struct mach_fig *st, struct mach_fig *busy,
+                        struct mach_fig *xfer, struct mach_fig *sleep)
 {
 	int X = j->m->os_cpu[x], Y = j->m->os_cpu[y], R = j->rounds;
-	double hv[32], hcv[32], cv[32], jv[32], ev[32], bv[32], xv[32], sv[32];
+	double hv[32], hcv[32], cv[32], jv[32], ev[32], stv[32], bv[32], xv[32], sv[32];
 	long nw = j->n_pp / 5;
 	for (int r = 0; r < R; r++) {
 		double wall = 0, cpu = 0;
@@ -483,7 +485,7 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
 			return -1;
 		}
-		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r]) < 0)
+		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r], &stv[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 	}
 	*h = fig_clamp(fig_of(hv, R));
@@ -493,6 +495,7 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 		*c = fig_of(cv, R);
 		*jn = fig_of(jv, R);
 		*e = fig_clamp(fig_of(ev, R));
+		*st = fig_of(stv, R);
 	}
 	if (busy) {
 		*busy = fig_of(bv, R);
@@ -550,11 +553,13 @@ static void *run_job(void *arg)
 		}
 	/* one CPU: switch, create, exit */
 	if (measure_pair(j, 0, 0, &m->switch_cost, &m->switch_cpu, &m->create, &m->join,
-	                 &m->exit, NULL, NULL, NULL) < 0)
+	                 &m->exit, &m->start, NULL, NULL, NULL) < 0)
 		goto out;
 	m->create_remote = m->create;
 	m->join_remote = m->join;
 	m->exit_remote = m->exit;
+	m->start_remote = m->start;
+	m->has_start = 1;
 	int first = 1;
 	for (uint32_t x = 0; x < n; x++)
 		for (uint32_t y = 0; y < n; y++) {
@@ -567,7 +572,8 @@ static void *run_job(void *arg)
 			struct mach_fig *b = first ? &m->wake_busy : NULL;
 			struct mach_fig *tf = first ? &m->transfer : NULL;
 			struct mach_fig *sl = first ? &m->sleep : NULL;
-			if (measure_pair(j, x, y, &m->lat[x * n + y], NULL, c, jn, e, b, tf, sl) < 0)
+			if (measure_pair(j, x, y, &m->lat[x * n + y], NULL, c, jn, e, &m->start_remote,
+			                 b, tf, sl) < 0)
 				goto out;
 			m->has_kinds = 1;
 			first = 0;

@@ -89,6 +89,10 @@ int mach_write(const struct mach *m, FILE *f)
 	put_fig(f, "join_remote", m->join_remote, "the same, child on another processor");
 	put_fig(f, "exit", m->exit, "a thread's CPU after its start routine, on its creator's processor");
 	put_fig(f, "exit_remote", m->exit_remote, "the same, on another processor");
+	if (m->has_start) {
+		put_fig(f, "start", m->start, "a thread's CPU before its start routine, on its creator's processor");
+		put_fig(f, "start_remote", m->start_remote, "the same, on another processor");
+	}
 	if (m->has_kinds) {
 		put_fig(f, "wake_busy", m->wake_busy, "a wake-up onto a busy CPU (as latency)");
 		put_fig(f, "transfer", m->transfer, "a cache line's move between two CPUs (a free lock)");
@@ -166,6 +170,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 	enum { S_UNIT, S_CPUS, S_SWITCH, S_CREATE, S_CREATE_R, S_EXIT, S_EXIT_R, S_N };
 	int seen[S_N] = {0};
 	unsigned kinds = 0; /* wake_busy 1, transfer 2, sleep 4: all or none */
+	unsigned starts = 0; /* start_remote 1, start 2: both or neither */
 	uint8_t *row = NULL;
 	size_t sec_line = 0;
 	for (size_t i = 0; i < ini.n; i++) {
@@ -238,13 +243,15 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		}
 		static const char *const figs[] = {"switch_cpu", "switch", "create_remote", "create",
 		                                   "exit_remote", "exit", "join_remote", "join",
-		                                   "wake_busy", "transfer", "sleep"};
+		                                   "wake_busy", "transfer", "sleep", "start_remote",
+		                                   "start"};
 		struct mach_fig *fd[] = {&m->switch_cpu, &m->switch_cost, &m->create_remote,
 		                         &m->create, &m->exit_remote, &m->exit, &m->join_remote,
-		                         &m->join, &m->wake_busy, &m->transfer, &m->sleep};
+		                         &m->join, &m->wake_busy, &m->transfer, &m->sleep,
+		                         &m->start_remote, &m->start};
 		static const int need_of[] = {-1, S_SWITCH, S_CREATE_R, S_CREATE, S_EXIT_R, S_EXIT,
-		                              -1, -1, -1, -1, -1};
-		for (int k = 0; k < 11 && !done; k++) {
+		                              -1, -1, -1, -1, -1, -1, -1};
+		for (int k = 0; k < 13 && !done; k++) {
 			size_t l = strlen(figs[k]);
 			if (strncmp(e->key, figs[k], l))
 				continue;
@@ -261,8 +268,10 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			*slot = d;
 			if (!*rest && need_of[k] >= 0)
 				seen[need_of[k]] = 1;
-			if (!*rest && k >= 8)
+			if (!*rest && k >= 8 && k < 11)
 				kinds |= 1 << (k - 8);
+			if (!*rest && k >= 11)
+				starts |= 1 << (k - 11);
 			done = 1;
 		}
 		if (done)
@@ -352,6 +361,12 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		goto out;
 	}
 	m->has_kinds = kinds == 7;
+	if (starts == 1 || starts == 2) {
+		perr(why, whylen, name, sec_line, "[machine] has %s without %s",
+		     starts == 1 ? "start_remote" : "start", starts == 1 ? "start" : "start_remote");
+		goto out;
+	}
+	m->has_start = starts == 3;
 	for (uint32_t x = 0; x < m->ncpu; x++)
 		if (!row[x]) {
 			perr(why, whylen, name, sec_line, "[machine] has no latency.%u", x);
@@ -428,6 +443,8 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	mm->create_cost_remote = extra > 0 ? in_unit(extra, per) : 0;
 	mm->exit_cost = in_unit(m->exit.med, per);
 	mm->exit_cost_remote = in_unit(m->exit_remote.med, per);
+	double sx = m->has_start ? m->start_remote.med - m->start.med : 0;
+	mm->start_cost_remote = sx > 0 ? in_unit(sx, per) : 0;
 	mm->lat_kinds = m->has_kinds;
 	mm->wake_busy = m->has_kinds ? in_unit(m->wake_busy.med, per) : 0;
 	mm->transfer = m->has_kinds ? in_unit(m->transfer.med, per) : 0;
@@ -453,6 +470,7 @@ void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
 	par->create_cost_remote = mm->create_cost_remote;
 	par->exit_cost = mm->exit_cost;
 	par->exit_cost_remote = mm->exit_cost_remote;
+	par->start_cost_remote = mm->start_cost_remote;
 	par->lat_kinds = mm->lat_kinds;
 	par->wake_busy = mm->wake_busy;
 	par->transfer = mm->transfer;

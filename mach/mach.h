@@ -77,6 +77,11 @@ struct mach {
 	 * of the first kind and used for every pair. */
 	struct mach_fig wake_busy, transfer, sleep;
 	int has_kinds;
+	/* start, start_remote: a created thread's CPU time before its start
+	 * routine begins, on its creator's CPU and on another (optional in
+	 * a file, both or neither: has_start) */
+	struct mach_fig start, start_remote;
+	int has_start;
 };
 
 /* What to measure. */
@@ -137,6 +142,8 @@ struct mach_model {
 	         exit_cost_remote; /* units: trace unit                     */
 	int lat_kinds;         /* the file has the kinds of hand-off         */
 	uint64_t wake_busy, transfer, sleep; /* units: trace unit            */
+	uint64_t start_cost_remote; /* start_remote - start (>= 0); units:
+	                          trace unit                                */
 };
 
 /*

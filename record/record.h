@@ -130,6 +130,10 @@ int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed
  */
 int rec_wait(pid_t pid, uint64_t *ns);
 int rec_wait_cpu(pid_t pid, uint64_t *ns, uint64_t *cpu_ns);
+/* rec_wait_usage - rec_wait_cpu, and the involuntary context switches
+ * of the child's threads (wait4's ru_nivcsw: preemptions) in *ivcsw (may
+ * be NULL). */
+int rec_wait_usage(pid_t pid, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw);
 
 /* ---------------------------------------------------------------------
  * What shadowbind-record says about a recording (docs/record.md, "The
@@ -167,6 +171,14 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 
 /* Sleeps up to this long count as polls in a retry loop; ns. */
 #define REC_POLL_NS 1000000
+
+/* A one-processor recording whose threads were preempted at least
+ * REC_PREEMPT_MIN times, and more than REC_PREEMPT_PER_RECORD times per
+ * record, ran whole time slices without synchronizing: rec_report_print
+ * warns that a flag spin may hide there (NAS LU: 4.9 per record; the
+ * validate suite's other programs: at most 1.2). */
+#define REC_PREEMPT_MIN 1000
+#define REC_PREEMPT_PER_RECORD 2
 
 /* Retry loops seen in a trace (rec_spin_scan): on one thread, two or more
  * consecutive failed tries (`trylock M busy`, `trywait S busy`) of the
@@ -225,6 +237,8 @@ struct rec_run {
 	uint64_t wall_ns;      /* the recording's wall time; ns              */
 	uint64_t cpu_ns;       /* the process's CPU time (wait4); ns, 0: unknown */
 	int one_cpu;           /* recorded pinned to one processor           */
+	uint64_t ivcsw;        /* the program's involuntary context switches
+	                          (preemptions, all threads; 0: unknown)     */
 	/* shadowbind-record --check: the program run once unrecorded */
 	int check_ncpu;        /* on this many CPUs (0: no check run)        */
 	uint64_t check_wall_ns, check_cpu_ns; /* its wall and CPU time; ns   */
@@ -237,6 +251,7 @@ struct rec_report {
 	uint64_t work_ns;            /* the trace's total work                */
 	uint64_t wall_ns, cpu_ns;
 	int one_cpu;
+	uint64_t ivcsw;              /* preemptions (rec_run.ivcsw)            */
 	int check_ncpu;
 	uint64_t check_wall_ns, check_cpu_ns;
 	double rate;                 /* records per second of recorded work   */

@@ -188,6 +188,7 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 	rep->wall_ns = run->wall_ns;
 	rep->cpu_ns = run->cpu_ns;
 	rep->one_cpu = run->one_cpu;
+	rep->ivcsw = run->ivcsw;
 	rep->check_ncpu = run->check_ncpu;
 	rep->check_wall_ns = run->check_wall_ns;
 	rep->check_cpu_ns = run->check_cpu_ns;
@@ -291,7 +292,7 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		        "condition wait)%s\n", who, sh >= 10 ? "warning: spinning" : "spinning", sh,
 		        s->loops, s->busy_trylock, s->busy_trywait, s->yields, s->polls, REC_POLL_NS / 1000,
 		        s->blocked_polls,
-		        sh < 10 ? ""
+		        sh < 10 ? (r->one_cpu ? "" : ": --spin-as-wait replays them as the waits they stand for")
 		        : r->one_cpu ? ": on one processor a spinning thread burns its time slice while the "
 		                       "thread it waits for cannot run, and predictions for more processors "
 		                       "inherit that schedule; record on as many CPUs as threads (--all-cpus) "
@@ -299,6 +300,19 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		                     : ": --spin-as-wait replays them as the waits they stand for "
 		                       "(docs/record.md, Distortion and spinning)");
 		warned |= sh >= 10;
+	}
+	if (r->one_cpu && !r->check_ncpu && r->ivcsw >= REC_PREEMPT_MIN &&
+	    r->ivcsw > REC_PREEMPT_PER_RECORD * r->records) {
+		/* --check, when it ran, measured instead of guessing */
+		fprintf(f, "%s: warning: the program's threads were preempted %" PRIu64 " times in %" PRIu64
+		        " records (%.1f per record): they ran whole time slices without a synchronization call. "
+		        "If a thread waits by polling memory (a flag spin: a volatile flag, an OpenMP flush loop; "
+		        "the recorder cannot see it), on one processor it burns its time slice while the thread "
+		        "it waits for cannot run, and the trace counts the polling as work (NAS LU: 100x); "
+		        "--check compares with an unrecorded run on every CPU, or record on as many CPUs as "
+		        "threads (--all-cpus) (docs/record.md, Distortion and spinning)\n",
+		        who, r->ivcsw, r->records, r->records ? (double)r->ivcsw / (double)r->records : 0.0);
+		warned = 1;
 	}
 	if (r->check_ncpu && r->check_cpu_ns) {
 		/* the recorded work against the program's own CPU time */

@@ -87,6 +87,11 @@ int rec_wait(pid_t pid, uint64_t *ns)
 
 int rec_wait_cpu(pid_t pid, uint64_t *ns, uint64_t *cpu_ns)
 {
+	return rec_wait_usage(pid, ns, cpu_ns, NULL);
+}
+
+int rec_wait_usage(pid_t pid, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw)
+{
 	struct timespec a, b;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	g_child = pid;
@@ -103,6 +108,8 @@ int rec_wait_cpu(pid_t pid, uint64_t *ns, uint64_t *cpu_ns)
 	if (cpu_ns)
 		*cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
 		          (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	if (ivcsw)
+		*ivcsw = ru.ru_nivcsw > 0 ? (uint64_t)ru.ru_nivcsw : 0;
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	sigaction(SIGINT, &oi, NULL);
 	sigaction(SIGTERM, &ot, NULL);

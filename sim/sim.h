@@ -126,6 +126,10 @@ struct sim_params {
 	 * exit_cost for every thread, a create has no latency. */
 	int machine;
 	uint64_t create_cost_remote, exit_cost_remote; /* units: trace unit */
+	/* Under machine: CPU a remote thread spends at its start, before its
+	 * first record's work (beyond a local thread's start, which a trace
+	 * recorded on one CPU holds); units: trace unit. */
+	uint64_t start_cost_remote;
 	/* The kinds of hand-off (docs/sim.md, "Machine files"; a machine
 	 * file that measured them).  0: every release that lets a thread on
 	 * another processor proceed costs the pair's latency (lat_matrix or

@@ -118,10 +118,15 @@ static inline void create_thread(struct sim_work *w, uint32_t u, uint32_t a, sti
 	struct sth *t = &w->th[a];
 	if (__builtin_expect(w->op_remote, 0) && op_is_remote(w, u, a)) {
 		t->xremote = 1;
+		load_work(w, a);
+		/* its start costs more CPU than a local one: before its first
+		 * record's work */
+		t->rem += w->par->start_cost_remote;
+		if (w->flags & SIM_STATS)
+			w->ist[a].cpu += w->par->start_cost_remote;
 		if (w->lat_on) {
 			stime nb = T + lat_pair(w, w->th[u].lproc, t->lproc);
 			if (nb > T) {
-				load_work(w, a);
 				if (w->flags & SIM_STATS)
 					w->ist[a].start = T;
 				t->bstart = T;
@@ -130,6 +135,8 @@ static inline void create_thread(struct sim_work *w, uint32_t u, uint32_t a, sti
 				return;
 			}
 		}
+		make_ready(w, a, T);
+		return;
 	}
 	load_work(w, a);
 	make_ready(w, a, T);

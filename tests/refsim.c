@@ -608,6 +608,10 @@ static void perform(struct S *s, int i)
 		c->pos = 0;
 		c->remote = s->p->machine && remote_child(s, i, (int)r->a);
 		c->rem = rec_work(s, (int)r->a, cur_rec(s, (int)r->a));
+		/* "a remote thread spends start_cost_remote of CPU time at its
+		 * start, before its first record's work" */
+		if (c->remote)
+			c->rem += s->p->start_cost_remote;
 		uint64_t at = c->remote ? s->T + lat_between(s, lproc(s, i), lproc(s, (int)r->a)) : s->T;
 		if (at > s->T) {
 			c->st = T_TIMED;

@@ -35,6 +35,8 @@ struct refsim_params {
 	int machine;                /* 1: remote creates and exits          */
 	uint64_t create_cost_remote, exit_cost, exit_cost_remote; /* units:
 	                               trace unit                           */
+	uint64_t start_cost_remote; /* machine: a remote thread's start;
+	                               units: trace unit                    */
 	int lat_kinds;              /* 1: the kinds of hand-off (wake,
 	                               wake onto a busy processor, transfer,
 	                               a waiter not yet asleep)             */

@@ -83,9 +83,11 @@ static void print_run(const struct run *r, FILE *f)
 	        (unsigned long long)r->rp.latency, (unsigned long long)r->rp.create_cost,
 	        (unsigned long long)r->rp.switch_cost);
 	if (r->rp.machine || r->rp.exit_cost) {
-		fprintf(f, ", machine %d, create cost remote %llu, exit cost %llu, exit cost remote %llu",
+		fprintf(f, ", machine %d, create cost remote %llu, exit cost %llu, exit cost remote %llu, "
+		        "start cost remote %llu",
 		        r->rp.machine, (unsigned long long)r->rp.create_cost_remote,
-		        (unsigned long long)r->rp.exit_cost, (unsigned long long)r->rp.exit_cost_remote);
+		        (unsigned long long)r->rp.exit_cost, (unsigned long long)r->rp.exit_cost_remote,
+		        (unsigned long long)r->rp.start_cost_remote);
 		if (r->rp.lat_kinds)
 			fprintf(f, ", kinds of hand-off: wake busy %llu, transfer %llu, sleep %llu",
 			        (unsigned long long)r->rp.wake_busy, (unsigned long long)r->rp.transfer,
@@ -243,6 +245,7 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.create_cost_remote = r->rp.create_cost_remote;
 	par.exit_cost = r->rp.exit_cost;
 	par.exit_cost_remote = r->rp.exit_cost_remote;
+	par.start_cost_remote = r->rp.start_cost_remote;
 	par.lat_kinds = r->rp.lat_kinds;
 	par.wake_busy = r->rp.wake_busy;
 	par.transfer = r->rp.transfer;
@@ -772,6 +775,7 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 		r->rp.create_cost_remote = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
 		r->rp.exit_cost = tu_rand(&ms) % 3 ? 0 : 1 + tu_rand(&ms) % 3;
 		r->rp.exit_cost_remote = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
+		r->rp.start_cost_remote = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
 		/* the kinds of hand-off in half of them (drawn last: the
 		 * figures above stay those of their seed) */
 		if (tu_rand(&ms) % 2) {

@@ -296,6 +296,46 @@ static void test_kinds_by_hand(void **state)
 	}
 }
 
+/*
+ * A remote thread's start (start_cost_remote 4): 1 on 0 creates 2 on 1
+ * (latency 20 both ways, no other costs) and joins it; 2 works 3 and
+ * exits.  2 is ready at 0 + 20 = 20, spends 4 starting and 3 working:
+ * exits at 27, its CPU 7; 1, blocked in its join since 0 (asleep, its
+ * processor idle), goes on at 27 + 20 = 47 and exits: makespan 47.
+ * Without the start cost: 43, 2's CPU 3.  A local child (both on 0)
+ * pays none: 2 runs 0..3 once 1 blocks at 0, 1 goes on at 3: makespan 3.
+ */
+static void test_start_by_hand(void **state)
+{
+	(void)state;
+	static const uint64_t mat[4] = {0, 20, 20, 0};
+	static const struct {
+		int32_t bind2;
+		uint64_t start, makespan, cpu2;
+	} sc[] = {
+		{1, 4, 47, 7},
+		{1, 0, 43, 3},
+		{0, 4, 3, 3},
+	};
+	for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, "shadowbind-trace 1\nunit ns\n1 0 create 2\n2 3 exit\n"
+		                "1 0 join 2\n1 0 exit\n");
+		struct sim_params par;
+		kinds_params(&par, mat, 1);
+		par.start_cost_remote = sc[i].start;
+		int32_t b[2] = {0, sc[i].bind2};
+		struct sim_result res;
+		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
+		if (res.makespan.num != sc[i].makespan)
+			fail_msg("case %zu: makespan %llu, expected %llu", i,
+			         (unsigned long long)res.makespan.num,
+			         (unsigned long long)sc[i].makespan);
+		assert_int_equal(res.threads[1].cpu.num, sc[i].cpu2);
+		tu_sim_close(&c);
+	}
+}
+
 /* Without a machine (every new field zero) a run is the contract's: the
  * same program, latency 10, create cost 2, 1 on 0, 2 on 1, 3 on 2.
  * create 2 at 7, create 3 at 9, both ready at once; 2 posts at 14,
@@ -506,6 +546,9 @@ static void test_calibrate_sane(void **state)
 	assert_true(in(r.wake_busy.med, 0, 1e7));
 	assert_true(in(r.transfer.med, 1, 1e6));
 	assert_true(in(r.sleep.med, 0, 2000));
+	/* a thread's start, CPU time (the kernel's and the C library's) */
+	assert_true(r.has_start);
+	assert_true(in(r.start.med, 10, 1e7) && in(r.start_remote.med, 10, 1e7));
 	mach_release(&m);
 	mach_release(&r);
 	free(buf);
@@ -662,6 +705,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix_by_hand),
 		cmocka_unit_test(test_kinds_by_hand),
+		cmocka_unit_test(test_start_by_hand),
 		cmocka_unit_test(test_default_is_contract),
 		cmocka_unit_test(test_file_to_model),
 		cmocka_unit_test(test_file_errors),

@@ -992,6 +992,49 @@ static void test_report(void **state)
 	free(err);
 }
 
+/* The preemption warning (rec_report_print; record.h REC_PREEMPT_*):
+ * rows from recordings of 2026-11-26 on one CPU (records, involuntary
+ * context switches of wait4): NAS LU class W 7925 and 38912 (4.9 per
+ * record: warns), Splash-3 RADIX 239 and 275 (1.15: quiet), NPB CG 5283
+ * and 1608 (quiet); a short run under the floor (100, 900: quiet); LU
+ * recorded on two CPUs (quiet: nothing was time-sliced) or with --check
+ * (quiet: the check measured). */
+static void test_report_preempt(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		uint64_t records, ivcsw;
+		int one_cpu, check, warns;
+	} rows[] = {
+		{.name = "lu", .records = 7925, .ivcsw = 38912, .one_cpu = 1, .warns = 1},
+		{.name = "radix", .records = 239, .ivcsw = 275, .one_cpu = 1, .warns = 0},
+		{.name = "cg", .records = 5283, .ivcsw = 1608, .one_cpu = 1, .warns = 0},
+		{.name = "short", .records = 100, .ivcsw = 900, .one_cpu = 1, .warns = 0},
+		{.name = "lu on 2 CPUs", .records = 7925, .ivcsw = 38912, .one_cpu = 0, .warns = 0},
+		{.name = "lu --check", .records = 7925, .ivcsw = 38912, .one_cpu = 1, .check = 1, .warns = 0},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct rec_report r;
+		memset(&r, 0, sizeof r);
+		r.records = rows[i].records;
+		r.ivcsw = rows[i].ivcsw;
+		r.one_cpu = rows[i].one_cpu;
+		r.check_ncpu = rows[i].check ? 2 : 0;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		rec_report_print(m, "t", &r);
+		fclose(m);
+		int warns = strstr(text, "preempted") != NULL;
+		if (warns != rows[i].warns)
+			fail_msg("%s: warns %d, want %d: %s", rows[i].name, warns, rows[i].warns, text);
+		if (warns)
+			assert_non_null(strstr(text, "preempted 38912 times in 7925 records (4.9 per record)"));
+		free(text);
+	}
+}
+
 /* rec_spin_as_wait, by hand (issue 28).  Recorded on one processor,
  * thread 2 retries mutex 1 three times (works 15, 50, 50; a yield between
  * the last two) while thread 1 holds it, and takes it with the fourth try
@@ -1152,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_spin_poll_block),
 		cmocka_unit_test(test_spin_scan),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_preempt),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_condvar_stress),
 		cmocka_unit_test(test_trytimed),
