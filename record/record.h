@@ -180,6 +180,13 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 #define REC_PREEMPT_MIN 1000
 #define REC_PREEMPT_PER_RECORD 2
 
+/* A one-processor recording whose CPU time in libgomp's waits exceeds
+ * this share of its work (percent): rec_report_print warns that
+ * predictions for fewer processors than threads leave that time out
+ * (NAS SP class W: 712%, predicted 3.3 s on one CPU against 21.7 s;
+ * NPB MG 33%: -17%; CG 15%: -9%). */
+#define REC_OMP_WAIT_PCT 25
+
 /* Retry loops seen in a trace (rec_spin_scan): on one thread, two or more
  * consecutive failed tries (`trylock M busy`, `trywait S busy`) of the
  * same object, or two or more consecutive yields (`sleep 0`) or short

@@ -314,6 +314,15 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		        who, r->ivcsw, r->records, r->records ? (double)r->ivcsw / (double)r->records : 0.0);
 		warned = 1;
 	}
+	if (r->one_cpu && r->omp_wait_ns * 100 > REC_OMP_WAIT_PCT * r->work_ns) {
+		fprintf(f, "%s: warning: on one processor the program spent %.3f s in libgomp's waits, %.0f%% "
+		        "of its recorded work: the trace leaves them out (they wait), but where threads share "
+		        "a processor each wait costs a sleep, a wake-up and context switches, so predictions "
+		        "for fewer processors than threads are that much too short (docs/record.md, "
+		        "Distortion and spinning)\n",
+		        who, (double)r->omp_wait_ns / 1e9, pct((double)r->omp_wait_ns, (double)r->work_ns));
+		warned = 1;
+	}
 	if (r->check_ncpu && r->check_cpu_ns) {
 		/* the recorded work against the program's own CPU time */
 		double ratio = (double)r->work_ns / (double)r->check_cpu_ns;

@@ -1035,6 +1035,44 @@ static void test_report_preempt(void **state)
 	}
 }
 
+/* The libgomp-waits warning (rec_report_print; REC_OMP_WAIT_PCT 25):
+ * rows from one-CPU recordings of 2026-11-26 (work, CPU in libgomp's
+ * waits; ns): NAS SP class W 3.305 s and 23.541 s (712%: warns), NPB
+ * MG 0.093 s and 0.031 s (33%: warns), CG 0.160 s and 0.024 s (15%:
+ * quiet); SP recorded on two CPUs (quiet: nobody shared a processor). */
+static void test_report_omp_waits(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		uint64_t work_ns, wait_ns;
+		int one_cpu, warns;
+	} rows[] = {
+		{.name = "sp", .work_ns = 3305000000u, .wait_ns = 23541000000u, .one_cpu = 1, .warns = 1},
+		{.name = "mg", .work_ns = 93000000, .wait_ns = 31000000, .one_cpu = 1, .warns = 1},
+		{.name = "cg", .work_ns = 160000000, .wait_ns = 24000000, .one_cpu = 1, .warns = 0},
+		{.name = "sp on 2 CPUs", .work_ns = 3305000000u, .wait_ns = 23541000000u, .warns = 0},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct rec_report r;
+		memset(&r, 0, sizeof r);
+		r.work_ns = rows[i].work_ns;
+		r.omp_wait_ns = rows[i].wait_ns;
+		r.one_cpu = rows[i].one_cpu;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		rec_report_print(m, "t", &r);
+		fclose(m);
+		int warns = strstr(text, "libgomp's waits") != NULL;
+		if (warns != rows[i].warns)
+			fail_msg("%s: warns %d, want %d: %s", rows[i].name, warns, rows[i].warns, text);
+		if (i == 0)
+			assert_non_null(strstr(text, "spent 23.541 s in libgomp's waits, 712%"));
+		free(text);
+	}
+}
+
 /* rec_spin_as_wait, by hand (issue 28).  Recorded on one processor,
  * thread 2 retries mutex 1 three times (works 15, 50, 50; a yield between
  * the last two) while thread 1 holds it, and takes it with the fourth try
@@ -1196,6 +1234,7 @@ int main(void)
 		cmocka_unit_test(test_spin_scan),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_preempt),
+		cmocka_unit_test(test_report_omp_waits),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_condvar_stress),
 		cmocka_unit_test(test_trytimed),
