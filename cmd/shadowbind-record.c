@@ -22,7 +22,8 @@
 static struct {
 	const char *out, *binding, *btrace;
 	uint32_t cpu_opt;
-	int all, check, spin;
+	uint32_t ref_runs;           /* --ref-runs (0: not given, 1)        */
+	int all, check, spin, correct;
 	char **argv;                 /* PROGRAM ARGS..., NULL-terminated    */
 } A;
 
@@ -53,6 +54,16 @@ static struct cli_opt opts[] = {
 	         "process may use and compare its CPU time with the\n"
 	         "recording's (spinning, caches shared by time slicing:\n"
 	         "docs/record.md, Distortion and spinning); the program runs twice"},
+	{CLI_FLAG, "correct", .dst = &A.correct,
+	 .help = "first run PROGRAM once unrecorded where it will be\n"
+	         "recorded, and take the recorded work's excess over that\n"
+	         "run's CPU time out of the trace, an equal share per record\n"
+	         "(the recorder's cost its calibration misses at millions of\n"
+	         "calls per second: docs/record.md, The recorder's cost); the\n"
+	         "program runs twice"},
+	{CLI_U32, "ref-runs", .metavar = "N", .dst = &A.ref_runs, .min = 1, .max = 100,
+	 .help = "with --correct: run it unrecorded N times and take the\n"
+	         "least CPU time (other load only adds to it; default 1)"},
 	{CLI_END}};
 static const struct cli_cmd cmd = {
 	"shadowbind-record", "[options] -- PROGRAM [ARGS...]",
@@ -82,6 +93,10 @@ static int parse(int argc, char **argv)
 		return cli_usage(&cmd, "--cpu, --all-cpus and --binding exclude each other");
 	if (A.btrace && !A.binding)
 		return cli_usage(&cmd, "--trace needs --binding");
+	if (A.correct && A.binding)
+		return cli_usage(&cmd, "--correct and --binding exclude each other");
+	if (A.ref_runs && !A.correct)
+		return cli_usage(&cmd, "--ref-runs needs --correct");
 	A.argv = argv + 1;
 	A.argv[nops] = NULL;
 	return CLI_CONTINUE;
@@ -99,6 +114,9 @@ struct rec {
 	char raw[PATH_MAX + 64];     /* the recorder's spool               */
 	char txt[PATH_MAX + 80];     /* the trace written from it          */
 	uint64_t ns, cpu_ns;         /* the run's wall and CPU time; ns    */
+	uint64_t ref_cpu_ns;         /* --correct: the unrecorded run's CPU
+	                                time; ns                           */
+	int ref_st;                  /* its exit status                    */
 	int st;                      /* the program's exit status          */
 	struct rec_stats stats;
 	struct rec_spool_info info;
@@ -108,6 +126,30 @@ static int fail(const char *msg, int status)
 {
 	fprintf(stderr, "shadowbind-record: %s\n", msg);
 	return status;
+}
+
+/* Run the program once unrecorded (--check, --correct) where this
+ * process may run: its status, its wall and CPU time; the standard input,
+ * which the recording will read again, rewound to where it was.
+ * CLI_OK, or an exit status. */
+static int run_alone(const char *path, const char *opt, int *st, uint64_t *wall_ns, uint64_t *cpu_ns)
+{
+	struct trace_error err;
+	off_t in = lseek(0, 0, SEEK_CUR);
+	if (in < 0 && errno == ESPIPE) {
+		fprintf(stderr, "shadowbind-record: %s runs the program twice: its standard input must be a file "
+		        "(read again by the recording), not a pipe or terminal\n", opt);
+		return CLI_EUSAGE;
+	}
+	pid_t cp = rec_spawn(path, A.argv, NULL, &err);
+	if (cp < 0)
+		return fail(err.msg, CLI_EINPUT);
+	*st = rec_wait_cpu(cp, wall_ns, cpu_ns);
+	if (in >= 0 && lseek(0, in, SEEK_SET) < 0) {
+		fprintf(stderr, "shadowbind-record: %s: cannot rewind the standard input: %s\n", opt, strerror(errno));
+		return CLI_ESYSTEM;
+	}
+	return CLI_OK;
 }
 
 /* The program inspected, the library found, the --check run, and this
@@ -134,10 +176,9 @@ static int prepare(struct rec *R)
 	}
 	if (A.check) {
 		/* the program on its own, on every CPU we may use */
-		pid_t cp = rec_spawn(R->prog.path, A.argv, NULL, &err);
-		if (cp < 0)
-			return fail(err.msg, CLI_EINPUT);
-		int cst = rec_wait_cpu(cp, &R->run.check_wall_ns, &R->run.check_cpu_ns);
+		int cst, rc = run_alone(R->prog.path, "--check", &cst, &R->run.check_wall_ns, &R->run.check_cpu_ns);
+		if (rc != CLI_OK)
+			return rc;
 		R->run.check_ncpu = rec_cpu_count(&R->allowed);
 		if (cst)
 			fprintf(stderr, "shadowbind-record: --check: the unrecorded run exited with status %d\n", cst);
@@ -165,6 +206,18 @@ static int prepare(struct rec *R)
 		if (sched_setaffinity(0, sizeof one, &one) < 0) {
 			fprintf(stderr, "shadowbind-record: cannot pin to CPU %d: %s\n", R->cpu, strerror(errno));
 			return CLI_ESYSTEM;
+		}
+	}
+	if (A.correct) {
+		/* the program on its own, pinned as it will be recorded: the
+		 * least CPU time of --ref-runs runs */
+		for (uint32_t i = 0; i < (A.ref_runs ? A.ref_runs : 1) && !R->ref_st; i++) {
+			uint64_t wall, cpu;
+			int rc = run_alone(R->prog.path, "--correct", &R->ref_st, &wall, &cpu);
+			if (rc != CLI_OK)
+				return rc;
+			if (i == 0 || cpu < R->ref_cpu_ns)
+				R->ref_cpu_ns = cpu;
 		}
 	}
 	return CLI_OK;
@@ -296,6 +349,56 @@ static int spin_as_wait(struct rec *R, struct trace **tr)
 	return CLI_OK;
 }
 
+/* --correct: the recorded work's excess over the reference run taken
+ * out of *tr (the report `rep` is the recording's), R->txt rewritten. */
+static int correct(struct rec *R, const struct rec_report *rep, struct trace *tr)
+{
+	const char *who = "shadowbind-record: --correct";
+	if (R->ref_st) {
+		fprintf(stderr, "%s: the unrecorded run exited with status %d: nothing corrected\n", who,
+		        R->ref_st);
+		return CLI_OK;
+	}
+	if (rep->omp_wait_ns) {
+		fprintf(stderr, "%s: nothing corrected: libgomp's waits are CPU time in the unrecorded run "
+		        "but not work in the trace (docs/record.md, OpenMP)\n", who);
+		return CLI_OK;
+	}
+	/* the trace should hold the reference's CPU time but what the
+	 * recording had in no record (start-up, teardown) */
+	int64_t target = (int64_t)R->ref_cpu_ns - rep->unaccounted_ns;
+	int64_t excess = (int64_t)rep->work_ns - target;
+	fprintf(stderr, "%s: unrecorded the program used %.3f s of CPU; the trace holds %.3f s of work "
+	        "(%+.1f%% against %.3f s: that CPU time without what the recording had in no record)", who,
+	        (double)R->ref_cpu_ns / 1e9, (double)rep->work_ns / 1e9,
+	        target > 0 ? 100.0 * (double)excess / (double)target : 0, (double)target / 1e9);
+	if (excess <= 0 || target <= 0 || 2 * excess > (int64_t)rep->work_ns) {
+		fprintf(stderr, excess <= 0 ? ": nothing to take out\n"
+		                            : ": more than half the work, not the recorder's cost (spinning? "
+		                              "a run unlike the reference?): nothing corrected\n");
+		return CLI_OK;
+	}
+	uint64_t taken = rec_correct(tr, (uint64_t)excess);
+	fprintf(stderr, ": %.3f s taken out, %.1f ns per record\n", (double)taken / 1e9,
+	        (double)taken / (double)tr->nrec);
+	FILE *tf = fopen(R->txt, "w"), *zf = NULL;
+	if (tf && trace_zst_name(R->out) && !(zf = trace_zst_writer(tf, 3))) {
+		fclose(tf);
+		tf = NULL;
+	}
+	int bad = !tf || trace_write(tr, zf ? zf : tf) != 0;
+	if (zf && fclose(zf) != 0)
+		bad = 1;
+	if (tf && fclose(tf) != 0)
+		bad = 1;
+	if (bad) {
+		fprintf(stderr, "%s: %s: %s\n", who, R->txt, strerror(errno));
+		unlink(R->txt);
+		return CLI_ESYSTEM;
+	}
+	return CLI_OK;
+}
+
 /* The trace validated (kept as OUT.invalid if not), reported, renamed
  * to its name; the program's status, or an error's. */
 static int finish(struct rec *R)
@@ -316,6 +419,13 @@ static int finish(struct rec *R)
 	R->run.one_cpu = R->cpu >= 0;
 	struct rec_report rep;
 	rec_report_make(tr, &R->stats, &R->run, &rep);
+	if (A.correct) {
+		int rc = correct(R, &rep, tr);
+		if (rc != CLI_OK) {
+			trace_free(tr);
+			return rc;
+		}
+	}
 	if (A.spin) {
 		int rc = spin_as_wait(R, &tr);
 		if (rc != CLI_OK) {

@@ -239,6 +239,19 @@ struct rec_spin_fix {
 int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
                      struct rec_spin_fix *fix, struct trace_error *err);
 
+/*
+ * rec_correct - take `excess` trace units of work out of tr, in place: an
+ * equal share from every record (record k of the thread-major order, 0
+ * based, gives floor(excess (k+1) / nrec) - floor(excess k / nrec)), a
+ * record whose work is smaller than its share giving all it has and its
+ * thread's next records the rest; what a thread's last record could not
+ * give is not taken.  It is the recorder's cost that no calibration
+ * caught, measured with a reference run of the program
+ * (shadowbind-record --correct, docs/record.md "The recorder's cost").
+ * Returns the work taken out (at most excess).
+ */
+uint64_t rec_correct(struct trace *tr, uint64_t excess);
+
 /* What shadowbind-record measured of the run. */
 struct rec_run {
 	uint64_t wall_ns;      /* the recording's wall time; ns              */

@@ -242,6 +242,29 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 	rec_spin_scan(tr, REC_POLL_NS, &rep->spin);
 }
 
+uint64_t rec_correct(struct trace *tr, uint64_t excess)
+{
+	if (!tr->nrec || !excess)
+		return 0;
+	uint64_t taken = 0;
+	unsigned __int128 n = tr->nrec;
+	for (uint32_t i = 0; i < tr->nthreads; i++) {
+		const struct trace_thread *th = &tr->threads[i];
+		uint64_t owed = 0;
+		for (uint32_t j = 0; j < th->nrec; j++) {
+			size_t k = th->first + j;
+			owed += (uint64_t)((unsigned __int128)excess * (k + 1) / n -
+			                   (unsigned __int128)excess * k / n);
+			struct trace_rec *r = &tr->rec[k];
+			uint64_t g = r->work < owed ? r->work : owed;
+			r->work -= g;
+			owed -= g;
+			taken += g;
+		}
+	}
+	return taken;
+}
+
 static double pct(double a, double b)
 {
 	return b > 0 ? 100.0 * a / b : 0;
@@ -262,7 +285,8 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		if (r->resid_share > 0.02) {
 			fprintf(f, "%s: warning: the recorder's residual cost may be %.1f%% of the recorded work "
 			        "(%.3g records per CPU-second): predictions from this trace may be that much too long "
-			        "or short\n", who, 100 * r->resid_share, r->rate);
+			        "or short (--correct measures it with an unrecorded run and takes it out)\n", who,
+			        100 * r->resid_share, r->rate);
 			warned = 1;
 		}
 		if (r->cpu_ns) {

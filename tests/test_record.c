@@ -992,6 +992,58 @@ static void test_report(void **state)
 	free(err);
 }
 
+/* rec_correct by hand.  Records in thread-major order k = 0..4: thread
+ * 1's create (work 10), join (0), exit (5); thread 2's sleep (3), exit
+ * (20).  Taking 12 out of 5 records: record k's share is floor(12 (k+1) /
+ * 5) - floor(12 k / 5): 2, 2, 3, 2, 3.  Thread 1: 10 - 2 = 8; the join has
+ * nothing, so its 2 go on to the exit: 5 - (2 + 3) = 0.  Thread 2: 3 - 2
+ * = 1, 20 - 3 = 17.  All 12 taken.  Taking 100: shares 20 each; thread 1
+ * gives all its 15, thread 2 all its 23: 38 taken, every work 0. */
+static void test_correct(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t excess, taken;
+		uint64_t work[5];
+	} rows[] = {
+		{.excess = 12, .taken = 12, .work = {8, 0, 0, 1, 17}},
+		{.excess = 100, .taken = 38, .work = {0, 0, 0, 0, 0}},
+		{.excess = 0, .taken = 0, .work = {10, 0, 5, 3, 20}},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		struct trace *tr = tu_trace("shadowbind-trace 1\nunit ns\n"
+		                            "1 10 create 2\n2 3 sleep 0\n2 20 exit\n1 0 join 2\n1 5 exit\n");
+		assert_int_equal(tr->nrec, 5);
+		assert_int_equal(rec_correct(tr, rows[i].excess), rows[i].taken);
+		for (int k = 0; k < 5; k++)
+			assert_int_equal(tr->rec[k].work, rows[i].work[k]);
+		trace_free(tr);
+	}
+}
+
+/* shadowbind-record --correct on the lockprobe: the reference run is
+ * reported (the figures themselves are timings: not checked), and the
+ * trace is valid; --ref-runs without --correct is a usage error. */
+static void test_correct_cmd(void **state)
+{
+	(void)state;
+	need_example("lockprobe");
+	char *out = NULL, *err = NULL;
+	int st = tu_cmdf("shadowbind-record", &out, &err,
+	                 "--correct --ref-runs 2 -o '%s/lpc.trace' -- '%s/lockprobe' 2000 4 </dev/null", g_dir,
+	                 g_ex);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(err, "shadowbind-record: --correct: unrecorded the program used "));
+	assert_non_null(strstr(err, "shadowbind-record: 8007 records, "));
+	free(out);
+	free(err);
+	st = tu_cmdf("shadowbind-record", &out, &err, "--ref-runs 2 -- '%s/lockprobe' 2000 4", g_ex);
+	assert_int_equal(st, 1);
+	assert_non_null(strstr(err, "--ref-runs needs --correct"));
+	free(out);
+	free(err);
+}
+
 /* The preemption warning (rec_report_print; record.h REC_PREEMPT_*):
  * rows from recordings of 2026-11-26 on one CPU (records, involuntary
  * context switches of wait4): NAS LU class W 7925 and 38912 (4.9 per
@@ -1248,6 +1300,8 @@ int main(void)
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_omp_pins),
+		cmocka_unit_test(test_correct),
+		cmocka_unit_test(test_correct_cmd),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
