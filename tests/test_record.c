@@ -1124,6 +1124,45 @@ static void test_report_preempt(void **state)
 	}
 }
 
+/* The spinning line (rec_report_print): streamcluster's scans of
+ * 2026-11-26.  Recorded on one CPU: 21878 polls before a block, 0.473 s
+ * of 1.448 s (32.7%: a warning naming --all-cpus).  Recorded on two:
+ * 14654 loops and 591 polls, 3.9% (no warning; names --spin-as-wait and
+ * what fewer processors would miss). */
+static void test_report_spin_line(void **state)
+{
+	(void)state;
+	static const struct {
+		int one_cpu;
+		uint64_t loops, polls, work, total;
+		const char *want;
+		int warns;
+	} rows[] = {
+		{.one_cpu = 1, .polls = 21878, .work = 473, .total = 1448, .warns = 1,
+		 .want = "warning: spinning: 32.7% of the recorded work is in 0 retry loops"},
+		{.one_cpu = 1, .polls = 21878, .work = 473, .total = 1448, .warns = 1,
+		 .want = "record on as many CPUs as threads (--all-cpus)"},
+		{.one_cpu = 0, .loops = 14654, .polls = 591, .work = 39, .total = 1000, .warns = 0,
+		 .want = "spinning: 3.9% of the recorded work"},
+		{.one_cpu = 0, .loops = 14654, .polls = 591, .work = 39, .total = 1000, .warns = 0,
+		 .want = "--spin-as-wait replays them as the waits they stand for; predictions for fewer "
+		         "processors than threads"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct rec_report r;
+		memset(&r, 0, sizeof r);
+		r.one_cpu = rows[i].one_cpu;
+		r.spin.loops = rows[i].loops;
+		r.spin.blocked_polls = rows[i].polls;
+		r.spin.work = rows[i].work;
+		r.spin.total = rows[i].total;
+		char *text = report_text(&r);
+		if (!strstr(text, rows[i].want) || (strstr(text, "warning") != NULL) != rows[i].warns)
+			fail_msg("row %zu: want \"%s\" (warns %d): %s", i, rows[i].want, rows[i].warns, text);
+		free(text);
+	}
+}
+
 /* The libgomp-waits warning (rec_report_print; REC_OMP_WAIT_PCT 25):
  * rows from one-CPU recordings of 2026-11-26 (work, CPU in libgomp's
  * waits; ns): NAS SP class W 3.305 s and 23.541 s (712%: warns), NPB
@@ -1287,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_preempt),
 		cmocka_unit_test(test_report_omp_waits),
+		cmocka_unit_test(test_report_spin_line),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_condvar_stress),
 		cmocka_unit_test(test_trytimed),
