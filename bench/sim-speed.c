@@ -20,10 +20,12 @@
  *
  *   build/bench/sim-speed --trace TRACE BINDING [POLICY [REPEAT]]
  *   build/bench/sim-speed --dump RECORDS THREADS FILE
+ *   build/bench/sim-speed --parse-only [--max-records N] [--repeat R]
  *
  * --dump writes the table's trace of RECORDS records and THREADS threads
  * to FILE (for the reader's instruction counts: `trace-speed FILE` under
- * callgrind).
+ * callgrind).  --parse-only prints the table's parse column alone (each
+ * trace read R times in the process, best), without simulating.
  *
  * --trace simulates a trace file under a binding file (bound mode, the
  * binding's k, POLICY default ps, Direct model) REPEAT times (default 5)
@@ -280,7 +282,7 @@ static int run_trace(const char *path, const char *bpath, const char *pol, int r
 int main(int argc, char **argv)
 {
 	uint64_t max_records = 10000000;
-	int repeat = 1;
+	int repeat = 1, parse_only = 0;
 	if (argc >= 4 && strcmp(argv[1], "--trace") == 0)
 		return run_trace(argv[2], argv[3], argc > 4 ? argv[4] : "ps",
 		                 argc > 5 ? atoi(argv[5]) : 5);
@@ -304,11 +306,14 @@ int main(int argc, char **argv)
 			max_records = strtoull(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
 			repeat = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--parse-only") == 0)
+			parse_only = 1;
 		else {
 			fprintf(stderr, "usage: sim-speed [--max-records N] [--repeat R]\n"
 			        "       sim-speed --one RECORDS THREADS POLICY K [MODEL]\n"
 			        "       sim-speed --trace TRACE BINDING [POLICY [REPEAT]]\n"
-			        "       sim-speed --dump RECORDS THREADS FILE\n");
+			        "       sim-speed --dump RECORDS THREADS FILE\n"
+			        "       sim-speed --parse-only [--max-records N] [--repeat R]\n");
 			return 1;
 		}
 	}
@@ -361,6 +366,12 @@ int main(int argc, char **argv)
 			double mbps = (double)b.len / 1e6 / best;
 			if (sizes[si] >= 100000 && mbps < worst_parse)
 				worst_parse = mbps;
+			if (parse_only) {
+				printf("%-9zu %-7u %8.1f %9.0f\n", tr->nrec, tr->nthreads,
+				       (double)b.len / 1e6, mbps);
+				trace_free(tr);
+				continue;
+			}
 			struct sim_program *p = sim_program_new(tr);
 			struct sim_work *w = p ? sim_work_new(p) : NULL;
 			if (!p || !w) {
@@ -456,6 +467,11 @@ int main(int argc, char **argv)
 			sim_program_free(p);
 			trace_free(tr);
 		}
+	}
+	if (parse_only) {
+		printf("worst over traces of >= 1e5 records: parse %.0f MB/s (goal 500)\n", worst_parse);
+		free(b.p);
+		return 0;
 	}
 	printf("\nper model (k = 8; time relative to direct on the same policy):\n");
 	printf("%-9s %-7s %9s | %-7s %-13s %10s %9s %12s %7s\n", "records", "threads", "pairing s",
