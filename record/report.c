@@ -316,13 +316,14 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		        "condition wait)%s\n", who, sh >= 10 ? "warning: spinning" : "spinning", sh,
 		        s->loops, s->busy_trylock, s->busy_trywait, s->yields, s->polls, REC_POLL_NS / 1000,
 		        s->blocked_polls,
-		        sh < 10 ? (r->one_cpu ? "" : ": --spin-as-wait replays them as the waits they stand for")
-		        : r->one_cpu ? ": on one processor a spinning thread burns its time slice while the "
-		                       "thread it waits for cannot run, and predictions for more processors "
-		                       "inherit that schedule; record on as many CPUs as threads (--all-cpus) "
-		                       "(docs/record.md, Distortion and spinning)"
-		                     : ": --spin-as-wait replays them as the waits they stand for "
-		                       "(docs/record.md, Distortion and spinning)");
+		        r->one_cpu ? (sh < 10 ? ""
+		                      : ": on one processor a spinning thread burns its time slice while the "
+		                        "thread it waits for cannot run, and predictions for more processors "
+		                        "inherit that schedule; record on as many CPUs as threads (--all-cpus) "
+		                        "(docs/record.md, Distortion and spinning)")
+		                   : ": --spin-as-wait replays them as the waits they stand for; predictions "
+		                     "for fewer processors than threads leave out what the spinning costs "
+		                     "where threads share one (docs/record.md, Distortion and spinning)");
 		warned |= sh >= 10;
 	}
 	if (r->one_cpu && !r->check_ncpu && r->ivcsw >= REC_PREEMPT_MIN &&

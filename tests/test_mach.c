@@ -641,6 +641,15 @@ static void test_commands_machine(void **state)
 	if (rc != 0)
 		fail_msg("allocate: status %d: %s", rc, err);
 	assert_non_null(strstr(out, "makespan 44 "));
+	/* and unbound (docs/sim.md: allocate under a machine file), fifo on
+	 * 2 processors, every create remote, a thread that never ran at the
+	 * largest latency of the file (40): 1 creates 2 at 5 + 6 = 11 (ready
+	 * at 51) and 3 at 17 (ready at 57), joins 2 at 17; 2 runs on 0 from
+	 * 51, 3 on 1 from 57 and blocks on the semaphore; 2 posts at 58 (3
+	 * woken at 58 + lat(0,1) = 68), exits at 58 + 3 = 61; 1 (last on 0)
+	 * at 61 on 0, joins 3; 3 at 68 on 0 (the lowest idle processor),
+	 * exits at 68 + 4 + 3 = 75; 1 at 75, exits at 76 */
+	assert_non_null(strstr(out, "unbound 76 "));
 	free(out);
 	free(err);
 	/* experiment: the same job (binpack, fifo, 2 processors) from a

@@ -992,6 +992,47 @@ static void test_report(void **state)
 	free(err);
 }
 
+/* The text of trace t as the trace writer writes it (free it). */
+static char *trace_text(const struct trace *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	assert_int_equal(trace_write(t, m), 0);
+	fclose(m);
+	return text;
+}
+
+/* Assert that t's critical path (one processor per thread, Direct, no
+ * costs) is exactly want trace units. */
+static void assert_makespan(const struct trace *t, uint64_t want)
+{
+	struct sim_program *p = sim_program_new(t);
+	struct sim_work *w = sim_work_new(p);
+	struct sim_params par;
+	sim_params_init(&par);
+	sim_time ms;
+	assert_int_equal(sim_makespan(p, w, &par, NULL, &ms), SIM_OK);
+	char b[64];
+	if (sim_time_cmp(ms, sim_time_int(want)) != 0)
+		fail_msg("makespan %s, want %llu", sim_time_format(ms, b, sizeof b), (unsigned long long)want);
+	sim_work_free(w);
+	sim_program_free(p);
+}
+
+/* What rec_report_print prints of r (free it). */
+static char *report_text(const struct rec_report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	rec_report_print(m, "t", r);
+	fclose(m);
+	return text;
+}
+
 /* rec_correct by hand.  Records in thread-major order k = 0..4: thread
  * 1's create (work 10), join (0), exit (5); thread 2's sleep (3), exit
  * (20).  Taking 12 out of 5 records: record k's share is floor(12 (k+1) /
@@ -1073,16 +1114,51 @@ static void test_report_preempt(void **state)
 		r.ivcsw = rows[i].ivcsw;
 		r.one_cpu = rows[i].one_cpu;
 		r.check_ncpu = rows[i].check ? 2 : 0;
-		char *text = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&text, &len);
-		rec_report_print(m, "t", &r);
-		fclose(m);
+		char *text = report_text(&r);
 		int warns = strstr(text, "preempted") != NULL;
 		if (warns != rows[i].warns)
 			fail_msg("%s: warns %d, want %d: %s", rows[i].name, warns, rows[i].warns, text);
 		if (warns)
 			assert_non_null(strstr(text, "preempted 38912 times in 7925 records (4.9 per record)"));
+		free(text);
+	}
+}
+
+/* The spinning line (rec_report_print): streamcluster's scans of
+ * 2026-11-26.  Recorded on one CPU: 21878 polls before a block, 0.473 s
+ * of 1.448 s (32.7%: a warning naming --all-cpus).  Recorded on two:
+ * 14654 loops and 591 polls, 3.9% (no warning; names --spin-as-wait and
+ * what fewer processors would miss). */
+static void test_report_spin_line(void **state)
+{
+	(void)state;
+	static const struct {
+		int one_cpu;
+		uint64_t loops, polls, work, total;
+		const char *want;
+		int warns;
+	} rows[] = {
+		{.one_cpu = 1, .polls = 21878, .work = 473, .total = 1448, .warns = 1,
+		 .want = "warning: spinning: 32.7% of the recorded work is in 0 retry loops"},
+		{.one_cpu = 1, .polls = 21878, .work = 473, .total = 1448, .warns = 1,
+		 .want = "record on as many CPUs as threads (--all-cpus)"},
+		{.one_cpu = 0, .loops = 14654, .polls = 591, .work = 39, .total = 1000, .warns = 0,
+		 .want = "spinning: 3.9% of the recorded work"},
+		{.one_cpu = 0, .loops = 14654, .polls = 591, .work = 39, .total = 1000, .warns = 0,
+		 .want = "--spin-as-wait replays them as the waits they stand for; predictions for fewer "
+		         "processors than threads"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct rec_report r;
+		memset(&r, 0, sizeof r);
+		r.one_cpu = rows[i].one_cpu;
+		r.spin.loops = rows[i].loops;
+		r.spin.blocked_polls = rows[i].polls;
+		r.spin.work = rows[i].work;
+		r.spin.total = rows[i].total;
+		char *text = report_text(&r);
+		if (!strstr(text, rows[i].want) || (strstr(text, "warning") != NULL) != rows[i].warns)
+			fail_msg("row %zu: want \"%s\" (warns %d): %s", i, rows[i].want, rows[i].warns, text);
 		free(text);
 	}
 }
@@ -1111,11 +1187,7 @@ static void test_report_omp_waits(void **state)
 		r.work_ns = rows[i].work_ns;
 		r.omp_wait_ns = rows[i].wait_ns;
 		r.one_cpu = rows[i].one_cpu;
-		char *text = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&text, &len);
-		rec_report_print(m, "t", &r);
-		fclose(m);
+		char *text = report_text(&r);
 		int warns = strstr(text, "libgomp's waits") != NULL;
 		if (warns != rows[i].warns)
 			fail_msg("%s: warns %d, want %d: %s", rows[i].name, warns, rows[i].warns, text);
@@ -1157,28 +1229,13 @@ static void test_spin_as_wait(void **state)
 	assert_int_equal(fix.tries, 3);
 	assert_int_equal(fix.dropped_records, 4);
 	assert_int_equal(fix.dropped_work, 50 + 0 + 50 + 50);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	assert_int_equal(trace_write(st, m), 0);
-	fclose(m);
+	char *text = trace_text(st);
 	assert_non_null(strstr(text, "1 100 unlock 1\n2 15 lock 1\n2 20 unlock 1\n"));
 	assert_non_null(strstr(text, "3 1 trywait 1 busy\n3 2 trywait 1 busy\n3 3 post 1\n"));
 	assert_null(strstr(text, "trylock"));
 	free(text);
-	uint64_t want[2] = { 185, 130 };
-	struct trace *both[2] = { tr, st };
-	for (int i = 0; i < 2; i++) {
-		struct sim_program *p = sim_program_new(both[i]);
-		struct sim_work *w = sim_work_new(p);
-		struct sim_params par;
-		sim_params_init(&par);
-		sim_time ms;
-		assert_int_equal(sim_makespan(p, w, &par, NULL, &ms), SIM_OK);
-		assert_true(sim_time_cmp(ms, sim_time_int(want[i])) == 0);
-		sim_work_free(w);
-		sim_program_free(p);
-	}
+	assert_makespan(tr, 185);
+	assert_makespan(st, 130);
 	trace_free(st);
 	trace_free(tr);
 }
@@ -1218,30 +1275,12 @@ static void test_spin_poll_block(void **state)
 	assert_int_equal(fix.loops, 0);
 	assert_int_equal(fix.polls, 1);
 	assert_int_equal(fix.dropped_work, 40);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	assert_int_equal(trace_write(st, m), 0);
-	fclose(m);
+	char *text = trace_text(st);
 	assert_non_null(strstr(text, "2 0 unlock 1\n2 0 lock 1\n"));
 	assert_null(strstr(text, "trylock"));
 	free(text);
-	uint64_t want[2] = { 55, 25 };
-	struct trace *both[2] = { tr, st };
-	for (int i = 0; i < 2; i++) {
-		struct sim_program *p = sim_program_new(both[i]);
-		struct sim_work *w = sim_work_new(p);
-		struct sim_params par;
-		sim_params_init(&par);
-		sim_time ms;
-		assert_int_equal(sim_makespan(p, w, &par, NULL, &ms), SIM_OK);
-		char b[64];
-		if (sim_time_cmp(ms, sim_time_int(want[i])) != 0)
-			fail_msg("trace %d: makespan %s, want %llu", i, sim_time_format(ms, b, sizeof b),
-			         (unsigned long long)want[i]);
-		sim_work_free(w);
-		sim_program_free(p);
-	}
+	assert_makespan(tr, 55);
+	assert_makespan(st, 25);
 	trace_free(st);
 	trace_free(tr);
 }
@@ -1287,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_preempt),
 		cmocka_unit_test(test_report_omp_waits),
+		cmocka_unit_test(test_report_spin_line),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_condvar_stress),
 		cmocka_unit_test(test_trytimed),
