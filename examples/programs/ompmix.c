@@ -85,9 +85,11 @@ int main(int argc, char **argv)
 			q();
 #pragma omp ordered
 			{
+				/* the team's block i waits for block i - 1's post */
 				sink += (uint64_t)i;
-				count(C_LOCK);
-				count(C_UNLOCK);
+				if (i > 0)
+					count(C_WAIT);
+				count(C_POST);
 			}
 		}
 		q();

@@ -16,7 +16,9 @@
  *   end without nowait
  *   critical, atomic,      `lock M` / `unlock M` (a mutex per name, one
  *   omp_set_lock & kin     for the unnamed critical, one for atomic)
- *   ordered                `lock O` / `unlock O`, one mutex per team
+ *   ordered                a hand-off in the order the blocks ran:
+ *                          block k (the team's k-th) `wait S(k)` where it
+ *                          started (k > 0) and `post S(k+1)` at its end
  *   dynamic, guided loop   `lock Q` + `unlock Q` at each request for a
  *   chunk, sections, single chunk (start and next, the last, empty one
  *                          too), Q one mutex per team: the team's work
@@ -100,7 +102,8 @@ static void warn_once(int w)
 #define GT_SIZES 8
 struct gteam {
 	uint32_t master, level;
-	char q, o;                   /* mutexes: work queue, ordered     */
+	char q;                      /* mutex: the work queue            */
+	uint64_t ord;                /* ordered blocks started (under G) */
 	struct gsize {
 		uint32_t n;          /* team size                       */
 		char d, e, b;        /* barriers: start, end, in-region */
@@ -170,6 +173,8 @@ struct gctx {
 	int si;
 	uint32_t n;
 	uint64_t done_key;           /* this task's children post here    */
+	uint64_t ord_k;              /* the ordered block it is in        */
+	int ord_on;                  /* ... 1: in one, recorded           */
 	uint32_t children;           /* created since its last taskwait   */
 	struct gctx *outer;
 };
@@ -635,28 +640,67 @@ MX_VOID_END(GOMP_critical_end, &g_crit)
 MX_VOID(GOMP_atomic_start, &g_atomic)
 MX_VOID_END(GOMP_atomic_end, &g_atomic)
 
-static const void *ordered_key(void)
+/* ordered: libgomp lets the blocks of a team's ordered loops through in
+ * iteration order, one at a time.  A mutex would let a replay run them
+ * in any order, so each block k (the team's k-th to start, under G)
+ * waits for the semaphore S(k) that block k - 1 posts at its end: the
+ * recorded order, whichever thread runs each block (with --pool the
+ * chunk's segment carries its wait and post).  One chain per team, over
+ * all its ordered loops. */
+static const void *ord_key(const struct gteam *g, uint64_t k)
 {
-	struct gctx *c = g_cur;
-	return c && c->team ? (const void *)&c->team->o : NULL;
+	return (const void *)(uintptr_t)(0x4000000000000000ull | (uint64_t)(g - g_team) << 40 |
+	                                 (k & 0xffffffffffull));
 }
+
+static void sem_rec_key(struct rp_thread *t, uint64_t w, const void *key, int op);
 
 REALFN(GOMP_ordered_start, void_t)
 void GOMP_ordered_start(void)
 {
-	uint64_t w = 0;
-	const void *key = ordered_key();
-	struct rp_thread *t = key ? mx_begin(&w) : NULL;
+	struct gctx *c = g_cur;
+	struct rp_thread *t = c && c->team && recording() ? rp_enter() : NULL;
+	if (t) {
+		rp_work(t, TRACE_WAIT);
+		rp_mark(t);
+	}
 	real_GOMP_ordered_start()();
-	mx_acquired(t, w, key, 0, 1);
+	if (!t)
+		return;
+	int rec = 0;
+	uint64_t w = drop_wait(t, TRACE_WAIT); /* its turn's wait */
+	if (rp_lock() == 0) {
+		uint64_t k = c->team->ord++;
+		c->ord_k = k;
+		c->ord_on = 1;
+		if (k > 0) {
+			sem_rec_key(t, w, ord_key(c->team, k), TRACE_WAIT);
+			rec = 1;
+		}
+		rp_unlock();
+	}
+	rp_mark(t);
+	rp_leave(t, rec);
 }
 
 REALFN(GOMP_ordered_end, void_t)
 void GOMP_ordered_end(void)
 {
-	const void *key = ordered_key();
-	if (key)
-		mx_release(key);
+	struct gctx *c = g_cur;
+	struct rp_thread *t = c && c->ord_on && recording() ? rp_enter() : NULL;
+	if (c)
+		c->ord_on = 0;
+	if (t) {
+		uint64_t w = rp_work(t, TRACE_POST);
+		int rec = 0;
+		if (rp_lock() == 0) {
+			sem_rec_key(t, w, ord_key(c->team, c->ord_k + 1), TRACE_POST);
+			rec = 1;
+			rp_unlock();
+		}
+		rp_mark(t);
+		rp_leave(t, rec);
+	}
 	real_GOMP_ordered_end()();
 }
 
@@ -923,10 +967,10 @@ struct ghdr {
 	size_t off;                  /* the program's data in the block    */
 };
 
-/* Under G: `op S`, S the semaphore of key k (a task's S or C). */
-static void sem_rec(struct rp_thread *t, uint64_t w, uint64_t k, int op)
+/* Under G: `op S`, S the semaphore of `key`. */
+static void sem_rec_key(struct rp_thread *t, uint64_t w, const void *key, int op)
 {
-	struct rp_obj *o = rp_obj(task_key(k), TRACE_K_SEM);
+	struct rp_obj *o = rp_obj(key, TRACE_K_SEM);
 	if (!o)
 		return;
 	uint32_t id = rp_obj_id(o);
@@ -935,6 +979,12 @@ static void sem_rec(struct rp_thread *t, uint64_t w, uint64_t k, int op)
 	else
 		rp_sem_take(o);
 	rp_emit(t, w, op, id, 0);
+}
+
+/* Under G: `op S`, S the semaphore of task key k (a task's S or C). */
+static void sem_rec(struct rp_thread *t, uint64_t w, uint64_t k, int op)
+{
+	sem_rec_key(t, w, task_key(k), op);
 }
 
 static void sem_one(uint64_t k, int op, uint32_t times)
