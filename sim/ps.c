@@ -261,10 +261,12 @@ static inline __attribute__((always_inline)) void ps_enqueue(struct sim_work *w,
 	if (join != T) {
 		/* inside a cycle: join at its end, ready meanwhile */
 		t->state = ST_TIMER;
+		g->ndef += !t->deferred;
 		t->deferred = 1;
 		heap_set(w, u, join, 0, u);
 		return;
 	}
+	g->ndef -= t->deferred;
 	t->deferred = 0;
 	t->state = ST_RUN;
 	ps_advance(w, g, T);

@@ -282,6 +282,8 @@ struct sgrp {
 	uint32_t nslots, slot0;
 	uint32_t rqh, rqt;   /* fifo/rr ready queue                        */
 	uint32_t m;          /* ps: ready threads                          */
+	uint32_t ndef;       /* ps: ready threads waiting for the end of a
+	                        cycle to join (sth.deferred)               */
 	uint32_t hbase, hn;  /* ps: tree of ready threads by (tag, id) at
 	                        rt[hbase], size 2 * rcap; hn: how many     */
 	uint32_t rcap;       /* ps: leaves of that tree (a power of two)     */
@@ -594,13 +596,13 @@ static inline void nb_after(struct sim_work *w, uint32_t u, stime r, int32_t x,
 
 /* Under the machine's kinds of hand-off: the processor of u, blocked,
  * is busy: as many threads running or ready on it (its group: unbound,
- * the pool) as it has processors; under ps the threads that share it
- * (one that became ready inside a cycle joins at its end). */
+ * the pool) as it has processors; under ps those that share it and
+ * those waiting for the end of a cycle to join. */
 static inline int wake_busy_at(const struct sim_work *w, uint32_t u)
 {
 	const struct sgrp *g = &w->g[w->th[u].grp];
 	if (w->cls->gtree == GT_GROUPS) /* ps */
-		return g->m >= g->nslots;
+		return g->m + g->ndef >= g->nslots;
 	if (g->rqh != NIL)
 		return 1;
 	for (uint32_t i = 0; i < g->nslots; i++)

@@ -250,8 +250,9 @@ static uint64_t lat_between(struct S *s, long x, long y)
 
 /* docs/sim.md, "Machine files", the kinds of hand-off: "busy: as many
  * threads running or ready on it (unbound: in the whole pool; under ps
- * those sharing it) as it has processors".  Thread i is blocked, so it
- * is none of them. */
+ * those sharing it and those made ready inside a cycle, waiting for its
+ * end to join) as it has processors".  Thread i is blocked, so it is
+ * none of them. */
 static int busy_at(struct S *s, int i)
 {
 	long cap = 1, p = unbound(s) ? -1 : sproc(s, i);
@@ -262,8 +263,7 @@ static int busy_at(struct S *s, int i)
 	long cnt = 0;
 	if (is_ps(s)) {
 		for (int j = 0; j < s->n; j++)
-			if (j != i && s->th[j].st == T_READY && s->th[j].member &&
-			    (p < 0 || sproc(s, j) == p))
+			if (j != i && s->th[j].st == T_READY && (p < 0 || sproc(s, j) == p))
 				cnt++;
 	} else if (p < 0) {
 		for (int c = 0; c < s->nprocs; c++)
@@ -459,8 +459,11 @@ static void mutex_release(struct S *s, int i, int m)
 		 * asleep (it waited at least sleep) and whose wake-up takes time
 		 * does not own the mutex meanwhile: it stays free, any thread may
 		 * take it, and the waiter asks for it again when its wake-up
-		 * arrives" */
-		if (s->p->lat_kinds && s->T - s->th[w].since >= s->p->sleep) {
+		 * arrives"; a blocked signaller asking again for its mutexes
+		 * keeps the hand-off */
+		int op = cur_rec(s, w)->op;
+		if (s->p->lat_kinds && s->T - s->th[w].since >= s->p->sleep &&
+		    op != TRACE_SIGNAL && op != TRACE_BROADCAST) {
 			uint64_t at = lat(s, mx->st, w, s->T, 1);
 			if (at > s->T) {
 				s->th[w].st = T_TIMED;
