@@ -210,7 +210,7 @@ static char *binding_text(const struct trace *tr, const struct trace_binding *b,
  * bound's --json). */
 static void write_json(FILE *f, const struct trace *tr, const struct alloc_result *res,
                        const struct trace_binding *b, const struct bound_result *br,
-                       const char *stopped)
+                       const char *stopped, const sim_time *unbound)
 {
 	struct cli_json j;
 	char t[64];
@@ -241,6 +241,10 @@ static void write_json(FILE *f, const struct trace *tr, const struct alloc_resul
 	if (br && br->capped) {
 		cli_json_key(&j, "bound_search");
 		cli_json_str(&j, bound_cap_name(br->capped));
+	}
+	if (unbound) { /* under a machine file (the header's unbound) */
+		cli_json_key(&j, "unbound");
+		cli_json_number(&j, sim_time_format(*unbound, t, sizeof t));
 	}
 	cli_json_key(&j, "tests");
 	cli_json_u64(&j, res->tests);
@@ -762,7 +766,8 @@ static int write_result(const struct input *in, const struct outcome *o,
 	if (cli_out_open(&out, A.out_path, why, sizeof why) != 0)
 		return cli_errorf(CLI_EINPUT, "%s", why);
 	if (A.json) {
-		write_json(out.f, in->tr, &o->res, b, o->judged == 0 ? &o->br : NULL, stopped);
+		write_json(out.f, in->tr, &o->res, b, o->judged == 0 ? &o->br : NULL, stopped,
+		           o->unbound_status == SIM_OK ? &o->unbound : NULL);
 	} else {
 		size_t rawlen = 0, len = 0;
 		char *raw = binding_text(in->tr, b, &rawlen);

@@ -654,6 +654,11 @@ static void test_commands_machine(void **state)
 	assert_non_null(strstr(out, "unbound 76 "));
 	free(out);
 	free(err);
+	rc = tu_cmdf("allocate", &out, &err, "-q --json -a binpack --config '%s' '%s'", ipath, tpath);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"unbound\": 76"));
+	free(out);
+	free(err);
 	/* experiment: the same job (binpack, fifo, 2 processors) from a
 	 * directory of traces */
 	char dir[] = "/tmp/test_mach_dirXXXXXX";
