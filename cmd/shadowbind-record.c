@@ -324,6 +324,29 @@ static int convert(struct rec *R)
 	return CLI_OK;
 }
 
+/* R->txt rewritten from tr, compressed when the output's name asks for
+ * it (as the recording was written); on failure the error is printed
+ * after `who` and R->txt removed. */
+static int rewrite(struct rec *R, const struct trace *tr, const char *who)
+{
+	FILE *tf = fopen(R->txt, "w"), *zf = NULL;
+	if (tf && trace_zst_name(R->out) && !(zf = trace_zst_writer(tf, 3))) {
+		fclose(tf);
+		tf = NULL;
+	}
+	int bad = !tf || trace_write(tr, zf ? zf : tf) != 0;
+	if (zf && fclose(zf) != 0)
+		bad = 1;
+	if (tf && fclose(tf) != 0)
+		bad = 1;
+	if (bad) {
+		fprintf(stderr, "%s: %s: %s\n", who, R->txt, strerror(errno));
+		unlink(R->txt);
+		return CLI_ESYSTEM;
+	}
+	return CLI_OK;
+}
+
 /* --spin-as-wait: R->txt rewritten from *tr with its retry loops as
  * waits; *tr replaced by the rewritten trace. */
 static int spin_as_wait(struct rec *R, struct trace **tr)
@@ -332,11 +355,12 @@ static int spin_as_wait(struct rec *R, struct trace **tr)
 	struct trace *st = NULL;
 	struct rec_spin_fix fix;
 	uint64_t before = trace_total_work(*tr);
-	FILE *sf = NULL;
-	if (rec_spin_as_wait(*tr, REC_POLL_NS, &st, &fix, &err) < 0 || !(sf = fopen(R->txt, "w")) ||
-	    trace_write(st, sf) != 0 || fclose(sf) != 0) {
-		fprintf(stderr, "shadowbind-record: --spin-as-wait: %s\n", sf ? strerror(errno) : err.msg);
+	if (rec_spin_as_wait(*tr, REC_POLL_NS, &st, &fix, &err) < 0) {
+		fprintf(stderr, "shadowbind-record: --spin-as-wait: %s\n", err.msg);
 		unlink(R->txt);
+		return CLI_ESYSTEM;
+	}
+	if (rewrite(R, st, "shadowbind-record: --spin-as-wait") != CLI_OK) {
 		trace_free(st);
 		return CLI_ESYSTEM;
 	}
@@ -381,22 +405,7 @@ static int correct(struct rec *R, const struct rec_report *rep, struct trace *tr
 	uint64_t taken = rec_correct(tr, (uint64_t)excess);
 	fprintf(stderr, ": %.3f s taken out, %.1f ns per record\n", (double)taken / 1e9,
 	        (double)taken / (double)tr->nrec);
-	FILE *tf = fopen(R->txt, "w"), *zf = NULL;
-	if (tf && trace_zst_name(R->out) && !(zf = trace_zst_writer(tf, 3))) {
-		fclose(tf);
-		tf = NULL;
-	}
-	int bad = !tf || trace_write(tr, zf ? zf : tf) != 0;
-	if (zf && fclose(zf) != 0)
-		bad = 1;
-	if (tf && fclose(tf) != 0)
-		bad = 1;
-	if (bad) {
-		fprintf(stderr, "%s: %s: %s\n", who, R->txt, strerror(errno));
-		unlink(R->txt);
-		return CLI_ESYSTEM;
-	}
-	return CLI_OK;
+	return rewrite(R, tr, who);
 }
 
 /* The trace validated (kept as OUT.invalid if not), reported, renamed

@@ -605,6 +605,24 @@ static void test_zst_output(void **state)
 	trace_free(tt);
 	trace_free(tr);
 	unlink(path);
+	/* the options that rewrite the trace after the recording write it
+	 * compressed too (--spin-as-wait once wrote it as text) */
+	static const char *const rewriting[] = { "--spin-as-wait" };
+	for (size_t i = 0; i < sizeof rewriting / sizeof *rewriting; i++) {
+		char *err = NULL;
+		need_example("sieve");
+		int st = tu_cmdf("shadowbind-record", NULL, &err, "%s -o '%s/z.trace.zst' -- '%s/sieve' 97 50",
+		                 rewriting[i], g_dir, g_ex);
+		if (st != 0)
+			fail_msg("shadowbind-record %s: status %d: %s", rewriting[i], st, err);
+		free(err);
+		bytes = tu_slurp(path, &n);
+		if (!(n > 4 && (unsigned char)bytes[0] == 0x28 && (unsigned char)bytes[1] == 0xb5 &&
+		      (unsigned char)bytes[2] == 0x2f && (unsigned char)bytes[3] == 0xfd))
+			fail_msg("shadowbind-record %s -o z.trace.zst: not zstd data", rewriting[i]);
+		free(bytes);
+		unlink(path);
+	}
 }
 
 /* Write a spool by hand: `n` records, `done` or cut after `flushed`. */
