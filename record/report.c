@@ -119,8 +119,7 @@ static void poll_scan(const struct trace *tr, const struct trace_thread *th, uin
 		}
 		while (k < s && R[k].op == TRACE_SLEEP) /* sleeps before the first try */
 			w -= R[k++].work;
-		if ((R[s].op == TRACE_LOCK && !fails) || k == 0 || R[k - 1].op != TRACE_UNLOCK ||
-		    R[k - 1].a != m)
+		if (!rec_poll_before_block(tr, th, k, s))
 			continue;
 		out->blocked_polls++;
 		if (fails < 2) {

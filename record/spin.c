@@ -48,11 +48,8 @@ static uint64_t acq_key(const struct trace_rec *r)
 	return 0;
 }
 
-/* Is the try at thread T's records j..e (failed tries j..e-1, the success
- * e: a trylock, or a lock after failed tries) a poll before a block: record j-1 releases the mutex the try takes
- * and record e+1 waits on a condition variable with it? */
-static int poll_before_block(const struct trace *tr, const struct trace_thread *T, uint32_t j,
-                             uint32_t e)
+int rec_poll_before_block(const struct trace *tr, const struct trace_thread *T, uint32_t j,
+                          uint32_t e)
 {
 	const struct trace_rec *s = &tr->rec[T->first + e];
 	if (!(s->op == TRACE_TRYLOCK || (s->op == TRACE_LOCK && e > j)) || j == 0 || e + 1 >= T->nrec)
@@ -82,7 +79,7 @@ int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
 			const struct trace_rec *r = &tr->rec[T->first + j];
 			uint64_t key = busy_key(r);
 			if (!key && acq_key(r) && (r->op == TRACE_TRYLOCK || r->op == TRACE_TRYWAIT) &&
-			    poll_before_block(tr, T, j, j)) {
+			    rec_poll_before_block(tr, T, j, j)) {
 				/* a poll that tried once, then blocked */
 				struct trace_rec w = *r;
 				w.op = TRACE_LOCK;
@@ -116,7 +113,7 @@ int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
 				w.op = (uint8_t)(((key >> 32) & 0xffff) == TRACE_K_MUTEX ? TRACE_LOCK : TRACE_WAIT);
 				w.b = 0;
 				w.work = r->work; /* the work before the first try */
-				if (poll_before_block(tr, T, j, e)) {
+				if (rec_poll_before_block(tr, T, j, e)) {
 					w.work = 0; /* a poll of the condition */
 					fix->polls++;
 					fix->dropped_work += r->work;
