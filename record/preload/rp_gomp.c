@@ -23,7 +23,8 @@
  *   chunk, sections, single chunk (start and next, the last, empty one
  *                          too), Q one mutex per team: the team's work
  *                          queue, so that simulate --pool deals the chunks
- *   task                   `post S` at its creation, `wait S` where it
+ *   task                   `post S` at its creation, `lock Q` + `unlock
+ *                          Q` (the team's queue) and `wait S` where it
  *                          starts (S one semaphore per task), `post C` at
  *                          its end (C its parent's), and the parent's
  *                          taskwait `wait C` once per child since the last
@@ -1019,6 +1020,38 @@ static void sem_one(uint64_t k, int op, uint32_t times)
 	rp_leave(t, rec);
 }
 
+/* A task starts in the calling thread: `lock Q` + `unlock Q` of its
+ * team's queue, then `wait S`.  Which member runs a deferred task is
+ * decided at run time, as who takes a chunk of a dynamic loop: with the
+ * request, simulate --pool cuts a segment where the task starts and
+ * deals it to the first member that asks (a thread in no recorded team
+ * writes only the wait).  g: the task's
+ * team, NULL when it runs after its region's function returned. */
+static void task_start(struct gteam *g, uint64_t key)
+{
+	struct rp_thread *t = recording() ? rp_enter() : NULL;
+	if (!t)
+		return;
+	uint64_t w = rp_work(t, TRACE_WAIT);
+	int rec = 0;
+	if (rp_lock() == 0) {
+		/* in the barrier at the region's end, after its function
+		 * returned: the team of that region */
+		if (!g && t->omp_region)
+			g = ((struct gregion *)t->omp_region)->team;
+		if (g) {
+			queue_rec(t, w, g);
+			g_queue_used = 1;
+			w = 0;
+		}
+		sem_rec(t, w, 2 * key, TRACE_WAIT);
+		rec = 1;
+		rp_unlock();
+	}
+	rp_mark(t);
+	rp_leave(t, rec);
+}
+
 static void task_run(void *arg)
 {
 	struct ghdr *h = arg;
@@ -1032,7 +1065,7 @@ static void task_run(void *arg)
 	bar_early();
 	struct gbar in = g_bar;
 	g_bar.c = NULL;
-	sem_one(2 * h->key, TRACE_WAIT, 1);
+	task_start(c.team, h->key);
 	g_cur = &c;
 	h->fn((char *)arg + h->off);
 	g_cur = o;
