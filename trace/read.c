@@ -365,8 +365,7 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
 		     grow32(&P->th_cw0, cap) || grow32(&P->th_nrec, cap)))
 			return -1;
 		if (kind == TRACE_K_SEM &&
-		    (grow32(&P->sem_init, cap) || grow32(&P->sem_declared, cap) ||
-		     grow32(&P->sem_line, cap) || grow32(&P->sem_first_use, cap)))
+		    (grow32(&P->sem_init, cap) || grow32(&P->sem_line, cap)))
 			return -1;
 		o->cap = cap;
 	}
@@ -381,9 +380,7 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
 		P->th_nrec[d] = 0;
 	} else if (kind == TRACE_K_SEM) {
 		P->sem_init[d] = 0;
-		P->sem_declared[d] = 0;
-		P->sem_line[d] = 0;
-		P->sem_first_use[d] = line;
+		P->sem_line[d] = line;
 	}
 	*idx = d;
 	P->probes.obj_inserts++;
@@ -1161,14 +1158,13 @@ static const char *parse_sem(struct tr_p1 *P, const char *p)
 		return NULL;
 	if (obj_get(P, TRACE_K_SEM, (uint32_t)v, 0, &d))
 		return oom(P);
-	if (P->sem_declared[d])
+	if (P->sem_init[d] & TR_SEM_DECLARED)
 		FAIL("semaphore %u declared twice (first at line %u)",
 		     (unsigned)v, P->sem_line[d]);
-	if (P->sem_first_use[d])
+	if (P->sem_line[d])
 		FAIL("semaphore %u declared after its first use at line %u",
-		     (unsigned)v, P->sem_first_use[d]);
-	P->sem_init[d] = (uint32_t)init;
-	P->sem_declared[d] = 1;
+		     (unsigned)v, P->sem_line[d]);
+	P->sem_init[d] = (uint32_t)init | TR_SEM_DECLARED; /* init < 2^31 */
 	P->sem_line[d] = P->line;
 	return p;
 }
@@ -1455,9 +1451,7 @@ void tr_p1_release(struct tr_p1 *P)
 	free(P->cw);
 	free(P->esc);
 	free(P->sem_init);
-	free(P->sem_declared);
 	free(P->sem_line);
-	free(P->sem_first_use);
 	free(P->str);
 	free(P->locset);
 	free(P->lochash);

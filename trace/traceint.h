@@ -153,6 +153,11 @@ uint64_t tr_hash_bytes(const struct tr_hash *h, const char *s, size_t n);
 #define TR_OBJCACHE 64
 #define TR_DIR_MIN 4096
 #define TR_DIR_SPREAD 8
+
+/* tr_p1.sem_init: the semaphore was declared by a `sem` line (its value
+ * is below 2^31, TRACE_ID_LIMIT) */
+#define TR_SEM_DECLARED 0x80000000u
+
 struct tr_obj {
 	uint32_t *dir;   /* [dcap] dense index of id, or TRACE_NONE         */
 	uint32_t dcap;   /* ids below it are (only) in dir[]: 0 or a power
@@ -229,8 +234,14 @@ struct tr_p1 {
 	 * TR1_CWNEXT */
 	uint64_t *cw;
 	size_t ncw, cwcap;
-	/* side arrays of obj[TRACE_K_SEM] */
-	uint32_t *sem_init, *sem_declared, *sem_line, *sem_first_use;
+	/* side arrays of obj[TRACE_K_SEM] (4 bytes each per semaphore: the
+	 * dag trace has one per two records).  sem_init: the initial tokens
+	 * (< 2^31), | TR_SEM_DECLARED once a `sem` line declared it;
+	 * sem_line: the line of that declaration, else of its first use (0:
+	 * added by a declaration being read); a declaration after a use is
+	 * an error, so one line each is enough.  tr_finish splits them into
+	 * trace.sem_init and trace.sem_declared (reusing sem_line's array). */
+	uint32_t *sem_init, *sem_line;
 
 	/* string pool and the set of locations in it */
 	char *str;

@@ -764,8 +764,14 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	}
 	for (uint32_t i = 0; i < nmx; i++)
 		V.mx[i] = (struct vmx){ NONE, 0, NONE };
-	for (uint32_t i = 0; i < nsem; i++)
-		V.sem[i] = (struct vsem){ P->sem_init[i], NONE, NONE };
+	/* pass 1's sem_init carries TR_SEM_DECLARED: split it, the flags
+	 * into sem_line's array (the lines served pass 1's messages only) */
+	for (uint32_t i = 0; i < nsem; i++) {
+		uint32_t v = P->sem_init[i], init = v & ~TR_SEM_DECLARED;
+		P->sem_init[i] = init;
+		P->sem_line[i] = v >> 31;
+		V.sem[i] = (struct vsem){ init, NONE, NONE };
+	}
 	for (uint32_t i = 0; i < nrw; i++)
 		V.rw[i] = (struct vrw){ NONE, 0, NONE, 0 };
 
@@ -839,8 +845,8 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		P->obj[k].id = NULL;
 	}
 	tr->sem_init = fit(P->sem_init, nsem, sizeof(uint32_t));
-	tr->sem_declared = fit(P->sem_declared, nsem, sizeof(uint32_t));
-	P->sem_init = P->sem_declared = NULL;
+	tr->sem_declared = fit(P->sem_line, nsem, sizeof(uint32_t));
+	P->sem_init = P->sem_line = NULL;
 	tr->strings = fit(P->str, P->slen, 1);
 	tr->strings_len = P->slen;
 	P->str = NULL;
