@@ -26,30 +26,37 @@ struct sp_in {
 	struct rec_spool_rec buf[SP_BUF];
 };
 
-/* The next record, or NULL at the end (or on a read error: *err set). */
-static const struct rec_spool_rec *sp_next(struct sp_in *in, int *rerr)
+/* Refill in's buffer (its next records); 0, or -1 at the end or on a
+ * read error (*rerr set). */
+static int sp_fill(struct sp_in *in, int *rerr)
 {
 	if (in->i == in->n)
-		return NULL;
-	if (in->pos == in->have) {
-		uint64_t want = in->n - in->i;
-		if (want > SP_BUF)
-			want = SP_BUF;
-		size_t got = 0, len = (size_t)want * sizeof *in->buf;
-		off_t off = (off_t)(REC_SPOOL_HEAD + in->i * sizeof *in->buf);
-		while (got < len) {
-			ssize_t r = pread(in->fd, (char *)in->buf + got, len - got, off + (off_t)got);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				*rerr = r < 0 ? errno : EIO;
-				return NULL;
-			}
-			got += (size_t)r;
+		return -1;
+	uint64_t want = in->n - in->i;
+	if (want > SP_BUF)
+		want = SP_BUF;
+	size_t got = 0, len = (size_t)want * sizeof *in->buf;
+	off_t off = (off_t)(REC_SPOOL_HEAD + in->i * sizeof *in->buf);
+	while (got < len) {
+		ssize_t r = pread(in->fd, (char *)in->buf + got, len - got, off + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			*rerr = r < 0 ? errno : EIO;
+			return -1;
 		}
-		in->have = (size_t)want;
-		in->pos = 0;
+		got += (size_t)r;
 	}
+	in->have = (size_t)want;
+	in->pos = 0;
+	return 0;
+}
+
+/* The next record, or NULL at the end (or on a read error: *rerr set). */
+static inline const struct rec_spool_rec *sp_next(struct sp_in *in, int *rerr)
+{
+	if (in->pos == in->have && sp_fill(in, rerr) < 0)
+		return NULL;
 	in->i++;
 	return &in->buf[in->pos++];
 }
@@ -96,6 +103,12 @@ static int sp_grow(void *a, size_t *cap, size_t size, uint64_t i)
 	return 0;
 }
 
+/* sp_grow's test inline (it runs for every record) */
+static inline int sp_need(void *a, size_t *cap, size_t size, uint64_t i)
+{
+	return i < *cap ? 0 : sp_grow(a, cap, size, i);
+}
+
 static void sp_tables_free(struct sp_tables *t)
 {
 	free(t->th);
@@ -139,32 +152,93 @@ static void o_s(struct sp_out *o, const char *s)
 	o_mem(o, s, strlen(s));
 }
 
-static void o_u(struct sp_out *o, uint64_t v)
+/* v in decimal at p (at most 20 bytes); returns the end.  Two digits per
+ * division, written in place: the conversion writes some ten numbers a
+ * record. */
+static inline char *o_dec(char *p, uint64_t v)
 {
-	char b[24];
-	int k = 24;
-	do {
-		b[--k] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	o_mem(o, b + k, (size_t)(24 - k));
+	static const char d2[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	int n = 0;
+	uint64_t x = v;
+	for (; x >= 100; x /= 100)
+		n += 2;
+	n += x >= 10 ? 2 : 1; /* the leading group x < 100 */
+	char *e = p + n, *q = e;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		q -= 2;
+		q[0] = d2[2 * r];
+		q[1] = d2[2 * r + 1];
+	}
+	if (v >= 10) {
+		q -= 2;
+		q[0] = d2[2 * v];
+		q[1] = d2[2 * v + 1];
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return e;
 }
 
-static void o_rec(struct sp_out *o, uint32_t tid, uint64_t work, int op, uint64_t arg)
+static void o_u(struct sp_out *o, uint64_t v)
+{
+	char b[20];
+	o_mem(o, b, (size_t)(o_dec(b, v) - b));
+}
+
+/* The longest record line: three numbers of 20 digits, a thread id of
+ * 10, the longest operation's name and outcome, blanks and newline. */
+#define O_REC_MAX 128
+
+/* Each operation's name and its length, looked up once per record. */
+struct o_names {
+	size_t len[TRACE_NOPS];
+	char name[TRACE_NOPS][16]; /* padded with NULs: copied 16 at a time */
+};
+
+static void o_names_init(struct o_names *n)
+{
+	memset(n, 0, sizeof *n);
+	for (int op = 0; op < TRACE_NOPS; op++) {
+		n->len[op] = strlen(trace_ops[op].name);
+		if (n->len[op] < sizeof n->name[op])
+			memcpy(n->name[op], trace_ops[op].name, n->len[op]);
+	}
+}
+
+static void o_rec(struct sp_out *o, const struct o_names *nm, uint32_t tid, uint64_t work, int op,
+                  uint64_t arg)
 {
 	const struct trace_opinfo *oi = &trace_ops[op];
-	o_u(o, tid);
-	o_mem(o, " ", 1);
-	o_u(o, work);
-	o_mem(o, " ", 1);
-	o_s(o, oi->name);
+	if (o->n + O_REC_MAX > sizeof o->buf)
+		o_flush(o);
+	char *p = o->buf + o->n;
+	p = o_dec(p, tid);
+	*p++ = ' ';
+	p = o_dec(p, work);
+	*p++ = ' ';
+	if (nm->len[op] < sizeof nm->name[op])
+		memcpy(p, nm->name[op], sizeof nm->name[op]); /* O_REC_MAX leaves room */
+	else
+		memcpy(p, oi->name, nm->len[op]);
+	p += nm->len[op];
 	for (int i = 0; i < 2; i++) {
 		uint64_t v = i == 0 ? (arg & 0xffffffffu) : (arg >> 32);
 		switch (oi->arg[i].type) {
 		case TRACE_ARG_NONE:
 			continue;
 		case TRACE_ARG_OUTCOME:
-			o_s(o, v ? " ok" : " busy");
+			if (v) {
+				memcpy(p, " ok", 3);
+				p += 3;
+			} else {
+				memcpy(p, " busy", 5);
+				p += 5;
+			}
 			continue;
 		case TRACE_ARG_DURATION:
 			v = arg;
@@ -172,10 +246,11 @@ static void o_rec(struct sp_out *o, uint32_t tid, uint64_t work, int op, uint64_
 		default:
 			break;
 		}
-		o_mem(o, " ", 1);
-		o_u(o, v);
+		*p++ = ' ';
+		p = o_dec(p, v);
 	}
-	o_mem(o, "\n", 1);
+	*p++ = '\n';
+	o->n = (size_t)(p - o->buf);
 }
 
 static void o_note(struct sp_out *o, uint32_t tid, const char *when)
@@ -205,7 +280,7 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 		if (r->tid == 0) {
 			if (r->op != REC_SPOOL_SEMINIT)
 				continue; /* a hole (a record never written) */
-			if (sp_grow(&t->sem, &t->nsem, sizeof *t->sem, a) < 0)
+			if (sp_need(&t->sem, &t->nsem, sizeof *t->sem, a) < 0)
 				goto oom;
 			t->sem[a].initial += b;
 			t->sem[a].count += (int64_t)b;
@@ -214,7 +289,7 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 		if (r->op >= TRACE_NOPS)
 			return rec_fail(err, "%s: record %" PRIu64 " has no operation %u: not a spool", path,
 			                i, r->op);
-		if (sp_grow(&t->th, &t->nth, sizeof *t->th, r->tid) < 0)
+		if (sp_need(&t->th, &t->nth, sizeof *t->th, r->tid) < 0)
 			goto oom;
 		struct sp_thread *th = &t->th[r->tid];
 		th->known = 1;
@@ -224,7 +299,7 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 			continue;
 		switch (r->op) { /* ORDER OP */
 		case TRACE_CREATE:
-			if (sp_grow(&t->th, &t->nth, sizeof *t->th, a) < 0)
+			if (sp_need(&t->th, &t->nth, sizeof *t->th, a) < 0)
 				goto oom;
 			t->th[a].known = 1;
 			break;
@@ -234,7 +309,7 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 		case TRACE_WAIT:
 		case TRACE_TRYWAIT:
 		case TRACE_POST:
-			if (sp_grow(&t->sem, &t->nsem, sizeof *t->sem, a) < 0)
+			if (sp_need(&t->sem, &t->nsem, sizeof *t->sem, a) < 0)
 				goto oom;
 			if (r->op == TRACE_POST)
 				t->sem[a].count++;
@@ -246,7 +321,7 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 		case TRACE_LOCK:
 		case TRACE_TRYLOCK:
 		case TRACE_UNLOCK:
-			if (sp_grow(&t->owner, &t->nmx, sizeof *t->owner, a) < 0)
+			if (sp_need(&t->owner, &t->nmx, sizeof *t->owner, a) < 0)
 				goto oom;
 			if (r->op == TRACE_UNLOCK)
 				t->owner[a] = 0;
@@ -254,7 +329,7 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 				t->owner[a] = r->tid;
 			break;
 		case TRACE_BARRIER:
-			if (sp_grow(&t->bar, &t->nbar, sizeof *t->bar, a) < 0)
+			if (sp_need(&t->bar, &t->nbar, sizeof *t->bar, a) < 0)
 				goto oom;
 			t->bar[a].n = b;
 			t->bar[a].lines++;
@@ -262,11 +337,11 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 		case TRACE_SIGNAL:
 		case TRACE_BROADCAST:
 		case TRACE_CWAIT:
-			if (sp_grow(&t->claims, &t->ncond, sizeof *t->claims, a) < 0)
+			if (sp_need(&t->claims, &t->ncond, sizeof *t->claims, a) < 0)
 				goto oom;
 			t->claims[a] += r->op == TRACE_CWAIT ? -1 : (int64_t)b;
 			if (r->op == TRACE_CWAIT) {
-				if (sp_grow(&t->owner, &t->nmx, sizeof *t->owner, b) < 0)
+				if (sp_need(&t->owner, &t->nmx, sizeof *t->owner, b) < 0)
 					goto oom;
 				t->owner[b] = r->tid;
 			}
@@ -387,6 +462,8 @@ int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
 	}
 
 	/* the header */
+	struct o_names nm;
+	o_names_init(&nm);
 	o->f = out;
 	o->n = 0;
 	o->err = 0;
@@ -442,7 +519,7 @@ int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
 		if (r->flags & REC_SPOOL_NOTE)
 			o_note(o, r->tid, "at process exit");
 		uint64_t arg = r->op == TRACE_UNLOCK ? a : r->arg; /* b: the reservation's condvar */
-		o_rec(o, r->tid, r->work + th->carry, r->op, arg);
+		o_rec(o, &nm, r->tid, r->work + th->carry, r->op, arg);
 		th->carry = 0;
 	}
 	if (rerr) {
@@ -458,7 +535,7 @@ int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
 			uint32_t w = t.owner[m];
 			if (!w || w >= t.nth || t.th[w].exited)
 				continue;
-			o_rec(o, w, t.th[w].carry, TRACE_UNLOCK, m);
+			o_rec(o, &nm, w, t.th[w].carry, TRACE_UNLOCK, m);
 			t.th[w].carry = 0;
 			info->added++;
 		}
@@ -468,8 +545,8 @@ int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
 				continue;
 			/* woken by a kept signal, not yet returned */
 			uint64_t c = th->lastrec.arg >> 32, m = th->lastrec.arg & 0xffffffffu;
-			o_rec(o, (uint32_t)i, th->lastrec.work + th->carry, TRACE_CWAIT, c | m << 32);
-			o_rec(o, (uint32_t)i, 0, TRACE_UNLOCK, m);
+			o_rec(o, &nm, (uint32_t)i, th->lastrec.work + th->carry, TRACE_CWAIT, c | m << 32);
+			o_rec(o, &nm, (uint32_t)i, 0, TRACE_UNLOCK, m);
 			th->carry = 0;
 			info->added += 2;
 		}
@@ -478,7 +555,7 @@ int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
 			if (!th->known || th->exited)
 				continue;
 			o_note(o, (uint32_t)i, "when the recording was cut");
-			o_rec(o, (uint32_t)i, th->carry, TRACE_EXIT, 0);
+			o_rec(o, &nm, (uint32_t)i, th->carry, TRACE_EXIT, 0);
 			info->added++;
 		}
 	}

@@ -75,7 +75,9 @@ struct rp_thread {
 	                            recorded nothing); ns                    */
 	struct rp_rec pend;      /* its latest record (see struct rp_rec)    */
 	int has_pend;
-	struct rec_spool_rec pend_disk; /* that record as the spool has it  */
+	uint8_t pend_flags;      /* its flags as the spool has them
+	                            (REC_SPOOL_DEAD, REC_SPOOL_NOTE): only
+	                            dead and note change after rp_emit      */
 	/* the clock (rp_clock.c): perf_event page, the last exact reading
 	 * and the TSC then */
 	const void *pg;          /* task-clock page (mmap'd), NULL: syscall */
@@ -281,15 +283,81 @@ uint32_t rp_nthreads(void);
 struct rp_thread *rp_thread_at(uint32_t id);
 void rp_reset(void);
 
-/* The recorder lock G; rp_lock returns 0, or -1 when the recording has
- * finished (then G is not held and nothing may be recorded). */
-int rp_lock(void);
-void rp_unlock(void);
+/* The recorder lock G: a futex word of our own (0 free, 1 held, 2 held
+ * with waiters), not a pthread mutex, so that taking it is one
+ * compare-and-swap inline (a pthread_mutex_lock and unlock through their
+ * pointers were some 55 instructions of the ~400 each record cost,
+ * measured with callgrind on the lockprobe).  rp_g_owner: which thread
+ * holds it (the address of its rp_g_me), for the signal handler.
+ * rp_lock returns 0, or -1 when the recording has finished (then G is
+ * not held and nothing may be recorded).  rp_g_acquire/rp_g_release: G
+ * itself, whatever the recording's state. */
+extern int rp_g;
+extern const char *volatile rp_g_owner;
+extern __thread char rp_g_me __attribute__((tls_model("initial-exec")));
+void rp_g_wait(void); /* rp_g_acquire's contended path */
+void rp_g_wake(void);
+
+static inline void rp_g_acquire(void)
+{
+	int z = 0;
+	if (!__atomic_compare_exchange_n(&rp_g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		rp_g_wait();
+	rp_g_owner = &rp_g_me;
+}
+
+static inline void rp_g_release(void)
+{
+	rp_g_owner = NULL;
+	if (__atomic_exchange_n(&rp_g, 0, __ATOMIC_RELEASE) == 2)
+		rp_g_wake();
+}
+
+static inline int rp_lock(void)
+{
+	rp_g_acquire();
+	if (rp_finished) {
+		rp_g_release();
+		return -1;
+	}
+	return 0;
+}
+
+static inline void rp_unlock(void)
+{
+	rp_g_release();
+}
 
 /* Under G: the object at `addr` of `kind` (inserted if new; NULL when out
- * of memory); its id (assigned at first use). */
-struct rp_obj *rp_obj(const void *addr, int kind);
-uint32_t rp_obj_id(struct rp_obj *o);
+ * of memory); its id (assigned at first use).  The table (rp_state.c) is
+ * open addressing; the first probe is inline (most lookups end there),
+ * rp_obj_find the rest. */
+extern struct rp_obj *rp_objtab;
+extern size_t rp_objmask; /* its size - 1; 0 before its first entry */
+struct rp_obj *rp_obj_find(uintptr_t key, int kind);
+uint32_t rp_obj_newid(struct rp_obj *o);
+
+static inline size_t rp_obj_hash(uintptr_t key, int kind)
+{
+	uint64_t h = ((uint64_t)key ^ ((uint64_t)kind << 58)) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 20);
+}
+
+static inline struct rp_obj *rp_obj(const void *addr, int kind)
+{
+	uintptr_t key = addr ? (uintptr_t)addr : 1; /* never 0 (empty) */
+	if (rp_objmask) {
+		struct rp_obj *o = &rp_objtab[rp_obj_hash(key, kind) & rp_objmask];
+		if (o->key == key && o->kind == kind)
+			return o;
+	}
+	return rp_obj_find(key, kind);
+}
+
+static inline uint32_t rp_obj_id(struct rp_obj *o)
+{
+	return o->id ? o->id : rp_obj_newid(o);
+}
 /* Under G: forget the id of the object at addr (it was initialized
  * again); `init` is its semaphore value or barrier count. */
 void rp_obj_reinit(const void *addr, int kind, uint32_t init);

@@ -6,6 +6,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +22,11 @@ volatile int rp_finished;
 __thread struct rp_thread *rp_self __attribute__((tls_model("initial-exec")));
 struct rp_real rp_real;
 
-static pthread_mutex_t G = PTHREAD_MUTEX_INITIALIZER;
-static volatile pid_t g_owner;        /* tid holding G, 0 = none          */
+int rp_g;                             /* G (rp.h)                          */
+const char *volatile rp_g_owner;      /* &rp_g_me of its holder, or NULL   */
+__thread char rp_g_me __attribute__((tls_model("initial-exec")));
+static int g_spin;                    /* G: tries before sleeping (0 on one
+                                         CPU: its holder cannot run then) */
 static uint64_t g_seq;                /* next sequence number             */
 static int g_oom;                     /* a table could not grow           */
 static int g_ioerr;                   /* errno of a failed spool write    */
@@ -42,7 +47,8 @@ static struct rp_thread **g_th;
 static uint32_t g_nth, g_thcap;
 
 /* object table: open addressing, power-of-two size */
-static struct rp_obj *g_obj;
+struct rp_obj *rp_objtab;           /* rp.h                              */
+size_t rp_objmask;
 static size_t g_objcap, g_objn;
 static uint32_t g_next_id[TRACE_NKINDS];
 
@@ -58,16 +64,6 @@ void rp_say(const char *a, const char *b, const char *c)
 	for (int i = 0; i < 3; i++)
 		if (s[i] && write(2, s[i], strlen(s[i])) < 0)
 			return;
-}
-
-/* the calling thread's kernel id, asked once per thread (a system call) */
-static __thread pid_t rp_tid_cache __attribute__((tls_model("initial-exec")));
-
-static pid_t rp_tid(void)
-{
-	if (!rp_tid_cache)
-		rp_tid_cache = (pid_t)syscall(SYS_gettid);
-	return rp_tid_cache;
 }
 
 uint64_t rp_ts_ns(const struct timespec *ts)
@@ -88,30 +84,32 @@ uint64_t rp_until(clockid_t clk, const struct timespec *deadline, const struct t
 	return d > s ? d - s : 0;
 }
 
-int rp_lock(void)
+static long futex(int *w, int op, int v)
 {
-	rp_real.mutex_lock(&G);
-	if (rp_finished) {
-		rp_real.mutex_unlock(&G);
-		return -1;
-	}
-	g_owner = rp_tid();
-	return 0;
+	return syscall(SYS_futex, w, op, v, NULL, NULL, 0);
 }
 
-void rp_unlock(void)
+/* G taken (U. Drepper, "Futexes are tricky", mutex 3): spin a little
+ * when another CPU may be releasing it, then sleep marked 2. */
+void rp_g_wait(void)
 {
-	g_owner = 0;
-	rp_real.mutex_unlock(&G);
+	for (int i = 0; i < g_spin; i++) {
+		__builtin_ia32_pause();
+		int z = 0;
+		if (__atomic_load_n(&rp_g, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&rp_g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+	}
+	while (__atomic_exchange_n(&rp_g, 2, __ATOMIC_ACQUIRE) != 0)
+		futex(&rp_g, FUTEX_WAIT_PRIVATE, 2);
+}
+
+void rp_g_wake(void)
+{
+	futex(&rp_g, FUTEX_WAKE_PRIVATE, 1);
 }
 
 /* ---- objects ---- */
-
-static size_t rp_hash(uintptr_t key, int kind)
-{
-	uint64_t h = ((uint64_t)key ^ ((uint64_t)kind << 58)) * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 20);
-}
 
 static int rp_obj_grow(void)
 {
@@ -120,37 +118,35 @@ static int rp_obj_grow(void)
 	if (!n)
 		return -1;
 	for (size_t i = 0; i < g_objcap; i++) {
-		struct rp_obj *o = &g_obj[i];
+		struct rp_obj *o = &rp_objtab[i];
 		if (!o->key)
 			continue;
-		size_t j = rp_hash(o->key, o->kind) & (ncap - 1);
+		size_t j = rp_obj_hash(o->key, o->kind) & (ncap - 1);
 		while (n[j].key)
 			j = (j + 1) & (ncap - 1);
 		n[j] = *o;
 	}
-	if (g_obj)
-		munmap(g_obj, g_objcap * sizeof *g_obj);
-	g_obj = n;
+	if (rp_objtab)
+		munmap(rp_objtab, g_objcap * sizeof *rp_objtab);
+	rp_objtab = n;
 	g_objcap = ncap;
+	rp_objmask = ncap - 1;
 	return 0;
 }
 
-struct rp_obj *rp_obj(const void *addr, int kind)
+struct rp_obj *rp_obj_find(uintptr_t key, int kind)
 {
-	uintptr_t key = (uintptr_t)addr;
-	if (!key)
-		key = 1; /* never 0 (empty) */
 	if ((g_objn + 1) * 2 > g_objcap && rp_obj_grow() < 0) {
 		g_oom = 1;
 		return NULL;
 	}
-	size_t j = rp_hash(key, kind) & (g_objcap - 1);
-	while (g_obj[j].key) {
-		if (g_obj[j].key == key && g_obj[j].kind == kind)
-			return &g_obj[j];
+	size_t j = rp_obj_hash(key, kind) & (g_objcap - 1);
+	while (rp_objtab[j].key) {
+		if (rp_objtab[j].key == key && rp_objtab[j].kind == kind)
+			return &rp_objtab[j];
 		j = (j + 1) & (g_objcap - 1);
 	}
-	struct rp_obj *o = &g_obj[j];
+	struct rp_obj *o = &rp_objtab[j];
 	memset(o, 0, sizeof *o);
 	o->key = key;
 	o->kind = (uint8_t)kind;
@@ -160,10 +156,8 @@ struct rp_obj *rp_obj(const void *addr, int kind)
 
 static void emit_decl(int op, uint64_t a, uint64_t b);
 
-uint32_t rp_obj_id(struct rp_obj *o)
+uint32_t rp_obj_newid(struct rp_obj *o)
 {
-	if (o->id)
-		return o->id;
 	o->id = ++g_next_id[o->kind];
 	if (o->kind == TRACE_K_SEM && o->has_init) {
 		/* its sem_init value, declared where it is first used */
@@ -275,27 +269,37 @@ static void spool_pwrite(const void *buf, size_t len, uint64_t off)
 	}
 }
 
+static uint8_t rec_flags(const struct rp_rec *r)
+{
+	return (uint8_t)((r->dead ? REC_SPOOL_DEAD : 0) | (r->note ? REC_SPOOL_NOTE : 0));
+}
+
 static struct rec_spool_rec disk_rec(uint32_t tid, const struct rp_rec *r)
 {
 	struct rec_spool_rec d = {
 		.work = r->work, .arg = r->arg, .tid = tid, .op = r->op,
-		.flags = (uint8_t)((r->dead ? REC_SPOOL_DEAD : 0) | (r->note ? REC_SPOOL_NOTE : 0)),
+		.flags = rec_flags(r),
 	};
 	return d;
 }
 
-/* Put t's latest record where the spool will read it: the buffer, or (if
- * the buffer went out since and the record changed) the file. */
+/* Put the flags of t's latest record (the only fields that change after
+ * rp_emit) where the spool will read them: the buffer, or the file if
+ * the buffer went out since. */
 static void sync_pend(struct rp_thread *t)
 {
 	if (!t->has_pend)
 		return;
-	struct rec_spool_rec d = disk_rec(t->id, &t->pend);
-	if (t->pend.seq >= g_base)
-		g_win[t->pend.seq - g_base] = d;
-	else if (memcmp(&d, &t->pend_disk, sizeof d))
+	uint8_t f = rec_flags(&t->pend);
+	if (f == t->pend_flags)
+		return;
+	if (t->pend.seq >= g_base) {
+		g_win[t->pend.seq - g_base].flags = f;
+	} else {
+		struct rec_spool_rec d = disk_rec(t->id, &t->pend);
 		spool_pwrite(&d, sizeof d, REC_SPOOL_HEAD + t->pend.seq * sizeof d);
-	t->pend_disk = d;
+	}
+	t->pend_flags = f;
 }
 
 /* Write the buffer's records [g_base, g_seq) to the file. */
@@ -353,7 +357,13 @@ struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
 	r->op = (uint8_t)op;
 	r->dead = 0;
 	r->note = 0;
-	*d = t->pend_disk = disk_rec(t->id, r);
+	d->work = work;
+	d->arg = r->arg;
+	d->tid = t->id;
+	d->op = (uint8_t)op;
+	d->flags = 0;
+	d->pad = 0;
+	t->pend_flags = 0;
 	t->has_pend = 1;
 	return r;
 }
@@ -437,8 +447,8 @@ void rp_reset(void)
 	g_seq = g_base = 0;
 	if (g_head)
 		g_head->emitted = g_head->flushed = 0;
-	if (g_obj)
-		memset(g_obj, 0, g_objcap * sizeof *g_obj);
+	if (rp_objtab)
+		memset(rp_objtab, 0, g_objcap * sizeof *rp_objtab);
 	g_objn = 0;
 	memset(g_next_id, 0, sizeof g_next_id);
 }
@@ -575,7 +585,7 @@ static void rp_write_trace(const char *why)
 	char pool[256];
 	uint32_t qm = 0;
 	if (rp_gomp_pool(pool, sizeof pool, &qm))
-		rp_say("shadowbind-record: OpenMP work queue recorded (dynamic/guided loops, sections, single): predict with --pool ",
+		rp_say("shadowbind-record: OpenMP work queue recorded (dynamic/guided loops, sections, single, tasks): predict with --pool ",
 		       pool, " (docs/record.md, OpenMP)\n");
 }
 
@@ -606,18 +616,16 @@ static int spool_open(uint64_t records)
 static void on_fatal(int sig)
 {
 	if (rp_mode == RP_RECORD && !rp_finished) {
-		if (g_owner == rp_tid()) {
+		if (rp_g_owner == &rp_g_me) {
 			/* the spool is left as it is (state RUNNING):
 			 * shadowbind-record writes the trace of what was
 			 * flushed, cut */
 			rp_finished = 1;
 		} else {
-			rp_real.mutex_lock(&G);
-			g_owner = rp_tid();
+			rp_g_acquire();
 			rp_write_trace(sig == SIGINT ? "interrupted by SIGINT" : "terminated by SIGTERM");
 			rp_stats_write(g_path);
-			g_owner = 0;
-			rp_real.mutex_unlock(&G);
+			rp_g_release();
 		}
 	}
 	signal(sig, SIG_DFL);
@@ -626,7 +634,6 @@ static void on_fatal(int sig)
 
 static void on_fork_child(void)
 {
-	rp_tid_cache = 0;
 	rp_mode = RP_OFF;
 	rp_finished = 1;
 }
@@ -750,6 +757,9 @@ void rp_init(void)
 		}
 	}
 	if (rp_mode == RP_RECORD) {
+		cpu_set_t cpus;
+		if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 1)
+			g_spin = 100; /* about 1-4 us: G is held for less */
 		struct timespec a0, a1;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a0);
 		rp_clock_init();
@@ -794,10 +804,8 @@ __attribute__((destructor)) static void rp_dtor(void)
 	if (rp_mode != RP_RECORD || rp_finished)
 		return;
 	rp_calibrate_end();
-	rp_real.mutex_lock(&G);
-	g_owner = rp_tid();
+	rp_g_acquire();
 	rp_write_trace("process exit");
 	rp_stats_write(g_path);
-	g_owner = 0;
-	rp_real.mutex_unlock(&G);
+	rp_g_release();
 }
