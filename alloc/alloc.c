@@ -983,6 +983,14 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	struct sim_params sp1 = c.sim;
 	sp1.cpus = 1;
 	res->serial_status = reference(&c, &sp1, one, &res->serial);
+	if (c.sim.machine && c.k >= 2) {
+		/* the OS's scheduling under the same model (alloc.h) */
+		struct sim_params spu = c.sim;
+		spu.mode = SIM_UNBOUND;
+		res->has_unbound = sim_makespan(c.prog, c.wk[0], &spu, NULL, &res->unbound) == SIM_OK;
+		if (!res->has_unbound)
+			res->unbound = sim_time_int(0);
+	}
 	if (!c.have_best) {
 		/* Nothing complete was tested (cancelled at once, or no thread):
 		 * the binpacking allocation is the answer. */

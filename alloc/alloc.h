@@ -200,6 +200,16 @@ struct alloc_result {
 	int binpack_status;    /* its sim status                           */
 	sim_time serial;       /* makespan on one processor (k = 1)        */
 	int serial_status;
+	/* Under a machine model (par->sim.machine) with k >= 2: the program
+	 * predicted left unbound (the OS's scheduling: the same policy,
+	 * model, pool and machine), so that the caller can tell whether
+	 * the binding beats leaving it to the OS (docs/sim.md, "Machine
+	 * files").  has_unbound 1 when `unbound` holds it (its simulation
+	 * returned SIM_OK); 0 otherwise (no machine model, k = 1, or a
+	 * deadlock), `unbound` then 0.  Not counted in `sims` (a
+	 * prediction beside the search, as the caller's own would be). */
+	int has_unbound;
+	sim_time unbound;      /* units: trace unit                        */
 	uint64_t tests;        /* tests (see above)                        */
 	uint64_t sims;         /* simulations, all kinds                   */
 	uint64_t deadlocks;    /* tests that deadlocked before a cutoff

@@ -581,36 +581,12 @@ struct outcome {
 	                           the bound was asked for                */
 	struct bound_result br;
 	int sig;                /* the signal that stopped it, or 0       */
-	/* Under a machine file, k >= 2: the same model's prediction left
-	 * unbound (the OS's scheduling), for the margin (unbound_of) */
-	int unbound_status;     /* SIM_OK when `unbound` holds it, else -1 */
-	sim_time unbound;
 };
 
 /* A binding predicted faster than unbound by less than this (percent)
  * is within the calibrated model's error on 2 CPUs (docs/sim.md,
  * "Machine files"): allocate says to leave the program unbound. */
 #define UNBOUND_MARGIN 5.0
-
-/* Under a machine file with k >= 2, the prediction left unbound into
- * o (the search's model, policy and pool). */
-static void unbound_of(const struct input *in, const struct alloc_params *par,
-                       struct outcome *o)
-{
-	o->unbound_status = -1;
-	if (!par->sim.machine || o->res.cpus < 2)
-		return;
-	struct sim_work *w = sim_work_new(in->sp);
-	if (!w)
-		return;
-	struct sim_params u = par->sim;
-	u.mode = SIM_UNBOUND;
-	u.cpus = o->res.cpus;
-	u.model = o->res.model;
-	if (sim_makespan(in->sp, w, &u, NULL, &o->unbound) == SIM_OK)
-		o->unbound_status = SIM_OK;
-	sim_work_free(w);
-}
 
 /* Under mpirun: this process's rank and the number of ranks (the
  * independent searches of --restarts are dealt over them; every rank
@@ -730,10 +706,10 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 		if (*c == ' ' && c > h->capped + 13)
 			*c = '-'; /* one word: "stopped-at-time-cap" */
 	char unb[96] = "";
-	if (o->unbound_status == SIM_OK) {
+	if (res->has_unbound) {
 		char u[64];
 		snprintf(unb, sizeof unb, "\nunbound %s",
-		         sim_time_format(o->unbound, u, sizeof u));
+		         sim_time_format(res->unbound, u, sizeof u));
 	}
 	snprintf(h->extra, sizeof h->extra, "tests %" PRIu64 "\nmodel %s\nbinpack_input %s\n"
 	         "stopped %s%s%s%s", res->tests, sim_model_name(res->model),
@@ -767,7 +743,7 @@ static int write_result(const struct input *in, const struct outcome *o,
 		return cli_errorf(CLI_EINPUT, "%s", why);
 	if (A.json) {
 		write_json(out.f, in->tr, &o->res, b, o->judged == 0 ? &o->br : NULL, stopped,
-		           o->unbound_status == SIM_OK ? &o->unbound : NULL);
+		           o->res.has_unbound ? &o->res.unbound : NULL);
 	} else {
 		size_t rawlen = 0, len = 0;
 		char *raw = binding_text(in->tr, b, &rawlen);
@@ -817,10 +793,10 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 		fprintf(stderr, "%s: %u independent searches on %d process(es), "
 		        "the best is search %u\n", prog, searches, ranks,
 		        res->restart);
-	if (o->unbound_status == SIM_OK && m > 0) {
+	if (res->has_unbound && m > 0) {
 		char un[64];
-		sim_time_format_dec(o->unbound, un, sizeof un);
-		double u = sim_time_to_double(o->unbound), gain = 100.0 * (u - m) / u;
+		sim_time_format_dec(res->unbound, un, sizeof un);
+		double u = sim_time_to_double(res->unbound), gain = 100.0 * (u - m) / u;
 		fprintf(stderr, "%s: unbound (the OS's scheduling) predicted %s: the binding %.1f%% %s\n",
 		        prog, un, gain < 0 ? -gain : gain, gain < 0 ? "slower" : "faster");
 		if (gain < UNBOUND_MARGIN)
@@ -886,7 +862,6 @@ int main(int argc, char **argv)
 		input_release(&in);
 		return rc;
 	}
-	unbound_of(&in, &par, &o);
 	struct header h;
 	struct trace_binding b = binding_of(&in, &o, &h);
 	rc = write_result(&in, &o, &b, h.stopped);

@@ -829,6 +829,51 @@ static void test_baselines(void **state)
 	trace_free(tr);
 }
 
+/* The prediction left unbound (alloc.h: has_unbound, unbound; issue 25:
+ * allocate's binding against the OS).  The program of test_baselines:
+ * main (work 0) creates T2, T3, T4 of work 100, 200, 300 and joins them.
+ * Under a machine model with no costs (machine 1, every figure 0), fifo,
+ * k = 2, unbound: T2 and T3 start at 0 on the two processors (main has
+ * blocked in its join at 0), T4 takes T2's processor at 100 and ends at
+ * 400, T3 at 200; main's joins and exit take no time: 400.  Binpacking's
+ * binding ({main, T4} / {T2, T3}) 300 (test_baselines).  Without the
+ * machine model, or on one processor, no prediction unbound. */
+static void test_unbound(void **state)
+{
+	(void)state;
+	struct trace *tr = tu_trace("shadowbind-trace 1\n"
+	                            "1 0 create 2\n1 0 create 3\n1 0 create 4\n"
+	                            "2 100 exit\n3 200 exit\n4 300 exit\n"
+	                            "1 0 join 2\n1 0 join 3\n1 0 join 4\n"
+	                            "1 0 exit\n");
+	struct sim_program *sp = sim_program_new(tr);
+	const struct {
+		int machine;
+		uint32_t k;
+		int has;
+		uint64_t unbound;
+	} cases[] = {
+		{.machine = 1, .k = 2, .has = 1, .unbound = 400},
+		{.machine = 0, .k = 2, .has = 0},
+		{.machine = 1, .k = 1, .has = 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct alloc_params p;
+		params(&p, "binpack", cases[i].k);
+		p.sim.policy = SIM_FIFO;
+		p.sim.machine = cases[i].machine;
+		struct alloc_result r;
+		run(sp, &p, &r);
+		assert_int_equal(r.has_unbound, cases[i].has);
+		assert_int_equal(r.unbound.num, cases[i].unbound);
+		if (cases[i].k == 2)
+			assert_int_equal(r.makespan.num, 300);
+		alloc_result_release(&r);
+	}
+	sim_program_free(sp);
+	trace_free(tr);
+}
+
 /* The history's memory cap (issue 14: annealing's history grew to 1 GB):
  * with a 64 KiB cap a long anneal keeps going within it, says so, and is
  * never worse than binpacking; the default cap leaves short runs alone. */
@@ -1446,6 +1491,7 @@ int main(void)
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_rgreedy),
 		cmocka_unit_test(test_baselines),
+		cmocka_unit_test(test_unbound),
 		cmocka_unit_test(test_history_cap),
 		cmocka_unit_test(test_binpack_input),
 	};

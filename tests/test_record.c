@@ -69,21 +69,24 @@ static void need_example(const char *name)
 
 struct example {
 	const char *name, *args; /* small sizes */
+	const char *pool;        /* its work queue's workers (--pool), or NULL */
+	uint32_t tasks;          /* OpenMP tasks it starts: each a segment */
 };
 
 static const struct example examples[] = {
-	{ "sieve", "60 20" },
-	{ "prodcons", "20" },
-	{ "quicksort", "200000" },
-	{ "forkjoin", "5 300 3" },
-	{ "workqueue", "60 100 3" },
-	{ "cxxpool", "40 100 3" },
+	{ .name = "sieve", .args = "60 20" },
+	{ .name = "prodcons", .args = "20" },
+	{ .name = "quicksort", .args = "200000" },
+	{ .name = "forkjoin", .args = "5 300 3" },
+	{ .name = "workqueue", .args = "60 100 3" },
+	{ .name = "cxxpool", .args = "40 100 3" },
 	/* OpenMP (libgomp), docs/record.md "OpenMP" */
-	{ "ompbarrier", "10 100 2" },
-	{ "ompdynamic", "30 50 3 2" },
-	{ "ompcritical", "300 20 2" },
-	{ "omptasks", "4 100 3" },
-	{ "ompmix", "20" }, /* every construct mapped, nested regions */
+	{ .name = "ompbarrier", .args = "10 100 2" },
+	{ .name = "ompdynamic", .args = "30 50 3 2", .pool = "1-3" },
+	{ .name = "ompcritical", .args = "300 20 2" },
+	/* a tree of depth 4: 2 + 4 + 8 + 16 tasks, each dealt by the pool */
+	{ .name = "omptasks", .args = "4 100 3", .pool = "1-3", .tasks = 30 },
+	{ .name = "ompmix", .args = "20" }, /* every construct mapped, nested regions */
 };
 
 /* Count the records of each operation in the trace. */
@@ -246,6 +249,30 @@ static void test_examples(void **state)
 			if (k == 1)
 				assert_true(sim_time_cmp(res.makespan, sim_time_int(trace_total_work(tr))) >= 0);
 			free(bind);
+		}
+		/* a work queue's workers (docs/record.md, "Work queues"): the
+		 * pooled prediction on two processors ends (no deadlock) and
+		 * is no shorter than half the total work */
+		if (x->pool) {
+			struct sim_pool *pool = NULL;
+			char why[256] = "";
+			if (sim_pool_new(p, x->pool, &pool, why, sizeof why) < 0)
+				fail_msg("%s: --pool %s: %s", x->name, x->pool, why);
+			if (sim_pool_segments(pool) < x->tasks)
+				fail_msg("%s: %u segments, fewer than its %u tasks", x->name,
+				         sim_pool_segments(pool), x->tasks);
+			struct sim_params par;
+			sim_params_init(&par);
+			par.cpus = 2;
+			par.mode = SIM_UNBOUND;
+			par.model = SIM_DIRECT;
+			par.pool = pool;
+			struct sim_result res;
+			int rc = sim_run(p, w, &par, NULL, 0, &res);
+			if (rc != SIM_OK)
+				fail_msg("%s: pooled simulation on 2 processors returned %d", x->name, rc);
+			assert_true(sim_time_cmp(res.makespan, sim_time_int(trace_total_work(tr) / 2)) >= 0);
+			sim_pool_free(pool);
 		}
 		sim_work_free(w);
 		sim_program_free(p);

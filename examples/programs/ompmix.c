@@ -147,6 +147,8 @@ int main(int argc, char **argv)
 #pragma omp task
 			sink += work(10, (uint64_t)k);
 			count(C_POST); /* created */
+			count(C_LOCK); /* started: the team's queue */
+			count(C_UNLOCK);
 			count(C_WAIT); /* started */
 			count(C_POST); /* ended */
 		}

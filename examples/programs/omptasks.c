@@ -7,9 +7,10 @@
  *   omptasks [D [UNIT [T]]]   D = 8, UNIT = 1000 us, T = 2
  *
  * Counts in the recorder's mapping (docs/record.md, OpenMP): a task is a
- * `post` where it is created, a `wait` where it starts and a `post` at
- * its end; a taskwait one `wait` per child; the single a `lock`/`unlock`
- * of the team's queue per thread and a `barrier`; the region two
+ * `post` where it is created, a `lock`/`unlock` of the team's queue and
+ * a `wait` where it starts and a `post` at its end; a taskwait one
+ * `wait` per child; the single a `lock`/`unlock` of the team's queue per
+ * thread and a `barrier`; the region two
  * `barrier`s per member; each thread's first region a `lock`/`unlock`.
  */
 #include <omp.h>
@@ -30,6 +31,7 @@ static void node(long d, uint64_t seed)
 #pragma omp task firstprivate(c)
 		node(d - 1, seed * 2 + (uint64_t)c);
 		count(C_POST);
+		count(C_LOCK); /* its start: a request to the team's queue */
 		count(C_WAIT);
 		count(C_POST);
 	}

@@ -592,7 +592,7 @@ static void rp_write_trace(const char *why)
 	char pool[256];
 	uint32_t qm = 0;
 	if (rp_gomp_pool(pool, sizeof pool, &qm))
-		rp_say("shadowbind-record: OpenMP work queue recorded (dynamic/guided loops, sections, single): predict with --pool ",
+		rp_say("shadowbind-record: OpenMP work queue recorded (dynamic/guided loops, sections, single, tasks): predict with --pool ",
 		       pool, " (docs/record.md, OpenMP)\n");
 }
 
