@@ -660,9 +660,13 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 	j.rounds = o->quick ? 3 : 7;
 	j.n_pp = o->quick ? 2000 : 10000;
 	j.n_cj = o->quick ? 300 : 2000;
-	snprintf(m->method, sizeof m->method,
-	         "median and extremes of %d rounds: %ld semaphore round trips, "
-	         "%ld create-join cycles each", j.rounds, j.n_pp, j.n_cj);
+	/* the load around the run: other load changes the wall-time figures
+	 * and a thread's first run on another CPU (18-24 us onto an idle
+	 * CPU, 14-15 us onto a busy one here: docs/sim.md), so the file says
+	 * in what state it was measured */
+	double la0[1] = {-1}, la1[1] = {-1};
+	if (getloadavg(la0, 1) != 1)
+		la0[0] = -1;
 	/* a thread of our own, so that pinning it leaves the caller's
 	 * affinity alone */
 	pthread_t t;
@@ -677,5 +681,13 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 		mach_release(m);
 		return -1;
 	}
+	if (getloadavg(la1, 1) != 1)
+		la1[0] = -1;
+	int w = snprintf(m->method, sizeof m->method,
+	                 "median and extremes of %d rounds: %ld semaphore round trips, "
+	                 "%ld create-join cycles each", j.rounds, j.n_pp, j.n_cj);
+	if (la0[0] >= 0 && la1[0] >= 0 && w > 0 && (size_t)w < sizeof m->method)
+		snprintf(m->method + w, sizeof m->method - (size_t)w,
+		         "; load average %.2f before, %.2f after", la0[0], la1[0]);
 	return 0;
 }

@@ -509,6 +509,8 @@ static void test_calibrate_sane(void **state)
 		fail_msg("%s\n%s", why, buf);
 	assert_int_equal(r.ncpu, m.ncpu);
 	assert_true(r.host[0] && r.when[0] && r.topology[0]);
+	/* the load around the measurement, in the method (docs/sim.md) */
+	assert_non_null(strstr(r.method, "; load average "));
 	const struct mach_fig *figs[] = {&r.switch_cost, &r.create, &r.create_remote, &r.exit,
 	                                 &r.exit_remote};
 	for (int i = 0; i < 5; i++) {

@@ -1450,14 +1450,20 @@ static void test_direct_ids(void **state)
 	free(s);
 }
 
-/* Pass 1 packs a record's work (below 2^48) and its line as the
- * difference from the previous record's (below 1023) into 16 bytes; the
+/* Pass 1 packs a record's work (below 2^24) and its line as the
+ * difference from the previous record's (1 or 2) into 12 bytes; the
  * others go to a side list (trace/traceint.h, struct tr_rec1).  Hand-made
  * lines: the magic, 1100 comment lines (2..1101), then
  *   1102: work 2^48 - 1 (difference 1102: does not pack),
  *   1103: work 2^48 (difference 1: does not pack, for its work),
- *   2125: difference 1022 (packs, after 1021 blank lines),
- *   3148: difference 1023 (does not pack, after 1022 comment lines).
+ *   2125: difference 1022 (after 1021 blank lines: does not pack),
+ *   2126: lock, work 2^24 - 1 (packs; its thread in b),
+ *   2127: unlock, work 2^24 (does not pack, for its work),
+ *   2129: difference 2 (after a comment: packs),
+ *   2132: difference 3 (after two comments: does not pack),
+ *   2133: difference 1 after that (packs: the line follows the side
+ *         list's),
+ *   3156: difference 1023 (does not pack, after 1022 comment lines).
  * The records must come out with exactly these works and lines. */
 static void test_packed_records(void **state)
 {
@@ -1472,6 +1478,8 @@ static void test_packed_records(void **state)
 	for (int i = 0; i < 1021; i++)
 		s[k++] = '\n';
 	k += (size_t)sprintf(s + k, "1 0 sleep 9\n");
+	k += (size_t)sprintf(s + k, "1 16777215 lock 4\n1 16777216 unlock 4\n");
+	k += (size_t)sprintf(s + k, "#\n1 5 sleep 3\n#\n#\n1 6 sleep 4\n1 7 sleep 6\n");
 	for (int i = 0; i < 1022; i++)
 		k += (size_t)sprintf(s + k, "#\n");
 	k += (size_t)sprintf(s + k, "1 3 exit\n");
@@ -1481,20 +1489,28 @@ static void test_packed_records(void **state)
 	if (rc)
 		print_message("%s\n", e.msg);
 	assert_int_equal(rc, 0);
-	assert_int_equal(tr->nrec, 4);
-	static const struct { uint64_t work; uint32_t line, sleep; } want[4] = {
-		{ ((uint64_t)1 << 48) - 1, 1102, 5 },
-		{ (uint64_t)1 << 48, 1103, 7 },
-		{ 0, 2125, 9 },
-		{ 3, 3148, 0 },
+	assert_int_equal(tr->nrec, 9);
+	static const struct { uint64_t work; uint32_t line, sleep; uint8_t op; } want[9] = {
+		{ ((uint64_t)1 << 48) - 1, 1102, 5, TRACE_SLEEP },
+		{ (uint64_t)1 << 48, 1103, 7, TRACE_SLEEP },
+		{ 0, 2125, 9, TRACE_SLEEP },
+		{ ((uint64_t)1 << 24) - 1, 2126, 0, TRACE_LOCK },
+		{ (uint64_t)1 << 24, 2127, 0, TRACE_UNLOCK },
+		{ 5, 2129, 3, TRACE_SLEEP },
+		{ 6, 2132, 4, TRACE_SLEEP },
+		{ 7, 2133, 6, TRACE_SLEEP },
+		{ 3, 3156, 0, TRACE_EXIT },
 	};
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 9; i++) {
 		assert_true(tr->rec[i].work == want[i].work);
 		assert_int_equal(tr->rec[i].line, want[i].line);
-		if (i < 3)
+		assert_int_equal(tr->rec[i].op, want[i].op);
+		if (want[i].op == TRACE_SLEEP)
 			assert_int_equal(trace_sleep_time(&tr->rec[i]), want[i].sleep);
 	}
-	assert_int_equal(tr->rec[3].op, TRACE_EXIT);
+	/* the mutex (id 4, the trace's only one: dense 0) in both */
+	assert_int_equal(tr->rec[3].a, 0);
+	assert_int_equal(tr->rec[4].a, 0);
 	trace_free(tr);
 	free(s);
 }

@@ -633,8 +633,8 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 	q->a = r->a;
 	q->b = r->b;
 	if (diff < TR1_ESC && r->work <= TR1_WORK_MASK) {
-		q->wl = r->work | (uint64_t)diff << TR1_DIFF_SHIFT |
-		        (uint64_t)r->op << TR1_OP_SHIFT;
+		q->wl = (uint32_t)r->work | diff << TR1_DIFF_SHIFT |
+		        (uint32_t)r->op << TR1_OP_SHIFT;
 	} else {
 		if (P->nesc == P->esccap) {
 			struct tr_esc *e = grow2(P->esc, &P->esccap, sizeof *e);
@@ -643,8 +643,8 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 			P->esc = e;
 		}
 		P->esc[P->nesc++] = (struct tr_esc){ r->work, line };
-		q->wl = (uint64_t)TR1_ESC << TR1_DIFF_SHIFT |
-		        (uint64_t)r->op << TR1_OP_SHIFT;
+		q->wl = TR1_ESC << TR1_DIFF_SHIFT |
+		        (uint32_t)r->op << TR1_OP_SHIFT;
 	}
 	P->last_line = line;
 	if (P->bused >> r->op & 1) {

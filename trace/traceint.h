@@ -258,16 +258,20 @@ struct tr_p1 {
 	uint32_t locmask, nlocs;
 };
 
-/* A record of pass 1, packed into 16 bytes (pass 2 unpacks it into its
- * struct trace_rec): the work (below 2^48), the line as the difference
- * from the previous record's (below 1023), the operation, and whether
- * the thread's next record is a cwait (the replay registers the waiter
- * right after this record).  A record whose work or line difference does
- * not fit has the difference TR1_ESC and its work and line in the next
- * entry of tr_p1.esc.  (16 bytes per record with its thread while
- * reading, not 28: fewer pages to fault in.) */
+/* A record of pass 1, packed into 12 bytes (pass 2 unpacks it into its
+ * struct trace_rec): the work (below 2^24), the line as the difference
+ * from the previous record's (1 or 2: records on consecutive lines, or
+ * one line between), the operation, and whether the thread's next record
+ * is a cwait (the replay registers the waiter right after this record).
+ * A record whose work or line difference does not fit has the difference
+ * TR1_ESC and its work and line in the next entry of tr_p1.esc (16 more
+ * bytes).  (12 bytes per record with its thread while reading, not 28:
+ * fewer pages to fault in, which cost 1.5-2.8 us each on the machine of
+ * docs/trace.md.  16 bytes with a 48-bit work until 2026-11-26: works of
+ * 2^24 units and more, 16.8 ms in ns, are rare in long traces, whose
+ * records are many because their works are short.) */
 struct tr_rec1 {
-	uint64_t wl;    /* work | difference << 48 | op << 58 | TR1_CWNEXT */
+	uint32_t wl;    /* work | difference << 24 | op << 26 | TR1_CWNEXT */
 	uint32_t a, b;  /* as struct trace_rec's; b: the thread if the
 	                   operation has no b (tr_bused)                   */
 };
@@ -284,11 +288,11 @@ static inline uint32_t tr_bused(void)
 			m |= 1u << op;
 	return m;
 }
-#define TR1_WORK_MASK (((uint64_t)1 << 48) - 1)
-#define TR1_DIFF_SHIFT 48
-#define TR1_ESC 1023u
-#define TR1_OP_SHIFT 58
-#define TR1_CWNEXT ((uint64_t)1 << 63)
+#define TR1_WORK_MASK ((1u << 24) - 1)
+#define TR1_DIFF_SHIFT 24
+#define TR1_ESC 3u
+#define TR1_OP_SHIFT 26
+#define TR1_CWNEXT (1u << 31)
 struct tr_esc {
 	uint64_t work;  /* units: trace unit */
 	uint32_t line;

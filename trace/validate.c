@@ -320,14 +320,14 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			__builtin_prefetch(&pair[c], 1);
 		}
 		const struct tr_rec1 *q = &prec[i];
-		uint64_t wl = q->wl;
+		uint32_t wl = q->wl;
 		uint8_t op = (uint8_t)((wl >> TR1_OP_SHIFT) & 31);
 		int hasb = bused >> op & 1;
 		uint32_t t = newidx[hasb ? tid[ti++] : q->b];
 		struct vth *T = &th[t];
 		uint32_t j = T->cur;
 		struct trace_rec *w = &rec[j];
-		uint32_t diff = (uint32_t)(wl >> TR1_DIFF_SHIFT) & TR1_ESC;
+		uint32_t diff = wl >> TR1_DIFF_SHIFT & TR1_ESC;
 		int cwnext = (wl & TR1_CWNEXT) != 0;
 		uint64_t work;
 		if (diff == TR1_ESC) {
