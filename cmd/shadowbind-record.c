@@ -290,7 +290,14 @@ static int convert(struct rec *R)
 		fclose(tf);
 		tf = NULL;
 	}
-	int crc = tf ? rec_spool_convert(R->raw, zf ? zf : tf, info, &err) : -1;
+	/* the process's CPU time after the recorder wrote the spool (its
+	 * memory freed, the exit): thread 1's, at its end (record.h) */
+	uint64_t teardown = 0;
+	if (R->stats.have && R->cpu_ns && R->stats.process_cpu_written_ns > 0 &&
+	    (int64_t)R->cpu_ns > R->stats.process_cpu_written_ns + R->stats.children_cpu_ns)
+		teardown = (uint64_t)((int64_t)R->cpu_ns - R->stats.process_cpu_written_ns -
+		                      R->stats.children_cpu_ns);
+	int crc = tf ? rec_spool_convert(R->raw, teardown, zf ? zf : tf, info, &err) : -1;
 	if (!tf)
 		snprintf(err.msg, sizeof err.msg, "%.400s: %s", R->txt, strerror(errno));
 	if (zf && fclose(zf) != 0 && crc == 0) {

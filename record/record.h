@@ -153,6 +153,8 @@ struct rec_stats {
 	int64_t process_cpu_ns;      /* the process's CPU time before the
 	                                trace was written; ns                 */
 	int64_t process_cpu_written_ns; /* after; ns                          */
+	int64_t children_cpu_ns;     /* then, of the children it had waited
+	                                for (in the launcher's wait4); ns     */
 	int64_t checked;             /* 1: the calibration was repeated       */
 	int64_t omp_wait_ns;         /* CPU time inside libgomp's waits, not
 	                                work (docs/record.md, OpenMP); ns     */
@@ -364,6 +366,7 @@ struct rec_spool_info {
 	uint64_t kept;     /* of them in the spool (all when complete)     */
 	uint64_t added;    /* records added to end a cut trace (exits...)  */
 	uint64_t dropped;  /* barrier lines of unfinished episodes dropped */
+	uint64_t teardown; /* of teardown_ns, added to thread 1's exit; ns */
 };
 
 /*
@@ -380,10 +383,14 @@ struct rec_spool_info {
  * dropped (their work goes to the member's next record).  Semaphore
  * initial tokens are the sem_init values plus the tokens the replay needs
  * that no post gave (sem_open, initialized before the recorder started).
+ * teardown_ns (0: none) is work added to thread 1's exit in a finished
+ * spool: the process's CPU time after the recorder wrote it (its memory
+ * freed, other destructors, the exit), which happens there, before the
+ * process ends (docs/record.md, "CPU accounting"); a cut spool ignores it.
  * Returns 0 and fills *info, or -1 with the reason in err (a spool that
  * is not one, a FAILED one with its reason, a read or write error).
  */
-int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
-                      struct trace_error *err);
+int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
+                      struct rec_spool_info *info, struct trace_error *err);
 
 #endif

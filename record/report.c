@@ -31,6 +31,7 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 		{"check_err_ns", offsetof(struct rec_stats, check_err_ns)},
 		{"process_cpu_ns", offsetof(struct rec_stats, process_cpu_ns)},
 		{"process_cpu_written_ns", offsetof(struct rec_stats, process_cpu_written_ns)},
+		{"children_cpu_ns", offsetof(struct rec_stats, children_cpu_ns)},
 		{"checked", offsetof(struct rec_stats, checked)},
 		{"omp_wait_ns", offsetof(struct rec_stats, omp_wait_ns)},
 	};
@@ -294,7 +295,7 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 			if (r->omp_wait_ns)
 				snprintf(omp, sizeof omp, " + libgomp's waits %.3f s", (double)r->omp_wait_ns / 1e9);
 			fprintf(f, "%s: CPU time of the process %.3f s = recorded work %.3f s + recorder %.3f s%s "
-			        "+ in no record %+.3f s (%.1f%%: start-up before the recorder, teardown after the trace)\n",
+			        "+ in no record %+.3f s (%.1f%%: threads the recorder did not know, children reaped after the trace)\n",
 			        who, (double)r->cpu_ns / 1e9, work_s,
 			        (double)(r->excluded_ns + r->calibration_ns + r->write_ns + (uint64_t)(r->subtracted_ns > 0 ? r->subtracted_ns : 0)) / 1e9,
 			        omp, un / 1e9, pct(un < 0 ? -un : un, (double)r->cpu_ns));

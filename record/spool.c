@@ -402,8 +402,8 @@ static int settle_waiters(struct sp_tables *t)
 	return 0;
 }
 
-int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
-                      struct trace_error *err)
+int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
+                      struct rec_spool_info *info, struct trace_error *err)
 {
 	memset(info, 0, sizeof *info);
 	memset(err, 0, sizeof *err);
@@ -519,7 +519,12 @@ int rec_spool_convert(const char *path, FILE *out, struct rec_spool_info *info,
 		if (r->flags & REC_SPOOL_NOTE)
 			o_note(o, r->tid, "at process exit");
 		uint64_t arg = r->op == TRACE_UNLOCK ? a : r->arg; /* b: the reservation's condvar */
-		o_rec(o, &nm, r->tid, r->work + th->carry, r->op, arg);
+		uint64_t tail = 0;
+		if (r->tid == 1 && r->op == TRACE_EXIT && info->complete && !info->teardown) {
+			tail = teardown_ns; /* the process's end, after the spool */
+			info->teardown = teardown_ns;
+		}
+		o_rec(o, &nm, r->tid, r->work + th->carry + tail, r->op, arg);
 		th->carry = 0;
 	}
 	if (rerr) {

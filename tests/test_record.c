@@ -706,6 +706,12 @@ static void test_spool_convert(void **state)
 		"1 10 create 2\n1 5 wait 1\n2 7 wait 1\n2 1 wait 2\n1 4 barrier 1 2\n2 6 barrier 1 2\n"
 		"# thread 2 was still running at process exit: its exit is recorded here\n"
 		"2 10 exit\n1 1 exit\n";
+	static const char want_done_td[] =
+		"shadowbind-trace 1\n# recorded by shadowbind-record (process exit); work is thread CPU time\n"
+		"unit ns\nthread 1 main\nthread 2 w\nsem 1 2\nsem 2 1\n\n"
+		"1 10 create 2\n1 5 wait 1\n2 7 wait 1\n2 1 wait 2\n1 4 barrier 1 2\n2 6 barrier 1 2\n"
+		"# thread 2 was still running at process exit: its exit is recorded here\n"
+		"2 10 exit\n1 101 exit\n";
 	/* cut after 6 of 8: thread 2 waits on condvar 3 (its reservation, a
 	 * dead unlock of mutex 1 naming the condvar), thread 1's signal
 	 * claimed it: its cwait is appended, then the exits; thread 3 was
@@ -748,10 +754,15 @@ static void test_spool_convert(void **state)
 		uint64_t flushed;
 		const char *want;
 		uint64_t added, dropped;
+		uint64_t teardown, kept_teardown; /* given; added (ns) */
 	} cases[] = {
-		{ done, sizeof done / sizeof *done, 1, 0, want_done, 0, 1 },
-		{ cut, sizeof cut / sizeof *cut, 0, 6, want_cut, 6, 0 },
-		{ cut, sizeof cut / sizeof *cut, 0, 4, want_cut2, 3, 0 },
+		{ done, sizeof done / sizeof *done, 1, 0, want_done, 0, 1, 0, 0 },
+		{ cut, sizeof cut / sizeof *cut, 0, 6, want_cut, 6, 0, 0, 0 },
+		{ cut, sizeof cut / sizeof *cut, 0, 4, want_cut2, 3, 0, 0, 0 },
+		/* a teardown of 100 ns: thread 1's exit 1 + 100; a cut
+		 * spool has none (its process died) */
+		{ done, sizeof done / sizeof *done, 1, 0, want_done_td, 0, 1, 100, 100 },
+		{ cut, sizeof cut / sizeof *cut, 0, 6, want_cut, 6, 0, 100, 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		write_spool(path, cases[i].r, cases[i].n, cases[i].done, cases[i].flushed,
@@ -760,7 +771,7 @@ static void test_spool_convert(void **state)
 		assert_non_null(f);
 		struct rec_spool_info info;
 		struct trace_error e;
-		if (rec_spool_convert(path, f, &info, &e) < 0)
+		if (rec_spool_convert(path, cases[i].teardown, f, &info, &e) < 0)
 			fail_msg("case %zu: %s", i, e.msg);
 		fclose(f);
 		char *text = tu_slurp(tpath, NULL);
@@ -770,6 +781,7 @@ static void test_spool_convert(void **state)
 		assert_int_equal(info.complete, cases[i].done);
 		assert_int_equal(info.added, cases[i].added);
 		assert_int_equal(info.dropped, cases[i].dropped);
+		assert_int_equal(info.teardown, cases[i].kept_teardown);
 		struct trace *tr;
 		if (trace_read_file(tpath, &tr, &e) < 0)
 			fail_msg("case %zu: not valid: %s", i, e.msg);
@@ -784,7 +796,7 @@ static void test_spool_convert(void **state)
 	assert_non_null(g);
 	fputs("XX", g);
 	fclose(g);
-	assert_int_equal(rec_spool_convert(path, f, &info, &e), -1);
+	assert_int_equal(rec_spool_convert(path, 0, f, &info, &e), -1);
 	assert_non_null(strstr(e.msg, "not a recorder's spool"));
 	fclose(f);
 	unlink(path);

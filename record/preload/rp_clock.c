@@ -512,10 +512,10 @@ static void put(int fd, const char *k, int64_t v)
 
 static uint64_t g_cpu_before_write; /* process CPU time; ns */
 
-static uint64_t process_cpu(void)
+static uint64_t process_cpu(int who)
 {
 	struct rusage ru;
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
+	if (getrusage(who, &ru) < 0)
 		return 0;
 	return (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
 	       (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
@@ -523,7 +523,7 @@ static uint64_t process_cpu(void)
 
 void rp_stats_mark(void)
 {
-	g_cpu_before_write = process_cpu();
+	g_cpu_before_write = process_cpu(RUSAGE_SELF);
 }
 
 void rp_stats_write(const char *trace_path)
@@ -552,7 +552,7 @@ void rp_stats_write(const char *trace_path)
 		slow_n += t->slow_n;
 		omp_wait += t->omp_wait;
 	}
-	uint64_t cpu = process_cpu();
+	uint64_t cpu = process_cpu(RUSAGE_SELF), children = process_cpu(RUSAGE_CHILDREN);
 	put(fd, "clock_fast", g_fast);
 	put(fd, "tsc_mult", (int64_t)rp_tsc_mult);
 	put(fd, "startup_ns", (int64_t)rp_startup_ns);
@@ -565,6 +565,7 @@ void rp_stats_write(const char *trace_path)
 	put(fd, "check_err_ns", (int64_t)chk_err);
 	put(fd, "process_cpu_ns", (int64_t)g_cpu_before_write);
 	put(fd, "process_cpu_written_ns", (int64_t)cpu);
+	put(fd, "children_cpu_ns", (int64_t)children);
 	put(fd, "checked", g_checked);
 	put(fd, "omp_wait_ns", (int64_t)omp_wait);
 	for (int op = 0; op < TRACE_NOPS; op++) {

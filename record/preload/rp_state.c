@@ -27,6 +27,13 @@ const char *volatile rp_g_owner;      /* &rp_g_me of its holder, or NULL   */
 __thread char rp_g_me __attribute__((tls_model("initial-exec")));
 static int g_spin;                    /* G: tries before sleeping (0 on one
                                          CPU: its holder cannot run then) */
+/* Tries on more CPUs: pauses of 27 ns here, so about 80 us, which covers
+ * G's holds but a preempted holder's.  A waiter that sleeps leaves G
+ * marked contended, and every release after is a futex system call
+ * until a release finds no waiter: BARNES (4 threads) recorded on 2 CPUs
+ * took 0.70-0.77 s with 100 tries, 0.44-0.60 s with 3000 (2026-11-26,
+ * under load; lockprobe's 2 threads the same either way). */
+#define RP_G_SPIN 3000
 static uint64_t g_seq;                /* next sequence number             */
 static int g_oom;                     /* a table could not grow           */
 static int g_ioerr;                   /* errno of a failed spool write    */
@@ -759,7 +766,7 @@ void rp_init(void)
 	if (rp_mode == RP_RECORD) {
 		cpu_set_t cpus;
 		if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 1)
-			g_spin = 100; /* about 1-4 us: G is held for less */
+			g_spin = RP_G_SPIN;
 		struct timespec a0, a1;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a0);
 		rp_clock_init();
