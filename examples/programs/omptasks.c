@@ -7,8 +7,10 @@
  *   omptasks [D [UNIT [T]]]   D = 8, UNIT = 1000 us, T = 2
  *
  * Counts in the recorder's mapping (docs/record.md, OpenMP): a task is a
- * `post` where it is created, a `lock`/`unlock` of the team's queue and
- * a `wait` where it starts and a `post` at its end; a taskwait one
+ * `post` where it is created, a `wait` where it starts, before it a
+ * `lock`/`unlock` of the team's queue if it was created outside any task
+ * (the root's two children: the root runs in the single), and a `post`
+ * at its end; a taskwait one
  * `wait` per child; the single a `lock`/`unlock` of the team's queue per
  * thread and a `barrier`; the region two
  * `barrier`s per member; each thread's first region a `lock`/`unlock`.
@@ -18,6 +20,7 @@
 #include "work.h"
 
 static long g_unit;
+static long g_depth; /* the root's: its node runs in the single */
 static volatile uint64_t g_sink;
 
 static void node(long d, uint64_t seed)
@@ -31,7 +34,8 @@ static void node(long d, uint64_t seed)
 #pragma omp task firstprivate(c)
 		node(d - 1, seed * 2 + (uint64_t)c);
 		count(C_POST);
-		count(C_LOCK); /* its start: a request to the team's queue */
+		if (d == g_depth)
+			count(C_LOCK); /* its start: a request to the team's queue */
 		count(C_WAIT);
 		count(C_POST);
 	}
@@ -43,6 +47,7 @@ static void node(long d, uint64_t seed)
 int main(int argc, char **argv)
 {
 	long depth = arg_long(argc, argv, 1, 8);
+	g_depth = depth;
 	g_unit = arg_long(argc, argv, 2, 1000);
 	long nt = arg_long(argc, argv, 3, 2);
 	long team = 0;

@@ -23,9 +23,10 @@
  *   chunk, sections, single chunk (start and next, the last, empty one
  *                          too), Q one mutex per team: the team's work
  *                          queue, so that simulate --pool deals the chunks
- *   task                   `post S` at its creation, `lock Q` + `unlock
- *                          Q` (the team's queue) and `wait S` where it
- *                          starts (S one semaphore per task), `post C` at
+ *   task                   `post S` at its creation, `wait S` where it
+ *                          starts (S one semaphore per task), before it
+ *                          `lock Q` + `unlock Q` (the team's queue) if it
+ *                          was created outside any task, `post C` at
  *                          its end (C its parent's), and the parent's
  *                          taskwait `wait C` once per child since the last
  *
@@ -177,6 +178,7 @@ struct gctx {
 	uint64_t ord_k;              /* the ordered block it is in        */
 	int ord_on;                  /* ... 1: in one, recorded           */
 	uint32_t children;           /* created since its last taskwait   */
+	int task;                    /* 1: an explicit task's             */
 	struct gctx *outer;
 };
 static __thread struct gctx *g_cur;
@@ -981,6 +983,7 @@ struct ghdr {
 	cpyfn_t cpyfn;               /* the program's copy function        */
 	void *odata;                 /* the program's data (to copy from)  */
 	size_t off;                  /* the program's data in the block    */
+	int pool;                    /* 1: created outside any task        */
 };
 
 /* Under G: `op S`, S the semaphore of `key`. */
@@ -1020,14 +1023,19 @@ static void sem_one(uint64_t k, int op, uint32_t times)
 	rp_leave(t, rec);
 }
 
-/* A task starts in the calling thread: `lock Q` + `unlock Q` of its
- * team's queue, then `wait S`.  Which member runs a deferred task is
- * decided at run time, as who takes a chunk of a dynamic loop: with the
- * request, simulate --pool cuts a segment where the task starts and
+/* A task starts in the calling thread: if `pool`, `lock Q` + `unlock Q`
+ * of its team's queue, then `wait S`.  Which member runs a deferred task
+ * is decided at run time, as who takes a chunk of a dynamic loop: with
+ * the request, simulate --pool cuts a segment where the task starts and
  * deals it to the first member that asks (a thread in no recorded team
- * writes only the wait).  g: the task's
+ * writes only the wait).  Only for a task created outside any task (a
+ * single's, a region body's): the pool deals segments in the order the
+ * recording started them, and a one-CPU recording starts nested tasks
+ * depth first, so a member dealt a child its parent has not created yet
+ * in the prediction would wait; a nested task stays with the thread
+ * that ran it (docs/record.md, OpenMP, "tasks move").  g: the task's
  * team, NULL when it runs after its region's function returned. */
-static void task_start(struct gteam *g, uint64_t key)
+static void task_start(struct gteam *g, uint64_t key, int pool)
 {
 	struct rp_thread *t = recording() ? rp_enter() : NULL;
 	if (!t)
@@ -1039,7 +1047,7 @@ static void task_start(struct gteam *g, uint64_t key)
 		 * returned: the team of that region */
 		if (!g && t->omp_region)
 			g = ((struct gregion *)t->omp_region)->team;
-		if (g) {
+		if (g && pool) {
 			queue_rec(t, w, g);
 			g_queue_used = 1;
 			w = 0;
@@ -1056,7 +1064,7 @@ static void task_run(void *arg)
 {
 	struct ghdr *h = arg;
 	struct gctx *o = g_cur;
-	struct gctx c = { .outer = o, .done_key = h->key };
+	struct gctx c = { .outer = o, .done_key = h->key, .task = 1 };
 	if (o) {
 		c.team = o->team;
 		c.si = o->si;
@@ -1065,7 +1073,7 @@ static void task_run(void *arg)
 	bar_early();
 	struct gbar in = g_bar;
 	g_bar.c = NULL;
-	task_start(c.team, h->key);
+	task_start(c.team, h->key, h->pool);
 	g_cur = &c;
 	h->fn((char *)arg + h->off);
 	g_cur = o;
@@ -1102,7 +1110,7 @@ void GOMP_task(fn_t fn, void *data, cpyfn_t cpyfn, long size, long align, bool i
 	long al = align > (long)_Alignof(struct ghdr) ? align : (long)_Alignof(struct ghdr);
 	size_t off = (sizeof(struct ghdr) + (size_t)al - 1) / (size_t)al * (size_t)al;
 	struct ghdr h = { .fn = fn, .parent = c->done_key, .cpyfn = cpyfn, .odata = data,
-	                  .off = off };
+	                  .off = off, .pool = !c->task };
 	void *block = NULL;
 	if (!cpyfn) {
 		/* libgomp copies the block, or runs the task on it at once */
