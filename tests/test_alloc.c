@@ -764,6 +764,14 @@ static void test_rgreedy(void **state)
 }
 
 /* The baselines (Paper VII Section 7.2): block and roundrobin, by hand. */
+/* main (work 0) creates T2, T3, T4 of work 100, 200, 300 and joins them
+ * (test_baselines, test_unbound) */
+static const char three_children[] = "shadowbind-trace 1\n"
+                                     "1 0 create 2\n1 0 create 3\n1 0 create 4\n"
+                                     "2 100 exit\n3 200 exit\n4 300 exit\n"
+                                     "1 0 join 2\n1 0 join 3\n1 0 join 4\n"
+                                     "1 0 exit\n";
+
 static void test_baselines(void **state)
 {
 	(void)state;
@@ -793,11 +801,7 @@ static void test_baselines(void **state)
 	 * binpacking ({main, T4} / {T2, T3}: T4 300, then T3 first, main last on the tie) gives 300, better than both:
 	 * the baselines return their own binding all the same (no floor),
 	 * after one test. */
-	struct trace *tr = tu_trace("shadowbind-trace 1\n"
-	                            "1 0 create 2\n1 0 create 3\n1 0 create 4\n"
-	                            "2 100 exit\n3 200 exit\n4 300 exit\n"
-	                            "1 0 join 2\n1 0 join 3\n1 0 join 4\n"
-	                            "1 0 exit\n");
+	struct trace *tr = tu_trace(three_children);
 	struct sim_program *sp = sim_program_new(tr);
 	const struct {
 		const char *alg;
@@ -841,11 +845,7 @@ static void test_baselines(void **state)
 static void test_unbound(void **state)
 {
 	(void)state;
-	struct trace *tr = tu_trace("shadowbind-trace 1\n"
-	                            "1 0 create 2\n1 0 create 3\n1 0 create 4\n"
-	                            "2 100 exit\n3 200 exit\n4 300 exit\n"
-	                            "1 0 join 2\n1 0 join 3\n1 0 join 4\n"
-	                            "1 0 exit\n");
+	struct trace *tr = tu_trace(three_children);
 	struct sim_program *sp = sim_program_new(tr);
 	const struct {
 		int machine;

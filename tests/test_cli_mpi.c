@@ -6,14 +6,21 @@
  * a rank with no job at all), an interrupted run resumes under another
  * number of ranks, and a rank that fails or dies ends the run with a
  * non-zero status (rank 0 reporting the failing rank's message) instead of
- * hanging.  Every mpirun runs under `timeout`: a hang fails the test
- * (status 124), it does not stall the suite.  Without MPI in the build or
- * without mpirun every test is SKIPPED with the reason.
+ * hanging.  Every mpirun and every rank runs under `timeout` (mpi_run): a
+ * hang fails the test with the command and its standard error, it does
+ * not stall the suite, and no rank outlives it.  Without MPI in the build
+ * or without mpirun every test is SKIPPED with the reason.
  *
- * The finishing order is set by the work dealt: jobs are dealt round-robin
- * over the pending jobs (job i to rank i mod N, docs/exp.md), and a job
- * whose program has 400 threads and a 3000-test anneal takes about 0.2 s
- * where one of 4 threads takes under a millisecond.
+ * The finishing order is steered by the work dealt: jobs are dealt
+ * round-robin over the pending jobs (job i to rank i mod N, docs/exp.md),
+ * and a job whose program has 100 threads and a 1000-test anneal costs
+ * many times the CPU of one of 4 threads.  Steered, not forced: under
+ * load the ranks start and run whenever the scheduler lets them, so any
+ * order can happen, and nothing here depends on it: every order must give
+ * the one-process CSV.  The work is kept small (the heavy job: 0.02 s of
+ * CPU, 0.1 s under the sanitizers; 400 threads and 3000 tests took 0.3
+ * and 0.85 s) so that the bound on a run (LIMIT) is far above its cost
+ * even on a machine loaded tenfold.
  *
  * bin/allocate --restarts R (alloc/mpi.c): the binding file is the same
  * bytes as the one-process run's for -np 2 and 3, for each algorithm that
@@ -26,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -34,12 +42,53 @@
 #include "tests/testutil.h"
 
 /* Open MPI as root, more ranks than cores, shared memory only; the
- * sanitizer's leak check off for MPI's own allocations. */
-#define MPIRUN                                                              \
+ * sanitizer's leak check off for MPI's own allocations.  MPIRUN(NP) is
+ * followed by the ranks' command.
+ *
+ * The bounds (wall-clock seconds): mpirun gets LIMIT, then SIGKILL 10 s
+ * after its SIGTERM (`timeout -k`: an mpirun stuck in its teardown cannot
+ * hold the test).  Its ranks are in process groups of their own, which
+ * timeout's signal does not reach, and one that ignores or never sees
+ * mpirun's SIGTERM outlives it: each rank runs under a timeout of its own,
+ * RANK_LIMIT = LIMIT + 20 s, so that none outlives the test's verdict by
+ * more. */
+#define LIMIT "120"
+#define RANK_LIMIT "140"
+#define BOUND "timeout -k 10 " LIMIT " "
+#define MPIRUN(np)                                                          \
 	"OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "        \
 	"OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1 "      \
-	"ASAN_OPTIONS=detect_leaks=0 timeout 60 mpirun --oversubscribe "
-#define HUNG 124 /* timeout's status */
+	"ASAN_OPTIONS=detect_leaks=0 " BOUND "mpirun "                       \
+	"--oversubscribe -np " np " timeout -k 5 " RANK_LIMIT " "
+
+/* Run a command line under timeout (MPIRUN's, or BOUND's for one
+ * process); the exit status, the standard output in *out
+ * and the standard error in *er (either may be NULL: not kept).  A run
+ * still going after LIMIT seconds fails the test, saying so, instead of
+ * returning: timeout's 124, or 137 when mpirun needed the SIGKILL (137 is
+ * also mpirun's status for a rank killed by SIGKILL, as the CPU limit of
+ * test_failures does: the clock tells the two apart, it asserts nothing). */
+static int mpi_run(const char *what, const char *cmd, char **out, char **er)
+{
+	char *o = NULL, *e = NULL;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = tu_run(cmd, &o, &e);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc == 124 || (rc == 137 && t1.tv_sec - t0.tv_sec >= atoi(LIMIT)))
+		fail_msg("%s: still running after " LIMIT " s (hung), ended "
+		         "by timeout (status %d)\ncommand: %s\nits standard "
+		         "error:\n%s", what, rc, cmd, e ? e : "");
+	if (out)
+		*out = o;
+	else
+		free(o);
+	if (er)
+		*er = e;
+	else
+		free(e);
+	return rc;
+}
 
 static char dir[64];
 
@@ -94,19 +143,15 @@ static void put(const char *name, const char *text, char *path, size_t len)
 static int experiment(int np, const char *env, const char *ini,
                       const char *csv, char **er)
 {
-	char bin[512], cmd[2048], pre[256] = "";
+	char bin[512], cmd[2048], pre[512] = BOUND;
 	tu_bin("experiment", bin, sizeof bin);
 	if (np)
-		snprintf(pre, sizeof pre, MPIRUN "-np %d ", np);
+		snprintf(pre, sizeof pre, MPIRUN("%d"), np);
 	snprintf(cmd, sizeof cmd, "%s %s'%s' -o '%s' '%s'", env, pre, bin, csv,
 	         ini);
-	char *out = NULL;
-	int rc = tu_run(cmd, &out, er);
-	free(out);
-	if (rc == HUNG)
-		fail_msg("%s: still running after 60 s (hung): %s", cmd,
-		         *er ? *er : "");
-	return rc;
+	char what[64];
+	snprintf(what, sizeof what, "experiment on %d rank(s)", np ? np : 1);
+	return mpi_run(what, cmd, NULL, er);
 }
 
 /* The CSV of a one-process run of ini (malloc'd). */
@@ -133,15 +178,15 @@ static const struct {
 	const char *threads; /* the programs, one job each, in job order */
 	int np;
 } orders[] = {
-	/* job 0 (400 threads) on rank 0: rank 1 says done while rank 0
+	/* job 0 (100 threads) on rank 0: rank 1 says done while rank 0
 	 * still computes (the deadlock of issue 23). */
-	{"the other ranks finish first", "400, 4", 2},
-	{"the other ranks finish first", "400, 4, 4", 3},
-	/* job 1 (400 threads) on rank 1: rank 0 waits. */
-	{"rank 0 finishes first", "4, 400", 2},
-	{"rank 0 finishes first", "4, 400, 400", 3},
+	{"the other ranks finish first", "100, 4", 2},
+	{"the other ranks finish first", "100, 4, 4", 3},
+	/* job 1 (100 threads) on rank 1: rank 0 waits. */
+	{"rank 0 finishes first", "4, 100", 2},
+	{"rank 0 finishes first", "4, 100, 100", 3},
 	/* 2 jobs over 3 ranks: rank 2 has none, says done at once. */
-	{"a rank without a job", "400, 4", 3},
+	{"a rank without a job", "100, 4", 3},
 	{"a rank without a job", "4, 4", 3},
 };
 
@@ -154,7 +199,7 @@ static void test_orders(void **state)
 		snprintf(text, sizeof text,
 		         "[programs]\nfamily = transactions\nthreads = %s\n"
 		         "[machine]\ncpus = 8\n[run]\nalgorithms = binpack, a\n"
-		         "[alg.a]\nalgorithm = anneal\nmax_tests = 3000\n"
+		         "[alg.a]\nalgorithm = anneal\nmax_tests = 1000\n"
 		         "stop_after = 0\n", orders[i].threads);
 		put("order.ini", text, ini, sizeof ini);
 		char *one = reference(ini);
@@ -324,14 +369,12 @@ static void test_failures(void **state)
 	unlink(csv);
 	char bin0[512], cmd0[2048];
 	snprintf(cmd0, sizeof cmd0,
-	         MPIRUN "-np 2 sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then "
+	         MPIRUN("2") "sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then "
 	         "f=%s; else f=%s; fi; exec \"$0\" -q -o %s \"$f\"' '%s'", badini,
 	         ini, csv, tu_bin("experiment", bin0, sizeof bin0));
 	char *out0 = NULL;
 	er = NULL;
-	int rc0 = tu_run(cmd0, &out0, &er);
-	if (rc0 == HUNG)
-		fail_msg("rank 1 could not read the file and the run hung: %s", er);
+	int rc0 = mpi_run("rank 1 could not read the file", cmd0, &out0, &er);
 	assert_int_equal(rc0, 2);
 	assert_non_null(strstr(er, "'nosuch' is not a family"));
 	free(out0);
@@ -347,14 +390,12 @@ static void test_failures(void **state)
 	unlink(csv);
 	char bin[512], cmd[2048];
 	snprintf(cmd, sizeof cmd,
-	         MPIRUN "-np 2 sh -c '[ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && "
+	         MPIRUN("2") "sh -c '[ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && "
 	         "ulimit -t 1; exec \"$0\" -q -o %s %s' '%s'", csv, ini,
 	         tu_bin("experiment", bin, sizeof bin));
 	char *out = NULL;
 	er = NULL;
-	int rc = tu_run(cmd, &out, &er);
-	if (rc == HUNG)
-		fail_msg("rank 1 died and the run hung: %s", er ? er : "");
+	int rc = mpi_run("rank 1 died", cmd, &out, &er);
 	assert_int_not_equal(rc, 0);
 	free(out);
 	free(er);
@@ -406,12 +447,10 @@ static void test_allocate(void **state)
 			fail_msg("%s: %s", cmd, er);
 		free(out);
 		free(er);
-		snprintf(cmd, sizeof cmd, MPIRUN "-np %d '%s' %s -q -o '%s' '%s'",
+		snprintf(cmd, sizeof cmd, MPIRUN("%d") "'%s' %s -q -o '%s' '%s'",
 		         searches[i].np, bin, searches[i].args, many, t);
 		out = er = NULL;
-		int rc = tu_run(cmd, &out, &er);
-		if (rc == HUNG)
-			fail_msg("%s: hung: %s", cmd, er);
+		int rc = mpi_run("allocate --restarts", cmd, &out, &er);
 		if (rc != 0)
 			fail_msg("%s: exit %d: %s", cmd, rc, er);
 		free(out);
@@ -427,22 +466,20 @@ static void test_allocate(void **state)
 		free(b);
 	}
 	/* --trajectory needs the one process: a usage error, not a hang. */
-	snprintf(cmd, sizeof cmd, MPIRUN "-np 2 '%s' --cpus 4 --restarts 4 "
+	snprintf(cmd, sizeof cmd, MPIRUN("2") "'%s' --cpus 4 --restarts 4 "
 	         "--trajectory '%s/tr.csv' -o /dev/null '%s'", bin, dir, gen);
 	out = er = NULL;
-	int rc = tu_run(cmd, &out, &er);
-	assert_int_not_equal(rc, HUNG);
+	int rc = mpi_run("allocate --trajectory", cmd, &out, &er);
 	assert_int_not_equal(rc, 0);
 	assert_non_null(strstr(er, "--trajectory"));
 	free(out);
 	free(er);
 	/* Standard input goes to rank 0 only: a usage error on every rank
 	 * (it used to leave rank 0 waiting for the others' searches). */
-	snprintf(cmd, sizeof cmd, MPIRUN "-np 2 '%s' --cpus 4 --restarts 4 "
+	snprintf(cmd, sizeof cmd, MPIRUN("2") "'%s' --cpus 4 --restarts 4 "
 	         "-o /dev/null - <'%s'", bin, gen);
 	out = er = NULL;
-	rc = tu_run(cmd, &out, &er);
-	assert_int_not_equal(rc, HUNG);
+	rc = mpi_run("allocate from standard input", cmd, &out, &er);
 	assert_int_not_equal(rc, 0);
 	assert_non_null(strstr(er, "standard input"));
 	free(out);
@@ -452,13 +489,11 @@ static void test_allocate(void **state)
 	 * waiting. */
 	char bad[128];
 	put("bad.trace", "garbage\n", bad, sizeof bad);
-	snprintf(cmd, sizeof cmd, MPIRUN "-np 2 sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" "
+	snprintf(cmd, sizeof cmd, MPIRUN("2") "sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" "
 	         "= 1 ]; then t=%s; else t=%s; fi; exec \"$0\" --cpus 4 "
 	         "--restarts 4 -o /dev/null \"$t\"' '%s'", bad, gen, bin);
 	out = er = NULL;
-	rc = tu_run(cmd, &out, &er);
-	if (rc == HUNG)
-		fail_msg("rank 1 failed and the run hung: %s", er);
+	rc = mpi_run("allocate, rank 1 failed", cmd, &out, &er);
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(er, "bad.trace:1: not a shadowbind trace"));
 	free(out);

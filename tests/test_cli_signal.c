@@ -55,7 +55,12 @@ static int teardown(void **state)
 
 /*
  * Start allocate writing to `outp`, wait for its first progress line,
- * send sig1 (and sig2 right after, if not 0); returns the wait status.
+ * send sig1 (and sig2 with it, if not 0); returns the wait status.  Two
+ * signals are sent to the stopped process (SIGSTOP, both, SIGCONT), so
+ * that both are pending when it runs again: sent one after the other to
+ * a running process, a test preempted between the two kills (a loaded
+ * machine) could let allocate take the first alone, write its binding
+ * and exit 130 before the second arrives.
  */
 static int interrupt_allocate(const char *outp, int sig1, int sig2)
 {
@@ -84,10 +89,17 @@ static int interrupt_allocate(const char *outp, int sig1, int sig2)
 	while ((k = read(pfd[0], &c, 1)) == 1 && c != '\n')
 		;
 	assert_int_equal(k, 1); /* a progress line came */
-	kill(pid, sig1);
-	if (sig2)
-		kill(pid, sig2);
 	int st;
+	if (sig2) {
+		assert_int_equal(kill(pid, SIGSTOP), 0);
+		assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
+		assert_true(WIFSTOPPED(st));
+	}
+	kill(pid, sig1);
+	if (sig2) {
+		kill(pid, sig2);
+		kill(pid, SIGCONT);
+	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	close(pfd[0]);
 	return st;
