@@ -27,7 +27,11 @@
  *     (create, create_remote), and the child's CPU time after its start
  *     routine returned (exit, exit_remote: the process's CPU time less
  *     the creator's, less what the child's clock read at the start of
- *     its routine), which no record of a trace holds.
+ *     its routine), which no record of a trace holds; plus the CPU's
+ *     time the process's CPU time leaves out (the kernel's end of the
+ *     thread: a local cycle's wall time less the process's CPU time and
+ *     less its two switches; the local figure is added to exit_remote,
+ *     where the creator's CPU idles and the wall time cannot say it).
  */
 #include <errno.h>
 #include <hwloc.h>
@@ -291,9 +295,13 @@ static void *started(void *arg)
  * pthread_join, and the child's
  * CPU time after its start routine returned (its exit: the process's CPU
  * time less the creator's, less the child's before its routine) and
- * before its routine began (its start); -1, or 0. */
+ * before its routine began (its start), and the wall time less the
+ * process's CPU time (*gap: on one CPU, x = y, the CPU never idles in a
+ * cycle, so this is the CPU's time that no thread of the process is
+ * charged with: the kernel's end of the exiting thread, and the two
+ * context switches); -1, or 0. */
 static int cycles(int x, int y, long n, double *create, double *join, double *exit_cpu,
-                  double *start_cpu)
+                  double *start_cpu, double *gap)
 {
 	pthread_attr_t a;
 	cpu_set_t s;
@@ -305,6 +313,7 @@ static int cycles(int x, int y, long n, double *create, double *join, double *ex
 	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
 		goto out;
 	double cpu = 0, jcpu = 0, start = 0;
+	double w0 = now_ns(CLOCK_MONOTONIC);
 	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < n; i++) {
 		pthread_t t;
@@ -316,8 +325,9 @@ static int cycles(int x, int y, long n, double *create, double *join, double *ex
 		pthread_join(t, NULL);
 		jcpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
 	}
-	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
-	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
+	double p1 = now_ns(CLOCK_PROCESS_CPUTIME_ID), w1 = now_ns(CLOCK_MONOTONIC);
+	double children = (p1 - p0) - (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
+	*gap = ((w1 - w0) - (p1 - p0)) / (double)n;
 	*create = cpu / (double)n;
 	*join = jcpu / (double)n;
 	*exit_cpu = (children - start) / (double)n;
@@ -434,6 +444,7 @@ struct job {
 	hwloc_topology_t topo;
 	int rounds;
 	long n_pp, n_cj;
+	double gapv[32], exit_gap; /* ns: a thread's exit not in the process's CPU */
 	char *why;
 	size_t len;
 	int rc;
@@ -459,6 +470,7 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 {
 	int X = j->m->os_cpu[x], Y = j->m->os_cpu[y], R = j->rounds;
 	double hv[32], hcv[32], cv[32], jv[32], ev[32], stv[32], bv[32], xv[32], sv[32];
+	double gv = 0; /* ns */
 	long nw = j->n_pp / 5;
 	for (int r = 0; r < R; r++) {
 		double wall = 0, cpu = 0;
@@ -485,8 +497,21 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
 			return -1;
 		}
-		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r], &stv[r]) < 0)
+		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r], &stv[r], &gv) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
+		/* a thread's exit costs its CPU the kernel's time after the
+		 * process's clocks stop counting it (docs/sim.md, "Thread-per-
+		 * task"): on one CPU, a cycle's wall time less the process's
+		 * CPU time less its two hand-offs' own (switch, this round's);
+		 * on another CPU, where the creator's CPU idles, the same
+		 * kernel path: j->exit_gap, the local rounds' median */
+		if (c && x == y) {
+			gv -= 2 * (hv[r] > 0 ? hv[r] : 0);
+			j->gapv[r] = gv > 0 ? gv : 0;
+			ev[r] += j->gapv[r];
+		} else if (c) {
+			ev[r] += j->exit_gap;
+		}
 	}
 	*h = fig_clamp(fig_of(hv, R));
 	if (hc)
@@ -555,6 +580,7 @@ static void *run_job(void *arg)
 	if (measure_pair(j, 0, 0, &m->switch_cost, &m->switch_cpu, &m->create, &m->join,
 	                 &m->exit, &m->start, NULL, NULL, NULL) < 0)
 		goto out;
+	j->exit_gap = fig_of(j->gapv, j->rounds).med;
 	m->create_remote = m->create;
 	m->join_remote = m->join;
 	m->exit_remote = m->exit;
@@ -685,7 +711,8 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 		la1[0] = -1;
 	int w = snprintf(m->method, sizeof m->method,
 	                 "median and extremes of %d rounds: %ld semaphore round trips, "
-	                 "%ld create-join cycles each", j.rounds, j.n_pp, j.n_cj);
+	                 "%ld create-join cycles each; exit holds %.0f ns of the CPU's time "
+	                 "outside the process's CPU time", j.rounds, j.n_pp, j.n_cj, j.exit_gap);
 	if (la0[0] >= 0 && la1[0] >= 0 && w > 0 && (size_t)w < sizeof m->method)
 		snprintf(m->method + w, sizeof m->method - (size_t)w,
 		         "; load average %.2f before, %.2f after", la0[0], la1[0]);

@@ -87,7 +87,7 @@ int mach_write(const struct mach *m, FILE *f)
 	put_fig(f, "create_remote", m->create_remote, "the same, child on another processor");
 	put_fig(f, "join", m->join, "the joiner's CPU in pthread_join, child on its processor");
 	put_fig(f, "join_remote", m->join_remote, "the same, child on another processor");
-	put_fig(f, "exit", m->exit, "a thread's CPU after its start routine, on its creator's processor");
+	put_fig(f, "exit", m->exit, "a thread's CPU after its start routine (kernel's too), creator's processor");
 	put_fig(f, "exit_remote", m->exit_remote, "the same, on another processor");
 	if (m->has_start) {
 		put_fig(f, "start", m->start, "a thread's CPU before its start routine, on its creator's processor");

@@ -66,15 +66,22 @@ static void test_install(void **state)
 	int rc;
 	snprintf(plain, sizeof plain, "%s/bin", rroot);
 	snprintf(san, sizeof san, "%s/build/san/bin", rroot);
-	int is_san = strcmp(rbin, san) == 0;
-	if (strcmp(rbin, plain) == 0)
+	/* the build is sanitized when this test is (make SAN=1 check, also
+	 * with a BUILD and BIN of its own) */
+#ifdef __SANITIZE_ADDRESS__
+	int is_san = 1;
+#else
+	int is_san = 0;
+#endif
+	if (!is_san && strcmp(rbin, plain) == 0)
 		mk[0] = 0;
-	else if (is_san)
+	else if (is_san && strcmp(rbin, san) == 0)
 		snprintf(mk, sizeof mk, "SAN=1");
 	else {
 		char *d = strdup(rbin);
 		*strrchr(d, '/') = 0;
-		snprintf(mk, sizeof mk, "BUILD='%s' BIN='%s'", d, rbin);
+		snprintf(mk, sizeof mk, "%sBUILD='%s' BIN='%s'", is_san ? "SAN=1 " : "", d,
+		         rbin);
 		free(d);
 	}
 	char dest[] = "/tmp/sbinstXXXXXX";

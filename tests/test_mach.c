@@ -511,6 +511,17 @@ static void test_calibrate_sane(void **state)
 	assert_true(r.host[0] && r.when[0] && r.topology[0]);
 	/* the load around the measurement, in the method (docs/sim.md) */
 	assert_non_null(strstr(r.method, "; load average "));
+	/* the kernel's time at a thread's end that the process's CPU time
+	 * leaves out, in the method: a time (0 to 10 ms).  Every round's
+	 * exit_remote is a CPU time (>= 0) plus it, and every round's exit a
+	 * CPU time plus that round's share, of which it is the median: so
+	 * both medians are at least it (the file rounds to the ns) */
+	const char *g = strstr(r.method, "; exit holds ");
+	assert_non_null(g);
+	double gap = -1;
+	assert_int_equal(sscanf(g, "; exit holds %lf ns", &gap), 1);
+	assert_true(in(gap, 0, 1e7));
+	assert_true(r.exit.med + 1 >= gap && r.exit_remote.med + 1 >= gap);
 	const struct mach_fig *figs[] = {&r.switch_cost, &r.create, &r.create_remote, &r.exit,
 	                                 &r.exit_remote};
 	for (int i = 0; i < 5; i++) {
