@@ -174,6 +174,17 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 /* Sleeps up to this long count as polls in a retry loop; ns. */
 #define REC_POLL_NS 1000000
 
+/* A recording on more than one CPU with at least REC_SPIN_MULTI_LOOPS
+ * retry loops (failed tries; polls before a block do not count) makes
+ * rec_report_print's spinning line a warning whatever their share:
+ * there the loops cost the microseconds measured, but where threads
+ * share a processor each may burn a time slice, so the share does not
+ * bound the error of predictions for fewer processors than threads
+ * (streamcluster, recorded on 2 CPUs, idle 2026-11-26 17:52: 12,969
+ * loops, 4.3% of the work; predicted -39.5% on one CPU and -51.6% with
+ * its 5 threads on one of two). */
+#define REC_SPIN_MULTI_LOOPS 1000
+
 /* A one-processor recording whose threads were preempted at least
  * REC_PREEMPT_MIN times, and more than REC_PREEMPT_PER_RECORD times per
  * record, ran whole time slices without synchronizing: rec_report_print

@@ -309,11 +309,12 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 	}
 	const struct rec_spin *s = &r->spin;
 	double sh = pct((double)s->work, (double)s->total);
+	int spin_warn = sh >= 10 || (!r->one_cpu && s->loops >= REC_SPIN_MULTI_LOOPS);
 	if ((s->loops || s->blocked_polls) && sh >= 1) {
 		fprintf(f, "%s: %s: %.1f%% of the recorded work is in %" PRIu64 " retry loops (%" PRIu64
 		        " failed trylock, %" PRIu64 " failed trywait, %" PRIu64 " yields, %" PRIu64
 		        " polls of at most %d us) and %" PRIu64 " polls before a block (unlock, trylock, "
-		        "condition wait)%s\n", who, sh >= 10 ? "warning: spinning" : "spinning", sh,
+		        "condition wait)%s\n", who, spin_warn ? "warning: spinning" : "spinning", sh,
 		        s->loops, s->busy_trylock, s->busy_trywait, s->yields, s->polls, REC_POLL_NS / 1000,
 		        s->blocked_polls,
 		        r->one_cpu ? (sh < 10 ? ""
@@ -324,7 +325,7 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		                   : ": --spin-as-wait replays them as the waits they stand for; predictions "
 		                     "for fewer processors than threads leave out what the spinning costs "
 		                     "where threads share one (docs/record.md, Distortion and spinning)");
-		warned |= sh >= 10;
+		warned |= spin_warn;
 	}
 	if (r->one_cpu && !r->check_ncpu && r->ivcsw >= REC_PREEMPT_MIN &&
 	    r->ivcsw > REC_PREEMPT_PER_RECORD * r->records) {
