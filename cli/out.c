@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,7 +22,11 @@
 static char slot_path[CLI_OUT_MAX][PATH_MAX];
 static volatile sig_atomic_t slot_used[CLI_OUT_MAX];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
-static volatile sig_atomic_t caught;   /* first signal, or 0 */
+/* The first signal, or 0.  An atomic claimed by compare-and-swap (lock
+ * free, so safe in a handler): two signals pending at once may be taken
+ * by two threads at the same time, and only one may be the first. */
+static atomic_int caught;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handler needs a lock-free int");
 static volatile sig_atomic_t sigmode;
 
 static int slot_take(const char *path)
@@ -50,10 +55,9 @@ static void slot_drop(int i)
 
 static void on_signal(int sig)
 {
-	if (sigmode == CLI_SIG_FLAG && !caught) {
-		caught = sig;
+	int none = 0;
+	if (sigmode == CLI_SIG_FLAG && atomic_compare_exchange_strong(&caught, &none, sig))
 		return;
-	}
 	for (int i = 0; i < CLI_OUT_MAX; i++)
 		if (slot_used[i])
 			unlink(slot_path[i]);
@@ -75,7 +79,7 @@ int cli_signals_install(enum cli_sigmode mode)
 
 int cli_interrupted(void)
 {
-	return caught;
+	return atomic_load(&caught);
 }
 
 int cli_signal_status(int sig)
