@@ -152,42 +152,10 @@ static void o_s(struct sp_out *o, const char *s)
 	o_mem(o, s, strlen(s));
 }
 
-/* v in decimal at p (at most 20 bytes); returns the end.  Two digits per
- * division, written in place: the conversion writes some ten numbers a
- * record. */
-static inline char *o_dec(char *p, uint64_t v)
-{
-	static const char d2[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	int n = 0;
-	uint64_t x = v;
-	for (; x >= 100; x /= 100)
-		n += 2;
-	n += x >= 10 ? 2 : 1; /* the leading group x < 100 */
-	char *e = p + n, *q = e;
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		q -= 2;
-		q[0] = d2[2 * r];
-		q[1] = d2[2 * r + 1];
-	}
-	if (v >= 10) {
-		q -= 2;
-		q[0] = d2[2 * v];
-		q[1] = d2[2 * v + 1];
-	} else {
-		*--q = (char)('0' + v);
-	}
-	return e;
-}
-
 static void o_u(struct sp_out *o, uint64_t v)
 {
-	char b[20];
-	o_mem(o, b, (size_t)(o_dec(b, v) - b));
+	char b[TRACE_DEC_MAX];
+	o_mem(o, b, (size_t)(trace_dec(b, v) - b));
 }
 
 /* The longest record line: three numbers of 20 digits, a thread id of
@@ -217,9 +185,9 @@ static void o_rec(struct sp_out *o, const struct o_names *nm, uint32_t tid, uint
 	if (o->n + O_REC_MAX > sizeof o->buf)
 		o_flush(o);
 	char *p = o->buf + o->n;
-	p = o_dec(p, tid);
+	p = trace_dec(p, tid);
 	*p++ = ' ';
-	p = o_dec(p, work);
+	p = trace_dec(p, work);
 	*p++ = ' ';
 	if (nm->len[op] < sizeof nm->name[op])
 		memcpy(p, nm->name[op], sizeof nm->name[op]); /* O_REC_MAX leaves room */
@@ -247,7 +215,7 @@ static void o_rec(struct sp_out *o, const struct o_names *nm, uint32_t tid, uint
 			break;
 		}
 		*p++ = ' ';
-		p = o_dec(p, v);
+		p = trace_dec(p, v);
 	}
 	*p++ = '\n';
 	o->n = (size_t)(p - o->buf);

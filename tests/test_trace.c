@@ -1890,10 +1890,36 @@ static void test_zst(void **state)
 	free(want);
 }
 
+/* trace_dec against snprintf's %llu (an independent formatter), at
+ * every digit-count boundary and the extremes. */
+static void test_dec(void **state)
+{
+	(void)state;
+	uint64_t v[64];
+	size_t n = 0;
+	v[n++] = 0;
+	for (uint64_t p = 1; n < 60; p *= 10) {
+		v[n++] = p - 1;
+		v[n++] = p;
+		if (p > UINT64_MAX / 10)
+			break;
+	}
+	v[n++] = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		char want[32], got[TRACE_DEC_MAX + 1];
+		snprintf(want, sizeof want, "%llu", (unsigned long long)v[i]);
+		char *e = trace_dec(got, v[i]);
+		*e = 0;
+		if (strcmp(got, want) != 0)
+			fail_msg("trace_dec(%s) gave %s", want, got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_dec),
 		cmocka_unit_test(test_all_ops),
 		cmocka_unit_test(test_renumber),
 		cmocka_unit_test(test_pairs),

@@ -278,6 +278,39 @@ int trace_write(const struct trace *tr, FILE *f);
 int trace_zst_name(const char *path);
 FILE *trace_zst_writer(FILE *under, int level);
 
+/*
+ * trace_dec - v in decimal at p, without a terminator; returns the end
+ * (at most p + TRACE_DEC_MAX).  Two digits per division from one table,
+ * inline: the writers (trace_write, the recorder's spool conversion)
+ * format some ten numbers a record.
+ */
+#define TRACE_DEC_MAX 20 /* digits of UINT64_MAX */
+extern const char trace_dec2[201]; /* "00".."99", util.c */
+static inline char *trace_dec(char *p, uint64_t v)
+{
+	int n = 0;
+	uint64_t x = v;
+	for (; x >= 100; x /= 100)
+		n += 2;
+	n += x >= 10 ? 2 : 1; /* the leading group x < 100 */
+	char *e = p + n, *q = e;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		q -= 2;
+		q[0] = trace_dec2[2 * r];
+		q[1] = trace_dec2[2 * r + 1];
+	}
+	if (v >= 10) {
+		q -= 2;
+		q[0] = trace_dec2[2 * v];
+		q[1] = trace_dec2[2 * v + 1];
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return e;
+}
+
 /* Small accessors. */
 static inline uint64_t trace_sleep_time(const struct trace_rec *r)
 {

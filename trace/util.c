@@ -18,6 +18,12 @@ static const uint64_t unit_ns[TRACE_NUNITS] = { /* units: ns */
 	[TRACE_MS] = 1000000, [TRACE_S] = 1000000000,
 };
 
+/* trace_dec's pairs of digits (trace.h). */
+const char trace_dec2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 const char *trace_op_name(enum trace_op op)
 {
 	return (unsigned)op < TRACE_NOPS ? trace_ops[op].name : "?";

@@ -44,12 +44,8 @@ static void puts_(struct out *o, const char *s)
 
 static void putu(struct out *o, uint64_t v)
 {
-	char t[24];
-	int n = 0;
-	do
-		t[sizeof t - 1 - n++] = (char)('0' + v % 10);
-	while (v /= 10);
-	put(o, t + sizeof t - n, (size_t)n);
+	char t[TRACE_DEC_MAX];
+	put(o, t, (size_t)(trace_dec(t, v) - t));
 }
 
 static void sp_u(struct out *o, uint64_t v)
