@@ -78,6 +78,7 @@ static int interrupt_allocate(const char *outp, int sig1, int sig2)
 			close(pfd[1]);
 		int dn = open("/dev/null", O_WRONLY);
 		dup2(dn, 2);
+		alarm(TU_RUN_LIMIT); /* a hang ends in SIGALRM, not here */
 		execl(bin, "allocate", "--cpus", "8", "-a", "anneal", "--max-tests",
 		      "1000000000", "--progress-fd", "3", "-o", outp, trace_path,
 		      (char *)NULL);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -156,13 +157,26 @@ int tu_run(const char *cmdline, char **out, char **err)
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* Its own process group, so that what it started can be
+		 * killed with it; the alarm survives exec and ends the shell
+		 * (or the command dash execs in its place) if it hangs. */
+		setpgid(0, 0);
+		alarm(TU_RUN_LIMIT);
 		dup2(fileno(fo), 1);
 		dup2(fileno(fe), 2);
 		execl("/bin/sh", "sh", "-c", cmdline, (char *)NULL);
 		_exit(127);
 	}
+	if (pid < 0)
+		fail_msg("fork failed");
 	int st = 0;
-	waitpid(pid, &st, 0);
+	while (waitpid(pid, &st, 0) < 0)
+		;
+	/* Whatever it left running (a hung grandchild) goes with it. */
+	kill(-pid, SIGKILL);
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+		print_error("tu_run: no exit within %d s, killed: %s\n",
+			    TU_RUN_LIMIT, cmdline);
 	if (out)
 		*out = slurp_stream(fo, NULL);
 	if (err)

@@ -60,9 +60,18 @@ extern const char tu_lock_inversion[];
  * (test_binpack_input). */
 extern const char tu_binpack_inputs[];
 
-/* Run `cmdline` with /bin/sh; capture stdout and stderr (each up to
- * `cap` bytes, NUL-terminated, malloc'd; free them).  Returns the exit
- * status (0..255), or -1 if it did not exit normally. */
+/* Seconds a command run by tu_run may take before it is killed: ten
+ * times the slowest sanitized command seen under load (test_orders'
+ * 52 s), so only a hang reaches it. */
+#ifndef TU_RUN_LIMIT
+#define TU_RUN_LIMIT 600
+#endif
+
+/* Run `cmdline` with /bin/sh in its own process group; capture stdout
+ * and stderr (NUL-terminated, malloc'd; free them).  Returns the exit
+ * status (0..255), or -1 if it did not exit normally: a command still
+ * running after TU_RUN_LIMIT seconds is ended by SIGALRM (said on
+ * stderr) and its process group killed. */
 int tu_run(const char *cmdline, char **out, char **err);
 
 /* Run the command `cmd` of $SB_BIN with the arguments `fmt` (a printf
