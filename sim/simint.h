@@ -188,6 +188,8 @@ enum {
 	BK_LOCK_WAKE,   /* lat_kinds: woken by an unlock, its wake-up on the
 	                   way (a timer), the mutex free meanwhile: asks
 	                   for it again when it arrives (wobj)              */
+	BK_START,       /* created remote, its start on the way (a timer,
+	                   counted in sim_work.nstart)                     */
 	BK_SIGWAIT,     /* signaller waiting for enough waiters             */
 	BK_SIG_REACQ,   /* signaller re-acquiring its mutexes               */
 	BK_RDLOCK,
@@ -223,6 +225,9 @@ struct sth {
 	int32_t exit_proc;
 	uint8_t xremote;     /* created on another processor than its
 	                        creator's: its exit costs exit_cost_remote */
+	stime pend;          /* CPU due before its next record's work: a
+	                        remote create's extra (create_thread);
+	                        units: trace unit                         */
 	stime bstart;        /* blocked since (stats)                     */
 	stime wsince;        /* waiting since: it left its processor, or
 	                        (woken cwait, blocked signaller) asked for
@@ -459,6 +464,8 @@ struct sim_work {
 	                        look at processors                        */
 	uint64_t opcost[TRACE_NOPS]; /* the local cost each operation adds
 	                        to its record's work: create, exit       */
+	uint32_t nstart;     /* threads created remote whose start is on
+	                        its way (BK_START timers)                 */
 	uint8_t held_on;     /* keep the mutexes each thread holds
 	                        (sim_program.has_signal)                 */
 	unsigned flags;
@@ -669,25 +676,36 @@ static inline int before_latency_end(const struct sim_work *w, stime T, stime re
 	return w->lat_on && T < rel + (o ? o[obj] : w->t_latmax);
 }
 
-/* The creation of thread a by u (both in bound mode on their groups;
- * unbound with k >= 2 a thread is on no processor known at its create):
- * across processors? */
-static inline int op_is_remote(const struct sim_work *w, uint32_t u, uint32_t a)
+/* The creation of thread a by u, running, at its create step: across
+ * processors?  Bound mode: their groups differ.  Unbound (docs/sim.md,
+ * "Machine files"): k >= 2 and the pool has an idle processor: fewer
+ * threads running (u among them), ready or starting remote (nstart)
+ * than processors. */
+static inline int create_is_remote(const struct sim_work *w, uint32_t u, uint32_t a)
 {
-	return w->par->mode == SIM_UNBOUND ? w->par->cpus > 1 : w->th[u].grp != w->th[a].grp;
+	if (w->par->mode != SIM_UNBOUND)
+		return w->th[u].grp != w->th[a].grp;
+	const struct sgrp *g = &w->g[0];
+	uint32_t busy = w->nstart;
+	if (w->cls->gtree == GT_GROUPS) { /* ps */
+		busy += g->m + g->ndef;
+	} else {
+		if (g->rqh != NIL)
+			return 0;
+		for (uint32_t i = 0; i < g->nslots; i++)
+			busy += w->sl[g->slot0 + i].run >= 0;
+	}
+	return busy < g->nslots;
 }
 
 /* The cost record r of u adds to its work (create, exit; sim_params):
- * units: trace unit. */
+ * units: trace unit.  A remote create's extra comes after the create
+ * (sth.pend). */
 static inline uint64_t op_cost(const struct sim_work *w, uint32_t u,
                                const struct trace_rec *r)
 {
-	if (__builtin_expect(w->op_remote, 0)) {
-		if (r->op == TRACE_CREATE && op_is_remote(w, u, r->a))
-			return w->par->create_cost_remote;
-		if (r->op == TRACE_EXIT && w->th[u].xremote)
-			return w->par->exit_cost_remote;
-	}
+	if (__builtin_expect(w->op_remote, 0) && r->op == TRACE_EXIT && w->th[u].xremote)
+		return w->par->exit_cost_remote;
 	return w->opcost[r->op];
 }
 
@@ -739,6 +757,10 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 	pf = op - TRACE_WAIT <= TRACE_TRYWAIT - TRACE_WAIT ? sm : pf;
 	__builtin_prefetch((const void *)pf);
 	w->th[u].rem = r->work + op_cost(w, u, r);
+	if (__builtin_expect(w->op_remote, 0)) {
+		w->th[u].rem += w->th[u].pend;
+		w->th[u].pend = 0;
+	}
 	w->th[u].op = r->op;
 	w->th[u].a = r->a;
 }

@@ -110,30 +110,40 @@ static inline void step_begin(struct sim_work *w, uint32_t u, const struct trace
 	w->th[u].nb = 0;
 }
 
-/* u creates a at T (its create record's step): a becomes ready, after
- * the latency between their processors under create_latency (waiting
- * it out counts as blocked time from T, its start). */
+/* u creates a at T (its create record's step): a becomes ready.  A
+ * remote a (create_is_remote) spends start_cost_remote at its start; u
+ * spends create_cost_remote's excess over create_cost right after the
+ * create, before its next record's work (pend); a becomes ready no
+ * earlier than T + that excess + the latency between their processors
+ * (starting meanwhile: waiting it out counts as blocked time from T, its
+ * start). */
 static inline void create_thread(struct sim_work *w, uint32_t u, uint32_t a, stime T)
 {
 	struct sth *t = &w->th[a];
-	if (__builtin_expect(w->op_remote, 0) && op_is_remote(w, u, a)) {
+	if (__builtin_expect(w->op_remote, 0) && create_is_remote(w, u, a)) {
+		const struct sim_params *par = w->par;
 		t->xremote = 1;
 		load_work(w, a);
 		/* its start costs more CPU than a local one: before its first
 		 * record's work */
-		t->rem += w->par->start_cost_remote;
-		if (w->flags & SIM_STATS)
-			w->ist[a].cpu += w->par->start_cost_remote;
-		if (w->lat_on) {
-			stime nb = T + lat_pair(w, w->th[u].lproc, t->lproc);
-			if (nb > T) {
-				if (w->flags & SIM_STATS)
-					w->ist[a].start = T;
-				t->bstart = T;
-				t->state = ST_TIMER;
-				heap_set(w, a, nb, 0, a);
-				return;
-			}
+		t->rem += par->start_cost_remote;
+		uint64_t extra = par->create_cost_remote > par->create_cost ?
+		                 par->create_cost_remote - par->create_cost : 0;
+		w->th[u].pend = extra;
+		if (w->flags & SIM_STATS) {
+			w->ist[a].cpu += par->start_cost_remote;
+			w->ist[u].cpu += extra;
+		}
+		stime nb = T + extra + (w->lat_on ? lat_pair(w, w->th[u].lproc, t->lproc) : 0);
+		if (nb > T) {
+			if (w->flags & SIM_STATS)
+				w->ist[a].start = T;
+			t->bstart = T;
+			t->state = ST_TIMER;
+			t->bk = BK_START;
+			w->nstart++;
+			heap_set(w, a, nb, 0, a);
+			return;
 		}
 		make_ready(w, a, T);
 		return;

@@ -95,6 +95,7 @@ struct thr {
 	struct stamp exitst;
 	int remote;        /* created on another processor than its
 	                      creator's (docs/sim.md, "Machine files")      */
+	int starting;      /* created remote, timed until its start arrives */
 	uint64_t since;    /* blocked: waiting since ("it blocked, or asked
 	                      for its mutex again"); trace units          */
 };
@@ -177,26 +178,40 @@ static int sproc(struct S *s, int i);
 
 /* docs/sim.md, "Machine files": "a created thread is remote when its
  * processor differs from its creator's: in bound mode, bound to another
- * processor (a shadow thread always); unbound, whenever k >= 2". */
+ * processor (a shadow thread always); unbound, when k >= 2 and the pool
+ * has an idle processor at the create: fewer threads running (the
+ * creator among them), ready or starting (created remote, their start
+ * on its way) than processors". */
 static int remote_child(struct S *s, int creator, int child)
 {
-	if (unbound(s))
-		return s->p->cpus >= 2;
-	return sproc(s, creator) != sproc(s, child);
+	if (!unbound(s))
+		return sproc(s, creator) != sproc(s, child);
+	long busy = 0;
+	for (int j = 0; j < s->n; j++) {
+		struct thr *t = &s->th[j];
+		if (t->st == T_TIMED && t->starting)
+			busy++;
+		else if (is_ps(s))
+			busy += t->st == T_READY;
+		else
+			busy += t->cpu >= 0;
+	}
+	if (!is_ps(s))
+		busy += s->gready.n;
+	return busy < (long)s->p->cpus;
 }
 
 /* The work a record of thread i costs it: its work, plus the creation
  * cost for a create ("CPU time the creating thread spends, after the
  * create record's work, before the child becomes ready"), and the exit
- * cost for an exit; with the machine model, the remote ones for a remote
- * child ("create_remote instead of create") and the exit of a remote
- * thread ("exit_remote instead of exit"; thread 1 is local). */
+ * cost for an exit; with the machine model, the remote one for the exit
+ * of a remote thread ("exit_remote instead of exit"; thread 1 is local;
+ * a remote create's extra is charged after it, see perform). */
 static uint64_t rec_work(struct S *s, int i, const struct trace_rec *r)
 {
 	const struct refsim_params *p = s->p;
 	if (r->op == TRACE_CREATE)
-		return r->work + (p->machine && remote_child(s, i, (int)r->a) ?
-		                  p->create_cost_remote : p->create_cost);
+		return r->work + p->create_cost;
 	if (r->op == TRACE_EXIT)
 		return r->work + (p->machine && s->th[i].remote ? p->exit_cost_remote : p->exit_cost);
 	return r->work;
@@ -612,18 +627,28 @@ static void perform(struct S *s, int i)
 		c->remote = s->p->machine && remote_child(s, i, (int)r->a);
 		c->rem = rec_work(s, (int)r->a, cur_rec(s, (int)r->a));
 		/* "a remote thread spends start_cost_remote of CPU time at its
-		 * start, before its first record's work" */
-		if (c->remote)
+		 * start, before its first record's work"; its creator "spends
+		 * create_cost_remote less create_cost (if more) right after
+		 * the create, before its next record's work", and it "becomes
+		 * ready no earlier than the create plus that plus the latency
+		 * from the creator's processor to its own" */
+		uint64_t extra = 0;
+		if (c->remote) {
 			c->rem += s->p->start_cost_remote;
-		uint64_t at = c->remote ? s->T + lat_between(s, lproc(s, i), lproc(s, (int)r->a)) : s->T;
+			if (s->p->create_cost_remote > s->p->create_cost)
+				extra = s->p->create_cost_remote - s->p->create_cost;
+		}
+		uint64_t at = c->remote ? s->T + extra + lat_between(s, lproc(s, i), lproc(s, (int)r->a)) : s->T;
 		if (at > s->T) {
 			c->st = T_TIMED;
 			c->until = at;
 			c->after = A_READY;
+			c->starting = 1;
 		} else {
 			make_ready(s, (int)r->a);
 		}
 		advance(s, i);
+		t->rem += extra;
 		break;
 	}
 	case TRACE_EXIT: {
@@ -849,6 +874,7 @@ static void step(struct S *s, int i)
 {
 	struct thr *t = &s->th[i];
 	if (t->st == T_TIMED) {
+		t->starting = 0;
 		if (t->after == A_ASK_MUTEX)
 			cwait_arrive(s, i);
 		else

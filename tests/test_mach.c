@@ -78,32 +78,36 @@ struct case_ {
 /*
  * Derivations (times in ns):
  *
+ * A create record costs create_cost (2); a remote one's excess (6 - 2 =
+ * 4) follows the create, and the child is ready no earlier than the
+ * create + 4 + the latency.
+ *
  * all remote (1 on 0, 2 on 1, 3 on 2):
- *   thread 1: create 2 at 5 + 6 (remote) = 11; 2 is ready at 11 +
- *   lat(0,1) = 21.  create 3 at 11 + 6 = 17; 3 ready at 17 + lat(0,2) =
- *   47.  join 2 at 17: blocks.  Thread 2 on 1 from 21: post at 28 (a
+ *   thread 1: create 2 at 5 + 2 = 7, then 4 (remote): 11; 2 is ready at
+ *   7 + 4 + lat(0,1) = 21.  create 3 at 11 + 2 = 13, then 4: 17; 3 ready
+ *   at 13 + 4 + lat(0,2) = 47.  join 2 at 17: blocks.  Thread 2 on 1 from 21: post at 28 (a
  *   token from processor 1), exit 0 + 3 (remote) at 31; thread 1 may go
  *   on at 31 + lat(1,0) = 41, join 3 blocks.  Thread 3 on 2 from 47:
  *   wait takes the token, which arrives at 28 + lat(1,2) = 48; exit at
  *   48 + 4 + 3 = 55; thread 1 goes on at 55 + lat(2,0) = 95, its exit
  *   costs 1 (thread 1 has no creator: local): makespan 96.  Thread 3
- *   started at its create (17) and was blocked 30 + 1 = 31; thread 1's
+ *   started at its create (13) and was blocked 34 + 1 = 35; thread 1's
  *   CPU 5 + 6 + 6 + 1 = 18.
  *
  * 2 local (1 and 2 on 0, 3 on 2):
  *   create 2 at 5 + 2 = 7 (2 ready at 7, queued behind 1); create 3 at 7
- *   + 6 = 13, 3 ready at 13 + 30 = 43; join 2 blocks at 13; thread 2
+ *   + 2 = 9, then 4: 13, 3 ready at 9 + 4 + 30 = 43; join 2 blocks at 13; thread 2
  *   runs from 13: post at 20 (from 0), exit at 20 + 1 = 21; thread 1 at
  *   21 (same processor), join 3 blocks.  Thread 3 from 43: the token
  *   arrives at 20 + lat(0,2) = 50; exit at 50 + 4 + 3 = 57; thread 1 at
- *   57 + 40 = 97, exit at 98.  Thread 3: start 13, blocked 30 + 7 = 37;
+ *   57 + 40 = 97, exit at 98.  Thread 3: start 9, blocked 34 + 7 = 41;
  *   thread 1's CPU 5 + 2 + 6 + 1 = 14.
  *
  * 3 shadow (1 on 0, 2 on 1, 3 shadow: the uniform 50 to and from it):
- *   as the first until 17: 3 ready at 17 + 50 = 67; thread 2 posts at
+ *   as the first until 17: 3 ready at 13 + 4 + 50 = 67; thread 2 posts at
  *   28, exits at 31, thread 1 at 41 joins 3.  Thread 3 from 67: the
  *   token arrives at 28 + 50 = 78, exit at 78 + 7 = 85; thread 1 at 85 +
- *   50 = 135, exit 136.  Thread 3: start 17, blocked 50 + 11 = 61.
+ *   50 = 135, exit 136.  Thread 3: start 13, blocked 54 + 11 = 65.
  *
  * the contract (machine = 0; the matrix still gives the latencies of
  *   releases): create 2 at 5 + 2 = 7, 2 ready at once; create 3 at 9, 3
@@ -115,11 +119,11 @@ struct case_ {
  */
 static const struct case_ cases[] = {
 	{.name = "all remote", .bind = {0, 0, 1, 2}, .machine = 1, .makespan = 96,
-	 .start3 = 17, .blocked3 = 31, .cpu1 = 18},
+	 .start3 = 13, .blocked3 = 35, .cpu1 = 18},
 	{.name = "2 local", .bind = {0, 0, 0, 2}, .machine = 1, .makespan = 98,
-	 .start3 = 13, .blocked3 = 37, .cpu1 = 14},
+	 .start3 = 9, .blocked3 = 41, .cpu1 = 14},
 	{.name = "3 shadow", .bind = {0, 0, 1, S}, .machine = 1, .makespan = 136,
-	 .start3 = 17, .blocked3 = 61, .cpu1 = 18},
+	 .start3 = 13, .blocked3 = 65, .cpu1 = 18},
 	{.name = "contract", .bind = {0, 0, 1, 2}, .machine = 0, .makespan = 80,
 	 .start3 = 9, .blocked3 = 25, .cpu1 = 10},
 };
@@ -334,6 +338,65 @@ static void test_start_by_hand(void **state)
 		struct sim_result res;
 		run_expect(&c, &par, b, sc[i].makespan, i, &res);
 		assert_int_equal(res.threads[1].cpu.num, sc[i].cpu2);
+		tu_sim_close(&c);
+	}
+}
+
+/*
+ * Unbound, where the operating system starts a new thread (docs/sim.md,
+ * "Machine files"): remote only when the pool has an idle processor at
+ * the create, fewer threads running, ready or starting remote than
+ * processors.  Two processors, latency 10, create 0 and create_remote 3,
+ * no other cost.  1 creates 2, 3 and 4 (work 1 before each), each
+ * working 5, and joins them.
+ *
+ * fifo: 1 alone creates 2 at 1: remote, 1 goes on at 1 + 3 = 4, 2
+ *   starting until 1 + 3 + 10 = 14.  create 3 at 5: 1 running, 2
+ *   starting: local, 3 runs on processor 1 from 5 and exits at 10.
+ *   create 4 at 6: local, queued; 1 joins 2 at 6 and blocks, 4 runs on
+ *   0 from 6, exits at 11.  2 runs on 0 from 14, exits at 19; 1 (on 0)
+ *   at 19, joins 3 (exited on 1 at 10: 10 + 10 = 20) at 20, 4 (on 0) at
+ *   once, exits: makespan 20.
+ * ps: the same creates (1 alone at 1: remote; 1 and 2 starting at 5,
+ *   then 1, 3 and 2 at 6: local).  3 from 5, 4 from 6, two threads on
+ *   two processors after 1 blocks at 6: 3 exits at 10, 4 at 11; 2 from
+ *   14 exits at 19; 1 (the pool: every pair 10 apart) at 19 + 10 = 29.
+ * Every create remote (the rule before): fifo 2 as above; 3 created at
+ *   5, 1 goes on at 8, 3 starting until 18; 4 created at 9, 1 at 12, 4
+ *   until 22; 1 blocks at 12.  2 runs on 0 at 14-19, 3 on 1 at 18-23, 4
+ *   on 0 at 22-27; 1 at 27, joins 3 (on 1, exited at 23: 33 > 27) at 33.
+ */
+static void test_unbound_start_by_hand(void **state)
+{
+	(void)state;
+	static const uint64_t mat[4] = {0, 10, 10, 0};
+	static const struct {
+		const char *policy;
+		uint64_t makespan;
+	} uc[] = {
+		{"fifo", 20},
+		{"ps", 29},
+	};
+	for (size_t i = 0; i < sizeof uc / sizeof *uc; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, "shadowbind-trace 1\nunit ns\n1 1 create 2\n1 1 create 3\n"
+		                "1 1 create 4\n2 5 exit\n3 5 exit\n4 5 exit\n1 0 join 2\n"
+		                "1 0 join 3\n1 0 join 4\n1 0 exit\n");
+		struct sim_params par;
+		sim_params_init(&par);
+		par.cpus = 2;
+		par.mode = SIM_UNBOUND;
+		assert_int_equal(sim_policy_parse(uc[i].policy, &par), 0);
+		par.lat_matrix = mat;
+		par.latency = 10;
+		par.machine = 1;
+		par.create_cost_remote = 3;
+		struct sim_result res;
+		run_expect(&c, &par, NULL, uc[i].makespan, i, &res);
+		/* the threads' starts: each at its create */
+		assert_int_equal(res.threads[1].start.num, 1);
+		assert_int_equal(res.threads[2].start.num, 5);
+		assert_int_equal(res.threads[3].start.num, 6);
 		tu_sim_close(&c);
 	}
 }
@@ -657,19 +720,22 @@ static void test_commands_machine(void **state)
 		fail_msg("allocate: status %d: %s", rc, err);
 	assert_non_null(strstr(out, "makespan 44 "));
 	/* and unbound (docs/sim.md: allocate under a machine file), fifo on
-	 * 2 processors, every create remote, a thread that never ran at the
-	 * largest latency of the file (40): 1 creates 2 at 5 + 6 = 11 (ready
-	 * at 51) and 3 at 17 (ready at 57), joins 2 at 17; 2 runs on 0 from
-	 * 51, 3 on 1 from 57 and blocks on the semaphore; 2 posts at 58 (3
-	 * woken at 58 + lat(0,1) = 68), exits at 58 + 3 = 61; 1 (last on 0)
-	 * at 61 on 0, joins 3; 3 at 68 on 0 (the lowest idle processor),
-	 * exits at 68 + 4 + 3 = 75; 1 at 75, exits at 76 */
-	assert_non_null(strstr(out, "unbound 76 "));
+	 * 2 processors, a create remote when the pool has an idle processor
+	 * (fewer threads running, ready or starting than processors), a
+	 * thread that never ran at the largest latency of the file (40): 1
+	 * creates 2 at 5, alone: remote, 1 goes on at 5 + 6 = 11, 2 starting
+	 * until 5 + 6 + 40 = 51; 1 creates 3 at 11: 1 running and 2 starting
+	 * fill both processors: local, 3 runs on 1 at once and blocks on the
+	 * semaphore; 1 joins 2 at 11; 2 runs on 0 from 51, posts at 58 (3
+	 * woken at 58 + lat(0,1) = 68), exits at 58 + 3 (remote) = 61; 1
+	 * (last on 0) at 61 on 0, joins 3; 3 at 68 on 0 (the lowest idle
+	 * processor), exits at 68 + 4 + 1 (local) = 73; 1 at 73, exits at 74 */
+	assert_non_null(strstr(out, "unbound 74 "));
 	free(out);
 	free(err);
 	rc = tu_cmdf("allocate", &out, &err, "-q --json -a binpack --config '%s' '%s'", ipath, tpath);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "\"unbound\": 76"));
+	assert_non_null(strstr(out, "\"unbound\": 74"));
 	free(out);
 	free(err);
 	/* experiment: the same job (binpack, fifo, 2 processors) from a
@@ -735,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_by_hand),
 		cmocka_unit_test(test_kinds_by_hand),
 		cmocka_unit_test(test_start_by_hand),
+		cmocka_unit_test(test_unbound_start_by_hand),
 		cmocka_unit_test(test_default_is_contract),
 		cmocka_unit_test(test_file_to_model),
 		cmocka_unit_test(test_file_errors),
