@@ -144,7 +144,8 @@ int rec_wait_usage(pid_t pid, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw);
  * the trace).  Units: ns, counts. */
 struct rec_stats {
 	int have;                    /* read                                  */
-	int64_t clock_fast;          /* 1: TSC between context switches       */
+	int64_t clock_fast;          /* TSC between context switches, told by
+	                                1: a perf event, 2: rseq; 0: syscall  */
 	int64_t read_fast_ns, read_syscall_ns; /* one clock read; ns          */
 	int64_t calibration_ns;      /* CPU time of the calibrations; ns      */
 	int64_t subtracted_ns;       /* calibrated cost subtracted; ns        */
@@ -289,7 +290,7 @@ struct rec_report {
 	uint64_t check_wall_ns, check_cpu_ns;
 	double rate;                 /* records per second of recorded work   */
 	int have_stats;
-	int clock_fast;
+	int clock_fast;              /* as rec_stats' clock_fast              */
 	uint64_t read_ns, read_syscall_ns;
 	uint64_t excluded_ns, calibration_ns, write_ns;
 	int64_t subtracted_ns;

@@ -196,7 +196,7 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 		rep->rate = (double)rep->records / ((double)rep->work_ns / 1e9);
 	if (st && st->have) {
 		rep->have_stats = 1;
-		rep->clock_fast = st->clock_fast != 0;
+		rep->clock_fast = (int)st->clock_fast;
 		rep->read_ns = (uint64_t)(st->clock_fast ? st->read_fast_ns : st->read_syscall_ns);
 		rep->read_syscall_ns = (uint64_t)st->read_syscall_ns;
 		int64_t excl = 0, calls = 0;
@@ -279,7 +279,9 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		        " ns per read%s); the recorder's own cost %.0f ns per call (excluded and subtracted), "
 		        "estimated residual %.1f ns per record (%.2f%% of the work)\n",
 		        who, r->records, r->rate,
-		        r->clock_fast ? "TSC between context switches" : "thread CPU clock (system call)",
+		        r->clock_fast == 2   ? "TSC between context switches, seen by rseq"
+		        : r->clock_fast      ? "TSC between context switches, seen by a perf event"
+		                             : "thread CPU clock (system call)",
 		        r->read_ns, r->clock_fast ? "" : "",
 		        r->recorder_per_call_ns, r->resid_ns, 100 * r->resid_share);
 		if (r->resid_share > 0.02) {

@@ -593,15 +593,79 @@ static int rec_grow(struct tr_p1 *P)
 /* ORDER OP */
 _Static_assert(TRACE_NOPS <= 32, "an operation fits in 5 bits (struct tr_rec1)");
 
-/* Store a record that parsed (work + sleep: units: trace unit): checks of
- * the record count and the total work.  Returns 1, or 0 on an error. */
+/* The line of the first record (P->nrec > 0): its line difference from
+ * line 0, or its escape entry's line (the first one). */
+static uint32_t first_rec_line(const struct tr_p1 *P)
+{
+	uint32_t diff = P->rec[0].wl >> TR1_DIFF_SHIFT & TR1_ESC;
+	return diff == TR1_ESC ? P->esc[0].line : diff;
+}
+
+/* Record i does not pack: its work and line go to the escape list.
+ * Returns 0, or -1 when out of memory. */
+static int rec_escape(struct tr_p1 *P, uint32_t i, unsigned op, uint64_t work,
+                      uint32_t line)
+{
+	if (P->nesc == P->esccap) {
+		struct tr_esc *e = grow2(P->esc, &P->esccap, sizeof *e);
+		if (!e)
+			return -1;
+		P->esc = e;
+	}
+	P->esc[P->nesc++] = (struct tr_esc){ work, line };
+	P->rec[i].wl = TR1_ESC << TR1_DIFF_SHIFT | (uint32_t)op << TR1_OP_SHIFT;
+	return 0;
+}
+
+/* Record i's location (lo: a string offset or TRACE_NONE); the array
+ * starts with the first location.  Returns 0, or -1 when out of memory. */
+static int rec_loc(struct tr_p1 *P, uint32_t i, uint32_t lo)
+{
+	if (!P->loc) {
+		P->loc = malloc(P->rcap * sizeof *P->loc);
+		if (!P->loc)
+			return -1;
+		for (size_t k = 0; k < i; k++)
+			P->loc[k] = TRACE_NONE;
+	}
+	P->loc[i] = lo;
+	return 0;
+}
+
+/* A cwait, record i of thread t: the replay registers the waiter after
+ * the thread's previous record (or at its create): say so there.
+ * Returns 0, or -1 when out of memory. */
+static int rec_cwait(struct tr_p1 *P, uint32_t i, uint32_t t, uint32_t prev)
+{
+	if (prev == TRACE_NONE) {
+		P->th_cw0[t] = i;
+		return 0;
+	}
+	if (P->ncw == P->cwcap) {
+		uint64_t *c = grow2(P->cw, &P->cwcap, sizeof *c);
+		if (!c)
+			return -1;
+		P->cw = c;
+	}
+	P->cw[P->ncw++] = (uint64_t)prev << 32 | i;
+	P->rec[prev].wl |= TR1_CWNEXT;
+	return 0;
+}
+
+/* Store a record that parsed: operation op, operands a and b (dense),
+ * thread t, location lo (or TRACE_NONE), its work and its sleep's
+ * duration `dur` (units: trace unit); checks of the record count and
+ * the total work.  Returns
+ * 1, or 0 on an error.  (The rare cases are out of line, so that the
+ * common one keeps its values in registers.) */
 static inline __attribute__((always_inline)) int
-rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
-          uint64_t work)
+rec_store(struct tr_p1 *P, unsigned op, uint32_t a, uint32_t b, uint32_t t,
+          uint32_t lo, uint64_t work, uint64_t dur)
 {
 	uint32_t line = P->line;
-	if (P->nrec == P->rcap) { /* rcap <= max_rec */
-		if (P->nrec >= P->lim.max_rec) {
+	size_t n = P->nrec;
+	if (n == P->rcap) { /* rcap <= max_rec */
+		if (n >= P->lim.max_rec) {
 			perr(P, "too many records (at most %llu)",
 			     (unsigned long long)P->lim.max_rec);
 			return 0;
@@ -609,8 +673,9 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 		if (rec_grow(P))
 			return oom(P), 0;
 	}
-	P->total += work;
-	if (P->total >= P->lim.max_work) {
+	uint64_t total = P->total + work + dur;
+	P->total = total;
+	if (total >= P->lim.max_work) {
 		if (P->lim.max_work == TRACE_WORK_LIMIT)
 			perr(P, "total work exceeds 2^62 - 1 (work plus sleep of all records)");
 		else
@@ -618,67 +683,34 @@ rec_store(struct tr_p1 *P, const struct trace_rec *r, uint32_t t, uint32_t lo,
 			     (unsigned long long)(P->lim.max_work - 1));
 		return 0;
 	}
-	if (!P->first_rec_line)
-		P->first_rec_line = line;
-	if (lo != TRACE_NONE && !P->loc) {
-		P->loc = malloc(P->rcap * sizeof *P->loc);
-		if (!P->loc)
-			return oom(P), 0;
-		for (size_t i = 0; i < P->nrec; i++)
-			P->loc[i] = TRACE_NONE;
-	}
-	uint32_t i = (uint32_t)P->nrec, prev = P->th_last[t];
-	uint32_t diff = line - P->last_line; /* lines increase */
+	uint32_t i = (uint32_t)n, diff = line - P->last_line; /* lines increase */
 	struct tr_rec1 *q = &P->rec[i];
-	q->a = r->a;
-	q->b = r->b;
-	if (diff < TR1_ESC && r->work <= TR1_WORK_MASK) {
-		q->wl = (uint32_t)r->work | diff << TR1_DIFF_SHIFT |
-		        (uint32_t)r->op << TR1_OP_SHIFT;
-	} else {
-		if (P->nesc == P->esccap) {
-			struct tr_esc *e = grow2(P->esc, &P->esccap, sizeof *e);
-			if (!e)
-				return oom(P), 0;
-			P->esc = e;
-		}
-		P->esc[P->nesc++] = (struct tr_esc){ r->work, line };
-		q->wl = TR1_ESC << TR1_DIFF_SHIFT |
-		        (uint32_t)r->op << TR1_OP_SHIFT;
-	}
 	P->last_line = line;
-	if (P->bused >> r->op & 1) {
+	q->a = a;
+	if (P->bused >> op & 1) {
 		if (P->ntid == P->tidcap) {
-			uint32_t *a = grow2(P->tid, &P->tidcap, sizeof *a);
-			if (!a)
+			uint32_t *x = grow2(P->tid, &P->tidcap, sizeof *x);
+			if (!x)
 				return oom(P), 0;
-			P->tid = a;
+			P->tid = x;
 		}
 		P->tid[P->ntid++] = t;
+		q->b = b;
 	} else {
 		q->b = t;
 	}
-	if (P->loc)
-		P->loc[i] = lo;
+	if (__builtin_expect(diff < TR1_ESC && work <= TR1_WORK_MASK, 1))
+		q->wl = (uint32_t)work | diff << TR1_DIFF_SHIFT | op << TR1_OP_SHIFT;
+	else if (rec_escape(P, i, op, work, line))
+		return oom(P), 0;
+	if (__builtin_expect(P->loc != NULL || lo != TRACE_NONE, 0) && rec_loc(P, i, lo))
+		return oom(P), 0;
+	uint32_t prev = P->th_last[t];
 	P->th_last[t] = i;
 	P->th_nrec[t]++;
-	if (r->op == TRACE_CWAIT) {
-		/* the replay registers the waiter after the thread's previous
-		 * record (or at its create): say so there */
-		if (prev == TRACE_NONE) {
-			P->th_cw0[t] = i;
-		} else {
-			if (P->ncw == P->cwcap) {
-				uint64_t *c = grow2(P->cw, &P->cwcap, sizeof *c);
-				if (!c)
-					return oom(P), 0;
-				P->cw = c;
-			}
-			P->cw[P->ncw++] = (uint64_t)prev << 32 | i;
-			P->rec[prev].wl |= TR1_CWNEXT;
-		}
-	}
-	P->nrec++;
+	if (__builtin_expect(op == TRACE_CWAIT, 0) && rec_cwait(P, i, t, prev))
+		return oom(P), 0;
+	P->nrec = n + 1;
 	return 1;
 }
 
@@ -797,7 +829,7 @@ static const char *parse_record(struct tr_p1 *P, const char *p)
 		return unexpected(P, p, opstart, (size_t)(opend - opstart));
 	}
 
-	return rec_store(P, &r, t, lo, w + dur) ? next_line(p) : NULL;
+	return rec_store(P, r.op, r.a, r.b, t, lo, w, dur) ? next_line(p) : NULL;
 }
 
 /* ---------------------------------------------------------------------
@@ -906,6 +938,15 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	if (one) {
 		if (*p != ' ' || !(p = fnum(p + 1, 1, &v[0])) || v[0] >= TRACE_ID_LIMIT)
 			return NULL;
+		if (*p == '\n') {
+			/* no location: the line is good (as below, in short) */
+			uint32_t t, d;
+			*slow = 0;
+			if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, P->line, &t) ||
+			    obj_get(P, one - 1, (uint32_t)v[0], P->line, &d))
+				return oom(P);
+			return rec_store(P, (unsigned)op, d, 0, t, TRACE_NONE, w, 0) ? p + 1 : NULL;
+		}
 	}
 	for (int i = 0; !one && i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
 		if (*p != ' ')
@@ -971,34 +1012,32 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 
 	/* the line is good: act as parse_record does */
 	*slow = 0;
-	struct trace_rec r;
-	uint32_t t, d, line = P->line, lo = TRACE_NONE;
+	uint32_t t, d, line = P->line, lo = TRACE_NONE, ra, rb;
 	uint64_t dur = 0;
 	if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, line, &t))
 		return oom(P);
-	r.work = w;
-	r.line = line;
-	r.op = (uint8_t)op;
-	r.a = (uint32_t)v[0];
-	r.b = (uint32_t)v[1];
 	if (one) {
 		if (obj_get(P, one - 1, (uint32_t)v[0], line, &d))
 			return oom(P);
-		r.a = d;
-	}
-	for (int i = 0; !one && i < 2; i++) {
-		if (O->arg[i].type == TRACE_ARG_OBJ) {
-			int k = O->arg[i].kind;
-			if (obj_get(P, k, (uint32_t)v[i], line, &d))
-				return oom(P);
-			if (i)
-				r.b = d;
-			else
-				r.a = d;
-		} else if (O->arg[i].type == TRACE_ARG_DURATION) {
-			r.a = (uint32_t)v[0];
-			r.b = (uint32_t)(v[0] >> 32);
-			dur = v[0];
+		ra = d;
+		rb = 0;
+	} else {
+		ra = (uint32_t)v[0];
+		rb = (uint32_t)v[1];
+		for (int i = 0; i < 2; i++) {
+			if (O->arg[i].type == TRACE_ARG_OBJ) {
+				int k = O->arg[i].kind;
+				if (obj_get(P, k, (uint32_t)v[i], line, &d))
+					return oom(P);
+				if (i)
+					rb = d;
+				else
+					ra = d;
+			} else if (O->arg[i].type == TRACE_ARG_DURATION) {
+				ra = (uint32_t)v[0];
+				rb = (uint32_t)(v[0] >> 32);
+				dur = v[0];
+			}
 		}
 	}
 	if (ls) {
@@ -1023,7 +1062,7 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 				*c = (struct tr_loccache){ w0, w1, (uint32_t)ln, lo };
 		}
 	}
-	return rec_store(P, &r, t, lo, w + dur) ? p + 1 : NULL;
+	return rec_store(P, (unsigned)op, ra, rb, t, lo, w, dur) ? p + 1 : NULL;
 }
 
 /* ---------------------------------------------------------------------
@@ -1082,9 +1121,9 @@ static const char *parse_unit(struct tr_p1 *P, const char *p)
 		return NULL;
 	if (P->unit_declared)
 		FAIL("duplicate unit (first at line %u)", P->unit_line);
-	if (P->first_rec_line)
+	if (P->nrec)
 		FAIL("unit must come before the first record (line %u)",
-		     P->first_rec_line);
+		     first_rec_line(P));
 	P->unit = (enum trace_unit)u;
 	P->unit_declared = 1;
 	P->unit_line = P->line;

@@ -207,7 +207,6 @@ struct tr_p1 {
 	int unit_declared;
 	uint32_t unit_line;
 	enum trace_unit unit;
-	uint32_t first_rec_line;   /* 0 before the first record            */
 	uint64_t total;            /* work + sleep so far; units: trace unit */
 
 	/* records in file order (packed, struct tr_rec1), each with its

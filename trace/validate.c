@@ -21,6 +21,7 @@
 
 #define NONE TRACE_NONE
 #define TR_AHEAD 16 /* records: how far ahead the replay prefetches */
+#define TR_PREFETCH_THREADS 16 /* threads: above, the replay prefetches */
 #define NOT_CREATED UINT32_MAX
 
 struct vth {
@@ -304,13 +305,24 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 	const uint32_t *thid = V->thid;
 	uintptr_t rdone = 0, tdone = 0, ldone = 0;
 	size_t cwn = 0;
+	/* the rule each record follows, by op and whether its b is 0
+	 * (trace_op_effect: -1 for a busy trylock or trywait) */
+	int8_t effect[TRACE_NOPS][2];
+	for (int op = 0; op < TRACE_NOPS; op++)
+		for (int nz = 0; nz < 2; nz++)
+			effect[op][nz] = (int8_t)trace_op_effect(
+				&(struct trace_rec){ .op = (uint8_t)op, .b = (uint32_t)nz });
+	/* prefetch for the records before pf_end: none with few threads,
+	 * whose places the hardware follows alone */
+	size_t pf_end = V->P->obj[TRACE_K_THREAD].n > TR_PREFETCH_THREADS &&
+	                n > TR_AHEAD ? n - TR_AHEAD : 0;
 
 	for (size_t i = 0; i < n; i++) {
 		/* The records go to one place per thread, more places than
 		 * the hardware follows with many threads: ask for the lines
 		 * of the place of the record TR_AHEAD on (the next 3 lines of
 		 * rec[]: a thread often has a run of records) */
-		if (i + TR_AHEAD < n &&
+		if (i < pf_end &&
 		    !(bused >> (prec[i + TR_AHEAD].wl >> TR1_OP_SHIFT & 31) & 1)) {
 			uint32_t c = th[newidx[prec[i + TR_AHEAD].b]].cur;
 			const char *x = (const char *)&rec[c];
@@ -370,7 +382,7 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			            thid[t], T->exit_line);
 
 		/* trylock ok: lock, ...; busy: nothing (from the registers) */
-		switch (trace_op_effect(&(struct trace_rec){ .op = op, .b = rb })) { /* ORDER OP */
+		switch (effect[op][rb != 0]) { /* ORDER OP */
 		case TRACE_CREATE: {
 			uint32_t c = ra;
 			struct vth *C = &th[c];

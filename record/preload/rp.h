@@ -78,10 +78,13 @@ struct rp_thread {
 	uint8_t pend_flags;      /* its flags as the spool has them
 	                            (REC_SPOOL_DEAD, REC_SPOOL_NOTE): only
 	                            dead and note change after rp_emit      */
-	/* the clock (rp_clock.c): perf_event page, the last exact reading
-	 * and the TSC then */
-	const void *pg;          /* task-clock page (mmap'd), NULL: syscall */
-	uint32_t seq;            /* its sequence word at the base           */
+	/* the clock (rp_clock.c): the word that tells a context switch,
+	 * the last exact reading and the TSC then */
+	const void *pg;          /* task-clock page (mmap'd) or NULL        */
+	const volatile uint32_t *sw; /* the switch word: the page's sequence
+	                            word, or the low half of the thread's
+	                            rseq_cs; NULL: the syscall clock        */
+	uint32_t seq;            /* its value at the base                   */
 	int base_ok;
 	uint64_t base_ns;        /* thread CPU time at the base; ns         */
 	uint64_t base_tsc;       /* TSC at the base; ticks                  */
@@ -111,15 +114,6 @@ struct rp_thread {
 	                            waits, not work; ns                     */
 	void *omp_region;        /* rp_gomp.c: the OpenMP region whose end
 	                            it reached, not yet written (under G)   */
-};
-
-/* The first words of the perf_event mmap page (linux/perf_event.h's
- * struct perf_event_mmap_page): `lock` changes whenever the kernel
- * schedules the thread in. */
-struct rp_pgseq {
-	uint32_t version;
-	uint32_t compat_version;
-	uint32_t lock;
 };
 
 /* Object table entry (address -> current id and recorder state). */
@@ -204,8 +198,8 @@ static inline void rp_leave(struct rp_thread *t, int recorded)
 }
 /* rp_clock.c: the clock and the recorder's own cost.
  * rp_clock_init: once, before any thread is recorded (TSC rate, whether
- * the fast clock works).  rp_clock_open/close: the calling thread's
- * perf_event page (call in the thread itself).  rp_now: t's CPU time
+ * the fast clock works, and which switch word).  rp_clock_open/close:
+ * the calling thread's switch word (call in the thread itself).  rp_now: t's CPU time
  * (t must be the calling thread); ns.  rp_cpu_now: the calling thread's.
  *
  * rp_work(t, op): a wrapper of kind `op` reached the point where its
@@ -249,9 +243,9 @@ static inline uint64_t rp_ticks(void)
 
 static inline uint64_t rp_now(struct rp_thread *t)
 {
-	if (!t->pg)
+	if (!t->sw)
 		return rp_now_slow(t, 0, 0);
-	uint32_t s = ((const volatile struct rp_pgseq *)t->pg)->lock;
+	uint32_t s = *t->sw;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t c = rp_ticks(), d = c - t->base_tsc;
 	if (__builtin_expect(t->base_ok && s == t->seq && d < RP_RESYNC_TICKS, 1))
@@ -266,7 +260,7 @@ static inline uint64_t rp_work(struct rp_thread *t, int op)
 
 static inline void rp_mark(struct rp_thread *t)
 {
-	if (!t->pg)
+	if (!t->sw)
 		return;
 	uint64_t now = rp_now(t);
 	if (now > t->mark)

@@ -12,14 +12,29 @@
  *
  * where base is one exact reading of the thread CPU clock and the TSC at
  * that instant, valid as long as the thread has not left its processor
- * since: the kernel bumps the sequence word (`lock`) of a perf_event page
- * (a task-clock event of the thread, mmap'd read-only) every time it
- * schedules the thread in, so an unchanged word means the TSC counted
- * only this thread's time.  When the word changed, or after
- * RP_RESYNC_TICKS, the recorder reads the exact clock again (and checks
- * the extrapolation against it: rp_stats).  Needs an invariant TSC
- * (x86-64) and perf_event_open; otherwise (or SHADOWBIND_CLOCK=syscall)
- * every read is the system call.
+ * since.  A word that the kernel changes when the thread was switched
+ * out tells (the switch word, t->sw); two kinds, chosen at start:
+ *
+ *  - rseq (the default where it works): glibc registers every thread's
+ *    restartable-sequence area with the kernel; the recorder stores the
+ *    address of a descriptor of its own (a critical section no code runs
+ *    in) in the area's rseq_cs field, and the kernel clears that field
+ *    on the thread's next return to user space after it was switched
+ *    out, preempted, migrated or signalled (it finds the thread outside
+ *    the section).  Costs nothing at a switch (glibc's registration
+ *    already has the kernel visit the area there).
+ *  - perf: a task-clock perf_event of the thread, its page mmap'd
+ *    read-only; the kernel bumps the page's sequence word (`lock`)
+ *    every time it schedules the thread in.  Costs 1.4 us a context
+ *    switch on the project's VM (docs/record.md), which a program whose
+ *    threads sleep thousands of times (libgomp's waits on one CPU) pays
+ *    in its waits.
+ *
+ * When the word changed, or after RP_RESYNC_TICKS, the recorder reads the
+ * exact clock again (and checks the extrapolation against it: rp_stats).
+ * Needs an invariant TSC (x86-64) and one of the two; otherwise (or
+ * SHADOWBIND_CLOCK=syscall) every read is the system call;
+ * SHADOWBIND_CLOCK=perf chooses the perf event.
  *
  * The recorder's own cost.  Each wrapper reads the clock twice: where the
  * recorder's own code (the lock G, the object table, the record) begins
@@ -31,6 +46,7 @@
  * of that kind (rp_resid).  The calibration is repeated at the end; both
  * go to the statistics file that shadowbind-record prints.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -40,6 +56,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -51,7 +68,8 @@
 /* ns = ticks * rp_tsc_mult >> 32 */
 uint64_t rp_tsc_mult;
 uint64_t rp_startup_ns;
-static int g_fast;                    /* the TSC + perf page clock       */
+enum clk { CLK_SYSCALL, CLK_PERF, CLK_RSEQ }; /* the stats' clock_fast */
+static enum clk g_clk;                /* the switch word's kind          */
 static int64_t g_resid[TRACE_NOPS];   /* subtracted per record; ns       */
 static int64_t g_resid_end[TRACE_NOPS]; /* the check at the end; ns      */
 static int64_t g_resid_b2b[TRACE_NOPS]; /* at the end, calls back to back */
@@ -132,11 +150,112 @@ static void tsc_refine(void)
 		rp_tsc_mult = r;
 }
 
+/* ---- rseq: the thread's restartable-sequence area (glibc >= 2.35
+ * registers it for every thread; linux/rseq.h's struct rseq: u32
+ * cpu_id_start, u32 cpu_id, u64 rseq_cs, ...).  Returning to user space
+ * after the thread was switched out (or preempted, migrated, signalled),
+ * the kernel reads the descriptor rseq_cs points to, finds the thread's
+ * instruction pointer outside its range and clears rseq_cs.  The
+ * descriptor's abort address must follow the signature glibc registered
+ * (RSEQ_SIG, 0x53053053 on x86), or the kernel kills the thread. ---- */
+#define RSEQ_CS_OFFSET 8 /* bytes: rseq_cs in struct rseq */
+struct rseq_desc {       /* linux/rseq.h's struct rseq_cs */
+	uint32_t version, flags;
+	uint64_t start_ip, post_commit_offset, abort_ip;
+} __attribute__((aligned(32)));
+static const uint32_t rseq_sig[2] = {0x53053053u, 0};
+/* two descriptors: the threads' and the calibration's own thread, which
+ * runs on a recorded thread (rp_calibrate_end), so that arming one
+ * makes the other's base stale */
+static struct rseq_desc rseq_desc[2];
+static ptrdiff_t g_rseq_off; /* bytes from the thread pointer */
+
+static void rseq_arm(struct rp_thread *t)
+{
+	uint64_t d = (uint64_t)(uintptr_t)&rseq_desc[t->cal != 0];
+	__atomic_store_n((uint64_t *)(uintptr_t)t->sw, d, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static uint32_t rseq_token(const struct rp_thread *t)
+{
+	return (uint32_t)(uintptr_t)&rseq_desc[t->cal != 0];
+}
+
+#if defined(__x86_64__)
+static volatile uint32_t *rseq_word(void)
+{
+	return (volatile uint32_t *)((char *)__builtin_thread_pointer() + g_rseq_off + RSEQ_CS_OFFSET);
+}
+
+static long own_switches(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/* Whether the kernel clears rseq_cs as described, on the calling thread:
+ * a system call that does not switch leaves it armed, a sleep (a
+ * voluntary switch: libgomp's futex waits) clears it.  A kernel that
+ * skipped voluntary switches would give a wrong clock; then the perf
+ * event is used.  Costs one sleep of the timer slack (about 50 us of
+ * wall time, no CPU). */
+static int rseq_works(void)
+{
+	const ptrdiff_t *off = dlsym(RTLD_DEFAULT, "__rseq_offset");
+	const unsigned *size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	if (!off || !size || !*size)
+		return 0;
+	g_rseq_off = *off;
+	for (int i = 0; i < 2; i++)
+		rseq_desc[i] = (struct rseq_desc){
+			.start_ip = (uint64_t)(uintptr_t)&rseq_sig[1] + 64 + (uint64_t)i, /* nothing runs there */
+			.post_commit_offset = 1,
+			.abort_ip = (uint64_t)(uintptr_t)&rseq_sig[1],
+		};
+	struct rp_thread probe = {.sw = rseq_word()};
+	rseq_arm(&probe);
+	getppid();
+	if (*probe.sw != rseq_token(&probe))
+		return 0;
+	for (int k = 0; k < 3; k++) {
+		long n0 = own_switches();
+		rseq_arm(&probe);
+		nanosleep(&(struct timespec){.tv_nsec = 1}, NULL);
+		int cleared = *probe.sw != rseq_token(&probe);
+		long n1 = own_switches();
+		if (n0 < 0 || n1 < 0)
+			break;
+		if (n1 > n0) {
+			__atomic_store_n((uint64_t *)(uintptr_t)probe.sw, 0, __ATOMIC_RELAXED);
+			return cleared;
+		}
+	}
+	__atomic_store_n((uint64_t *)(uintptr_t)probe.sw, 0, __ATOMIC_RELAXED);
+	return 0;
+}
+#else
+static volatile uint32_t *rseq_word(void)
+{
+	return NULL;
+}
+
+static int rseq_works(void)
+{
+	return 0;
+}
+#endif
+
 void rp_clock_open(struct rp_thread *t)
 {
 	t->pg = NULL;
+	t->sw = NULL;
 	t->base_ok = 0;
-	if (!g_fast)
+	if (g_clk == CLK_RSEQ) {
+		t->sw = rseq_word();
+		return;
+	}
+	if (g_clk != CLK_PERF)
 		return;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof a);
@@ -150,37 +269,36 @@ void rp_clock_open(struct rp_thread *t)
 		return;
 	void *p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd); /* the mapping keeps the event */
-	if (p != MAP_FAILED)
+	if (p != MAP_FAILED) {
 		t->pg = p;
+		t->sw = &((const volatile struct perf_event_mmap_page *)p)->lock;
+	}
 }
 
 void rp_clock_close(struct rp_thread *t)
 {
 	if (t->pg)
 		munmap((void *)t->pg, 4096);
+	else if (t->sw && *t->sw == rseq_token(t))
+		__atomic_store_n((uint64_t *)(uintptr_t)t->sw, 0, __ATOMIC_RELAXED);
 	t->pg = NULL;
+	t->sw = NULL;
 	t->base_ok = 0;
 }
 
-static uint32_t pg_seq(const struct rp_thread *t)
-{
-	uint32_t s = ((const volatile struct perf_event_mmap_page *)t->pg)->lock;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return s;
-}
-
-_Static_assert(offsetof(struct perf_event_mmap_page, lock) == offsetof(struct rp_pgseq, lock),
-               "rp_pgseq mirrors the perf page's sequence word");
-
 uint64_t rp_now_slow(struct rp_thread *t, uint32_t s, uint64_t c)
 {
-	if (!t->pg)
+	if (!t->sw)
 		return exact_now();
 	/* a new base: the exact clock and the TSC read between two equal
-	 * sequence words */
+	 * sequence words (perf), or after arming and still armed (rseq) */
+	int rseq = g_clk == CLK_RSEQ;
+	if (rseq)
+		rseq_arm(t);
 	uint64_t ns = exact_now();
 	c = rp_ticks();
-	uint32_t s2 = pg_seq(t);
+	uint32_t s2 = *t->sw;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->slow_n++;
 	if (t->base_ok && s == t->seq) {
 		/* no switch since the base: check the extrapolation */
@@ -190,8 +308,8 @@ uint64_t rp_now_slow(struct rp_thread *t, uint32_t s, uint64_t c)
 	}
 	t->base_ns = ns;
 	t->base_tsc = c;
-	t->seq = s2;
-	t->base_ok = s == s2;
+	t->seq = rseq ? rseq_token(t) : s2;
+	t->base_ok = rseq ? s2 == t->seq : s == s2;
 	return ns;
 }
 
@@ -419,10 +537,10 @@ void rp_clock_init(void)
 	const char *e = getenv("SHADOWBIND_CLOCK");
 	int want_fast = !(e && !strcmp(e, "syscall"));
 	rp_tsc_mult = want_fast && tsc_invariant() ? tsc_mult((uint64_t)env_int("SHADOWBIND_TSC_US", TSC_WINDOW_NS / 1000, 50, 1000000) * 1000u) : 0;
-	g_fast = rp_tsc_mult != 0;
+	g_clk = !rp_tsc_mult ? CLK_SYSCALL : !(e && !strcmp(e, "perf")) && rseq_works() ? CLK_RSEQ : CLK_PERF;
 	struct rp_thread *t = cal_thread();
-	if (!t->pg)
-		g_fast = 0;
+	if (!t->sw)
+		g_clk = CLK_SYSCALL;
 	/* the cost of one read, both ways (reported) */
 	uint64_t best = UINT64_MAX;
 	for (int b = 0; b < 8; b++) {
@@ -434,7 +552,7 @@ void rp_clock_init(void)
 	}
 	g_slow_read = best;
 	g_fast_read = g_slow_read;
-	if (t->pg) {
+	if (t->sw) {
 		best = UINT64_MAX;
 		for (int b = 0; b < 8; b++) {
 			uint64_t a = rp_now(t);
@@ -553,7 +671,7 @@ void rp_stats_write(const char *trace_path)
 		omp_wait += t->omp_wait;
 	}
 	uint64_t cpu = process_cpu(RUSAGE_SELF), children = process_cpu(RUSAGE_CHILDREN);
-	put(fd, "clock_fast", g_fast);
+	put(fd, "clock_fast", g_clk);
 	put(fd, "tsc_mult", (int64_t)rp_tsc_mult);
 	put(fd, "startup_ns", (int64_t)rp_startup_ns);
 	put(fd, "read_fast_ns", (int64_t)g_fast_read);

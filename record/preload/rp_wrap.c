@@ -35,9 +35,9 @@ static void *rp_trampoline(void *p)
 {
 	struct rp_start s = *(struct rp_start *)p;
 	struct rp_thread *t = s.t;
-	/* the recorder's set-up of a recorded thread (its clock's
-	 * perf_event_open and mapping: 12 us a thread on the project's VM,
-	 * docs/sim.md) is not the thread's work: its span, from here to the
+	/* the recorder's set-up of a recorded thread (with the perf clock
+	 * its perf_event_open and mapping: 12 us a thread on the project's
+	 * VM, docs/sim.md; with rseq nothing) is not the thread's work: its span, from here to the
 	 * first reading of the new clock, is left out of the first record;
 	 * the thread's CPU time before it (its start) stays in */
 	uint64_t setup0 = t ? rp_cpu_now() : 0; /* ns */
