@@ -54,10 +54,8 @@ static inline __attribute__((always_inline)) void loop_events(struct sim_work *w
 					cwait_arrive(w, id, T);
 				else if (!pm && __builtin_expect(t->bk == BK_LOCK_WAKE, 0))
 					lock_arrive(w, id, T);
-				else {
-					w->nstart -= t->bk == BK_START;
+				else
 					make_ready(w, id, T);
-				}
 				continue;
 			}
 			/* fifo/rr: the running thread finished its work; its event

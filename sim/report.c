@@ -26,7 +26,6 @@ static const struct {
 	[BK_CWAIT_REACQ] = {1, NULL},
 	[BK_CWAIT_WAKE] = {1, NULL},
 	[BK_LOCK_WAKE] = {0, NULL},
-	[BK_START] = {0, NULL}, /* a timer, never blocked */
 	[BK_SIGWAIT] = {0, "see enough waiters on"}, /* any N, not its own */
 	[BK_SIG_REACQ] = {-1, "re-acquire after signal"},
 	[BK_RDLOCK] = {0, NULL},

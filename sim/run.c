@@ -134,7 +134,6 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->steps = 0;
 	w->events = 0;
 	w->rr_last = 0;
-	w->nstart = 0;
 	w->makespan = 0;
 	w->live = n;
 	w->pool = par->pool;

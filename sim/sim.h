@@ -118,14 +118,13 @@ struct sim_params {
 	 * (like create_cost for the creator); units: trace unit. */
 	uint64_t exit_cost;
 	/* 1: the machine's rules for a thread created on another processor
-	 * than its creator's (unbound with k >= 2: a thread created while
-	 * the pool had an idle processor, docs/sim.md): the creator spends
-	 * create_cost_remote in all, its excess over create_cost right after
-	 * the create; the thread's exit costs exit_cost_remote instead of
-	 * exit_cost, and the thread becomes ready no earlier than the create
-	 * + that excess + the latency between the two processors.  0 (the
-	 * contract): create_cost and exit_cost for every thread, a create
-	 * has no latency. */
+	 * than its creator's (unbound with k >= 2: every created thread):
+	 * the creator spends create_cost_remote in all, its excess over
+	 * create_cost right after the create; the thread's exit costs
+	 * exit_cost_remote instead of exit_cost, and the thread becomes
+	 * ready no earlier than the create + that excess + the latency
+	 * between the two processors.  0 (the contract): create_cost and
+	 * exit_cost for every thread, a create has no latency. */
 	int machine;
 	uint64_t create_cost_remote, exit_cost_remote; /* units: trace unit */
 	/* Under machine: CPU a remote thread spends at its start, before its

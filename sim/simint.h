@@ -188,8 +188,6 @@ enum {
 	BK_LOCK_WAKE,   /* lat_kinds: woken by an unlock, its wake-up on the
 	                   way (a timer), the mutex free meanwhile: asks
 	                   for it again when it arrives (wobj)              */
-	BK_START,       /* created remote, its start on the way (a timer,
-	                   counted in sim_work.nstart)                     */
 	BK_SIGWAIT,     /* signaller waiting for enough waiters             */
 	BK_SIG_REACQ,   /* signaller re-acquiring its mutexes               */
 	BK_RDLOCK,
@@ -464,8 +462,6 @@ struct sim_work {
 	                        look at processors                        */
 	uint64_t opcost[TRACE_NOPS]; /* the local cost each operation adds
 	                        to its record's work: create, exit       */
-	uint32_t nstart;     /* threads created remote whose start is on
-	                        its way (BK_START timers)                 */
 	uint8_t held_on;     /* keep the mutexes each thread holds
 	                        (sim_program.has_signal)                 */
 	unsigned flags;
@@ -676,26 +672,15 @@ static inline int before_latency_end(const struct sim_work *w, stime T, stime re
 	return w->lat_on && T < rel + (o ? o[obj] : w->t_latmax);
 }
 
-/* The creation of thread a by u, running, at its create step: across
- * processors?  Bound mode: their groups differ.  Unbound (docs/sim.md,
- * "Machine files"): k >= 2 and the pool has an idle processor: fewer
- * threads running (u among them), ready or starting remote (nstart)
- * than processors. */
+/* The creation of thread a by u, at its create step: across processors?
+ * Bound mode: their groups differ.  Unbound: whenever k >= 2 (docs/sim.md,
+ * "Machine files": a rule by the pool's idle processors was measured
+ * worse). */
 static inline int create_is_remote(const struct sim_work *w, uint32_t u, uint32_t a)
 {
-	if (w->par->mode != SIM_UNBOUND)
-		return w->th[u].grp != w->th[a].grp;
-	const struct sgrp *g = &w->g[0];
-	uint32_t busy = w->nstart;
-	if (w->cls->gtree == GT_GROUPS) { /* ps */
-		busy += g->m + g->ndef;
-	} else {
-		if (g->rqh != NIL)
-			return 0;
-		for (uint32_t i = 0; i < g->nslots; i++)
-			busy += w->sl[g->slot0 + i].run >= 0;
-	}
-	return busy < g->nslots;
+	if (w->par->mode == SIM_UNBOUND)
+		return w->par->cpus > 1;
+	return w->th[u].grp != w->th[a].grp;
 }
 
 /* The cost record r of u adds to its work (create, exit; sim_params):

@@ -115,8 +115,7 @@ static inline void step_begin(struct sim_work *w, uint32_t u, const struct trace
  * spends create_cost_remote's excess over create_cost right after the
  * create, before its next record's work (pend); a becomes ready no
  * earlier than T + that excess + the latency between their processors
- * (starting meanwhile: waiting it out counts as blocked time from T, its
- * start). */
+ * (waiting it out counts as blocked time from T, its start). */
 static inline void create_thread(struct sim_work *w, uint32_t u, uint32_t a, stime T)
 {
 	struct sth *t = &w->th[a];
@@ -140,8 +139,6 @@ static inline void create_thread(struct sim_work *w, uint32_t u, uint32_t a, sti
 				w->ist[a].start = T;
 			t->bstart = T;
 			t->state = ST_TIMER;
-			t->bk = BK_START;
-			w->nstart++;
 			heap_set(w, a, nb, 0, a);
 			return;
 		}

@@ -95,7 +95,6 @@ struct thr {
 	struct stamp exitst;
 	int remote;        /* created on another processor than its
 	                      creator's (docs/sim.md, "Machine files")      */
-	int starting;      /* created remote, timed until its start arrives */
 	uint64_t since;    /* blocked: waiting since ("it blocked, or asked
 	                      for its mutex again"); trace units          */
 };
@@ -178,27 +177,12 @@ static int sproc(struct S *s, int i);
 
 /* docs/sim.md, "Machine files": "a created thread is remote when its
  * processor differs from its creator's: in bound mode, bound to another
- * processor (a shadow thread always); unbound, when k >= 2 and the pool
- * has an idle processor at the create: fewer threads running (the
- * creator among them), ready or starting (created remote, their start
- * on its way) than processors". */
+ * processor (a shadow thread always); unbound, whenever k >= 2". */
 static int remote_child(struct S *s, int creator, int child)
 {
-	if (!unbound(s))
-		return sproc(s, creator) != sproc(s, child);
-	long busy = 0;
-	for (int j = 0; j < s->n; j++) {
-		struct thr *t = &s->th[j];
-		if (t->st == T_TIMED && t->starting)
-			busy++;
-		else if (is_ps(s))
-			busy += t->st == T_READY;
-		else
-			busy += t->cpu >= 0;
-	}
-	if (!is_ps(s))
-		busy += s->gready.n;
-	return busy < (long)s->p->cpus;
+	if (unbound(s))
+		return s->p->cpus >= 2;
+	return sproc(s, creator) != sproc(s, child);
 }
 
 /* The work a record of thread i costs it: its work, plus the creation
@@ -643,7 +627,6 @@ static void perform(struct S *s, int i)
 			c->st = T_TIMED;
 			c->until = at;
 			c->after = A_READY;
-			c->starting = 1;
 		} else {
 			make_ready(s, (int)r->a);
 		}
@@ -874,7 +857,6 @@ static void step(struct S *s, int i)
 {
 	struct thr *t = &s->th[i];
 	if (t->st == T_TIMED) {
-		t->starting = 0;
 		if (t->after == A_ASK_MUTEX)
 			cwait_arrive(s, i);
 		else
