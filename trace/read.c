@@ -150,9 +150,11 @@ static inline int op_lookup(const struct tr_opmap *m, const char *s, size_t n)
 	if (n - 1 < 16) {
 		uint64_t w0 = low_bytes(ld64(s), n);
 		uint64_t w1 = n > 8 ? low_bytes(ld64(s + 8), n - 8) : 0;
+		/* (equal zero-padded words are equal tokens: neither a
+		 * token nor a name has a NUL byte) */
 		for (unsigned k = opmap_pos(w0, n); m->len[k];
 		     k = (k + 1) & ((1u << TR_OPMAP_BITS) - 1))
-			if (m->w0[k] == w0 && m->w1[k] == w1 && m->len[k] == n)
+			if (m->w0[k] == w0 && m->w1[k] == w1)
 				return m->op[k];
 		return -1;
 	}
@@ -1249,7 +1251,8 @@ static int parse_block(struct tr_p1 *P, const char *p, const char *end)
 	/* a line has at least one byte: no test of the line limit while the
 	 * block cannot reach it */
 	int check = (size_t)(end - p) >= (size_t)(P->lim.max_line - P->line);
-	int fast = !P->lim.slow_only;
+	/* the fast path, for records (after the magic line) */
+	int fast = !P->lim.slow_only && P->magic;
 	while (p < end) {
 		if (check && P->line >= P->lim.max_line) {
 			tr_err(P->err, P->file, 0, "more than %u lines",
@@ -1264,19 +1267,22 @@ static int parse_block(struct tr_p1 *P, const char *p, const char *end)
 			p = skip_ws(p);
 			c = (unsigned char)*p;
 		}
-		if (c - '0' < 10 && P->magic) {
+		if (c - '0' < 10 && fast) {
 			int slow = 1;
-			const char *q = fast ? record_fast(P, p, &slow) : NULL;
+			const char *q = record_fast(P, p, &slow);
 			p = slow ? parse_record(P, p) : q;
-		}
-		else if (c == '\n')
+		} else if (c - '0' < 10 && P->magic) {
+			p = parse_record(P, p);
+		} else if (c == '\n') {
 			p++;
-		else if (c == '#')
+		} else if (c == '#') {
 			p = (const char *)rawmemchr(p, '\n') + 1;
-		else if (c == '\r' && p[1] == '\n')
+		} else if (c == '\r' && p[1] == '\n') {
 			p += 2;
-		else
+		} else {
 			p = parse_other(P, p);
+			fast = !P->lim.slow_only && P->magic;
+		}
 		if (!p)
 			return -1;
 	}
