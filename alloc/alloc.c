@@ -66,6 +66,7 @@ void alloc_params_init(struct alloc_params *p)
 	p->lower = sim_time_int(0);
 	p->progress_interval = 0.1;
 	p->history_bytes = ALLOC_HISTORY_BYTES;
+	p->unbound_margin = ALLOC_UNBOUND_MARGIN;
 }
 
 void alloc_result_release(struct alloc_result *r)
@@ -1013,6 +1014,11 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	res->cpus = c.k;
 	res->status = c.best_st;
 	res->makespan = c.best_st == SIM_OK ? c.best_ms : sim_time_int(0);
+	if (res->has_unbound) {
+		/* not at least unbound_margin percent faster (alloc.h) */
+		double u = sim_time_to_double(res->unbound), m = sim_time_to_double(res->makespan);
+		res->run_unbound = res->status != SIM_OK || 100.0 * (u - m) < par->unbound_margin * u;
+	}
 	res->tests = c.tests;
 	res->sims = c.sims;
 	res->deadlocks = c.deadlocks;

@@ -126,6 +126,13 @@ int alloc_parse_input(const char *s, enum alloc_input *out);
  * a 64-thread program). */
 #define ALLOC_HISTORY_BYTES ((size_t)256 << 20)
 
+/* The default of alloc_params.unbound_margin; units: percent.  A binding
+ * and the unbound run are both predicted, each off by the calibrated
+ * model's error in either direction: twice its mean error on 2 CPUs
+ * over the idle 31-program suite of bench/validate (6.5%, 2026-11-26
+ * 17:52; docs/sim.md, "Machine files"). */
+#define ALLOC_UNBOUND_MARGIN 13.0
+
 struct alloc_params {
 	struct sim_params sim;  /* the machine: cpus, policy, latency, costs
 	                           (mode must be SIM_BOUND)                */
@@ -180,11 +187,17 @@ struct alloc_params {
 	                           not depend on it); 0: the OpenMP threads
 	                           while parallel evaluation pays, else 1.
 	                           For tests.                               */
+	double unbound_margin;  /* units: percent (default
+	                           ALLOC_UNBOUND_MARGIN): a binding not
+	                           predicted at least this much faster than
+	                           the program left unbound is not worth
+	                           binding (result.run_unbound)            */
 };
 
 /* alloc_params_init - defaults: sim_params_init, algorithm "auto", seed 1,
  * stop_after 100, no budget, no time limit, no restart limit, no lower
- * bound, no callbacks, history capped at ALLOC_HISTORY_BYTES. */
+ * bound, no callbacks, history capped at ALLOC_HISTORY_BYTES, unbound
+ * margin ALLOC_UNBOUND_MARGIN. */
 void alloc_params_init(struct alloc_params *p);
 
 struct alloc_result {
@@ -210,6 +223,11 @@ struct alloc_result {
 	 * prediction beside the search, as the caller's own would be). */
 	int has_unbound;
 	sim_time unbound;      /* units: trace unit                        */
+	/* 1: has_unbound, and the binding is not predicted at least
+	 * par->unbound_margin percent faster than unbound ((unbound -
+	 * makespan) / unbound): within the model's error, so leave the
+	 * program to the OS.  0 otherwise (also without has_unbound). */
+	int run_unbound;
 	uint64_t tests;        /* tests (see above)                        */
 	uint64_t sims;         /* simulations, all kinds                   */
 	uint64_t deadlocks;    /* tests that deadlocked before a cutoff

@@ -35,7 +35,7 @@ struct part {
 	int64_t rc, have, status, stop, restart, nthreads, cpus;
 	int64_t history_full, enumerated, complete, model;
 	sim_time makespan, binpack, serial, unbound;
-	int64_t binpack_status, serial_status, has_unbound;
+	int64_t binpack_status, serial_status, has_unbound, run_unbound;
 	uint64_t tests, sims, deadlocks, restarts, cutoffs, pruned;
 	uint64_t history_bytes;
 	double seconds;
@@ -121,6 +121,7 @@ static void to_part(const struct alloc_result *r, int rc, struct part *q)
 	q->binpack_status = r->binpack_status;
 	q->serial_status = r->serial_status;
 	q->has_unbound = r->has_unbound;
+	q->run_unbound = r->run_unbound;
 	q->unbound = r->unbound;
 	q->tests = r->tests;
 	q->sims = r->sims;
@@ -153,6 +154,7 @@ static int from_part(const struct part *q, const int32_t *b,
 	r->serial = q->serial;
 	r->serial_status = (int)q->serial_status;
 	r->has_unbound = (int)q->has_unbound;
+	r->run_unbound = (int)q->run_unbound;
 	r->unbound = q->unbound;
 	r->tests = q->tests;
 	r->sims = q->sims;

@@ -583,11 +583,6 @@ struct outcome {
 	int sig;                /* the signal that stopped it, or 0       */
 };
 
-/* A binding predicted faster than unbound by less than this (percent)
- * is within the calibrated model's error on 2 CPUs (docs/sim.md,
- * "Machine files"): allocate says to leave the program unbound. */
-#define UNBOUND_MARGIN 5.0
-
 /* Under mpirun: this process's rank and the number of ranks (the
  * independent searches of --restarts are dealt over them; every rank
  * reads the trace and computes the lower bound, at which the search
@@ -799,10 +794,11 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 		double u = sim_time_to_double(res->unbound), gain = 100.0 * (u - m) / u;
 		fprintf(stderr, "%s: unbound (the OS's scheduling) predicted %s: the binding %.1f%% %s\n",
 		        prog, un, gain < 0 ? -gain : gain, gain < 0 ? "slower" : "faster");
-		if (gain < UNBOUND_MARGIN)
+		if (res->run_unbound)
 			fprintf(stderr, "%s: warning: the binding is not predicted %.0f%% faster "
-			        "than leaving the program unbound (the model's error on 2 CPUs): "
-			        "run it unbound\n", prog, UNBOUND_MARGIN);
+			        "than leaving the program unbound (both predictions can be off "
+			        "by the model's error on 2 CPUs): run it unbound\n", prog,
+			        ALLOC_UNBOUND_MARGIN);
 	}
 	if (o->judged != 0) {
 		if (o->judge_rc != BOUND_OK)

@@ -847,25 +847,34 @@ static void test_unbound(void **state)
 	(void)state;
 	struct trace *tr = tu_trace(three_children);
 	struct sim_program *sp = sim_program_new(tr);
+	/* run_unbound: the binding (300) is (400 - 300) / 400 = 25% faster
+	 * than unbound: worth binding under the default margin (13%), not
+	 * under a margin of 30% */
 	const struct {
 		int machine;
 		uint32_t k;
 		int has;
 		uint64_t unbound;
+		double margin;
+		int run_unbound;
 	} cases[] = {
-		{.machine = 1, .k = 2, .has = 1, .unbound = 400},
-		{.machine = 0, .k = 2, .has = 0},
-		{.machine = 1, .k = 1, .has = 0},
+		{.machine = 1, .k = 2, .has = 1, .unbound = 400, .margin = ALLOC_UNBOUND_MARGIN},
+		{.machine = 1, .k = 2, .has = 1, .unbound = 400, .margin = 30, .run_unbound = 1},
+		{.machine = 1, .k = 2, .has = 1, .unbound = 400, .margin = 25},
+		{.machine = 0, .k = 2, .has = 0, .margin = 30},
+		{.machine = 1, .k = 1, .has = 0, .margin = 30},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct alloc_params p;
 		params(&p, "binpack", cases[i].k);
 		p.sim.policy = SIM_FIFO;
 		p.sim.machine = cases[i].machine;
+		p.unbound_margin = cases[i].margin;
 		struct alloc_result r;
 		run(sp, &p, &r);
 		assert_int_equal(r.has_unbound, cases[i].has);
 		assert_int_equal(r.unbound.num, cases[i].unbound);
+		assert_int_equal(r.run_unbound, cases[i].run_unbound);
 		if (cases[i].k == 2)
 			assert_int_equal(r.makespan.num, 300);
 		alloc_result_release(&r);
