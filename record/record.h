@@ -292,6 +292,8 @@ struct rec_report {
 	int have_stats;
 	int clock_fast;              /* as rec_stats' clock_fast              */
 	uint64_t read_ns, read_syscall_ns;
+	uint64_t slow_reads;         /* exact reads of the thread CPU clock
+	                                (after context switches, or 50 ms)  */
 	uint64_t excluded_ns, calibration_ns, write_ns;
 	int64_t subtracted_ns;
 	double recorder_per_call_ns; /* excluded + subtracted, per call       */

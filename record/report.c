@@ -199,6 +199,7 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 		rep->clock_fast = (int)st->clock_fast;
 		rep->read_ns = (uint64_t)(st->clock_fast ? st->read_fast_ns : st->read_syscall_ns);
 		rep->read_syscall_ns = (uint64_t)st->read_syscall_ns;
+		rep->slow_reads = st->slow_reads > 0 ? (uint64_t)st->slow_reads : 0;
 		int64_t excl = 0, calls = 0;
 		double drift = 0, ilp = 0;
 		for (int op = 0; op < TRACE_NOPS; op++) {
@@ -275,6 +276,11 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 	int warned = 0;
 	double work_s = (double)r->work_ns / 1e9;
 	if (r->have_stats) {
+		/* each context switch costs the fast clock one exact read */
+		char sw[128] = "";
+		if (r->clock_fast && r->slow_reads)
+			snprintf(sw, sizeof sw, "; %" PRIu64 " exact reads after context switches, %" PRIu64 " ns each",
+			         r->slow_reads, r->read_syscall_ns);
 		fprintf(f, "%s: %" PRIu64 " records, %.3g per CPU-second of recorded work; clock: %s (%" PRIu64
 		        " ns per read%s); the recorder's own cost %.0f ns per call (excluded and subtracted), "
 		        "estimated residual %.1f ns per record (%.2f%% of the work)\n",
@@ -282,7 +288,7 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		        r->clock_fast == 2   ? "TSC between context switches, seen by rseq"
 		        : r->clock_fast      ? "TSC between context switches, seen by a perf event"
 		                             : "thread CPU clock (system call)",
-		        r->read_ns, r->clock_fast ? "" : "",
+		        r->read_ns, sw,
 		        r->recorder_per_call_ns, r->resid_ns, 100 * r->resid_share);
 		if (r->resid_share > 0.02) {
 			fprintf(f, "%s: warning: the recorder's residual cost may be %.1f%% of the recorded work "
