@@ -345,6 +345,29 @@ static int dir_grow(struct tr_obj *o, uint32_t key)
 	return 0;
 }
 
+/* A new object `key` of `kind` (its arrays have room): its dense index,
+ * its side arrays set (`line`: its first use, as obj_get_map says). */
+static inline uint32_t obj_new(struct tr_p1 *P, int kind, uint32_t key, uint32_t line)
+{
+	struct tr_obj *o = &P->obj[kind];
+	uint32_t d = o->n++;
+	o->id[d] = key;
+	if (kind == TRACE_K_THREAD) {
+		P->th_name[d] = TRACE_NONE;
+		P->th_name_line[d] = 0;
+		P->th_first_use[d] = line;
+		P->th_last[d] = TRACE_NONE;
+		P->th_cw0[d] = TRACE_NONE;
+		P->th_nrec[d] = 0;
+	} else if (kind == TRACE_K_SEM) {
+		P->sem_init[d] = 0;
+		P->sem_line[d] = line;
+	}
+	P->probes.obj_inserts++;
+	P->probes.obj_probes++;
+	return d;
+}
+
 static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
                       uint32_t *idx)
 {
@@ -371,22 +394,8 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
 			return -1;
 		o->cap = cap;
 	}
-	uint32_t d = o->n++;
-	o->id[d] = key;
-	if (kind == TRACE_K_THREAD) {
-		P->th_name[d] = TRACE_NONE;
-		P->th_name_line[d] = 0;
-		P->th_first_use[d] = line;
-		P->th_last[d] = TRACE_NONE;
-		P->th_cw0[d] = TRACE_NONE;
-		P->th_nrec[d] = 0;
-	} else if (kind == TRACE_K_SEM) {
-		P->sem_init[d] = 0;
-		P->sem_line[d] = line;
-	}
+	uint32_t d = obj_new(P, kind, key, line);
 	*idx = d;
-	P->probes.obj_inserts++;
-	P->probes.obj_probes++;
 	if (direct) {
 		o->dir[key] = d;
 		return 0;
@@ -410,8 +419,16 @@ static int obj_get_map(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
                        uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
-	if (key < o->dcap) /* not in dir[]: new */
-		return obj_insert(P, kind, key, line, idx);
+	if (key < o->dcap) { /* not in dir[]: new */
+		if (o->n >= o->cap) /* (cap <= UINT32_MAX - 1) */
+			return obj_insert(P, kind, key, line, idx);
+		/* the common case of obj_insert (a task graph adds a
+		 * semaphore every two records), without its call */
+		uint32_t d = obj_new(P, kind, key, line);
+		o->dir[key] = d;
+		*idx = d;
+		return 0;
+	}
 	unsigned c = key % TR_OBJCACHE;
 	if (o->cache[c].key == key) {
 		*idx = o->cache[c].idx;
