@@ -455,18 +455,27 @@ static int obj_get_map(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int
-obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t line, uint32_t *idx)
+/* The same, returning the index (TRACE_NONE when out of memory): the
+ * index of a known object stays in a register (through an out-parameter
+ * it went through memory, since obj_get_map takes its address). */
+static inline __attribute__((always_inline)) uint32_t
+obj_at(struct tr_p1 *P, int kind, uint32_t key, uint32_t line)
 {
 	struct tr_obj *o = &P->obj[kind];
 	if (key < o->dcap) {
 		uint32_t d = o->dir[key];
-		if (d != TRACE_NONE) {
-			*idx = d;
-			return 0;
-		}
+		if (d != TRACE_NONE)
+			return d;
 	}
-	return obj_get_map(P, kind, key, line, idx);
+	uint32_t d;
+	return obj_get_map(P, kind, key, line, &d) ? TRACE_NONE : d;
+}
+
+static inline __attribute__((always_inline)) int
+obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t line, uint32_t *idx)
+{
+	*idx = obj_at(P, kind, key, line);
+	return *idx == TRACE_NONE ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -955,17 +964,19 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	/* the most common shape first: one object */
 	int one = P->opmap.one[op];
 	if (one) {
-		if (*p != ' ' || !(p = fnum(p + 1, 1, &v[0])) || v[0] >= TRACE_ID_LIMIT)
+		uint64_t a;
+		if (*p != ' ' || !(p = fnum(p + 1, 1, &a)) || a >= TRACE_ID_LIMIT)
 			return NULL;
 		if (*p == '\n') {
 			/* no location: the line is good (as below, in short) */
 			uint32_t t, d;
 			*slow = 0;
-			if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, P->line, &t) ||
-			    obj_get(P, one - 1, (uint32_t)v[0], P->line, &d))
+			if ((t = obj_at(P, TRACE_K_THREAD, (uint32_t)id, P->line)) == TRACE_NONE ||
+			    (d = obj_at(P, one - 1, (uint32_t)a, P->line)) == TRACE_NONE)
 				return oom(P);
 			return rec_store(P, (unsigned)op, d, 0, t, TRACE_NONE, w, 0) ? p + 1 : NULL;
 		}
+		v[0] = a;
 	}
 	for (int i = 0; !one && i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
 		if (*p != ' ')
