@@ -1263,6 +1263,55 @@ static void test_report_omp_waits(void **state)
 	}
 }
 
+/* The recorder's clocks (docs/record.md, "The recorder's cost"): two
+ * workers of forkjoin computing at the same time on the recording's one
+ * CPU preempt each other every few milliseconds, so a clock that missed
+ * a switch would give each the other's time too and the recorded work
+ * would approach twice the process's CPU time.  The process's CPU time
+ * (wait4's rusage, printed in the accounting line) is an independent
+ * bound: the work is part of it, and most of it (the recorder's share of
+ * forkjoin's 30 barriers is microseconds).  Each clock names itself: the
+ * system call when asked; the perf event when asked (or the system call
+ * where perf_event_open is refused); by default rseq where the kernel
+ * clears rseq_cs at a switch, else one of the others. */
+static void test_clocks(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *env;      /* SHADOWBIND_CLOCK, NULL: unset      */
+		const char *names[3]; /* the report's words for it          */
+	} rows[] = {
+		{.env = NULL, .names = {"seen by rseq", "seen by a perf event", "(system call)"}},
+		{.env = "perf", .names = {"seen by a perf event", "(system call)"}},
+		{.env = "syscall", .names = {"(system call)"}},
+	};
+	need_example("forkjoin");
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		const char *env = rows[i].env ? rows[i].env : "(unset)";
+		if (rows[i].env)
+			setenv("SHADOWBIND_CLOCK", rows[i].env, 1);
+		char *err = NULL;
+		int st = tu_cmdf("shadowbind-record", NULL, &err, "-o '%s/clk.trace' -- '%s/forkjoin' 3 8000 2",
+		                 g_dir, g_ex);
+		unsetenv("SHADOWBIND_CLOCK");
+		if (st != 0)
+			fail_msg("SHADOWBIND_CLOCK=%s: status %d: %s", env, st, err);
+		int named = 0;
+		for (int k = 0; k < 3 && rows[i].names[k]; k++)
+			named |= strstr(err, rows[i].names[k]) != NULL;
+		if (!named)
+			fail_msg("SHADOWBIND_CLOCK=%s: the clock is not named as expected: %s", env, err);
+		const char *a = strstr(err, "CPU time of the process ");
+		double cpu = 0, work = 0;
+		if (!a || sscanf(a, "CPU time of the process %lf s = recorded work %lf s", &cpu, &work) != 2)
+			fail_msg("SHADOWBIND_CLOCK=%s: no accounting line: %s", env, err);
+		if (!(work <= cpu + 0.001 && work >= cpu / 2))
+			fail_msg("SHADOWBIND_CLOCK=%s: recorded work %.3f s for a process CPU time of %.3f s",
+			         env, work, cpu);
+		free(err);
+	}
+}
+
 /* rec_spin_as_wait, by hand (issue 28).  Recorded on one processor,
  * thread 2 retries mutex 1 three times (works 15, 50, 50; a yield between
  * the last two) while thread 1 holds it, and takes it with the fourth try
@@ -1394,6 +1443,7 @@ int main(void)
 		cmocka_unit_test(test_report_omp_waits),
 		cmocka_unit_test(test_report_spin_line),
 		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_condvar_stress),
 		cmocka_unit_test(test_trytimed),
 		cmocka_unit_test(test_abrupt),
