@@ -297,13 +297,9 @@ static void *started(void *arg)
  * pthread_join, and the child's
  * CPU time after its start routine returned (its exit: the process's CPU
  * time less the creator's, less the child's before its routine) and
- * before its routine began (its start), and the wall time less the
- * process's CPU time (*gap: on one CPU, x = y, the CPU never idles in a
- * cycle, so this is the CPU's time that no thread of the process is
- * charged with: the kernel's end of the exiting thread, and the two
- * context switches); -1, or 0. */
+ * before its routine began (its start); -1, or 0. */
 static int cycles(int x, int y, long n, double *create, double *join, double *exit_cpu,
-                  double *start_cpu, double *gap)
+                  double *start_cpu)
 {
 	pthread_attr_t a;
 	cpu_set_t s;
@@ -315,7 +311,6 @@ static int cycles(int x, int y, long n, double *create, double *join, double *ex
 	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
 		goto out;
 	double cpu = 0, jcpu = 0, start = 0;
-	double w0 = now_ns(CLOCK_MONOTONIC);
 	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < n; i++) {
 		pthread_t t;
@@ -327,9 +322,8 @@ static int cycles(int x, int y, long n, double *create, double *join, double *ex
 		pthread_join(t, NULL);
 		jcpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
 	}
-	double p1 = now_ns(CLOCK_PROCESS_CPUTIME_ID), w1 = now_ns(CLOCK_MONOTONIC);
+	double p1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	double children = (p1 - p0) - (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
-	*gap = ((w1 - w0) - (p1 - p0)) / (double)n;
 	*create = cpu / (double)n;
 	*join = jcpu / (double)n;
 	*exit_cpu = (children - start) / (double)n;
@@ -539,7 +533,7 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
 			return -1;
 		}
-		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r], &stv[r], &gv) < 0)
+		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r], &stv[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 		/* a thread's exit costs its CPU the kernel's time after the
 		 * process's clocks stop counting it (docs/sim.md, "Thread-per-
