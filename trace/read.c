@@ -345,6 +345,29 @@ static int dir_grow(struct tr_obj *o, uint32_t key)
 	return 0;
 }
 
+/* A new object `key` of `kind` (its arrays have room): its dense index,
+ * its side arrays set (`line`: its first use, as obj_get_map says). */
+static inline uint32_t obj_new(struct tr_p1 *P, int kind, uint32_t key, uint32_t line)
+{
+	struct tr_obj *o = &P->obj[kind];
+	uint32_t d = o->n++;
+	o->id[d] = key;
+	if (kind == TRACE_K_THREAD) {
+		P->th_name[d] = TRACE_NONE;
+		P->th_name_line[d] = 0;
+		P->th_first_use[d] = line;
+		P->th_last[d] = TRACE_NONE;
+		P->th_cw0[d] = TRACE_NONE;
+		P->th_nrec[d] = 0;
+	} else if (kind == TRACE_K_SEM) {
+		P->sem_init[d] = 0;
+		P->sem_line[d] = line;
+	}
+	P->probes.obj_inserts++;
+	P->probes.obj_probes++;
+	return d;
+}
+
 static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
                       uint32_t *idx)
 {
@@ -371,22 +394,8 @@ static int obj_insert(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
 			return -1;
 		o->cap = cap;
 	}
-	uint32_t d = o->n++;
-	o->id[d] = key;
-	if (kind == TRACE_K_THREAD) {
-		P->th_name[d] = TRACE_NONE;
-		P->th_name_line[d] = 0;
-		P->th_first_use[d] = line;
-		P->th_last[d] = TRACE_NONE;
-		P->th_cw0[d] = TRACE_NONE;
-		P->th_nrec[d] = 0;
-	} else if (kind == TRACE_K_SEM) {
-		P->sem_init[d] = 0;
-		P->sem_line[d] = line;
-	}
+	uint32_t d = obj_new(P, kind, key, line);
 	*idx = d;
-	P->probes.obj_inserts++;
-	P->probes.obj_probes++;
 	if (direct) {
 		o->dir[key] = d;
 		return 0;
@@ -410,8 +419,16 @@ static int obj_get_map(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
                        uint32_t *idx)
 {
 	struct tr_obj *o = &P->obj[kind];
-	if (key < o->dcap) /* not in dir[]: new */
-		return obj_insert(P, kind, key, line, idx);
+	if (key < o->dcap) { /* not in dir[]: new */
+		if (o->n >= o->cap) /* (cap <= UINT32_MAX - 1) */
+			return obj_insert(P, kind, key, line, idx);
+		/* the common case of obj_insert (a task graph adds a
+		 * semaphore every two records), without its call */
+		uint32_t d = obj_new(P, kind, key, line);
+		o->dir[key] = d;
+		*idx = d;
+		return 0;
+	}
 	unsigned c = key % TR_OBJCACHE;
 	if (o->cache[c].key == key) {
 		*idx = o->cache[c].idx;
@@ -438,18 +455,27 @@ static int obj_get_map(struct tr_p1 *P, int kind, uint32_t key, uint32_t line,
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int
-obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t line, uint32_t *idx)
+/* The same, returning the index (TRACE_NONE when out of memory): the
+ * index of a known object stays in a register (through an out-parameter
+ * it went through memory, since obj_get_map takes its address). */
+static inline __attribute__((always_inline)) uint32_t
+obj_at(struct tr_p1 *P, int kind, uint32_t key, uint32_t line)
 {
 	struct tr_obj *o = &P->obj[kind];
 	if (key < o->dcap) {
 		uint32_t d = o->dir[key];
-		if (d != TRACE_NONE) {
-			*idx = d;
-			return 0;
-		}
+		if (d != TRACE_NONE)
+			return d;
 	}
-	return obj_get_map(P, kind, key, line, idx);
+	uint32_t d;
+	return obj_get_map(P, kind, key, line, &d) ? TRACE_NONE : d;
+}
+
+static inline __attribute__((always_inline)) int
+obj_get(struct tr_p1 *P, int kind, uint32_t key, uint32_t line, uint32_t *idx)
+{
+	*idx = obj_at(P, kind, key, line);
+	return *idx == TRACE_NONE ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -938,17 +964,19 @@ static inline const char *record_fast(struct tr_p1 *P, const char *p, int *slow)
 	/* the most common shape first: one object */
 	int one = P->opmap.one[op];
 	if (one) {
-		if (*p != ' ' || !(p = fnum(p + 1, 1, &v[0])) || v[0] >= TRACE_ID_LIMIT)
+		uint64_t a;
+		if (*p != ' ' || !(p = fnum(p + 1, 1, &a)) || a >= TRACE_ID_LIMIT)
 			return NULL;
 		if (*p == '\n') {
 			/* no location: the line is good (as below, in short) */
 			uint32_t t, d;
 			*slow = 0;
-			if (obj_get(P, TRACE_K_THREAD, (uint32_t)id, P->line, &t) ||
-			    obj_get(P, one - 1, (uint32_t)v[0], P->line, &d))
+			if ((t = obj_at(P, TRACE_K_THREAD, (uint32_t)id, P->line)) == TRACE_NONE ||
+			    (d = obj_at(P, one - 1, (uint32_t)a, P->line)) == TRACE_NONE)
 				return oom(P);
 			return rec_store(P, (unsigned)op, d, 0, t, TRACE_NONE, w, 0) ? p + 1 : NULL;
 		}
+		v[0] = a;
 	}
 	for (int i = 0; !one && i < 2 && O->arg[i].type != TRACE_ARG_NONE; i++) {
 		if (*p != ' ')
