@@ -1018,6 +1018,7 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 		/* not at least unbound_margin percent faster (alloc.h) */
 		double u = sim_time_to_double(res->unbound), m = sim_time_to_double(res->makespan);
 		res->run_unbound = res->status != SIM_OK || 100.0 * (u - m) < par->unbound_margin * u;
+		res->unbound_margin = par->unbound_margin;
 	}
 	res->tests = c.tests;
 	res->sims = c.sims;

@@ -228,6 +228,9 @@ struct alloc_result {
 	 * makespan) / unbound): within the model's error, so leave the
 	 * program to the OS.  0 otherwise (also without has_unbound). */
 	int run_unbound;
+	double unbound_margin; /* units: percent: par->unbound_margin,
+	                          which run_unbound was decided by (0
+	                          without has_unbound)                    */
 	uint64_t tests;        /* tests (see above)                        */
 	uint64_t sims;         /* simulations, all kinds                   */
 	uint64_t deadlocks;    /* tests that deadlocked before a cutoff

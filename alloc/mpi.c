@@ -38,7 +38,7 @@ struct part {
 	int64_t binpack_status, serial_status, has_unbound, run_unbound;
 	uint64_t tests, sims, deadlocks, restarts, cutoffs, pruned;
 	uint64_t history_bytes;
-	double seconds;
+	double seconds, unbound_margin;
 };
 
 static void nap(void)
@@ -122,6 +122,7 @@ static void to_part(const struct alloc_result *r, int rc, struct part *q)
 	q->serial_status = r->serial_status;
 	q->has_unbound = r->has_unbound;
 	q->run_unbound = r->run_unbound;
+	q->unbound_margin = r->unbound_margin;
 	q->unbound = r->unbound;
 	q->tests = r->tests;
 	q->sims = r->sims;
@@ -155,6 +156,7 @@ static int from_part(const struct part *q, const int32_t *b,
 	r->serial_status = (int)q->serial_status;
 	r->has_unbound = (int)q->has_unbound;
 	r->run_unbound = (int)q->run_unbound;
+	r->unbound_margin = q->unbound_margin;
 	r->unbound = q->unbound;
 	r->tests = q->tests;
 	r->sims = q->sims;

@@ -798,7 +798,7 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 			fprintf(stderr, "%s: warning: the binding is not predicted %.0f%% faster "
 			        "than leaving the program unbound (both predictions can be off "
 			        "by the model's error on 2 CPUs): run it unbound\n", prog,
-			        ALLOC_UNBOUND_MARGIN);
+			        res->unbound_margin);
 	}
 	if (o->judged != 0) {
 		if (o->judge_rc != BOUND_OK)

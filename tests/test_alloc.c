@@ -875,6 +875,8 @@ static void test_unbound(void **state)
 		assert_int_equal(r.has_unbound, cases[i].has);
 		assert_int_equal(r.unbound.num, cases[i].unbound);
 		assert_int_equal(r.run_unbound, cases[i].run_unbound);
+		/* the margin it was decided by, for the caller to print */
+		assert_true(r.unbound_margin == (cases[i].has ? cases[i].margin : 0));
 		if (cases[i].k == 2)
 			assert_int_equal(r.makespan.num, 300);
 		alloc_result_release(&r);
