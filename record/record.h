@@ -142,10 +142,14 @@ int rec_wait_usage(pid_t pid, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw);
 
 /* The preload library's figures (the file TRACE.stats it writes next to
  * the trace).  Units: ns, counts. */
+/* The recorder's clock, as the statistics file's clock_fast numbers it:
+ * the thread CPU clock by system call, or the TSC between context
+ * switches, a switch told by a perf event or by rseq (rp_clock.c). */
+enum rec_clock { REC_CLOCK_SYSCALL = 0, REC_CLOCK_PERF = 1, REC_CLOCK_RSEQ = 2 };
+
 struct rec_stats {
 	int have;                    /* read                                  */
-	int64_t clock_fast;          /* TSC between context switches, told by
-	                                1: a perf event, 2: rseq; 0: syscall  */
+	int64_t clock_fast;          /* enum rec_clock                        */
 	int64_t read_fast_ns, read_syscall_ns; /* one clock read; ns          */
 	int64_t calibration_ns;      /* CPU time of the calibrations; ns      */
 	int64_t subtracted_ns;       /* calibrated cost subtracted; ns        */

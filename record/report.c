@@ -285,9 +285,9 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		        " ns per read%s); the recorder's own cost %.0f ns per call (excluded and subtracted), "
 		        "estimated residual %.1f ns per record (%.2f%% of the work)\n",
 		        who, r->records, r->rate,
-		        r->clock_fast == 2   ? "TSC between context switches, seen by rseq"
-		        : r->clock_fast      ? "TSC between context switches, seen by a perf event"
-		                             : "thread CPU clock (system call)",
+		        r->clock_fast == REC_CLOCK_RSEQ   ? "TSC between context switches, seen by rseq"
+		        : r->clock_fast                   ? "TSC between context switches, seen by a perf event"
+		                                          : "thread CPU clock (system call)",
 		        r->read_ns, sw,
 		        r->recorder_per_call_ns, r->resid_ns, 100 * r->resid_share);
 		if (r->resid_share > 0.02) {

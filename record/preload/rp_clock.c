@@ -68,8 +68,7 @@
 /* ns = ticks * rp_tsc_mult >> 32 */
 uint64_t rp_tsc_mult;
 uint64_t rp_startup_ns;
-enum clk { CLK_SYSCALL, CLK_PERF, CLK_RSEQ }; /* the stats' clock_fast */
-static enum clk g_clk;                /* the switch word's kind          */
+static enum rec_clock g_clk;          /* the switch word's kind          */
 static int64_t g_resid[TRACE_NOPS];   /* subtracted per record; ns       */
 static int64_t g_resid_end[TRACE_NOPS]; /* the check at the end; ns      */
 static int64_t g_resid_b2b[TRACE_NOPS]; /* at the end, calls back to back */
@@ -251,11 +250,11 @@ void rp_clock_open(struct rp_thread *t)
 	t->pg = NULL;
 	t->sw = NULL;
 	t->base_ok = 0;
-	if (g_clk == CLK_RSEQ) {
+	if (g_clk == REC_CLOCK_RSEQ) {
 		t->sw = rseq_word();
 		return;
 	}
-	if (g_clk != CLK_PERF)
+	if (g_clk != REC_CLOCK_PERF)
 		return;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof a);
@@ -292,7 +291,7 @@ uint64_t rp_now_slow(struct rp_thread *t, uint32_t s, uint64_t c)
 		return exact_now();
 	/* a new base: the exact clock and the TSC read between two equal
 	 * sequence words (perf), or after arming and still armed (rseq) */
-	int rseq = g_clk == CLK_RSEQ;
+	int rseq = g_clk == REC_CLOCK_RSEQ;
 	if (rseq)
 		rseq_arm(t);
 	uint64_t ns = exact_now();
@@ -537,10 +536,10 @@ void rp_clock_init(void)
 	const char *e = getenv("SHADOWBIND_CLOCK");
 	int want_fast = !(e && !strcmp(e, "syscall"));
 	rp_tsc_mult = want_fast && tsc_invariant() ? tsc_mult((uint64_t)env_int("SHADOWBIND_TSC_US", TSC_WINDOW_NS / 1000, 50, 1000000) * 1000u) : 0;
-	g_clk = !rp_tsc_mult ? CLK_SYSCALL : !(e && !strcmp(e, "perf")) && rseq_works() ? CLK_RSEQ : CLK_PERF;
+	g_clk = !rp_tsc_mult ? REC_CLOCK_SYSCALL : !(e && !strcmp(e, "perf")) && rseq_works() ? REC_CLOCK_RSEQ : REC_CLOCK_PERF;
 	struct rp_thread *t = cal_thread();
 	if (!t->sw)
-		g_clk = CLK_SYSCALL;
+		g_clk = REC_CLOCK_SYSCALL;
 	/* the cost of one read, both ways (reported) */
 	uint64_t best = UINT64_MAX;
 	for (int b = 0; b < 8; b++) {
