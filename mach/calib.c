@@ -322,8 +322,8 @@ static int cycles(int x, int y, long n, double *create, double *join, double *ex
 		pthread_join(t, NULL);
 		jcpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
 	}
-	double p1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-	double children = (p1 - p0) - (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
+	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
+	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
 	*create = cpu / (double)n;
 	*join = jcpu / (double)n;
 	*exit_cpu = (children - start) / (double)n;

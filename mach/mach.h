@@ -21,9 +21,10 @@
  *   - exit, exit_remote: the CPU time a created thread spends after its
  *     start routine returned, on its creator's CPU and on another,
  *     including the kernel's time at its end that the process's CPU
- *     time does not count (on one CPU: a create-join cycle's wall time
- *     less the process's CPU time and its two switches; the same figure
- *     is added to exit_remote);
+ *     time does not count (on one CPU, threads created CJ_BATCH (64) at a
+ *     time and then joined: the wall time less the process's CPU time
+ *     less a switch per thread; the same figure is added to
+ *     exit_remote);
  *   - wake_busy: the same as latency, the CPUs busy with other threads;
  *     transfer: a cache line's move from one CPU to another; sleep: the
  *     time a blocked thread takes to fall asleep.
