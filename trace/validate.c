@@ -718,6 +718,20 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		return -1;
 	}
 
+	/* pass 1 reserved its records' array for the most records the text
+	 * could hold: give back what it did not fill before the result is
+	 * allocated, so that the result can take that room */
+	if (P->rcap > n + n / 8 + 1024) {
+		struct tr_rec1 *r = realloc(P->rec, (n ? n : 1) * sizeof *r);
+		uint32_t *l = r && P->loc ? realloc(P->loc, (n ? n : 1) * sizeof *l) : NULL;
+		if (r)
+			P->rec = r;
+		if (l)
+			P->loc = l;
+		if (r && (l || !P->loc))
+			P->rcap = n;
+	}
+
 	/* dense thread order == increasing external id */
 	key = malloc(((size_t)nth + 1) * sizeof *key);
 	ord = malloc(((size_t)nth + 1) * sizeof *ord);
