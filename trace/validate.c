@@ -339,7 +339,6 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 			__builtin_prefetch(x, 1);
 			__builtin_prefetch(x + 64, 1);
 			__builtin_prefetch(x + 128, 1);
-			__builtin_prefetch(&pair[c], 1);
 		}
 		const struct tr_rec1 *q = &prec[i];
 		uint32_t wl = q->wl;
@@ -371,9 +370,6 @@ static int replay(struct v *V, size_t n, const uint64_t *cw, size_t ncw)
 		w->b = rb;
 		w->line = line;
 		w->op = op;
-		/* (the replay writes pair[] only at this record and earlier
-		 * ones: no need to fill it beforehand) */
-		pair[j] = NONE;
 		if (loc)
 			loc[j] = ploc[i];
 		if (i == next_drop) {
@@ -718,6 +714,20 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		return -1;
 	}
 
+	/* pass 1 reserved its records' array for the most records the text
+	 * could hold: give back what it did not fill before the result is
+	 * allocated, so that the result can take that room */
+	if (P->rcap > n + n / 8 + 1024) {
+		struct tr_rec1 *r = realloc(P->rec, (n ? n : 1) * sizeof *r);
+		uint32_t *l = r && P->loc ? realloc(P->loc, (n ? n : 1) * sizeof *l) : NULL;
+		if (r)
+			P->rec = r;
+		if (l)
+			P->loc = l;
+		if (r && (l || !P->loc))
+			P->rcap = n;
+	}
+
 	/* dense thread order == increasing external id */
 	key = malloc(((size_t)nth + 1) * sizeof *key);
 	ord = malloc(((size_t)nth + 1) * sizeof *ord);
@@ -762,6 +772,11 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	}
 	V.rec = rec;
 	V.loc = loc;
+	/* every record's pair is NONE until the replay sets it: filled
+	 * here in one sweep, so that the replay writes pair[] only at the
+	 * records that have one (a wait, a lock, a join...), not at one
+	 * place per thread for every record */
+	memset(pair, 0xff, (n ? n : 1) * sizeof *pair);
 	V.pair = pair;
 	V.newidx = newidx;
 	V.ord = ord;
