@@ -374,6 +374,63 @@ static double batch_gap(int x, long n)
 	return ((w1 - w0) - (p1 - p0)) / (double)n;
 }
 
+/* ---- where the OS starts a new thread ---- */
+
+/* A task as threadtask's (examples/programs/threadtask.c): about 10 us
+ * of work, then a mutex; it notes the CPU it started on. */
+struct sh_child {
+	int cpu;               /* sched_getcpu() at its start                */
+	pthread_mutex_t *mx;
+};
+
+static void *sh_task(void *arg)
+{
+	struct sh_child *c = arg;
+	c->cpu = sched_getcpu();
+	double until = now_ns(CLOCK_MONOTONIC) + 10000;
+	while (now_ns(CLOCK_MONOTONIC) < until)
+		;
+	pthread_mutex_lock(c->mx);
+	pthread_mutex_unlock(c->mx);
+	return NULL;
+}
+
+/* n threads created CJ_BATCH at a time and then joined by this thread,
+ * which, as they, may run on any of the n_cpu CPUs cpus (nothing pinned):
+ * the share of them that started on another CPU than the one their
+ * creator was on just before creating it (0..1), or -1. */
+static double remote_share(const int *cpus, uint32_t n_cpu, long n)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	for (uint32_t i = 0; i < n_cpu; i++)
+		CPU_SET(cpus[i], &s);
+	if (pthread_setaffinity_np(pthread_self(), sizeof s, &s) != 0)
+		return -1;
+	pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
+	pthread_t t[CJ_BATCH];
+	struct sh_child c[CJ_BATCH];
+	int at[CJ_BATCH];
+	long remote = 0, done = 0;
+	for (long i = 0; i < n; i += CJ_BATCH) {
+		long b = n - i < CJ_BATCH ? n - i : CJ_BATCH, k;
+		for (k = 0; k < b; k++) {
+			c[k] = (struct sh_child){-1, &mx};
+			at[k] = sched_getcpu();
+			if (pthread_create(&t[k], NULL, sh_task, &c[k]) != 0)
+				break;
+		}
+		for (long m = 0; m < k; m++) {
+			pthread_join(t[m], NULL);
+			remote += c[m].cpu != at[m];
+		}
+		done += k;
+		if (k < b)
+			return -1;
+	}
+	return done ? (double)remote / (double)done : -1;
+}
+
 /* ---- statistics ---- */
 
 static int cmp_d(const void *a, const void *b)
@@ -649,6 +706,18 @@ static void *run_job(void *arg)
 			m->lat[q] = (struct mach_fig){0, 0, 0};
 		else if (rep[q] >= 0)
 			m->lat[q] = m->lat[rep[q]];
+	}
+	/* unbound, where the OS starts a new thread: rounds of threads as
+	 * threadtask's, nothing pinned */
+	if (n >= 2) {
+		double sv[32];
+		for (int r = 0; r < j->rounds; r++)
+			if ((sv[r] = remote_share(m->os_cpu, n, j->n_cj)) < 0) {
+				fail(j->why, j->len, "cannot create a thread%s", "");
+				goto out;
+			}
+		m->remote_share = fig_of(sv, j->rounds);
+		m->has_share = 1;
 	}
 	j->rc = 0;
 out:

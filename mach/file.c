@@ -98,6 +98,12 @@ int mach_write(const struct mach *m, FILE *f)
 		put_fig(f, "transfer", m->transfer, "a cache line's move between two CPUs (a free lock)");
 		put_fig(f, "sleep", m->sleep, "a blocked thread falls asleep after that long");
 	}
+	if (m->has_share) {
+		fprintf(f, "remote_share = %.3f\t; the share of new threads the OS starts on another "
+		        "CPU than their creator's (no unit)\n", m->remote_share.med);
+		fprintf(f, "remote_share.lo = %.3f\nremote_share.hi = %.3f\n", m->remote_share.lo,
+		        m->remote_share.hi);
+	}
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -244,14 +250,14 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		static const char *const figs[] = {"switch_cpu", "switch", "create_remote", "create",
 		                                   "exit_remote", "exit", "join_remote", "join",
 		                                   "wake_busy", "transfer", "sleep", "start_remote",
-		                                   "start"};
+		                                   "start", "remote_share"};
 		struct mach_fig *fd[] = {&m->switch_cpu, &m->switch_cost, &m->create_remote,
 		                         &m->create, &m->exit_remote, &m->exit, &m->join_remote,
 		                         &m->join, &m->wake_busy, &m->transfer, &m->sleep,
-		                         &m->start_remote, &m->start};
+		                         &m->start_remote, &m->start, &m->remote_share};
 		static const int need_of[] = {-1, S_SWITCH, S_CREATE_R, S_CREATE, S_EXIT_R, S_EXIT,
-		                              -1, -1, -1, -1, -1, -1, -1};
-		for (int k = 0; k < 13 && !done; k++) {
+		                              -1, -1, -1, -1, -1, -1, -1, -1};
+		for (int k = 0; k < 14 && !done; k++) {
 			size_t l = strlen(figs[k]);
 			if (strncmp(e->key, figs[k], l))
 				continue;
@@ -261,8 +267,10 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			if (!slot)
 				continue;
 			double d;
-			if (numbers(e->value, &d, 1) != 1) {
-				perr(why, whylen, name, e->line, "%s: expected a time in ns", e->key);
+			if (k == 13 ? numbers(e->value, &d, 1) != 1 || d > 1 :
+			    numbers(e->value, &d, 1) != 1) {
+				perr(why, whylen, name, e->line, k == 13 ? "%s: expected a share from 0 to 1" :
+				     "%s: expected a time in ns", e->key);
 				goto out;
 			}
 			*slot = d;
@@ -270,8 +278,10 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 				seen[need_of[k]] = 1;
 			if (!*rest && k >= 8 && k < 11)
 				kinds |= 1 << (k - 8);
-			if (!*rest && k >= 11)
+			if (!*rest && k >= 11 && k < 13)
 				starts |= 1 << (k - 11);
+			if (!*rest && k == 13)
+				m->has_share = 1;
 			done = 1;
 		}
 		if (done)
@@ -445,6 +455,10 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	mm->exit_cost_remote = in_unit(m->exit_remote.med, per);
 	double sx = m->has_start ? m->start_remote.med - m->start.med : 0;
 	mm->start_cost_remote = sx > 0 ? in_unit(sx, per) : 0;
+	/* unbound, the share of children started on the creator's CPU (no
+	 * remote_share: every child remote, the rule before it) */
+	mm->local_ppm = m->has_share ?
+	                (uint32_t)llround(1e6 * (1 - m->remote_share.med)) : 0;
 	mm->lat_kinds = m->has_kinds;
 	mm->wake_busy = m->has_kinds ? in_unit(m->wake_busy.med, per) : 0;
 	mm->transfer = m->has_kinds ? in_unit(m->transfer.med, per) : 0;
@@ -471,6 +485,7 @@ void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
 	par->exit_cost = mm->exit_cost;
 	par->exit_cost_remote = mm->exit_cost_remote;
 	par->start_cost_remote = mm->start_cost_remote;
+	par->unbound_local_ppm = mm->local_ppm;
 	par->lat_kinds = mm->lat_kinds;
 	par->wake_busy = mm->wake_busy;
 	par->transfer = mm->transfer;

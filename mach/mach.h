@@ -87,6 +87,13 @@ struct mach {
 	 * a file, both or neither: has_start) */
 	struct mach_fig start, start_remote;
 	int has_start;
+	/* remote_share: of threads created unbound, CJ_BATCH at a time by
+	 * an unbound creator, the share the OS starts on another CPU than
+	 * the creator's (sched_getcpu at the child's start against the
+	 * creator's at the create; no unit, 0..1; optional in a file:
+	 * has_share; without it the model makes every child remote) */
+	struct mach_fig remote_share;
+	int has_share;
 };
 
 /* What to measure. */
@@ -149,6 +156,9 @@ struct mach_model {
 	uint64_t wake_busy, transfer, sleep; /* units: trace unit            */
 	uint64_t start_cost_remote; /* start_remote - start (>= 0); units:
 	                          trace unit                                */
+	uint32_t local_ppm;    /* unbound: 1 - remote_share, parts per
+	                          million (0 without remote_share: every
+	                          child remote)                             */
 };
 
 /*

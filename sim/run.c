@@ -43,7 +43,8 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	const struct trace *tr = p->tr;
 	uint32_t n = p->n, k = par->cpus;
 	if (k == 0 || n >= (uint32_t)1 << 31 || (unsigned)par->policy >= SIM_NPOLICIES ||
-	    (sim_classes[par->policy]->quantum && par->quantum == 0) || par->mode > SIM_UNBOUND)
+	    (sim_classes[par->policy]->quantum && par->quantum == 0) || par->mode > SIM_UNBOUND ||
+	    par->unbound_local_ppm > 1000000)
 		return SIM_EINVAL;
 	if (par->model != SIM_DIRECT && par->model != SIM_CLIENT_SERVER &&
 	    par->model != SIM_STRICT)
@@ -125,6 +126,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	memset(w->opcost, 0, sizeof w->opcost);
 	w->opcost[TRACE_CREATE] = par->create_cost;
 	w->opcost[TRACE_EXIT] = par->exit_cost;
+	w->local_acc = 0;
 	w->op_remote = par->machine && (par->create_cost_remote != par->create_cost ||
 	                                par->exit_cost_remote != par->exit_cost || lat ||
 	                                par->start_cost_remote);

@@ -131,6 +131,15 @@ struct sim_params {
 	 * first record's work (beyond a local thread's start, which a trace
 	 * recorded on one CPU holds); units: trace unit. */
 	uint64_t start_cost_remote;
+	/* Under machine, unbound, k >= 2: the share of created threads the
+	 * operating system starts on their creator's processor, in parts
+	 * per million (0..1000000; 0: every created thread is remote, the
+	 * rule before issue 25's sixth session).  Deterministic: of the
+	 * first n creates of a run, floor(n * unbound_local_ppm / 10^6)
+	 * are local (an accumulator, in the order the creates are
+	 * performed): the create that brings the accumulated share to a
+	 * whole number is local, the others remote. */
+	uint32_t unbound_local_ppm;
 	/* The kinds of hand-off (docs/sim.md, "Machine files"; a machine
 	 * file that measured them).  0: every release that lets a thread on
 	 * another processor proceed costs the pair's latency (lat_matrix or

@@ -460,6 +460,10 @@ struct sim_work {
 	uint8_t op_remote;   /* par->machine, and a remote create or exit
 	                        differs from a local one: create and exit
 	                        look at processors                        */
+	uint32_t local_acc;  /* unbound creates: the share of local children
+	                        accumulated (par->unbound_local_ppm per
+	                        create, less 10^6 per local one); units:
+	                        parts per million                        */
 	uint64_t opcost[TRACE_NOPS]; /* the local cost each operation adds
 	                        to its record's work: create, exit       */
 	uint8_t held_on;     /* keep the mutexes each thread holds
@@ -672,14 +676,23 @@ static inline int before_latency_end(const struct sim_work *w, stime T, stime re
 	return w->lat_on && T < rel + (o ? o[obj] : w->t_latmax);
 }
 
-/* The creation of thread a by u, at its create step: across processors?
- * Bound mode: their groups differ.  Unbound: whenever k >= 2 (docs/sim.md,
- * "Machine files": a rule by the pool's idle processors was measured
- * worse). */
-static inline int create_is_remote(const struct sim_work *w, uint32_t u, uint32_t a)
+/* The creation of thread a by u, at its create step (called once per
+ * create): across processors?  Bound mode: their groups differ.
+ * Unbound, k >= 2: all but the share par->unbound_local_ppm the OS starts
+ * on the creator's processor, by an accumulator (docs/sim.md, "Machine
+ * files": a rule by the pool's idle processors was measured worse). */
+static inline int create_is_remote(struct sim_work *w, uint32_t u, uint32_t a)
 {
-	if (w->par->mode == SIM_UNBOUND)
-		return w->par->cpus > 1;
+	if (w->par->mode == SIM_UNBOUND) {
+		if (w->par->cpus < 2)
+			return 0;
+		w->local_acc += w->par->unbound_local_ppm;
+		if (w->local_acc >= 1000000) {
+			w->local_acc -= 1000000;
+			return 0;
+		}
+		return 1;
+	}
 	return w->th[u].grp != w->th[a].grp;
 }
 

@@ -164,6 +164,7 @@ struct S {
 	uint64_t makespan;
 	long steps;
 	int oom;
+	uint64_t creates;    /* creates performed so far (remote_child) */
 };
 
 static const struct trace_rec *cur_rec(struct S *s, int i)
@@ -177,11 +178,18 @@ static int sproc(struct S *s, int i);
 
 /* docs/sim.md, "Machine files": "a created thread is remote when its
  * processor differs from its creator's: in bound mode, bound to another
- * processor (a shadow thread always); unbound, whenever k >= 2". */
+ * processor (a shadow thread always); unbound, when k >= 2, all but a
+ * share: of the first n creates, floor(n * unbound_local_ppm / 10^6) are
+ * local", so the n-th create is local when that count grows at n.
+ * Called once per create. */
 static int remote_child(struct S *s, int creator, int child)
 {
-	if (unbound(s))
-		return s->p->cpus >= 2;
+	if (unbound(s)) {
+		if (s->p->cpus < 2)
+			return 0;
+		uint64_t n = ++s->creates, l = s->p->unbound_local_ppm;
+		return n * l / 1000000 == (n - 1) * l / 1000000;
+	}
 	return sproc(s, creator) != sproc(s, child);
 }
 

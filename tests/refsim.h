@@ -37,6 +37,8 @@ struct refsim_params {
 	                               trace unit                           */
 	uint64_t start_cost_remote; /* machine: a remote thread's start;
 	                               units: trace unit                    */
+	uint32_t unbound_local_ppm; /* machine, unbound: of the first n
+	                               creates, floor(n * this / 10^6) local */
 	int lat_kinds;              /* 1: the kinds of hand-off (wake,
 	                               wake onto a busy processor, transfer,
 	                               a waiter not yet asleep)             */

@@ -88,6 +88,8 @@ static void print_run(const struct run *r, FILE *f)
 		        r->rp.machine, (unsigned long long)r->rp.create_cost_remote,
 		        (unsigned long long)r->rp.exit_cost, (unsigned long long)r->rp.exit_cost_remote,
 		        (unsigned long long)r->rp.start_cost_remote);
+		if (r->rp.unbound_local_ppm)
+			fprintf(f, ", unbound local share %u ppm", r->rp.unbound_local_ppm);
 		if (r->rp.lat_kinds)
 			fprintf(f, ", kinds of hand-off: wake busy %llu, transfer %llu, sleep %llu",
 			        (unsigned long long)r->rp.wake_busy, (unsigned long long)r->rp.transfer,
@@ -246,6 +248,7 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.exit_cost = r->rp.exit_cost;
 	par.exit_cost_remote = r->rp.exit_cost_remote;
 	par.start_cost_remote = r->rp.start_cost_remote;
+	par.unbound_local_ppm = r->rp.unbound_local_ppm;
 	par.lat_kinds = r->rp.lat_kinds;
 	par.wake_busy = r->rp.wake_busy;
 	par.transfer = r->rp.transfer;
@@ -784,6 +787,11 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 			r->rp.transfer = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 3;
 			r->rp.sleep = tu_rand(&ms) % 2 ? 0 : 1 + tu_rand(&ms) % 4;
 		}
+		/* unbound, the share of local children in half of them (0,
+		 * a third, a half, all; drawn last, likewise) */
+		static const uint32_t local[] = {0, 333333, 500000, 1000000};
+		if (tu_rand(&ms) % 2)
+			r->rp.unbound_local_ppm = local[tu_rand(&ms) % 4];
 	}
 	/* the binding by external id: every thread named in the text */
 	for (const char *p = text; (p = strchr(p, '\n')) != NULL;) {

@@ -399,6 +399,61 @@ static void test_unbound_start_by_hand(void **state)
 	}
 }
 
+/*
+ * Unbound, the share of children the OS starts on their creator's
+ * processor (unbound_local_ppm): of the first n creates, floor(n * ppm /
+ * 10^6) are local.  fifo, two processors, latency 10, create 0 and
+ * create_remote 3, no other cost; 1 creates 2, 3 and 4 (work 1 before
+ * each; they work 6, 4, 5) and joins them.  A ready thread takes the
+ * lowest-numbered idle processor (docs/simulation.md).
+ *
+ * ppm 0, every child remote: create 2 at 1 (ready 1 + 3 + 10 = 14), 1
+ *   goes on at 4, creates 3 at 5 (ready 18), 4 at 9 (ready 22), joins 2
+ *   at 12 and blocks.  2 on 0 at 14-20, 3 on 1 at 18-22; 1 woken on 0 at
+ *   20 (same processor), joins 3, blocks; 3 exits at 22 on 1, 4 takes 0
+ *   (idle since 20) at 22-27; 1 ready at 22 + 10 = 32 on 0, 4 exited on
+ *   0: joins it at once, exits: makespan 32; 3 blocked 18 - 5 = 13.
+ * ppm 500000, a half: the creates are remote, local, remote (the
+ *   accumulated share 0.5, 1.0, 1.5).  create 2 at 1 (ready 14), 1 goes
+ *   on at 4, creates 3 at 5, local: ready at once, runs on 1 at 5-9; 1
+ *   creates 4 at 6 (ready 6 + 3 + 10 = 19), joins 2 at 9 and blocks.  2
+ *   on 0 (both idle) at 14-20, 4 on 1 at 19-24; 1 woken on 0 at 20,
+ *   joins 3 (exited on 1 at 9: 9 + 10 <= 20, no wait), joins 4, blocks;
+ *   4 exits on 1 at 24: 1 ready at 34, exits: makespan 34; 3 blocked 0.
+ */
+static void test_unbound_share_by_hand(void **state)
+{
+	(void)state;
+	static const uint64_t mat[4] = {0, 10, 10, 0};
+	static const struct {
+		uint32_t ppm;
+		uint64_t makespan, blocked3;
+	} uc[] = {
+		{0, 32, 13},
+		{500000, 34, 0},
+	};
+	for (size_t i = 0; i < sizeof uc / sizeof *uc; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, "shadowbind-trace 1\nunit ns\n1 1 create 2\n1 1 create 3\n"
+		                "1 1 create 4\n2 6 exit\n3 4 exit\n4 5 exit\n1 0 join 2\n"
+		                "1 0 join 3\n1 0 join 4\n1 0 exit\n");
+		struct sim_params par;
+		sim_params_init(&par);
+		par.cpus = 2;
+		par.mode = SIM_UNBOUND;
+		assert_int_equal(sim_policy_parse("fifo", &par), 0);
+		par.lat_matrix = mat;
+		par.latency = 10;
+		par.machine = 1;
+		par.create_cost_remote = 3;
+		par.unbound_local_ppm = uc[i].ppm;
+		struct sim_result res;
+		run_expect(&c, &par, NULL, uc[i].makespan, i, &res);
+		assert_int_equal(res.threads[2].blocked.num, uc[i].blocked3);
+		tu_sim_close(&c);
+	}
+}
+
 /* Without a machine (every new field zero) a run is the contract's: the
  * same program, latency 10, create cost 2, 1 on 0, 2 on 1, 3 on 2.
  * create 2 at 7, create 3 at 9, both ready at once; 2 posts at 14,
@@ -493,6 +548,19 @@ static void test_file_to_model(void **state)
 	mach_model_apply(&mm, &par);
 	assert_int_equal(par.lat_kinds, 1);
 	assert_int_equal(par.wake_busy, 8);
+	assert_int_equal(par.unbound_local_ppm, 0); /* no remote_share: all remote */
+	mach_model_release(&mm);
+	mach_release(&m);
+	/* remote_share 0.47: 530,000 parts per million local */
+	snprintf(kf, sizeof kf, "%sremote_share = 0.47\nremote_share.lo = 0.4\n", good_file);
+	assert_int_equal(mach_parse("s.ini", kf, strlen(kf), &m, why, sizeof why), 0);
+	assert_true(m.has_share);
+	assert_true(m.remote_share.lo == 0.4);
+	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_US, why, sizeof why), 0);
+	assert_int_equal(mm.local_ppm, 530000);
+	sim_params_init(&par);
+	mach_model_apply(&mm, &par);
+	assert_int_equal(par.unbound_local_ppm, 530000);
 	mach_model_release(&mm);
 	mach_release(&m);
 }
@@ -523,6 +591,8 @@ static void test_file_errors(void **state)
 		{"[machine]\nunit = ns\ncpus = 0\nlatency.0 = 0\nswitch = 1\ncreate = 1\n"
 		 "create_remote = 1\nexit = 1\nexit_remote = 1\nwake_busy = 5\nsleep = 1\n",
 		 "b.ini:1: [machine] has wake_busy without transfer"},
+		{"[machine]\ncpus = 0 1\nremote_share = 1.5\n",
+		 "b.ini:3: remote_share: expected a share from 0 to 1"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		struct mach m;
@@ -625,6 +695,11 @@ static void test_calibrate_sane(void **state)
 	/* a thread's start, CPU time (the kernel's and the C library's) */
 	assert_true(r.has_start);
 	assert_true(in(r.start.med, 10, 1e7) && in(r.start_remote.med, 10, 1e7));
+	/* where the OS starts new threads: a share, written to 3 digits */
+	assert_true(r.has_share);
+	assert_true(in(r.remote_share.med, 0, 1));
+	assert_true(r.remote_share.lo <= r.remote_share.med + 0.0005 &&
+	            r.remote_share.med <= r.remote_share.hi + 0.0005);
 	mach_release(&m);
 	mach_release(&r);
 	free(buf);
@@ -798,6 +873,7 @@ int main(void)
 		cmocka_unit_test(test_kinds_by_hand),
 		cmocka_unit_test(test_start_by_hand),
 		cmocka_unit_test(test_unbound_start_by_hand),
+		cmocka_unit_test(test_unbound_share_by_hand),
 		cmocka_unit_test(test_default_is_contract),
 		cmocka_unit_test(test_file_to_model),
 		cmocka_unit_test(test_file_errors),
