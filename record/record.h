@@ -167,7 +167,8 @@ struct rec_stats {
 	int64_t excl[TRACE_NOPS];    /* the recorder's spans excluded; ns     */
 	int64_t resid[TRACE_NOPS];   /* subtracted per call (start); ns       */
 	int64_t check[TRACE_NOPS];   /* the same measured at the end; ns      */
-	int64_t b2b[TRACE_NOPS];     /* at the end, calls back to back; ns    */
+	int64_t gap[TRACE_NOPS];     /* at the end, with a computation between
+	                                the calls (what it hides); ns         */
 };
 
 /*

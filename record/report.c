@@ -43,7 +43,7 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 		{"excl_", offsetof(struct rec_stats, excl)},
 		{"resid_", offsetof(struct rec_stats, resid)},
 		{"check_", offsetof(struct rec_stats, check)},
-		{"b2b_", offsetof(struct rec_stats, b2b)},
+		{"gap_", offsetof(struct rec_stats, gap)},
 	};
 	while (fgets(line, sizeof line, f)) {
 		char key[128];
@@ -208,8 +208,10 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 			if (st->checked) {
 				int64_t d = st->check[op] - st->resid[op];
 				drift += (double)st->calls[op] * (double)(d < 0 ? -d : d);
-				int64_t b = st->b2b[op] - st->resid[op];
-				ilp += (double)st->calls[op] * (double)(b < 0 ? -b : b) / 2;
+				/* the subtraction (calls back to back) less what
+				 * a program's code may hide of it */
+				int64_t b = st->resid[op] - (st->gap[op] > 0 ? st->gap[op] : 0);
+				ilp += (double)st->calls[op] * (double)(b < 0 ? -b : b);
 			}
 		}
 		rep->excluded_ns = (uint64_t)excl;
@@ -218,9 +220,8 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 		if (calls) {
 			rep->recorder_per_call_ns = ((double)excl + (double)st->subtracted_ns) / (double)calls;
 			/* what the subtraction may be off by: the calibration's
-			 * drift from start to end, and half the difference to
-			 * calls back to back (how much of the wrapper the
-			 * program's own code hides, docs/record.md) */
+			 * drift from start to end, and how much of the wrapper
+			 * a program's own code may hide (docs/record.md) */
 			rep->resid_ns = (drift + ilp) / (double)calls;
 			if (st->check_n)
 				rep->clock_err_ns = (double)st->check_err_ns / (double)st->check_n;

@@ -5,8 +5,12 @@
  *
  *   make vs-simgrid                 (builds build/bench/vs-simgrid when
  *                                    `pkg-config simgrid` succeeds)
- *   build/bench/vs-simgrid [--records N[,N...]] [--repeat R] [--kinds a,b]
+ *   build/bench/vs-simgrid [--runs] [--records N[,N...]] [--repeat R] [--kinds a,b]
  *   build/bench/vs-simgrid --one FILE   (both simulators on one trace)
+ *   --runs: also each run's figures (stderr), for the arithmetic of a
+ *   goal: R our read, E ours after it, Rs and S SimGrid's read and what
+ *   follows it; the ratio is (Rs + S) / (R + E), so with Rs = R a ratio
+ *   of X needs (X - 1) R + X E <= S
  *
  * Needs Debian's libsimgrid-dev (3.32), only for this benchmark (not in
  * bootstrap.sh's package list).
@@ -421,6 +425,9 @@ static int make_trace(const char *kind, long records, const char *path)
 	return rc;
 }
 
+/* --runs: print each run's R, E, Rs, S on stderr (see the header) */
+static int print_runs;
+
 static int one(const char *kind, const char *path, int repeat)
 {
 	struct trace *tr = read_or_die(path);
@@ -432,6 +439,7 @@ static int one(const char *kind, const char *path, int repeat)
 	double lo[2] = {1e300, 1e300}, hi[2] = {0, 0}, ms[2] = {0, 0};
 	double slo[2] = {1e300, 1e300}, shi[2] = {0, 0}, rlo = 1e300, rhi = 0;
 	for (int r = 0; r < repeat; r++) {
+		double run[2][2] = {{0, 0}, {0, 0}}; /* [side]: read, after it */
 		for (int side = 0; side < 2; side++) {
 			double m, c, rd;
 			if (in_child(side ? run_simgrid : run_ours, path, &m, &c, &rd)) {
@@ -440,6 +448,8 @@ static int one(const char *kind, const char *path, int repeat)
 				return -1;
 			}
 			ms[side] = m;
+			run[side][0] = rd;
+			run[side][1] = c - rd;
 			lo[side] = fmin(lo[side], c);
 			hi[side] = fmax(hi[side], c);
 			slo[side] = fmin(slo[side], c - rd);
@@ -449,6 +459,11 @@ static int one(const char *kind, const char *path, int repeat)
 				rhi = fmax(rhi, rd);
 			}
 		}
+		if (print_runs)
+			fprintf(stderr, "%s run %d: R %.4f E %.4f Rs %.4f S %.4f s, ratio %.2f, "
+			        "without the read %.2f\n", kind, r + 1, run[0][0], run[0][1],
+			        run[1][0], run[1][1], (run[1][0] + run[1][1]) / (run[0][0] + run[0][1]),
+			        run[1][1] / run[0][1]);
 	}
 	double rel = ms[1] > 0 ? fabs(ms[0] - ms[1]) / ms[1] : 0;
 	printf("%-13s %9zu %5u   %7.3f-%-7.3f %8.3f-%-8.3f %6.1f-%-6.1fx   %.3e %.3e %9.2e   "
@@ -479,11 +494,13 @@ int main(int argc, char **argv)
 			repeat = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--kinds") && i + 1 < argc)
 			kinds = argv[++i];
+		else if (!strcmp(argv[i], "--runs"))
+			print_runs = 1;
 		else if (!strcmp(argv[i], "--one") && i + 1 < argc) {
 			heading();
 			return one("file", argv[++i], repeat) ? 1 : 0;
 		} else {
-			fprintf(stderr, "usage: vs-simgrid [--records N[,N...]] [--repeat R] [--kinds a,b,...] | --one FILE\n");
+			fprintf(stderr, "usage: vs-simgrid [--runs] [--records N[,N...]] [--repeat R] [--kinds a,b,...] | --one FILE\n");
 			return strcmp(argv[i], "--help") ? 1 : 0;
 		}
 	}

@@ -42,9 +42,11 @@
  * rp_mark).  What the two reads cannot exclude (the wrapper's entry and
  * exit, half of each read) is calibrated per kind of call when the
  * library starts: the same calls on private objects, bare and recorded,
- * the recorded works' excess per record is subtracted from every record
- * of that kind (rp_resid).  The calibration is repeated at the end; both
- * go to the statistics file that shadowbind-record prints.
+ * back to back, the recorded works' excess per record is subtracted from
+ * every record of that kind.  At the end it is measured again (the
+ * check), and once more with a short computation between the calls (the
+ * gap: how much of the wrapper a program's own code can hide); all go to
+ * the statistics file that shadowbind-record prints.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -71,7 +73,7 @@ uint64_t rp_startup_ns;
 static enum rec_clock g_clk;          /* the switch word's kind          */
 static int64_t g_resid[TRACE_NOPS];   /* subtracted per record; ns       */
 static int64_t g_resid_end[TRACE_NOPS]; /* the check at the end; ns      */
-static int64_t g_resid_b2b[TRACE_NOPS]; /* at the end, calls back to back */
+static int64_t g_resid_gap[TRACE_NOPS]; /* at the end, with the gap; ns  */
 static int g_calibrated, g_checked;
 static uint64_t g_fast_read, g_slow_read; /* cost of one read; ns        */
 static uint64_t g_cal_ns;             /* CPU time the calibrations took  */
@@ -368,13 +370,18 @@ static sem_t cal_s;
 
 /* n iterations of case c, through the wrappers (wrapped) or the real
  * functions */
-/* The program's code between two calls, in the calibration: a dependent
- * chain of CAL_STEPS multiply-adds (about 1.2 ns each here) before every
- * call.  Out-of-order execution overlaps the few instructions of a
- * wrapper outside the excluded span with the program's own, so what they
- * cost depends on the code around the call: measured on the project's
- * VM, 14 ns per record with calls back to back, 10 with 16 steps, 2 with
- * 36 (docs/record.md, "The recorder's cost").  Overridden by
+/* The program's code between two calls, in the gap calibration: a
+ * dependent chain of CAL_STEPS multiply-adds (about 1.2 ns each here)
+ * before every call.  Out-of-order execution overlaps the few
+ * instructions of a wrapper outside the excluded span with such a chain,
+ * so what they cost depends on the code around the call: on the
+ * project's VM 7-8 ns per record with calls back to back (30 start-ups
+ * of 30), -5 or -6 with 20 steps (28 of 30; the other two 6-8).  The
+ * Splash-3 codes carry more than back to back (BARNES 14-16 ns per
+ * record, FMM about 14), a loop of dependent multiplies between its
+ * locks (the lockprobe) about 1: so the back-to-back excess is the one
+ * subtracted, and the gap's tells how much a program's code may hide
+ * (docs/record.md, "The recorder's cost").  Overridden by
  * SHADOWBIND_CAL_STEPS. */
 #define CAL_STEPS 20
 static int cal_steps;
@@ -570,14 +577,13 @@ uint64_t rp_calibrate_start(void)
 {
 	uint64_t a = exact_now();
 	struct rp_thread *t = cal_thread();
-	calibrate(t, g_resid, 0);
+	calibrate(t, g_resid, 1);
 	rp_clock_close(t);
 	tsc_refine();
 	/* Never added: a calibration that found the wrapped calls faster
-	 * than the bare ones (out-of-order execution overlaps them with
-	 * the code around them; -5 ns per record here in some start-ups)
-	 * would add work that real programs do not show (lockprobe,
-	 * BARNES: their unsubtracted excess is positive, docs/record.md). */
+	 * than the bare ones would add work that real programs do not show
+	 * (back to back the excess was 7-8 ns per record in every start-up
+	 * measured; with the gap it is negative, docs/record.md). */
 	for (int op = 0; op < TRACE_NOPS; op++)
 		if (g_resid[op] < 0)
 			g_resid[op] = 0;
@@ -594,8 +600,8 @@ void rp_calibrate_end(void)
 	g_checked = 1;
 	uint64_t a = exact_now();
 	struct rp_thread *t = cal_thread();
-	calibrate(t, g_resid_end, 0);
-	calibrate(t, g_resid_b2b, 1);
+	calibrate(t, g_resid_end, 1);
+	calibrate(t, g_resid_gap, 0);
 	rp_clock_close(t);
 	uint64_t d = exact_now() - a;
 	g_cal_ns += d;
@@ -703,9 +709,9 @@ void rp_stats_write(const char *trace_path)
 		memcpy(k, "check_", 6);
 		memcpy(k + 6, nm, n + 1);
 		put(fd, k, g_resid_end[op]);
-		memcpy(k, "b2b_", 4);
+		memcpy(k, "gap_", 4);
 		memcpy(k + 4, nm, n + 1);
-		put(fd, k, g_resid_b2b[op]);
+		put(fd, k, g_resid_gap[op]);
 	}
 	close(fd);
 }
