@@ -242,6 +242,7 @@ static inline __attribute__((always_inline)) void ps_resched(struct sim_work *w,
 			t = ps_pool_last(w, g, cycles, &u);
 	}
 	g->tnext = t;
+	g->unext = u;
 	gt_set(w, gi, hent_key(t, 0, u, id));
 }
 
@@ -313,11 +314,11 @@ static inline __attribute__((always_inline)) void ps_go_on(struct sim_work *w, u
 	struct sth *t = &w->th[u];
 	struct sgrp *g = &w->g[t->grp];
 	stime tag = g->V + t->rem;
+	/* (the group's entry in the groups' tree is (tnext, unext) while
+	 * tnext is not UINT64_MAX: only ps_resched writes it) */
 	if (tag == t->seg && tag == g->V && g->tlast == T && g->tnext == T &&
-	    g->tshort == UINT64_MAX && rt_top(w, g) == u) {
-		if (gt_key(w, w->gtn + t->grp) == hent_key(T, 0, u, w->p->n + t->grp))
-			return;
-	}
+	    g->unext == u && g->tshort == UINT64_MAX && rt_top(w, g) == u)
+		return;
 	t->seg = tag;
 	ps_resched(w, t->grp, pheap_later(w, g, u));
 }

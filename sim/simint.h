@@ -290,6 +290,8 @@ struct sgrp {
 	uint32_t hbase, hn;  /* ps: tree of ready threads by (tag, id) at
 	                        rt[hbase], size 2 * rcap; hn: how many     */
 	uint32_t rcap;       /* ps: leaves of that tree (a power of two)     */
+	uint32_t unext;      /* ps: the thread of the completion at tnext
+	                        (its entry in the groups' tree names it)   */
 	stime V, tlast;   /* ps: virtual time at tlast                  */
 	stime tnext;      /* ps: the next completion (end of a cycle)   */
 	stime vnext;      /* ps, m <= slots or one slot: V at tnext       */
