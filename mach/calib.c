@@ -21,10 +21,14 @@
  *     a counter passed back and forth by two spinning threads (a cache
  *     line's move); sleep, the dwell from which a posted waiter has
  *     fallen asleep (its wake-up takes half the latency or more).
- *   create: a thread on x creates a thread pinned to y
- *     (pthread_attr_setaffinity_np, as shadowbind-run does) that returns
- *     at once, and joins it: the creator's CPU time inside pthread_create
- *     (create, create_remote), and the child's CPU time after its start
+ *   create: a thread on x creates threads pinned to y
+ *     (pthread_attr_setaffinity_np, as shadowbind-run does) that return
+ *     at once, CJ_BATCH in a row, then joins them (a thread-per-task
+ *     program's state: y busy with the earlier ones): the creator's CPU
+ *     time inside pthread_create (create, create_remote) and
+ *     pthread_join (join, join_remote), the child's before its start
+ *     routine (start, start_remote); then one at a time, a create and
+ *     its join: the child's CPU time after its start
  *     routine returned (exit, exit_remote: the process's CPU time less
  *     the creator's, less what the child's clock read at the start of
  *     its routine), which no record of a trace holds; plus the CPU's
@@ -374,7 +378,64 @@ static double batch_gap(int x, long n)
 	return ((w1 - w0) - (p1 - p0)) / (double)n;
 }
 
-/* ---- where the OS starts a new thread ---- */
+/* A batch's child: its CPU clock when its start routine begins, into
+ * *arg (its own slot; the join orders the reads). */
+static void *started_at(void *arg)
+{
+	*(double *)arg = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	return NULL;
+}
+
+/* The same as cycles, the children created `batch` at a time and then
+ * joined, as a thread-per-task program does: the first of a batch finds
+ * y as it was, the next ones find it busy with the earlier ones (remote)
+ * or queued behind the creator (local); per child (ns) the creator's CPU
+ * time in pthread_create and in pthread_join, and the child's CPU time
+ * before its routine began; -1, or 0. */
+static int cycles_batch(int x, int y, long n, long batch, double *create, double *join,
+                        double *start_cpu)
+{
+	pthread_attr_t a;
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(y, &s);
+	if (batch > CJ_BATCH || pin_self(x) != 0 || pthread_attr_init(&a) != 0)
+		return -1;
+	int rc = -1;
+	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
+		goto out;
+	pthread_t t[CJ_BATCH];
+	double st[CJ_BATCH];
+	double cpu = 0, jcpu = 0, start = 0;
+	long done = 0;
+	for (long i = 0; i < n; i += batch) {
+		long b = n - i < batch ? n - i : batch, k;
+		for (k = 0; k < b; k++) {
+			double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			if (pthread_create(&t[k], &a, started_at, &st[k]) != 0)
+				break;
+			cpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		}
+		double c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (long m = 0; m < k; m++) {
+			pthread_join(t[m], NULL);
+			start += st[m];
+		}
+		jcpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
+		done += k;
+		if (k < b)
+			goto out;
+	}
+	*create = cpu / (double)done;
+	*join = jcpu / (double)done;
+	*start_cpu = start / (double)done;
+	rc = 0;
+out:
+	pthread_attr_destroy(&a);
+	return rc;
+}
+
+/* ---- where the OS starts a new thread (remote_share) ---- */
 
 /* A task as threadtask's (examples/programs/threadtask.c): about 10 us
  * of work, then a mutex; it notes the CPU it started on. */
@@ -591,6 +652,11 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 			return -1;
 		}
 		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r], &stv[r]) < 0)
+			return fail(j->why, j->len, "cannot create a thread%s", "");
+		/* the creation, its join and the child's start as a thread-per-
+		 * task program sees them: CJ_BATCH children in a row (their
+		 * exit stays the one-at-a-time cycle's, with its own start) */
+		if (c && cycles_batch(X, Y, j->n_cj, CJ_BATCH, &cv[r], &jv[r], &stv[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 		/* a thread's exit costs its CPU the kernel's time after the
 		 * process's clocks stop counting it (docs/sim.md, "Thread-per-

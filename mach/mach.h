@@ -17,7 +17,9 @@
  *   - switch: the same for two threads on one CPU; switch_cpu: the CPU
  *     time of such a hand-off (information: a trace's work holds it);
  *   - create, create_remote: the CPU time the creator spends in
- *     pthread_create, for a child on its own CPU and on another;
+ *     pthread_create, for a child on its own CPU and on another (children
+ *     created CJ_BATCH (64) in a row, then joined; likewise join,
+ *     join_remote and start, start_remote below);
  *   - exit, exit_remote: the CPU time a created thread spends after its
  *     start routine returned, on its creator's CPU and on another,
  *     including the kernel's time at its end that the process's CPU
