@@ -886,9 +886,9 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 		la1[0] = -1;
 	int w = snprintf(m->method, sizeof m->method,
 	                 "median and extremes of %d rounds: %ld semaphore round trips, "
-	                 "%ld create-join cycles each; exit holds %.0f ns of the CPU's time "
+	                 "%ld create-join cycles each (and %d at a time); exit holds %.0f ns of the CPU's time "
 	                 "outside the process's CPU time (%d threads alive)", j.rounds, j.n_pp,
-	                 j.n_cj, j.exit_gap, CJ_BATCH);
+	                 j.n_cj, CJ_BATCH, j.exit_gap, CJ_BATCH);
 	if (la0[0] >= 0 && la1[0] >= 0 && w > 0 && (size_t)w < sizeof m->method)
 		snprintf(m->method + w, sizeof m->method - (size_t)w,
 		         "; load average %.2f before, %.2f after", la0[0], la1[0]);
