@@ -392,7 +392,16 @@ int rp_pin_active(void);
  * exits the process with status 2 and a message when the binding does
  * not name the thread. */
 int rp_pin_next(uint32_t *id);
+/* Pins the calling thread to OS CPU `cpu` (one system call); exits the
+ * process with status 2 and a message when the OS refuses. */
 void rp_pin_self(int cpu);
+/* The OS CPU the calling thread was pinned to by rp_pin_self or
+ * rp_pin_note, -1 if none (the program's own sched_setaffinity calls
+ * are not seen). */
+int rp_pin_cpu(void);
+/* Notes that the calling thread already runs pinned to `cpu` (it was
+ * created with that affinity), without a system call. */
+void rp_pin_note(int cpu);
 /* The calling thread's id in run mode (set by the trampoline). */
 void rp_pin_set_id(uint32_t id);
 

@@ -26,6 +26,7 @@ static int g_tree;
 static uint32_t g_first[RP_PIN_MAX + 1], g_nkids[RP_PIN_MAX + 1];
 static uint32_t g_kids[RP_PIN_MAX + 1], g_nk;
 static __thread uint32_t t_id = 1, t_made; /* this thread's id, children */
+static __thread int t_cpu = -1;            /* OS CPU pinned to, -1 none */
 
 int rp_pin_active(void)
 {
@@ -90,6 +91,17 @@ void rp_pin_self(int cpu)
 		       NULL, NULL);
 		_exit(2);
 	}
+	t_cpu = cpu;
+}
+
+int rp_pin_cpu(void)
+{
+	return t_cpu;
+}
+
+void rp_pin_note(int cpu)
+{
+	t_cpu = cpu;
 }
 
 void rp_pin_init(void)
