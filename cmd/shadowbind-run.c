@@ -37,9 +37,10 @@ int main(int argc, char **argv)
 		"file gives it: thread 1 is the initial thread, then threads are numbered\n"
 		"in the order the program creates them, as shadowbind-record numbers\n"
 		"them.  Logical processor p runs on OS CPU map[p] (the binding's `map`\n"
-		"line), else on the p-th CPU this process may use.  Threads pin\n"
-		"themselves (pthread_setaffinity_np) before they run any code of the\n"
-		"program.",
+		"line), else on the p-th CPU this process may use.  Each thread starts\n"
+		"on its CPU: it is created with that affinity (libshadowbind-run.so,\n"
+		"which interposes pthread_create and nothing else).  --unbound runs\n"
+		"the program as it is, with no library.",
 		opts,
 		"Exit status: the program's (128 + signal if it was killed); 1 usage;\n"
 		"2 bad binding, or the machine has fewer CPUs than it needs (nothing\n"
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	char preload[PATH_MAX];
-	if (rec_preload_path(preload, sizeof preload, &err) < 0) {
+	if (binding && rec_run_preload_path(preload, sizeof preload, &err) < 0) {
 		fprintf(stderr, "shadowbind-run: %s\n", err.msg);
 		return 4;
 	}
@@ -98,9 +99,16 @@ int main(int argc, char **argv)
 	           !getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY");
 	char e0[PATH_MAX + 32];
 	snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
-	char *extra[6] = { e0, "SHADOWBIND_MODE=run", pe[0], pe[1], NULL, NULL };
-	if (spin)
-		extra[pe[1] ? 4 : 3] = REC_OMP_SPIN;
+	/* unbound: nothing of ours in the program (extra stays empty) */
+	char *extra[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
+	if (binding) {
+		extra[0] = e0;
+		extra[1] = "SHADOWBIND_MODE=run";
+		extra[2] = pe[0];
+		extra[3] = pe[1];
+		if (spin)
+			extra[pe[1] ? 4 : 3] = REC_OMP_SPIN;
+	}
 	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
 	free(pe[0]);
 	free(pe[1]);

@@ -14,6 +14,10 @@
 REC_PRELOAD := $(BIN)/libshadowbind-record.so
 REC_PIC_SRCS := $(wildcard record/preload/*.c) trace/ops.c
 REC_PIC_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(REC_PIC_SRCS))
+# shadowbind-run --binding's library: pthread_create only (rr_run.c)
+REC_RUN_PRELOAD := $(BIN)/libshadowbind-run.so
+REC_RUN_SRCS := record/preload/run/rr_run.c record/preload/rp_pin.c record/preload/rp_env.c
+REC_RUN_OBJS := $(patsubst %.c,$(BUILD)/pic/%.o,$(REC_RUN_SRCS))
 REC_PIC_FLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fPIC -I. -pthread
 
 REC_EX_C  := $(wildcard examples/programs/*.c)
@@ -26,6 +30,10 @@ $(BUILD)/pic/%.o: %.c
 	$(CC) $(REC_PIC_FLAGS) -MMD -MP -c $< -o $@
 
 $(REC_PRELOAD): $(REC_PIC_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -pthread $^ -ldl -o $@
+
+$(REC_RUN_PRELOAD): $(REC_RUN_OBJS)
 	@mkdir -p $(@D)
 	$(CC) -shared -pthread $^ -ldl -o $@
 
@@ -42,6 +50,6 @@ $(BUILD)/examples/%: examples/programs/%.cc
 	@mkdir -p $(@D)
 	g++ -std=c++17 -Wall -Wextra -Werror -O2 -g -pthread $< -o $@
 
-all: $(REC_PRELOAD) $(REC_EXAMPLES)
-check: $(REC_PRELOAD) $(REC_EXAMPLES)
-bench: $(REC_PRELOAD) $(REC_EXAMPLES)
+all: $(REC_PRELOAD) $(REC_RUN_PRELOAD) $(REC_EXAMPLES)
+check: $(REC_PRELOAD) $(REC_RUN_PRELOAD) $(REC_EXAMPLES)
+bench: $(REC_PRELOAD) $(REC_RUN_PRELOAD) $(REC_EXAMPLES)

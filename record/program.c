@@ -13,14 +13,17 @@
 
 #include "record/recint.h"
 
-int rec_preload_path(char *buf, size_t len, struct trace_error *err)
+/* The library `name`: $var if set, else next to the running executable,
+ * else ../lib/shadowbind/ from it. */
+static int find_preload(const char *name, const char *var, char *buf, size_t len,
+                        struct trace_error *err)
 {
-	const char *env = getenv("SHADOWBIND_PRELOAD");
+	const char *env = getenv(var);
 	if (env && *env) {
 		if (access(env, R_OK) != 0)
-			return rec_fail(err, "SHADOWBIND_PRELOAD=%s: %s", env, strerror(errno));
+			return rec_fail(err, "%s=%s: %s", var, env, strerror(errno));
 		if (!realpath(env, buf) || strlen(buf) >= len)
-			return rec_fail(err, "SHADOWBIND_PRELOAD=%s: cannot resolve", env);
+			return rec_fail(err, "%s=%s: cannot resolve", var, env);
 		return 0;
 	}
 	char exe[PATH_MAX];
@@ -34,12 +37,21 @@ int rec_preload_path(char *buf, size_t len, struct trace_error *err)
 	const char *tries[2] = { "", "/../lib/shadowbind" };
 	for (int i = 0; i < 2; i++) {
 		char p[PATH_MAX + 64];
-		snprintf(p, sizeof p, "%s%s/%s", exe, tries[i], REC_PRELOAD_NAME);
+		snprintf(p, sizeof p, "%s%s/%s", exe, tries[i], name);
 		if (access(p, R_OK) == 0 && realpath(p, buf) && strlen(buf) < len)
 			return 0;
 	}
-	return rec_fail(err, "%s not found next to %s (run make, or set SHADOWBIND_PRELOAD)",
-	                REC_PRELOAD_NAME, exe);
+	return rec_fail(err, "%s not found next to %s (run make, or set %s)", name, exe, var);
+}
+
+int rec_preload_path(char *buf, size_t len, struct trace_error *err)
+{
+	return find_preload(REC_PRELOAD_NAME, "SHADOWBIND_PRELOAD", buf, len, err);
+}
+
+int rec_run_preload_path(char *buf, size_t len, struct trace_error *err)
+{
+	return find_preload(REC_RUN_PRELOAD_NAME, "SHADOWBIND_RUN_PRELOAD", buf, len, err);
 }
 
 static int resolve(const char *prog, char *out, size_t len)

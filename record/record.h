@@ -21,8 +21,10 @@
 
 #include "trace/trace.h"
 
-/* Name of the preload library, next to the commands. */
+/* Names of the preload libraries, next to the commands: the recorder's,
+ * and shadowbind-run --binding's (pthread_create only). */
 #define REC_PRELOAD_NAME "libshadowbind-record.so"
+#define REC_RUN_PRELOAD_NAME "libshadowbind-run.so"
 
 /*
  * rec_preload_path - where the preload library is: $SHADOWBIND_PRELOAD if
@@ -31,6 +33,9 @@
  * path) and returns 0, or -1 with the reason in err.
  */
 int rec_preload_path(char *buf, size_t len, struct trace_error *err);
+/* rec_run_preload_path - the same for REC_RUN_PRELOAD_NAME, with
+ * $SHADOWBIND_RUN_PRELOAD in place of $SHADOWBIND_PRELOAD. */
+int rec_run_preload_path(char *buf, size_t len, struct trace_error *err);
 
 /* What rec_inspect finds out about a program before running it. */
 struct rec_program {

@@ -395,15 +395,26 @@ int rp_pin_next(uint32_t *id);
 /* Pins the calling thread to OS CPU `cpu` (one system call); exits the
  * process with status 2 and a message when the OS refuses. */
 void rp_pin_self(int cpu);
-/* The OS CPU the calling thread was pinned to by rp_pin_self or
- * rp_pin_note, -1 if none (the program's own sched_setaffinity calls
- * are not seen). */
-int rp_pin_cpu(void);
-/* Notes that the calling thread already runs pinned to `cpu` (it was
- * created with that affinity), without a system call. */
-void rp_pin_note(int cpu);
 /* The calling thread's id in run mode (set by the trampoline). */
 void rp_pin_set_id(uint32_t id);
+/* How a new thread starts on its CPU (both libraries): cpu from
+ * rp_pin_next (-1: not pinned), run_id its id, pinned set by
+ * rp_pin_start_thread. */
+struct rp_pin_start {
+	int cpu;         /* OS CPU, -1 none */
+	int pinned;      /* 1: the thread starts with that affinity already */
+	uint32_t run_id; /* run mode: its thread id, 0 none */
+};
+typedef int (*rp_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+/* Creates a thread running tramp(arg) with `create` (the real
+ * pthread_create), on OS CPU ps->cpu from its first instruction when
+ * ps->cpu >= 0; sets ps->pinned before the thread can read it.  The
+ * real pthread_create's result; on failure no thread exists. */
+int rp_pin_start_thread(rp_create_fn create, pthread_t *pt, const pthread_attr_t *attr,
+                        void *(*tramp)(void *), void *arg, struct rp_pin_start *ps);
+/* In the new thread, first: takes its id and its CPU (a system call only
+ * when it did not start pinned). */
+void rp_pin_started(const struct rp_pin_start *ps);
 
 /* rp_gomp.c: when OpenMP work queues were recorded (dynamic or guided
  * chunks, sections, single), the pool of the outermost team of thread 1
@@ -417,8 +428,13 @@ void rp_gomp_exit(struct rp_thread *t);
 /* rp_name.c: the symbol of function fn into out ("" if unknown). */
 void rp_symname(void *fn, char *out, size_t len);
 
-/* Write a message to stderr with write(2) (async-signal-safe). */
+/* rp_env.c (both libraries): write a message to stderr with write(2)
+ * (async-signal-safe). */
 void rp_say(const char *a, const char *b, const char *c);
+/* Remove the libshadowbind-* entries from LD_PRELOAD and the
+ * SHADOWBIND_* variables the libraries read, so that programs the
+ * process starts are neither recorded into the same file nor pinned. */
+void rp_env_clean(void);
 
 #pragma GCC visibility pop
 

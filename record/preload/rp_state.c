@@ -65,14 +65,6 @@ static void *rp_mmap(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void rp_say(const char *a, const char *b, const char *c)
-{
-	const char *s[3] = { a, b, c };
-	for (int i = 0; i < 3; i++)
-		if (s[i] && write(2, s[i], strlen(s[i])) < 0)
-			return;
-}
-
 uint64_t rp_ts_ns(const struct timespec *ts)
 {
 	if (ts->tv_sec < 0)
@@ -675,39 +667,6 @@ static void on_fork_prepare(void)
 			REAL(field, name); \
 	} while (0)
 
-/* Remove our entry from LD_PRELOAD and our variables, so that programs
- * the recorded program starts are not recorded into the same file. */
-static void clean_env(void)
-{
-	const char *lp = getenv("LD_PRELOAD");
-	if (lp && strstr(lp, "libshadowbind-record")) {
-		char buf[8192];
-		size_t k = 0;
-		const char *p = lp;
-		while (*p) {
-			const char *e = p + strcspn(p, ": ");
-			size_t len = (size_t)(e - p);
-			int ours = len >= 23 && memmem(p, len, "libshadowbind-record", 20);
-			if (len && !ours && k + len + 2 < sizeof buf) {
-				if (k)
-					buf[k++] = ':';
-				memcpy(buf + k, p, len);
-				k += len;
-			}
-			p = *e ? e + 1 : e;
-		}
-		buf[k] = 0;
-		if (k)
-			setenv("LD_PRELOAD", buf, 1);
-		else
-			unsetenv("LD_PRELOAD");
-	}
-	unsetenv("SHADOWBIND_TRACE");
-	unsetenv("SHADOWBIND_PIN");
-	unsetenv("SHADOWBIND_MODE");
-	unsetenv("SHADOWBIND_BUFFER");
-}
-
 void rp_init(void)
 {
 	if (g_inited)
@@ -810,7 +769,7 @@ void rp_init(void)
 			}
 		}
 	}
-	clean_env();
+	rp_env_clean();
 }
 
 __attribute__((constructor)) static void rp_ctor(void)

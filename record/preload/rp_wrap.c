@@ -26,10 +26,8 @@
 struct rp_start {
 	void *(*fn)(void *);
 	void *arg;
-	struct rp_thread *t; /* recording */
-	int cpu;             /* run mode: OS CPU, -1 none */
-	int pinned;          /* 1: starts with affinity cpu already (attr, inherited) */
-	uint32_t run_id;     /* run mode: its thread id */
+	struct rp_thread *t;     /* recording */
+	struct rp_pin_start pin; /* its CPU (run mode, a bound recording) */
 };
 
 static void *rp_trampoline(void *p)
@@ -43,12 +41,7 @@ static void *rp_trampoline(void *p)
 	 * the thread's CPU time before it (its start) stays in */
 	uint64_t setup0 = t ? rp_cpu_now() : 0; /* ns */
 	free(p);
-	if (s.run_id)
-		rp_pin_set_id(s.run_id);
-	if (s.cpu >= 0 && s.pinned)
-		rp_pin_note(s.cpu);
-	else if (s.cpu >= 0)
-		rp_pin_self(s.cpu);
+	rp_pin_started(&s.pin);
 	if (t) {
 		t->pt = pthread_self();
 		t->clock = CLOCK_THREAD_CPUTIME_ID;
@@ -66,41 +59,6 @@ static void *rp_trampoline(void *p)
 	return ret;
 }
 
-/* Start the thread of `s`; on its CPU from its first instruction when
- * s->cpu >= 0: it inherits its creator's affinity, and a creator that
- * keeps its CPU (FIFO) would keep it from ever running its own pinning
- * code.  A child bound to the CPU its creator is pinned to inherits
- * that affinity and costs no system call; one given its CPU in the
- * attribute (glibc sets it before the child runs) does not pin itself
- * again (issue 25: threadtask with every thread on CPU 0 was 11% slower
- * under shadowbind-run than under taskset, 4.5 us a thread, from these
- * two calls).  The real pthread_create's result. */
-static int start_thread(pthread_t *pt, const pthread_attr_t *attr, struct rp_start *s)
-{
-	s->pinned = 0;
-	if (s->cpu < 0)
-		return rp_real.create(pt, attr, rp_trampoline, s);
-	if (!attr && s->cpu == rp_pin_cpu()) {
-		s->pinned = 1;
-		return rp_real.create(pt, NULL, rp_trampoline, s);
-	}
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(s->cpu, &set);
-	pthread_attr_t own;
-	int r;
-	if (!attr && pthread_attr_init(&own) == 0) {
-		s->pinned = pthread_attr_setaffinity_np(&own, sizeof set, &set) == 0;
-		r = rp_real.create(pt, &own, rp_trampoline, s);
-		pthread_attr_destroy(&own);
-	} else {
-		r = rp_real.create(pt, attr, rp_trampoline, s);
-		if (r == 0)
-			pthread_setaffinity_np(*pt, sizeof set, &set);
-	}
-	return r;
-}
-
 int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
                    void *(*fn)(void *), void *arg)
 {
@@ -113,11 +71,10 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 	s->fn = fn;
 	s->arg = arg;
 	s->t = NULL;
-	s->cpu = -1;
-	s->run_id = 0;
+	s->pin = (struct rp_pin_start){ .cpu = -1 };
 	if (rp_mode == RP_RUN) {
-		s->cpu = rp_pin_next(&s->run_id);
-		int r = start_thread(pt, attr, s);
+		s->pin.cpu = rp_pin_next(&s->pin.run_id);
+		int r = rp_pin_start_thread(rp_real.create, pt, attr, rp_trampoline, s, &s->pin);
 		if (r)
 			free(s);
 		return r;
@@ -127,8 +84,8 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 		/* a thread the recorder does not know creates one: its
 		 * children are not recorded either */
 		if (rp_pin_active())
-			s->cpu = rp_pin_next(&s->run_id);
-		int r = start_thread(pt, attr, s);
+			s->pin.cpu = rp_pin_next(&s->pin.run_id);
+		int r = rp_pin_start_thread(rp_real.create, pt, attr, rp_trampoline, s, &s->pin);
 		if (r)
 			free(s);
 		return r;
@@ -144,8 +101,8 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 	rp_mark(t);
 	struct rp_thread *child = s->t;
 	if (rp_pin_active())
-		s->cpu = rp_pin_next(&s->run_id); /* recording a bound run */
-	int r = start_thread(pt, attr, s);
+		s->pin.cpu = rp_pin_next(&s->pin.run_id); /* recording a bound run */
+	int r = rp_pin_start_thread(rp_real.create, pt, attr, rp_trampoline, s, &s->pin);
 	if (r) {
 		free(s);
 		if (child && rp_lock() == 0) {
