@@ -114,6 +114,10 @@ struct cli_cmd {
 	int (*other)(void *arg, const char *name, const char *value, char *why,
 	             size_t len);
 	void *other_arg;
+	/* The command's own exit statuses (a launcher passing on its
+	 * program's), printed under "Exit status:" in place of the generic
+	 * list, or NULL for the generic list (and exit3). */
+	const char *exits;
 };
 
 /*

@@ -495,6 +495,10 @@ void cli_help(const struct cli_cmd *cmd, FILE *f)
 	           "      --version         the version\n");
 	if (cmd->epilog)
 		fprintf(f, "\n%s\n", cmd->epilog);
+	if (cmd->exits) {
+		fprintf(f, "\nExit status:\n%s\n", cmd->exits);
+		return;
+	}
 	fprintf(f, "\nExit status:\n"
 	           "  0    ok\n"
 	           "  1    usage error\n"

@@ -36,10 +36,11 @@ int main(int argc, char **argv)
 		"each figure's median and spread) for --machine FILE of simulate,\n"
 		"critical, allocate, bound and experiment.  Run it on an idle machine:\n"
 		"other load stretches every figure.",
-		opts,
-		"Exit status: 0 done; 1 usage; 2 the output cannot be written; 4 the\n"
-		"measurement failed (a thread could not be made or pinned, hwloc).",
-		NULL, NULL, NULL};
+		opts, NULL, NULL, NULL, NULL,
+		"  0    done\n"
+		"  1    usage error\n"
+		"  2    the output cannot be written\n"
+		"  4    the measurement failed (a thread could not be made or pinned, hwloc)"};
 	int nops, rc = cli_parse(&cmd, argc, argv, &nops);
 	if (rc != CLI_CONTINUE)
 		return rc;

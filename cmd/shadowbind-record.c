@@ -73,11 +73,14 @@ static const struct cli_cmd cmd = {
 	"as the thesis recorded (a monitored uniprocessor execution).  Prints\n"
 	"where the trace went, its threads and records on stderr.",
 	opts,
-	"Exit status: the program's (128 + signal if it was killed) once the\n"
-	"trace is written; 1 usage; 2 the program cannot be recorded (static\n"
-	"binary, not found); 4 no valid trace.  Limits: docs/record.md (static\n"
-	"binaries, raw futexes/atomics such as OpenMP barriers, fork).",
-	NULL, NULL, NULL};
+	"Limits: docs/record.md (static binaries, raw futexes/atomics such as\n"
+	"OpenMP barriers, fork).",
+	NULL, NULL, NULL,
+	"  the program's (128 + signal if it was killed) once the trace is\n"
+	"  written; else\n"
+	"  1    usage error\n"
+	"  2    the program cannot be recorded (static binary, not found)\n"
+	"  4    no valid trace"};
 
 /* opts[OPT_CPU]: --cpu, whose .given says it was given */
 enum { OPT_CPU = 1 };

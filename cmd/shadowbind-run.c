@@ -41,12 +41,13 @@ int main(int argc, char **argv)
 		"on its CPU: it is created with that affinity (libshadowbind-run.so,\n"
 		"which interposes pthread_create and nothing else).  --unbound runs\n"
 		"the program as it is, with no library.",
-		opts,
-		"Exit status: the program's (128 + signal if it was killed); 1 usage;\n"
-		"2 bad binding, or the machine has fewer CPUs than it needs (nothing\n"
-		"run), or the program created a thread the binding does not name (the\n"
-		"program is stopped at that point, docs/record.md); 4 system error.",
-		NULL, NULL, NULL};
+		opts, NULL, NULL, NULL, NULL,
+		"  the program's (128 + signal if it was killed); else\n"
+		"  1    usage error\n"
+		"  2    bad binding, or the machine has fewer CPUs than it needs (nothing\n"
+		"       run), or the program created a thread the binding does not name\n"
+		"       (the program is stopped at that point, docs/record.md)\n"
+		"  4    out of memory or system error"};
 	int nops, prc = cli_parse(&cmd, argc, argv, &nops);
 	if (prc != CLI_CONTINUE)
 		return prc;

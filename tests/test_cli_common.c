@@ -194,6 +194,18 @@ static void test_help(void **state)
 	assert_non_null(strstr(buf, "  4    out of memory"));
 	assert_non_null(strstr(buf, "  130  interrupted (SIGINT); 143 terminated (SIGTERM)\n"));
 	free(buf);
+	/* a command's own statuses replace the generic list: one block */
+	const struct cli_cmd own = {.name = "t", .usage = "X", .opts = opts,
+	                            .epilog = "Limits: none.",
+	                            .exits = "  the program's; else\n  1    usage error"};
+	f = open_memstream(&buf, &len);
+	cli_help(&own, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nLimits: none.\n\nExit status:\n  the program's; else\n"
+	                            "  1    usage error\n"));
+	assert_null(strstr(buf, "out of memory"));
+	assert_null(strstr(strstr(buf, "Exit status:") + 1, "Exit status:"));
+	free(buf);
 }
 
 static void test_quote(void **state)
