@@ -150,7 +150,10 @@ clean:
 # make install [PREFIX=/usr/local] [DESTDIR=]; make uninstall (same vars).
 # Installs the commands, their man pages (generated from --help with
 # help2man), the libraries of the core modules as libshadowbind_X.a, their
-# public headers under include/shadowbind/X/, and shadowbind.pc, so that
+# public headers under include/shadowbind/X/, shadowbind.pc, and the
+# recorder's and shadowbind-run's LD_PRELOAD libraries under
+# lib/shadowbind/ (where the installed commands look: ../lib/shadowbind
+# from their own directory, record/program.c), so that
 #   cc prog.c $(pkg-config --cflags --libs shadowbind)
 # builds a program that reads traces and calls the simulator.
 PREFIX  ?= /usr/local
@@ -197,11 +200,15 @@ install: all $(MANPAGES) $(BUILD)/shadowbind.pc
 	  install -d $(DESTDIR)$(incdir)/$$m || exit 1; done
 	for h in $(INSTALL_HEADERS); do install -m 0644 $$h $(DESTDIR)$(incdir)/$$h || exit 1; done
 	install -m 0644 $(BUILD)/shadowbind.pc $(DESTDIR)$(pcdir)/shadowbind.pc
+	install -d $(DESTDIR)$(libdir)/shadowbind
+	install -m 0755 $(REC_PRELOAD) $(REC_RUN_PRELOAD) $(DESTDIR)$(libdir)/shadowbind
 
 uninstall:
 	rm -f $(foreach c,$(CMDS),$(DESTDIR)$(bindir)/$(notdir $(c)) $(DESTDIR)$(man1dir)/$(notdir $(c)).1)
 	rm -f $(foreach m,$(INSTALL_MODULES),$(DESTDIR)$(libdir)/libshadowbind_$(m).a)
 	rm -f $(foreach h,$(INSTALL_HEADERS),$(DESTDIR)$(incdir)/$(h)) $(DESTDIR)$(pcdir)/shadowbind.pc
+	rm -f $(foreach l,$(REC_PRELOAD) $(REC_RUN_PRELOAD),$(DESTDIR)$(libdir)/shadowbind/$(notdir $(l)))
+	-rmdir $(DESTDIR)$(libdir)/shadowbind 2>/dev/null
 	-rmdir $(foreach m,$(INSTALL_MODULES),$(DESTDIR)$(incdir)/$(m)) $(DESTDIR)$(incdir) 2>/dev/null
 
 .PHONY: install uninstall FORCE

@@ -121,6 +121,19 @@ static void test_install(void **state)
 		free(err);
 	}
 
+	/* the preload libraries, found by the installed commands in
+	 * ../lib/shadowbind: a recording and a bound run of /bin/true */
+	snprintf(cmd, sizeof cmd,
+	         "cd '%s' && '%s/usr/bin/shadowbind-record' -o t.trace -- /bin/true && "
+	         "grep -q '^1 ' t.trace && printf 'shadowbind-binding 1\\ncpus 1\\n1 0\\n' >t.bind && "
+	         "'%s/usr/bin/shadowbind-run' --binding t.bind -- /bin/true && rm -f t.trace t.bind",
+	         dest, dest, dest);
+	rc = tu_run(cmd, &out, &err);
+	if (rc != 0)
+		fail_msg("installed shadowbind-record / shadowbind-run: %d\n%s\n%s", rc, out, err);
+	free(out);
+	free(err);
+
 	/* a program of someone else's, built with pkg-config */
 	char src[4200];
 	snprintf(src, sizeof src, "%s/prog.c", dest);
