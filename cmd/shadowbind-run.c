@@ -99,10 +99,10 @@ int main(int argc, char **argv)
 	int spin = binding && prog.uses_gomp && pe[0] && rec_pins_share(pe[0]) &&
 	           !getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY");
 	char e0[PATH_MAX + 32];
-	snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
 	/* unbound: nothing of ours in the program (extra stays empty) */
 	char *extra[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
 	if (binding) {
+		snprintf(e0, sizeof e0, "LD_PRELOAD=%s", preload);
 		extra[0] = e0;
 		extra[1] = "SHADOWBIND_MODE=run";
 		extra[2] = pe[0];

@@ -3,9 +3,11 @@
  * (shadowbind-run), or recording a bound run (shadowbind-record
  * --binding).  SHADOWBIND_PIN lists the OS CPU of thread 1, 2, ...
  * (creation order, 1 = the initial thread) separated by commas; `-` for an
- * id the binding does not name.  Threads pin themselves with
- * pthread_setaffinity_np as their first action (the initial thread in the
- * library's constructor), so no code of theirs runs elsewhere.
+ * id the binding does not name.  A new thread starts on its CPU: created
+ * with that affinity (or inheriting its creator's, the same CPU), else
+ * pinning itself before any code of the program (rp_pin_start_thread);
+ * the initial thread pins itself in the library's constructor.  Used by
+ * both libraries (libshadowbind-record.so and libshadowbind-run.so).
  */
 #include <sched.h>
 #include <stdlib.h>
