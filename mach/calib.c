@@ -296,14 +296,12 @@ static void *started(void *arg)
 	return NULL;
 }
 
-/* One round of n create-join cycles from x of a child pinned to y, per
- * cycle (ns): the creator's CPU time in pthread_create and in
- * pthread_join, and the child's
- * CPU time after its start routine returned (its exit: the process's CPU
- * time less the creator's, less the child's before its routine) and
- * before its routine began (its start); -1, or 0. */
-static int cycles(int x, int y, long n, double *create, double *join, double *exit_cpu,
-                  double *start_cpu)
+/* One round of n create-join cycles from x of a child pinned to y: per
+ * cycle (ns) the child's CPU time after its start routine returned (its
+ * exit: the process's CPU time less the creator's, less the child's
+ * before its routine); -1, or 0.  (The creation, join and start are
+ * measured CJ_BATCH at a time, cycles_batch.) */
+static int cycles(int x, int y, long n, double *exit_cpu)
 {
 	pthread_attr_t a;
 	cpu_set_t s;
@@ -314,24 +312,17 @@ static int cycles(int x, int y, long n, double *create, double *join, double *ex
 	int rc = -1;
 	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
 		goto out;
-	double cpu = 0, jcpu = 0, start = 0;
+	double start = 0;
 	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < n; i++) {
 		pthread_t t;
-		double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		if (pthread_create(&t, &a, started, &start) != 0)
 			goto out;
-		double c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		cpu += c1 - c0;
 		pthread_join(t, NULL);
-		jcpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
 	}
 	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
 	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
-	*create = cpu / (double)n;
-	*join = jcpu / (double)n;
 	*exit_cpu = (children - start) / (double)n;
-	*start_cpu = start / (double)n;
 	rc = 0;
 out:
 	pthread_attr_destroy(&a);
@@ -386,8 +377,8 @@ static void *started_at(void *arg)
 	return NULL;
 }
 
-/* The same as cycles, the children created `batch` at a time and then
- * joined, as a thread-per-task program does: the first of a batch finds
+/* n children of x pinned to y, as in cycles, but created `batch` at a
+ * time and then joined, as a thread-per-task program does: the first of a batch finds
  * y as it was, the next ones find it busy with the earlier ones (remote)
  * or queued behind the creator (local); per child (ns) the creator's CPU
  * time in pthread_create and in pthread_join, and the child's CPU time
@@ -651,7 +642,7 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
 			return -1;
 		}
-		if (c && cycles(X, Y, j->n_cj, &cv[r], &jv[r], &ev[r], &stv[r]) < 0)
+		if (c && cycles(X, Y, j->n_cj, &ev[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 		/* the creation, its join and the child's start as a thread-per-
 		 * task program sees them: CJ_BATCH children in a row (their
