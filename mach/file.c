@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,40 +248,65 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			seen[S_UNIT] = 1;
 			continue;
 		}
-		static const char *const figs[] = {"switch_cpu", "switch", "create_remote", "create",
-		                                   "exit_remote", "exit", "join_remote", "join",
-		                                   "wake_busy", "transfer", "sleep", "start_remote",
-		                                   "start", "remote_share"};
-		struct mach_fig *fd[] = {&m->switch_cpu, &m->switch_cost, &m->create_remote,
-		                         &m->create, &m->exit_remote, &m->exit, &m->join_remote,
-		                         &m->join, &m->wake_busy, &m->transfer, &m->sleep,
-		                         &m->start_remote, &m->start, &m->remote_share};
-		static const int need_of[] = {-1, S_SWITCH, S_CREATE_R, S_CREATE, S_EXIT_R, S_EXIT,
-		                              -1, -1, -1, -1, -1, -1, -1, -1};
-		for (int k = 0; k < 14 && !done; k++) {
-			size_t l = strlen(figs[k]);
-			if (strncmp(e->key, figs[k], l))
+		/* The figures, one row each, in matching order (a key before
+		 * the keys it begins: switch_cpu before switch): where it goes,
+		 * the seen[] slot it fills (-1 none), and the optional group
+		 * it belongs to with its bit there (kinds of hand-off, start
+		 * costs) or the share. */
+		enum { G_NONE, G_KIND, G_START, G_SHARE };
+		static const struct {
+			const char *key;
+			size_t off;  /* offsetof(struct mach, the figure) */
+			int need;    /* S_*, or -1                        */
+			int group;   /* G_*                               */
+			int bit;     /* in kinds or starts                */
+		} rows[] = {
+			{.key = "switch_cpu", .off = offsetof(struct mach, switch_cpu), .need = -1},
+			{.key = "switch", .off = offsetof(struct mach, switch_cost), .need = S_SWITCH},
+			{.key = "create_remote", .off = offsetof(struct mach, create_remote), .need = S_CREATE_R},
+			{.key = "create", .off = offsetof(struct mach, create), .need = S_CREATE},
+			{.key = "exit_remote", .off = offsetof(struct mach, exit_remote), .need = S_EXIT_R},
+			{.key = "exit", .off = offsetof(struct mach, exit), .need = S_EXIT},
+			{.key = "join_remote", .off = offsetof(struct mach, join_remote), .need = -1},
+			{.key = "join", .off = offsetof(struct mach, join), .need = -1},
+			{.key = "wake_busy", .off = offsetof(struct mach, wake_busy), .need = -1,
+			 .group = G_KIND, .bit = 0},
+			{.key = "transfer", .off = offsetof(struct mach, transfer), .need = -1,
+			 .group = G_KIND, .bit = 1},
+			{.key = "sleep", .off = offsetof(struct mach, sleep), .need = -1,
+			 .group = G_KIND, .bit = 2},
+			{.key = "start_remote", .off = offsetof(struct mach, start_remote), .need = -1,
+			 .group = G_START, .bit = 0},
+			{.key = "start", .off = offsetof(struct mach, start), .need = -1,
+			 .group = G_START, .bit = 1},
+			{.key = "remote_share", .off = offsetof(struct mach, remote_share), .need = -1,
+			 .group = G_SHARE},
+		};
+		for (size_t k = 0; k < sizeof rows / sizeof *rows && !done; k++) {
+			size_t l = strlen(rows[k].key);
+			if (strncmp(e->key, rows[k].key, l))
 				continue;
 			const char *rest = e->key + l;
-			double *slot = !*rest ? &fd[k]->med : !strcmp(rest, ".lo") ? &fd[k]->lo :
-			               !strcmp(rest, ".hi") ? &fd[k]->hi : NULL;
+			struct mach_fig *fig = (struct mach_fig *)((char *)m + rows[k].off);
+			double *slot = !*rest ? &fig->med : !strcmp(rest, ".lo") ? &fig->lo :
+			               !strcmp(rest, ".hi") ? &fig->hi : NULL;
 			if (!slot)
 				continue;
+			int share = rows[k].group == G_SHARE;
 			double d;
-			if (k == 13 ? numbers(e->value, &d, 1) != 1 || d > 1 :
-			    numbers(e->value, &d, 1) != 1) {
-				perr(why, whylen, name, e->line, k == 13 ? "%s: expected a share from 0 to 1" :
+			if (numbers(e->value, &d, 1) != 1 || (share && d > 1)) {
+				perr(why, whylen, name, e->line, share ? "%s: expected a share from 0 to 1" :
 				     "%s: expected a time in ns", e->key);
 				goto out;
 			}
 			*slot = d;
-			if (!*rest && need_of[k] >= 0)
-				seen[need_of[k]] = 1;
-			if (!*rest && k >= 8 && k < 11)
-				kinds |= 1 << (k - 8);
-			if (!*rest && k >= 11 && k < 13)
-				starts |= 1 << (k - 11);
-			if (!*rest && k == 13)
+			if (!*rest && rows[k].need >= 0)
+				seen[rows[k].need] = 1;
+			if (!*rest && rows[k].group == G_KIND)
+				kinds |= 1 << rows[k].bit;
+			if (!*rest && rows[k].group == G_START)
+				starts |= 1 << rows[k].bit;
+			if (!*rest && share)
 				m->has_share = 1;
 			done = 1;
 		}
