@@ -342,6 +342,22 @@ static void test_start_by_hand(void **state)
 	}
 }
 
+/* The two unbound tests' machine: two processors under `policy`,
+ * latency 10 between them (a matrix), create 0 and create_remote 3, no
+ * other cost. */
+static void unbound_machine(struct sim_params *par, const char *policy)
+{
+	static const uint64_t mat[4] = {0, 10, 10, 0};
+	sim_params_init(par);
+	par->cpus = 2;
+	par->mode = SIM_UNBOUND;
+	assert_int_equal(sim_policy_parse(policy, par), 0);
+	par->lat_matrix = mat;
+	par->latency = 10;
+	par->machine = 1;
+	par->create_cost_remote = 3;
+}
+
 /*
  * Unbound, every created thread is remote when k >= 2 (docs/sim.md,
  * "Machine files"), its creator's excess after the create.  Two
@@ -366,7 +382,6 @@ static void test_start_by_hand(void **state)
 static void test_unbound_start_by_hand(void **state)
 {
 	(void)state;
-	static const uint64_t mat[4] = {0, 10, 10, 0};
 	static const struct {
 		const char *policy;
 		uint64_t makespan;
@@ -380,14 +395,7 @@ static void test_unbound_start_by_hand(void **state)
 		                "1 1 create 4\n2 5 exit\n3 5 exit\n4 5 exit\n1 0 join 2\n"
 		                "1 0 join 3\n1 0 join 4\n1 0 exit\n");
 		struct sim_params par;
-		sim_params_init(&par);
-		par.cpus = 2;
-		par.mode = SIM_UNBOUND;
-		assert_int_equal(sim_policy_parse(uc[i].policy, &par), 0);
-		par.lat_matrix = mat;
-		par.latency = 10;
-		par.machine = 1;
-		par.create_cost_remote = 3;
+		unbound_machine(&par, uc[i].policy);
 		struct sim_result res;
 		run_expect(&c, &par, NULL, uc[i].makespan, i, &res);
 		/* each thread starts at its create; 2 waits out 3 + 10 */
@@ -424,7 +432,6 @@ static void test_unbound_start_by_hand(void **state)
 static void test_unbound_share_by_hand(void **state)
 {
 	(void)state;
-	static const uint64_t mat[4] = {0, 10, 10, 0};
 	static const struct {
 		uint32_t ppm;
 		uint64_t makespan, blocked3;
@@ -438,14 +445,7 @@ static void test_unbound_share_by_hand(void **state)
 		                "1 1 create 4\n2 6 exit\n3 4 exit\n4 5 exit\n1 0 join 2\n"
 		                "1 0 join 3\n1 0 join 4\n1 0 exit\n");
 		struct sim_params par;
-		sim_params_init(&par);
-		par.cpus = 2;
-		par.mode = SIM_UNBOUND;
-		assert_int_equal(sim_policy_parse("fifo", &par), 0);
-		par.lat_matrix = mat;
-		par.latency = 10;
-		par.machine = 1;
-		par.create_cost_remote = 3;
+		unbound_machine(&par, "fifo");
 		par.unbound_local_ppm = uc[i].ppm;
 		struct sim_result res;
 		run_expect(&c, &par, NULL, uc[i].makespan, i, &res);
