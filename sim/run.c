@@ -42,6 +42,14 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	const struct sim_program *p = w->p;
 	const struct trace *tr = p->tr;
 	uint32_t n = p->n, k = par->cpus;
+	/* unbound with the OS's own remote costs: a copy that has them */
+	if (par->mode == SIM_UNBOUND && par->machine && par->unbound_costs) {
+		w->upar = *par;
+		w->upar.create_cost_remote = par->unbound_create_cost_remote;
+		w->upar.start_cost_remote = par->unbound_start_cost_remote;
+		w->upar.exit_cost_remote = par->unbound_exit_cost_remote;
+		par = &w->upar;
+	}
 	if (k == 0 || n >= (uint32_t)1 << 31 || (unsigned)par->policy >= SIM_NPOLICIES ||
 	    (sim_classes[par->policy]->quantum && par->quantum == 0) || par->mode > SIM_UNBOUND ||
 	    par->unbound_local_ppm > 1000000)

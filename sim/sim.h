@@ -140,6 +140,16 @@ struct sim_params {
 	 * performed): the create that brings the accumulated share to a
 	 * whole number is local, the others remote. */
 	uint32_t unbound_local_ppm;
+	/* Under machine, unbound (k >= 2), when unbound_costs is 1: a
+	 * remote thread's costs as the OS's own placement costs them
+	 * (calibrated on threads it placed, docs/sim.md, "Machine files"),
+	 * in place of create_cost_remote, start_cost_remote and
+	 * exit_cost_remote (which stay those of a thread bound to another
+	 * processor, glibc's pinned start).  0: the same costs both ways.
+	 * Units: trace unit. */
+	int unbound_costs;
+	uint64_t unbound_create_cost_remote, unbound_start_cost_remote,
+	         unbound_exit_cost_remote;
 	/* The kinds of hand-off (docs/sim.md, "Machine files"; a machine
 	 * file that measured them).  0: every release that lets a thread on
 	 * another processor proceed costs the pair's latency (lat_matrix or
