@@ -202,6 +202,14 @@ static void print_json(const struct run *r, const struct sim_params *par, const 
 			cli_json_key(&j, "unbound_local_ppm");
 			cli_json_u64(&j, par->unbound_local_ppm);
 		}
+		if (par->unbound_costs) {
+			cli_json_key(&j, "unbound_create_cost_remote");
+			cli_json_u64(&j, par->unbound_create_cost_remote);
+			cli_json_key(&j, "unbound_start_cost_remote");
+			cli_json_u64(&j, par->unbound_start_cost_remote);
+			cli_json_key(&j, "unbound_exit_cost_remote");
+			cli_json_u64(&j, par->unbound_exit_cost_remote);
+		}
 		if (par->lat_kinds) {
 			cli_json_key(&j, "wake_busy");
 			cli_json_u64(&j, par->wake_busy);
@@ -292,6 +300,10 @@ static void print_text(const struct run *r, const struct sim_params *par, const 
 			printf("start_cost_remote %" PRIu64 "\n", par->start_cost_remote);
 		if (par->unbound_local_ppm)
 			printf("unbound_local_ppm %" PRIu32 "\n", par->unbound_local_ppm);
+		if (par->unbound_costs)
+			printf("unbound_cost_remote %" PRIu64 " %" PRIu64 " %" PRIu64
+			       "  # create start exit\n", par->unbound_create_cost_remote,
+			       par->unbound_start_cost_remote, par->unbound_exit_cost_remote);
 		if (par->lat_kinds)
 			printf("wake_busy %" PRIu64 "\ntransfer %" PRIu64 "\nsleep %" PRIu64 "\n",
 			       par->wake_busy, par->transfer, par->sleep);

@@ -429,33 +429,46 @@ out:
 /* ---- where the OS starts a new thread (remote_share) ---- */
 
 /* A task as threadtask's (examples/programs/threadtask.c): about 10 us
- * of work, then a mutex; it notes the CPU it started on. */
+ * of work, then a mutex; it notes the CPU it started on and its CPU
+ * time when its routine begins and ends (ns). */
 struct sh_child {
 	int cpu;               /* sched_getcpu() at its start                */
+	double st, en;         /* its CPU clock at its routine's start, end  */
 	pthread_mutex_t *mx;
 };
 
 static void *sh_task(void *arg)
 {
 	struct sh_child *c = arg;
+	c->st = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	c->cpu = sched_getcpu();
 	double until = now_ns(CLOCK_MONOTONIC) + 10000;
 	while (now_ns(CLOCK_MONOTONIC) < until)
 		;
 	pthread_mutex_lock(c->mx);
 	pthread_mutex_unlock(c->mx);
+	c->en = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
 
+/* One round of remote_share's threads: the share started on another CPU
+ * than their creator's, and per thread (ns) the creator's CPU time in
+ * pthread_create and pthread_join, the thread's before its routine and
+ * after it (the process's CPU time less the creator's, less the
+ * threads' at their routines' ends). */
+struct sh_round {
+	double share, create, start, exit;
+};
+
 /* n threads created CJ_BATCH at a time and then joined by this thread,
- * which, as they, may run on any of the n_cpu CPUs cpus (nothing pinned):
- * the share of them that started on another CPU than the one their
- * creator was on just before creating it (0..1), or -1. */
-static double remote_share(const int *cpus, uint32_t n_cpu, long n)
+ * which, as they, may run on any of the n_cpu CPUs cpus (nothing pinned;
+ * local: this thread pinned to cpus[0], the threads inheriting it, as a
+ * trace recorded on one CPU has them); 0 and *o, or -1. */
+static int sh_round(const int *cpus, uint32_t n_cpu, int local, long n, struct sh_round *o)
 {
 	cpu_set_t s;
 	CPU_ZERO(&s);
-	for (uint32_t i = 0; i < n_cpu; i++)
+	for (uint32_t i = 0; i < (local ? 1 : n_cpu); i++)
 		CPU_SET(cpus[i], &s);
 	if (pthread_setaffinity_np(pthread_self(), sizeof s, &s) != 0)
 		return -1;
@@ -464,23 +477,36 @@ static double remote_share(const int *cpus, uint32_t n_cpu, long n)
 	struct sh_child c[CJ_BATCH];
 	int at[CJ_BATCH];
 	long remote = 0, done = 0;
+	double cj = 0, st = 0, en = 0; /* ns */
+	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < n; i += CJ_BATCH) {
 		long b = n - i < CJ_BATCH ? n - i : CJ_BATCH, k;
 		for (k = 0; k < b; k++) {
-			c[k] = (struct sh_child){-1, &mx};
+			c[k] = (struct sh_child){-1, 0, 0, &mx};
 			at[k] = sched_getcpu();
+			double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			if (pthread_create(&t[k], NULL, sh_task, &c[k]) != 0)
 				break;
+			cj += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 		}
 		for (long m = 0; m < k; m++) {
+			double j0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			pthread_join(t[m], NULL);
+			cj += now_ns(CLOCK_THREAD_CPUTIME_ID) - j0;
 			remote += c[m].cpu != at[m];
+			st += c[m].st;
+			en += c[m].en;
 		}
 		done += k;
 		if (k < b)
 			return -1;
 	}
-	return done ? (double)remote / (double)done : -1;
+	double all = now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0, me = now_ns(CLOCK_THREAD_CPUTIME_ID) - m0;
+	if (!done)
+		return -1;
+	*o = (struct sh_round){(double)remote / (double)done, cj / (double)done,
+	                       st / (double)done, (all - me - en) / (double)done};
+	return 0;
 }
 
 /* ---- statistics ---- */
@@ -764,17 +790,31 @@ static void *run_job(void *arg)
 		else if (rep[q] >= 0)
 			m->lat[q] = m->lat[rep[q]];
 	}
-	/* unbound, where the OS starts a new thread: rounds of threads as
-	 * threadtask's, nothing pinned */
+	/* unbound, where the OS starts a new thread and what that costs:
+	 * rounds of threads as threadtask's, nothing pinned, each after the
+	 * same round on one CPU; the excess per thread started remotely */
 	if (n >= 2) {
-		double sv[32];
-		for (int r = 0; r < j->rounds; r++)
-			if ((sv[r] = remote_share(m->os_cpu, n, j->n_cj)) < 0) {
+		double sv[32], uc[32], us[32], ux[32];
+		for (int r = 0; r < j->rounds; r++) {
+			struct sh_round l, u;
+			if (sh_round(m->os_cpu, n, 1, j->n_cj, &l) < 0 ||
+			    sh_round(m->os_cpu, n, 0, j->n_cj, &u) < 0) {
 				fail(j->why, j->len, "cannot create a thread%s", "");
 				goto out;
 			}
+			sv[r] = u.share;
+			double d = u.share >= 0.05 ? u.share : 0;
+			uc[r] = d ? (u.create - l.create) / d : 0;
+			us[r] = d ? (u.start - l.start) / d : 0;
+			ux[r] = d ? (u.exit - l.exit) / d : 0;
+		}
 		m->remote_share = fig_of(sv, j->rounds);
 		m->has_share = 1;
+		/* an excess under 0 (noise) is none */
+		m->unbound_create = fig_clamp(fig_of(uc, j->rounds));
+		m->unbound_start = fig_clamp(fig_of(us, j->rounds));
+		m->unbound_exit = fig_clamp(fig_of(ux, j->rounds));
+		m->has_unbound = 1;
 	}
 	j->rc = 0;
 out:

@@ -105,6 +105,11 @@ int mach_write(const struct mach *m, FILE *f)
 		fprintf(f, "remote_share.lo = %.3f\nremote_share.hi = %.3f\n", m->remote_share.lo,
 		        m->remote_share.hi);
 	}
+	if (m->has_unbound) {
+		put_fig(f, "unbound_create", m->unbound_create, "unbound: the creator's extra CPU in create and join, per child the OS started on another CPU");
+		put_fig(f, "unbound_start", m->unbound_start, "the child's extra before its start routine");
+		put_fig(f, "unbound_exit", m->unbound_exit, "the child's extra after it");
+	}
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -178,6 +183,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 	int seen[S_N] = {0};
 	unsigned kinds = 0; /* wake_busy 1, transfer 2, sleep 4: all or none */
 	unsigned starts = 0; /* start_remote 1, start 2: both or neither */
+	unsigned unb = 0; /* unbound_create 1, _start 2, _exit 4: all or none */
 	uint8_t *row = NULL;
 	size_t sec_line = 0;
 	for (size_t i = 0; i < ini.n; i++) {
@@ -253,7 +259,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		 * the seen[] slot it fills (-1 none), and the optional group
 		 * it belongs to with its bit there (kinds of hand-off, start
 		 * costs) or the share. */
-		enum { G_NONE, G_KIND, G_START, G_SHARE };
+		enum { G_NONE, G_KIND, G_START, G_SHARE, G_UNBOUND };
 		static const struct {
 			const char *key;
 			size_t off;  /* offsetof(struct mach, the figure) */
@@ -281,6 +287,12 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			 .group = G_START, .bit = 1},
 			{.key = "remote_share", .off = offsetof(struct mach, remote_share), .need = -1,
 			 .group = G_SHARE},
+			{.key = "unbound_create", .off = offsetof(struct mach, unbound_create),
+			 .need = -1, .group = G_UNBOUND, .bit = 0},
+			{.key = "unbound_start", .off = offsetof(struct mach, unbound_start),
+			 .need = -1, .group = G_UNBOUND, .bit = 1},
+			{.key = "unbound_exit", .off = offsetof(struct mach, unbound_exit),
+			 .need = -1, .group = G_UNBOUND, .bit = 2},
 		};
 		for (size_t k = 0; k < sizeof rows / sizeof *rows && !done; k++) {
 			size_t l = strlen(rows[k].key);
@@ -308,6 +320,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 				starts |= 1 << rows[k].bit;
 			if (!*rest && share)
 				m->has_share = 1;
+			if (!*rest && rows[k].group == G_UNBOUND)
+				unb |= 1u << rows[k].bit;
 			done = 1;
 		}
 		if (done)
@@ -403,6 +417,13 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		goto out;
 	}
 	m->has_start = starts == 3;
+	if (unb && unb != 7) {
+		static const char *const uk[] = {"unbound_create", "unbound_start", "unbound_exit"};
+		int have = unb & 1 ? 0 : unb & 2 ? 1 : 2, lack = !(unb & 1) ? 0 : !(unb & 2) ? 1 : 2;
+		perr(why, whylen, name, sec_line, "[machine] has %s without %s", uk[have], uk[lack]);
+		goto out;
+	}
+	m->has_unbound = unb == 7;
 	for (uint32_t x = 0; x < m->ncpu; x++)
 		if (!row[x]) {
 			perr(why, whylen, name, sec_line, "[machine] has no latency.%u", x);
@@ -485,6 +506,15 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	 * remote_share: every child remote, the rule before it) */
 	mm->local_ppm = m->has_share ?
 	                (uint32_t)llround(1e6 * (1 - m->remote_share.med)) : 0;
+	/* unbound, a remote child's costs as the OS's placement has them */
+	mm->unbound_costs = m->has_unbound;
+	if (m->has_unbound) {
+		double uc = m->unbound_create.med, us = m->unbound_start.med,
+		       ux = m->unbound_exit.med;
+		mm->unbound_create_cost_remote = uc > 0 ? in_unit(uc, per) : 0;
+		mm->unbound_start_cost_remote = us > 0 ? in_unit(us, per) : 0;
+		mm->unbound_exit_cost_remote = in_unit(m->exit.med + (ux > 0 ? ux : 0), per);
+	}
 	mm->lat_kinds = m->has_kinds;
 	mm->wake_busy = m->has_kinds ? in_unit(m->wake_busy.med, per) : 0;
 	mm->transfer = m->has_kinds ? in_unit(m->transfer.med, per) : 0;
@@ -512,6 +542,10 @@ void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
 	par->exit_cost_remote = mm->exit_cost_remote;
 	par->start_cost_remote = mm->start_cost_remote;
 	par->unbound_local_ppm = mm->local_ppm;
+	par->unbound_costs = mm->unbound_costs;
+	par->unbound_create_cost_remote = mm->unbound_create_cost_remote;
+	par->unbound_start_cost_remote = mm->unbound_start_cost_remote;
+	par->unbound_exit_cost_remote = mm->unbound_exit_cost_remote;
 	par->lat_kinds = mm->lat_kinds;
 	par->wake_busy = mm->wake_busy;
 	par->transfer = mm->transfer;

@@ -96,6 +96,18 @@ struct mach {
 	 * has_share; without it the model makes every child remote) */
 	struct mach_fig remote_share;
 	int has_share;
+	/* unbound_create, unbound_start, unbound_exit: the costs of the OS's
+	 * own placement, measured in the same rounds as remote_share
+	 * against the same threads all on one CPU (creator pinned, children
+	 * inheriting it): per thread the OS started on another CPU, the
+	 * creator's extra CPU time in pthread_create and pthread_join, the
+	 * child's before its start routine, and after it (each round's
+	 * excess over all its threads, divided by its share; 0 in a round
+	 * with a share under 5%).  Optional in a file, all three or none:
+	 * has_unbound; without them an unbound remote thread costs what a
+	 * pinned one does (create_remote, start_remote, exit_remote). */
+	struct mach_fig unbound_create, unbound_start, unbound_exit;
+	int has_unbound;
 };
 
 /* What to measure. */
@@ -161,6 +173,11 @@ struct mach_model {
 	uint32_t local_ppm;    /* unbound: 1 - remote_share, parts per
 	                          million (0 without remote_share: every
 	                          child remote)                             */
+	int unbound_costs;     /* the file has unbound_create, ...           */
+	uint64_t unbound_create_cost_remote, unbound_start_cost_remote,
+	         unbound_exit_cost_remote; /* unbound_create, unbound_start
+	                          (each >= 0), exit + unbound_exit (>= exit);
+	                          units: trace unit                         */
 };
 
 /*
@@ -175,7 +192,8 @@ void mach_model_release(struct mach_model *mm); /* accepts zeroed */
 
 /*
  * mach_model_apply - point par at mm's figures: lat_matrix, latency,
- * switch_cost, the create and exit costs, machine = 1.  mm must
+ * switch_cost, the create and exit costs (unbound's own when the file
+ * has them), the share, the kinds of hand-off, machine = 1.  mm must
  * outlive par's use, and par->cpus must be mm->k (set here).
  */
 void mach_model_apply(const struct mach_model *mm, struct sim_params *par);

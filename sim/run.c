@@ -42,6 +42,14 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	const struct sim_program *p = w->p;
 	const struct trace *tr = p->tr;
 	uint32_t n = p->n, k = par->cpus;
+	/* unbound with the OS's own remote costs: a copy that has them */
+	if (par->mode == SIM_UNBOUND && par->machine && par->unbound_costs) {
+		w->upar = *par;
+		w->upar.create_cost_remote = par->unbound_create_cost_remote;
+		w->upar.start_cost_remote = par->unbound_start_cost_remote;
+		w->upar.exit_cost_remote = par->unbound_exit_cost_remote;
+		par = &w->upar;
+	}
 	if (k == 0 || n >= (uint32_t)1 << 31 || (unsigned)par->policy >= SIM_NPOLICIES ||
 	    (sim_classes[par->policy]->quantum && par->quantum == 0) || par->mode > SIM_UNBOUND ||
 	    par->unbound_local_ppm > 1000000)
@@ -87,11 +95,12 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	if (par->pool && par->pool->p != p)
 		return SIM_EINVAL;
 	if (lat >= lim || cc >= lim || ec >= lim || par->start_cost_remote >= lim ||
-	    par->switch_cost >= lim || par->quantum >= lim)
+	    par->switch_cost >= lim || par->quantum >= lim || par->spin >= lim)
 		return SIM_EOVERFLOW;
 	/* a create record may pay a latency (create_latency) besides its
 	 * cost, an exit record its cost */
-	per = lat + cc + ec + par->switch_cost + (par->machine ? lat + par->start_cost_remote : 0);
+	per = lat + cc + ec + par->switch_cost + par->spin +
+	      (par->machine ? lat + par->start_cost_remote : 0);
 	/* the checks below (a latency or a cost: per > 0), the lower bounds
 	 * of sim_makespan_within and the token rings (a latency) read the
 	 * program's per-record facts */

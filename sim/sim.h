@@ -140,6 +140,16 @@ struct sim_params {
 	 * performed): the create that brings the accumulated share to a
 	 * whole number is local, the others remote. */
 	uint32_t unbound_local_ppm;
+	/* Under machine, unbound (k >= 2), when unbound_costs is 1: a
+	 * remote thread's costs as the OS's own placement costs them
+	 * (calibrated on threads it placed, docs/sim.md, "Machine files"),
+	 * in place of create_cost_remote, start_cost_remote and
+	 * exit_cost_remote (which stay those of a thread bound to another
+	 * processor, glibc's pinned start).  0: the same costs both ways.
+	 * Units: trace unit. */
+	int unbound_costs;
+	uint64_t unbound_create_cost_remote, unbound_start_cost_remote,
+	         unbound_exit_cost_remote;
 	/* The kinds of hand-off (docs/sim.md, "Machine files"; a machine
 	 * file that measured them).  0: every release that lets a thread on
 	 * another processor proceed costs the pair's latency (lat_matrix or
@@ -178,6 +188,23 @@ struct sim_params {
 	 * NULL: none (the default).  Owned by the caller, made for the same
 	 * program.  Direct model only, as obj_latency. */
 	const struct sim_pool *pool;
+	/* The spinning wait (issue 28; docs/sim.md, "Retry loops"): the
+	 * program's waiters spin this long before they block (PARSEC's
+	 * barrier: a flag polled up to a count, then a condition wait).
+	 * A poll is a `trylock M ok` that is its thread's next record
+	 * after it released M (`unlock M`): the work between is the thread
+	 * spinning until it may take M back (shadowbind-record
+	 * --spin-as-wait leaves a retry loop as its successful try), and
+	 * the recording holds how long it spun there, beside a thread that
+	 * ran on another processor.  (A `lock M` there is the program
+	 * taking M for its next critical section: not a poll.)  Where the poller shares its
+	 * processor at the release (its group has more threads ready or
+	 * running than processors), the thread it waits for cannot run
+	 * while it spins, so it spins to the end: the acquisition's work
+	 * is then at least `spin` (the extra is CPU it burns).  0 (the
+	 * contract): the recorded work.  Direct model only (the pairing
+	 * models replay the recorded work).  Units: trace unit. */
+	uint64_t spin;
 };
 
 /*

@@ -450,6 +450,8 @@ struct sim_work {
 	int prof_bad;
 	/* per run */
 	const struct sim_params *par;
+	struct sim_params upar; /* par with its unbound remote costs
+	                           (unbound_costs), which par points to */
 	const struct sim_class *cls; /* the policy's class                   */
 	const struct trace *tr;
 	uint32_t ngrp, nslot;

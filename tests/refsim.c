@@ -193,6 +193,26 @@ static int remote_child(struct S *s, int creator, int child)
 	return sproc(s, creator) != sproc(s, child);
 }
 
+/* docs/sim.md, "Machine files": "unbound, with unbound_create,
+ * unbound_start and unbound_exit in the file, a remote thread's costs
+ * are those instead" of create_cost_remote, start_cost_remote and
+ * exit_cost_remote. */
+static uint64_t cost_cr(struct S *s)
+{
+	return unbound(s) && s->p->unbound_costs ? s->p->unbound_create_cost_remote :
+	       s->p->create_cost_remote;
+}
+static uint64_t cost_sr(struct S *s)
+{
+	return unbound(s) && s->p->unbound_costs ? s->p->unbound_start_cost_remote :
+	       s->p->start_cost_remote;
+}
+static uint64_t cost_xr(struct S *s)
+{
+	return unbound(s) && s->p->unbound_costs ? s->p->unbound_exit_cost_remote :
+	       s->p->exit_cost_remote;
+}
+
 /* The work a record of thread i costs it: its work, plus the creation
  * cost for a create ("CPU time the creating thread spends, after the
  * create record's work, before the child becomes ready"), and the exit
@@ -205,7 +225,7 @@ static uint64_t rec_work(struct S *s, int i, const struct trace_rec *r)
 	if (r->op == TRACE_CREATE)
 		return r->work + p->create_cost;
 	if (r->op == TRACE_EXIT)
-		return r->work + (p->machine && s->th[i].remote ? p->exit_cost_remote : p->exit_cost);
+		return r->work + (p->machine && s->th[i].remote ? cost_xr(s) : p->exit_cost);
 	return r->work;
 }
 
@@ -626,9 +646,9 @@ static void perform(struct S *s, int i)
 		 * from the creator's processor to its own" */
 		uint64_t extra = 0;
 		if (c->remote) {
-			c->rem += s->p->start_cost_remote;
-			if (s->p->create_cost_remote > s->p->create_cost)
-				extra = s->p->create_cost_remote - s->p->create_cost;
+			c->rem += cost_sr(s);
+			if (cost_cr(s) > s->p->create_cost)
+				extra = cost_cr(s) - s->p->create_cost;
 		}
 		uint64_t at = c->remote ? s->T + extra + lat_between(s, lproc(s, i), lproc(s, (int)r->a)) : s->T;
 		if (at > s->T) {

@@ -39,6 +39,10 @@ struct refsim_params {
 	                               units: trace unit                    */
 	uint32_t unbound_local_ppm; /* machine, unbound: of the first n
 	                               creates, floor(n * this / 10^6) local */
+	int unbound_costs;          /* machine, unbound: a remote thread's
+	                               costs are the three below instead   */
+	uint64_t unbound_create_cost_remote, unbound_start_cost_remote,
+	         unbound_exit_cost_remote; /* units: trace unit             */
 	int lat_kinds;              /* 1: the kinds of hand-off (wake,
 	                               wake onto a busy processor, transfer,
 	                               a waiter not yet asleep)             */

@@ -90,6 +90,11 @@ static void print_run(const struct run *r, FILE *f)
 		        (unsigned long long)r->rp.start_cost_remote);
 		if (r->rp.unbound_local_ppm)
 			fprintf(f, ", unbound local share %u ppm", r->rp.unbound_local_ppm);
+		if (r->rp.unbound_costs)
+			fprintf(f, ", unbound remote costs: create %llu, start %llu, exit %llu",
+			        (unsigned long long)r->rp.unbound_create_cost_remote,
+			        (unsigned long long)r->rp.unbound_start_cost_remote,
+			        (unsigned long long)r->rp.unbound_exit_cost_remote);
 		if (r->rp.lat_kinds)
 			fprintf(f, ", kinds of hand-off: wake busy %llu, transfer %llu, sleep %llu",
 			        (unsigned long long)r->rp.wake_busy, (unsigned long long)r->rp.transfer,
@@ -249,6 +254,10 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.exit_cost_remote = r->rp.exit_cost_remote;
 	par.start_cost_remote = r->rp.start_cost_remote;
 	par.unbound_local_ppm = r->rp.unbound_local_ppm;
+	par.unbound_costs = r->rp.unbound_costs;
+	par.unbound_create_cost_remote = r->rp.unbound_create_cost_remote;
+	par.unbound_start_cost_remote = r->rp.unbound_start_cost_remote;
+	par.unbound_exit_cost_remote = r->rp.unbound_exit_cost_remote;
 	par.lat_kinds = r->rp.lat_kinds;
 	par.wake_busy = r->rp.wake_busy;
 	par.transfer = r->rp.transfer;
@@ -792,6 +801,14 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 		static const uint32_t local[] = {0, 333333, 500000, 1000000};
 		if (tu_rand(&ms) % 2)
 			r->rp.unbound_local_ppm = local[tu_rand(&ms) % 4];
+		/* the OS's own remote costs in a third of them (drawn
+		 * last, likewise) */
+		if (tu_rand(&ms) % 3 == 0) {
+			r->rp.unbound_costs = 1;
+			r->rp.unbound_create_cost_remote = tu_rand(&ms) % 5;
+			r->rp.unbound_start_cost_remote = tu_rand(&ms) % 5;
+			r->rp.unbound_exit_cost_remote = tu_rand(&ms) % 5;
+		}
 	}
 	/* the binding by external id: every thread named in the text */
 	for (const char *p = text; (p = strchr(p, '\n')) != NULL;) {

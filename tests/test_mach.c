@@ -454,6 +454,61 @@ static void test_unbound_share_by_hand(void **state)
 	}
 }
 
+/*
+ * Unbound, the OS's own remote costs (unbound_costs) replace the pinned
+ * ones (create_cost_remote 3, start and exit 0) in unbound mode only.
+ * Two processors, latency 10; 1 works 1, creates 2 (work 5, exit) and
+ * joins it.
+ *
+ * unbound, pinned costs: create 2 at 1, 1 goes on at 1 + 3 = 4, joins
+ *   and blocks; 2 ready at 1 + 3 + 10 = 14, runs 14-19.  fifo: on 0 (the
+ *   lowest idle), where 1 last ran: 1 ready at 19, makespan 19; ps (the
+ *   pool: latency 10): 29.  1's CPU 1 + 3 = 4, 2's 5.
+ * unbound, the OS's costs (create 1, start 2, exit 4): 1 goes on at 2;
+ *   2 ready at 1 + 1 + 10 = 12, spends 2 + 5 + 4 = 11: exits at 23.
+ *   fifo 23, ps 33; 1's CPU 2, 2's 11; 2 blocked 12 - 1 = 11.
+ * bound, 1 on 0 and 2 on 1, with the OS's costs given: ignored; 1 goes
+ *   on at 4, 2 runs on 1 at 14-19, 1 ready at 19 + 10 = 29: fifo 29.
+ */
+static void test_unbound_costs_by_hand(void **state)
+{
+	(void)state;
+	static const int32_t bind[3] = {0, 0, 1}; /* by thread id 1..2 */
+	static const struct {
+		const char *policy;
+		int bound, os;
+		uint64_t makespan, cpu1, cpu2, blocked2;
+	} uc[] = {
+		{"fifo", 0, 0, 19, 4, 5, 13},
+		{"ps", 0, 0, 29, 4, 5, 13},
+		{"fifo", 0, 1, 23, 2, 11, 11},
+		{"ps", 0, 1, 33, 2, 11, 11},
+		{"fifo", 1, 1, 29, 4, 5, 13},
+	};
+	for (size_t i = 0; i < sizeof uc / sizeof *uc; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, "shadowbind-trace 1\nunit ns\n1 1 create 2\n2 5 exit\n"
+		                "1 0 join 2\n1 0 exit\n");
+		struct sim_params par;
+		unbound_machine(&par, uc[i].policy);
+		if (uc[i].bound)
+			par.mode = SIM_BOUND;
+		par.unbound_costs = uc[i].os;
+		par.unbound_create_cost_remote = 1;
+		par.unbound_start_cost_remote = 2;
+		par.unbound_exit_cost_remote = 4;
+		int32_t b[2];
+		for (uint32_t t = 0; t < c.tr->nthreads; t++)
+			b[t] = bind[c.tr->threads[t].id];
+		struct sim_result res;
+		run_expect(&c, &par, uc[i].bound ? b : NULL, uc[i].makespan, i, &res);
+		assert_int_equal(res.threads[0].cpu.num, uc[i].cpu1);
+		assert_int_equal(res.threads[1].cpu.num, uc[i].cpu2);
+		assert_int_equal(res.threads[1].blocked.num, uc[i].blocked2);
+		tu_sim_close(&c);
+	}
+}
+
 /* Without a machine (every new field zero) a run is the contract's: the
  * same program, latency 10, create cost 2, 1 on 0, 2 on 1, 3 on 2.
  * create 2 at 7, create 3 at 9, both ready at once; 2 posts at 14,
@@ -561,6 +616,29 @@ static void test_file_to_model(void **state)
 	sim_params_init(&par);
 	mach_model_apply(&mm, &par);
 	assert_int_equal(par.unbound_local_ppm, 530000);
+	assert_int_equal(par.unbound_costs, 0); /* no unbound_*: the pinned costs */
+	mach_model_release(&mm);
+	mach_release(&m);
+	/* the OS's own remote costs, in us: create 2.6 -> 3, start -0.4 ->
+	 * 0 (never below), exit 1 (exit) + 2.2 = 3.2 -> 3 */
+	snprintf(kf, sizeof kf, "%sunbound_create = 2600\nunbound_start = -400\n"
+	         "unbound_exit = 2200\nunbound_exit.hi = 9000\n", good_file);
+	assert_int_equal(mach_parse("u.ini", kf, strlen(kf), &m, why, sizeof why), -1);
+	assert_string_equal(why, "u.ini:15: unbound_start: expected a time in ns");
+	snprintf(kf, sizeof kf, "%sunbound_create = 2600\nunbound_start = 0\n"
+	         "unbound_exit = 2200\nunbound_exit.hi = 9000\n", good_file);
+	assert_int_equal(mach_parse("u.ini", kf, strlen(kf), &m, why, sizeof why), 0);
+	assert_true(m.has_unbound);
+	assert_true(m.unbound_exit.hi == 9000);
+	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_US, why, sizeof why), 0);
+	sim_params_init(&par);
+	mach_model_apply(&mm, &par);
+	assert_int_equal(par.unbound_costs, 1);
+	assert_int_equal(par.unbound_create_cost_remote, 3);
+	assert_int_equal(par.unbound_start_cost_remote, 0);
+	assert_int_equal(par.unbound_exit_cost_remote, 3);
+	assert_int_equal(par.create_cost_remote, 4); /* the pinned ones stay */
+	assert_int_equal(par.exit_cost_remote, 3);
 	mach_model_release(&mm);
 	mach_release(&m);
 }
@@ -593,6 +671,9 @@ static void test_file_errors(void **state)
 		 "b.ini:1: [machine] has wake_busy without transfer"},
 		{"[machine]\ncpus = 0 1\nremote_share = 1.5\n",
 		 "b.ini:3: remote_share: expected a share from 0 to 1"},
+		{"[machine]\nunit = ns\ncpus = 0\nlatency.0 = 0\nswitch = 1\ncreate = 1\n"
+		 "create_remote = 1\nexit = 1\nexit_remote = 1\nunbound_create = 5\n"
+		 "unbound_exit = 1\n", "b.ini:1: [machine] has unbound_create without unbound_start"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		struct mach m;
@@ -700,6 +781,15 @@ static void test_calibrate_sane(void **state)
 	assert_true(in(r.remote_share.med, 0, 1));
 	assert_true(r.remote_share.lo <= r.remote_share.med + 0.0005 &&
 	            r.remote_share.med <= r.remote_share.hi + 0.0005);
+	/* and what the OS's placement costs: per remote thread, in ns,
+	 * under a second (an excess under 0 is written as 0), each median
+	 * within its extremes */
+	assert_true(r.has_unbound);
+	const struct mach_fig *uf[3] = {&r.unbound_create, &r.unbound_start, &r.unbound_exit};
+	for (int i = 0; i < 3; i++) {
+		assert_true(in(uf[i]->med, 0, 1e9));
+		assert_true(uf[i]->lo <= uf[i]->med + 0.5 && uf[i]->med <= uf[i]->hi + 0.5);
+	}
 	mach_release(&m);
 	mach_release(&r);
 	free(buf);
@@ -874,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_start_by_hand),
 		cmocka_unit_test(test_unbound_start_by_hand),
 		cmocka_unit_test(test_unbound_share_by_hand),
+		cmocka_unit_test(test_unbound_costs_by_hand),
 		cmocka_unit_test(test_default_is_contract),
 		cmocka_unit_test(test_file_to_model),
 		cmocka_unit_test(test_file_errors),

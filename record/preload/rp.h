@@ -90,6 +90,14 @@ struct rp_thread {
 	uint64_t base_tsc;       /* TSC at the base; ticks                  */
 	uint64_t chk_n, chk_err; /* checks of the extrapolation; err in ns  */
 	uint64_t slow_n;         /* reads that needed the system call       */
+	/* a wait's end after a switch (rp_now_wait): no exact read, the
+	 * base is the wait's start plus the estimate (base_est set) */
+	int base_est;
+	uint32_t est_n;          /* waits estimated since the last exact    */
+	uint64_t est_sum;        /* the CPU time they were given; ns        */
+	uint64_t est_ns;         /* a wait's CPU time: the mean of the last
+	                            exact interval's waits; ns              */
+	int est_have;            /* est_ns measured                         */
 	/* the recorder's own cost */
 	uint64_t mark;           /* where the recorder's span began; ns     */
 	uint8_t mark_op;         /* its kind                                */
@@ -230,6 +238,17 @@ extern uint64_t rp_tsc_mult;
 extern uint64_t rp_startup_ns; /* the clock's set-up and the calibration
                                   at start (CPU time); ns */
 uint64_t rp_now_slow(struct rp_thread *t, uint32_t s, uint64_t c);
+/* rp_now_wait: rp_now where the span since t->last was a wait (its CPU
+ * time is not work: libgomp's waits, rp_gomp.c's drop_wait).  When the
+ * thread was switched out since the base (it slept in the wait), the
+ * exact clock is read only every RP_EST_EVERY such waits; in between
+ * the wait is given the mean CPU time of the waits of the last exact
+ * interval and the new base is the wait's start plus that (rp_clock.c).
+ * Spans without a switch stay exact (TSC); a switch inside a work span
+ * reads the exact clock, and the estimates' error since the last exact
+ * read (at most RP_EST_EVERY - 1 waits) lands in that span's work. */
+#define RP_EST_EVERY 16
+uint64_t rp_now_wait(struct rp_thread *t);
 uint64_t rp_work_at(struct rp_thread *t, int op, uint64_t now);
 
 static inline uint64_t rp_ticks(void)

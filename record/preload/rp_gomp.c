@@ -216,7 +216,7 @@ static void queue_rec(struct rp_thread *t, uint64_t w, struct gteam *g)
 static uint64_t drop_wait(struct rp_thread *t, int op)
 {
 	uint64_t c = t->carry;
-	t->omp_wait += rp_work(t, op) - c;
+	t->omp_wait += rp_work_at(t, op, rp_now_wait(t)) - c;
 	t->carry = c;
 	return c;
 }
