@@ -293,6 +293,11 @@ void cli_omp_passive(char **argv);
 	  "CPU time a create costs its creator (default 0)") \
 	X(A, SWITCH_COST, TIME, "switch-cost", 0, "switch_cost", switch_cost, "C", \
 	  "context-switch time, fifo and rr only (default 0)") \
+	X(A, SPIN, TIME, "spin", 0, "spin", spin, "S", \
+	  "the program's waiters spin S before they block: a\n" \
+	  "thread that tries a mutex it released (unlock M, then\n" \
+	  "trylock M ok: a poll) on a shared processor spins at\n" \
+	  "least S (default 0; docs/sim.md, Retry loops)") \
 	X(A, MODEL, MODEL, "model", 0, "model", model, "M", \
 	  "simulation model (Paper VIII; docs/models.md):\n" \
 	  "direct (an acquisition takes the first release),\n" \
@@ -326,7 +331,7 @@ struct cli_machine {
 	uint32_t cpus;        /* --cpus K (processors); 0: not given         */
 	const char *binding;  /* --binding FILE, or NULL                     */
 	int unbound;          /* --unbound                                   */
-	struct cli_time latency, create_cost, switch_cost; /* as given       */
+	struct cli_time latency, create_cost, switch_cost, spin; /* as given */
 	const char *pool;     /* --pool THREADS, or NULL                     */
 	const char *machine;  /* --machine FILE, or NULL                     */
 	/* Set by the command: what it does with neither --binding nor
@@ -334,8 +339,8 @@ struct cli_machine {
 	const char *alone;
 	/* Filled by cli_machine_load. */
 	uint32_t k;           /* --cpus, else the binding file's cpus, else 0 */
-	uint64_t latency_tu, create_cost_tu, switch_cost_tu; /* trace units,
-	                                         0 when not given            */
+	uint64_t latency_tu, create_cost_tu, switch_cost_tu, spin_tu; /* trace
+	                                         units, 0 when not given     */
 	struct trace_binding bind; /* the binding file (zeroed without)      */
 };
 

@@ -242,19 +242,24 @@ struct rec_spin_fix {
 	uint64_t polls;           /* of them, or lone successful trylocks,
 	                             polls before a block (their work before
 	                             the first try dropped too)               */
+	uint64_t poll_work;       /* that work, summed: each poll spun until
+	                             the program gave up and blocked, so
+	                             poll_work / polls is its spin before a
+	                             block (simulate --spin)                  */
 };
 
 /*
  * rec_spin_as_wait - a copy of tr in which each retry loop (on one thread,
  * failed tries of one mutex or semaphore, sleeps of at most `poll` trace
  * units between them, ended by a successful try or a blocking acquisition
- * of the same object) is replaced by one blocking acquisition (`lock M`,
- * `wait S`) where the loop succeeded, with the work that preceded its
+ * of the same object) is replaced by its success alone (`trylock M ok`,
+ * `lock M`, `trywait S ok`, `wait S`: in the simulator the first two
+ * wait for M, the others for a token), with the work that preceded its
  * first try; the tries and their work are dropped (docs/record.md,
  * "Distortion and spinning").  A poll before a block (the record before
  * the first try releases the mutex and the one after the success waits
- * on a condition variable with it; a lone successful trylock counts) is
- * replaced by `lock M` with no work: the work since the release was a
+ * on a condition variable with it; a lone successful trylock counts)
+ * keeps its success with no work: the work since the release was a
  * poll of the condition.  A loop that gives up is kept.  The copy is written and
  * read back by the trace reader (so it is validated; it has no
  * locations).  Returns 0 with *out (trace_free it) and *fix filled, or -1

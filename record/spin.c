@@ -9,7 +9,9 @@
  * schedule.  The transform replaces each run of failed tries of one
  * object (yields and short sleeps between them included) that ends with
  * a successful try, or with a blocking acquisition, of the same object by
- * that acquisition as a blocking one (`lock M`, `wait S`), in the place
+ * that acquisition alone (a `trylock M ok` behaves as `lock M` in the
+ * simulator, and stays a try: after `unlock M` it is a poll, which the
+ * simulator's spinning wait knows, sim.h's sim_params.spin), in the place
  * of the success and with the work that preceded the first try; the
  * failed tries, the sleeps between them and their work are dropped (the
  * spinning itself: on a machine where the spinner has a processor of its
@@ -19,8 +21,9 @@
  * (failed tries allowed) and, holding it, waits on a condition variable
  * with M, polled the condition between the release and the try and found
  * it still false (PARSEC's barrier: an unsynchronized spin on a flag,
- * then trylock, then pthread_cond_wait).  Its acquisition becomes
- * `lock M` with no work: the poll's work is dropped too.
+ * then trylock, then pthread_cond_wait).  Its acquisition keeps no
+ * work: the poll's work is dropped too (summed in fix->poll_work: the
+ * program's spin before a block).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,12 +84,11 @@ int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
 			if (!key && acq_key(r) && (r->op == TRACE_TRYLOCK || r->op == TRACE_TRYWAIT) &&
 			    rec_poll_before_block(tr, T, j, j)) {
 				/* a poll that tried once, then blocked */
-				struct trace_rec w = *r;
-				w.op = TRACE_LOCK;
-				w.b = 0;
+				struct trace_rec w = *r; /* the try, ok */
 				w.work = 0;
 				rec[n++] = w;
 				fix->polls++;
+				fix->poll_work += r->work;
 				fix->dropped_work += r->work;
 				continue;
 			}
@@ -109,13 +111,12 @@ int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
 			}
 			if (e < T->nrec && acq_key(&tr->rec[T->first + e]) == key) {
 				const struct trace_rec *q = &tr->rec[T->first + e];
-				struct trace_rec w = *q;
-				w.op = (uint8_t)(((key >> 32) & 0xffff) == TRACE_K_MUTEX ? TRACE_LOCK : TRACE_WAIT);
-				w.b = 0;
+				struct trace_rec w = *q; /* the success, as it ended */
 				w.work = r->work; /* the work before the first try */
 				if (rec_poll_before_block(tr, T, j, e)) {
 					w.work = 0; /* a poll of the condition */
 					fix->polls++;
+					fix->poll_work += r->work;
 					fix->dropped_work += r->work;
 				}
 				rec[n++] = w;

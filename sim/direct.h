@@ -28,12 +28,45 @@ static inline int step_lock(struct sim_work *w, uint32_t u, const struct trace_r
 	return STOPPED;
 }
 
+/* The spinning wait (sim_params.spin): u, running, has released mutex m
+ * at T.  If its next record tries m and gets it (`trylock m ok`: a poll)
+ * and its processor is
+ * shared (its group has more threads ready or running than processors,
+ * u included; ps: those waiting for a cycle's end too), u goes on with
+ * that record's work raised to at least par->spin (it spins to the end:
+ * the thread it waits for cannot run meanwhile) and the step returns
+ * STOPPED (it has gone on); else GO_ON, nothing done. */
+static int spin_poll(struct sim_work *w, uint32_t u, uint32_t m, stime T)
+{
+	struct sth *t = &w->th[u];
+	if (t->cur + 1 >= t->end)
+		return GO_ON;
+	const struct trace_rec *n = &w->tr->rec[t->cur + 1];
+	if (n->op != TRACE_TRYLOCK || !n->b || n->a != m)
+		return GO_ON;
+	const struct sgrp *g = &w->g[t->grp];
+	int shared = SIM_CLASS->gtree == GT_GROUPS ? g->m + g->ndef > g->nslots : g->rqh != NIL;
+	if (!shared)
+		return GO_ON;
+	t->cur++;
+	load_work(w, u);
+	if (t->rem < w->par->spin) {
+		if (w->flags & SIM_STATS)
+			w->ist[u].cpu += w->par->spin - t->rem;
+		t->rem = w->par->spin;
+	}
+	SIM_CLASS->go_on(w, u, T);
+	return STOPPED;
+}
+
 /* unlock of mutex m by running thread u, on processor x, at T. */
 static inline int step_unlock(struct sim_work *w, uint32_t u, uint32_t m, stime T,
                               int32_t x)
 {
 	held_remove(w, u, m);
 	mutex_release(w, m, T, x);
+	if (__builtin_expect(w->par->spin != 0, 0))
+		return spin_poll(w, u, m, T);
 	return GO_ON;
 }
 

@@ -188,6 +188,23 @@ struct sim_params {
 	 * NULL: none (the default).  Owned by the caller, made for the same
 	 * program.  Direct model only, as obj_latency. */
 	const struct sim_pool *pool;
+	/* The spinning wait (issue 28; docs/sim.md, "Retry loops"): the
+	 * program's waiters spin this long before they block (PARSEC's
+	 * barrier: a flag polled up to a count, then a condition wait).
+	 * A poll is a `trylock M ok` that is its thread's next record
+	 * after it released M (`unlock M`): the work between is the thread
+	 * spinning until it may take M back (shadowbind-record
+	 * --spin-as-wait leaves a retry loop as its successful try), and
+	 * the recording holds how long it spun there, beside a thread that
+	 * ran on another processor.  (A `lock M` there is the program
+	 * taking M for its next critical section: not a poll.)  Where the poller shares its
+	 * processor at the release (its group has more threads ready or
+	 * running than processors), the thread it waits for cannot run
+	 * while it spins, so it spins to the end: the acquisition's work
+	 * is then at least `spin` (the extra is CPU it burns).  0 (the
+	 * contract): the recorded work.  Direct model only (the pairing
+	 * models replay the recorded work).  Units: trace unit. */
+	uint64_t spin;
 };
 
 /*

@@ -94,13 +94,13 @@ static void test_machine_rows(void **state)
 	struct cli_opt some[] = {CMD_MACHINE_OPTS(&M, CLI_M_BIT(CPUS) | CLI_M_BIT(MODEL)),
 	                         {CLI_END}};
 	const struct cli_cmd ca = {.name = "a", .opts = all}, cs = {.name = "s", .opts = some};
-	/* the rows by hand: 10 options under one heading */
+	/* the rows by hand: 11 options under one heading */
 	static const char *const names[] = {"cpus", "binding", "unbound", "machine", "latency",
-	                                    "policy", "create-cost", "switch-cost", "model",
-	                                    "pool"};
-	assert_int_equal(CLI_M_NROWS, 10);
+	                                    "policy", "create-cost", "switch-cost", "spin",
+	                                    "model", "pool"};
+	assert_int_equal(CLI_M_NROWS, 11);
 	assert_int_equal(all[0].kind, CLI_GROUP);
-	for (size_t i = 0; i < 10; i++) {
+	for (size_t i = 0; i < 11; i++) {
 		struct cli_opt *a = cli_find(&ca, names[i]), *s = cli_find(&cs, names[i]);
 		assert_non_null(a);
 		assert_true(a->help && a->help[0]);

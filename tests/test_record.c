@@ -1404,8 +1404,9 @@ static void test_wait_estimate(void **state)
 /* rec_spin_as_wait, by hand (issue 28).  Recorded on one processor,
  * thread 2 retries mutex 1 three times (works 15, 50, 50; a yield between
  * the last two) while thread 1 holds it, and takes it with the fourth try
- * (work 50).  The transform makes that `2 15 lock 1` where the success
- * was; the tries, the yield and 50+0+50+50 of work go.  With one
+ * (work 50).  The transform makes that `2 15 trylock 1 ok` (the success
+ * alone, which the simulator replays as `lock 1`) where the success was;
+ * the tries, the yield and 50+0+50+50 of work go.  With one
  * processor per thread (the critical path): thread 1 locks at 10 and
  * unlocks at 110; thread 2 asks at 15, gets mutex 1 at 110, unlocks at
  * 130 and exits; thread 3 (created at 110) ends at 116; thread 1 joins
@@ -1434,9 +1435,9 @@ static void test_spin_as_wait(void **state)
 	assert_int_equal(fix.dropped_records, 4);
 	assert_int_equal(fix.dropped_work, 50 + 0 + 50 + 50);
 	char *text = trace_text(st);
-	assert_non_null(strstr(text, "1 100 unlock 1\n2 15 lock 1\n2 20 unlock 1\n"));
+	assert_non_null(strstr(text, "1 100 unlock 1\n2 15 trylock 1 ok\n2 20 unlock 1\n"));
 	assert_non_null(strstr(text, "3 1 trywait 1 busy\n3 2 trywait 1 busy\n3 3 post 1\n"));
-	assert_null(strstr(text, "trylock"));
+	assert_null(strstr(text, "trylock 1 busy"));
 	free(text);
 	assert_makespan(tr, 185);
 	assert_makespan(st, 130);
@@ -1455,8 +1456,9 @@ static void test_spin_as_wait(void **state)
  * at 20 and waits in the broadcast; thread 2 tries at 10+40 = 50,
  * registers at 50; the broadcast ends at 50, thread 2 re-acquires at
  * 50, unlocks at 55; thread 1 joins at 55: makespan 55.  Transformed,
- * the try is `2 0 lock 1`: thread 2 registers at 10, the broadcast
- * happens at 20, thread 2 unlocks at 25: makespan 25. */
+ * the try is `2 0 trylock 1 ok`: thread 2 registers at 10, the broadcast
+ * happens at 20, thread 2 unlocks at 25: makespan 25.  The poll's work,
+ * 40, is the program's spin before a block (fix.poll_work). */
 static void test_spin_poll_block(void **state)
 {
 	(void)state;
@@ -1479,9 +1481,9 @@ static void test_spin_poll_block(void **state)
 	assert_int_equal(fix.loops, 0);
 	assert_int_equal(fix.polls, 1);
 	assert_int_equal(fix.dropped_work, 40);
+	assert_int_equal(fix.poll_work, 40);
 	char *text = trace_text(st);
-	assert_non_null(strstr(text, "2 0 unlock 1\n2 0 lock 1\n"));
-	assert_null(strstr(text, "trylock"));
+	assert_non_null(strstr(text, "2 0 unlock 1\n2 0 trylock 1 ok\n"));
 	free(text);
 	assert_makespan(tr, 55);
 	assert_makespan(st, 25);

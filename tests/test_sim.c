@@ -1821,6 +1821,85 @@ static void test_obj_latency_uniform(void **state)
 	assert_true(checked > 600);
 }
 
+/* The spinning wait (sim_params.spin, issue 28).  T1 creates T2 (40 of
+ * work), locks mutex 1, works 10, unlocks it, and polls it: 5 of work,
+ * then `trylock 1 ok` (the poll's recorded length, beside a T2 on
+ * another processor).  spin 30: where T1 shares its processor with a
+ * ready T2 at the unlock, the poll lasts 30 (T2 cannot turn what T1
+ * waits for while T1 spins), else its recorded 5.  By hand:
+ *   T1 on 0, T2 on 1 (not shared), any policy: T1 ends at 15, T2 at 40.
+ *   both on 0, fifo and rr:1000 (T1 first, T2 queued): T1 unlocks at 10,
+ *     spins to 40, exits at 40; T2 runs 40..80.  Spin 0: T1 15, T2 55.
+ *   both on 0, ps: T1 and T2 at rate 1/2: T1's 10 ends at 20 (T2 has
+ *     10); then 30 each left: both end at 80.  Spin 0: T1's 5 ends at
+ *     30 (T2 has 15), T2's 25 alone: 55.
+ *   unbound, 2 processors: 2 threads, 2 processors: not shared, 40.
+ *   unbound, 1 processor: as both on 0 (80; ps 80).
+ * T1's CPU is its work plus the spin's extra: 10 + 30 = 40 (15 unshared).
+ * A `lock 1` in the poll's place is the program taking the mutex for its
+ * next critical section, not a poll: 55 shared, whatever the spin. */
+static void test_spin_wait(void **state)
+{
+	(void)state;
+	static const char poll[] =
+		"shadowbind-trace 1\n"
+		"1 0 create 2\n"
+		"1 0 lock 1\n"
+		"1 10 unlock 1\n"
+		"1 5 trylock 1 ok\n"
+		"1 0 unlock 1\n"
+		"1 0 exit\n"
+		"2 40 exit\n";
+	static const char relock[] =
+		"shadowbind-trace 1\n"
+		"1 0 create 2\n"
+		"1 0 lock 1\n"
+		"1 10 unlock 1\n"
+		"1 5 lock 1\n"
+		"1 0 unlock 1\n"
+		"1 0 exit\n"
+		"2 40 exit\n";
+	static const struct {
+		const char *text, *pol;
+		uint64_t spin;
+		int unbound;       /* 0: bound by bind[], else unbound on k */
+		uint32_t k;
+		int32_t bind[3];   /* by thread id */
+		uint64_t makespan, cpu1;
+	} cases[] = {
+		{.text = poll, .pol = "fifo", .spin = 30, .k = 2, .bind = {0, 0, 1}, .makespan = 40, .cpu1 = 15},
+		{.text = poll, .pol = "ps", .spin = 30, .k = 2, .bind = {0, 0, 1}, .makespan = 40, .cpu1 = 15},
+		{.text = poll, .pol = "fifo", .spin = 30, .k = 2, .bind = {0, 0, 0}, .makespan = 80, .cpu1 = 40},
+		{.text = poll, .pol = "rr:1000", .spin = 30, .k = 2, .bind = {0, 0, 0}, .makespan = 80, .cpu1 = 40},
+		{.text = poll, .pol = "ps", .spin = 30, .k = 2, .bind = {0, 0, 0}, .makespan = 80, .cpu1 = 40},
+		{.text = poll, .pol = "fifo", .spin = 0, .k = 2, .bind = {0, 0, 0}, .makespan = 55, .cpu1 = 15},
+		{.text = poll, .pol = "ps", .spin = 0, .k = 2, .bind = {0, 0, 0}, .makespan = 55, .cpu1 = 15},
+		{.text = poll, .pol = "fifo", .spin = 30, .unbound = 1, .k = 2, .makespan = 40, .cpu1 = 15},
+		{.text = poll, .pol = "ps", .spin = 30, .unbound = 1, .k = 2, .makespan = 40, .cpu1 = 15},
+		{.text = poll, .pol = "fifo", .spin = 30, .unbound = 1, .k = 1, .makespan = 80, .cpu1 = 40},
+		{.text = poll, .pol = "ps", .spin = 30, .unbound = 1, .k = 1, .makespan = 80, .cpu1 = 40},
+		{.text = relock, .pol = "fifo", .spin = 30, .k = 2, .bind = {0, 0, 0}, .makespan = 55, .cpu1 = 15},
+		{.text = relock, .pol = "ps", .spin = 30, .k = 2, .bind = {0, 0, 0}, .makespan = 55, .cpu1 = 15},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, cases[i].text);
+		struct sim_params par;
+		sim_params_init(&par);
+		assert_int_equal(sim_policy_parse(cases[i].pol, &par), 0);
+		par.cpus = cases[i].k;
+		par.spin = cases[i].spin;
+		par.mode = cases[i].unbound ? SIM_UNBOUND : SIM_BOUND;
+		int32_t *b = cases[i].unbound ? NULL : bind_by_id(c.tr, cases[i].bind, 3);
+		struct sim_result res;
+		assert_int_equal(sim_run(c.p, c.w, &par, b, SIM_STATS, &res), SIM_OK);
+		assert_time(res.makespan, cases[i].makespan, 1);
+		assert_time(res.threads[0].cpu, cases[i].cpu1, 1);
+		free(b);
+		tu_sim_close(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1839,6 +1918,7 @@ int main(void)
 		cmocka_unit_test(test_no_allocation),
 		cmocka_unit_test(test_obj_latency_hand),
 		cmocka_unit_test(test_obj_latency_uniform),
+		cmocka_unit_test(test_spin_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
