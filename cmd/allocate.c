@@ -567,6 +567,8 @@ static int load(struct input *in, struct alloc_params *par)
 	if (par->sim.machine)
 		A.no_bound = 1; /* Paper VII's bound knows one latency and no costs:
 		                   with the machine's it is no upper bound */
+	if (par->sim.spin)
+		A.no_bound = 1; /* nor does it know the spinning wait's CPU */
 	return CLI_OK;
 }
 

@@ -276,6 +276,28 @@ static inline uint64_t rp_now(struct rp_thread *t)
 	return rp_now_slow(t, s, c);
 }
 
+/* rp_now for a TSC `c` read before anything of the recorder was
+ * loaded (rp_ticks as the wrapper's first instruction, before
+ * rp_enter): the loads rp_enter and rp_now make, which miss when the
+ * program's own memory traffic evicted the recorder's lines since its
+ * last call, then fall in the recorder's span instead of the
+ * program's work (issue 20).  The switch word read after c still
+ * tells whether the thread left its processor since the base (the
+ * kernel changes it before the thread returns to user space, so
+ * before c was read); a switch between the two reads only makes the
+ * reading exact (rp_now_slow, a later instant). */
+static inline uint64_t rp_now_at(struct rp_thread *t, uint64_t c)
+{
+	if (!t->sw)
+		return rp_now_slow(t, 0, 0);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint32_t s = *t->sw;
+	uint64_t d = c - t->base_tsc;
+	if (__builtin_expect(t->base_ok && s == t->seq && d < RP_RESYNC_TICKS, 1))
+		return t->base_ns + ((d * rp_tsc_mult) >> 32);
+	return rp_now_slow(t, s, rp_ticks());
+}
+
 static inline uint64_t rp_work(struct rp_thread *t, int op)
 {
 	return rp_work_at(t, op, rp_now(t));

@@ -176,14 +176,17 @@ static int mutex_acquired(struct rp_thread *t, pthread_mutex_t *m, uint64_t w,
 	return 1;
 }
 
+/* The lock wrappers call the real function first and read the clock
+ * right after it returns, before rp_enter: see rp_now_at. */
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	INIT();
+	int r = rp_real.mutex_lock(m), rec = 0;
+	uint64_t c = rp_ticks();
 	struct rp_thread *t = rp_enter();
 	if (!t)
-		return rp_real.mutex_lock(m);
-	int r = rp_real.mutex_lock(m), rec = 0;
-	uint64_t w = rp_work(t, TRACE_LOCK);
+		return r;
+	uint64_t w = rp_work_at(t, TRACE_LOCK, rp_now_at(t, c));
 	if (r == 0 && rp_lock() == 0) {
 		rec = mutex_acquired(t, m, w, TRACE_LOCK, 0);
 		rp_unlock();
@@ -196,11 +199,12 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	INIT();
+	int r = rp_real.mutex_trylock(m), rec = 0;
+	uint64_t c = rp_ticks();
 	struct rp_thread *t = rp_enter();
 	if (!t)
-		return rp_real.mutex_trylock(m);
-	int r = rp_real.mutex_trylock(m), rec = 0;
-	uint64_t w = rp_work(t, TRACE_TRYLOCK);
+		return r;
+	uint64_t w = rp_work_at(t, TRACE_TRYLOCK, rp_now_at(t, c));
 	if ((r == 0 || r == EBUSY) && rp_lock() == 0) {
 		if (r == 0) {
 			rec = mutex_acquired(t, m, w, TRACE_TRYLOCK, 1);
@@ -259,11 +263,12 @@ int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct time
 
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
+	uint64_t c = rp_ticks(); /* the work ends here: rp_now_at */
 	INIT();
 	struct rp_thread *t = rp_enter();
 	if (!t)
 		return rp_real.mutex_unlock(m);
-	uint64_t w = rp_work(t, TRACE_UNLOCK);
+	uint64_t w = rp_work_at(t, TRACE_UNLOCK, rp_now_at(t, c));
 	struct rp_rec *rec = NULL;
 	int recursive = 0;
 	/* the record takes its place before the real release (see
