@@ -241,13 +241,17 @@ uint64_t rp_now_slow(struct rp_thread *t, uint32_t s, uint64_t c);
 /* rp_now_wait: rp_now where the span since t->last was a wait (its CPU
  * time is not work: libgomp's waits, rp_gomp.c's drop_wait).  When the
  * thread was switched out since the base (it slept in the wait), the
- * exact clock is read only every RP_EST_EVERY such waits; in between
+ * exact clock is read only every RP_EST_EVERY such waits (and after any
+ * wait longer than RP_EST_MAX_NS of wall time); in between
  * the wait is given the mean CPU time of the waits of the last exact
  * interval and the new base is the wait's start plus that (rp_clock.c).
  * Spans without a switch stay exact (TSC); a switch inside a work span
  * reads the exact clock, and the estimates' error since the last exact
  * read (at most RP_EST_EVERY - 1 waits) lands in that span's work. */
 #define RP_EST_EVERY 16
+/* and only waits shorter than this (wall time, TSC): longer ones are
+ * read exactly; ns */
+#define RP_EST_MAX_NS 100000u
 uint64_t rp_now_wait(struct rp_thread *t);
 uint64_t rp_work_at(struct rp_thread *t, int op, uint64_t now);
 

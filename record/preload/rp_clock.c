@@ -356,6 +356,13 @@ uint64_t rp_now_wait(struct rp_thread *t)
 	/* no base, the resynchronisation, no estimate yet, or its turn */
 	if (!t->base_ok || s == t->seq || !t->est_have || t->est_n + 1u >= g_est_every)
 		return now_exact(t, s, c, 1);
+	/* a long wait (wall time since it began, TSC): a thread that spun
+	 * in it (recorded on several CPUs) and was preempted may have spent
+	 * any of it on the CPU, and an exact read is cheap beside it */
+	uint64_t since = t->last > t->base_ns ? t->last - t->base_ns : 0; /* ns */
+	uint64_t wall = (uint64_t)(((unsigned __int128)d * rp_tsc_mult) >> 32); /* ns */
+	if (wall < since || wall - since > RP_EST_MAX_NS)
+		return now_exact(t, s, c, 1);
 	int rseq = g_clk == REC_CLOCK_RSEQ;
 	uint32_t s2 = 0;
 	if (rseq)
