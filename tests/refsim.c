@@ -302,6 +302,49 @@ static int busy_at(struct S *s, int i)
 	return cnt >= cap;
 }
 
+/* The spinning wait (docs/sim.md, "Retry loops"), read here on its own:
+ * thread i, running, has just released mutex m and gone on to its next
+ * record.  polls: that record is `trylock m ok`.  shared_at: i's
+ * processor "has more threads ready or running than processors, u
+ * included; ps: those waiting for a cycle's end too" (bound: the
+ * threads bound to it, a shadow processor never; unbound: all of them
+ * against k).  Under fifo and rr, bound, i runs on its processor, so
+ * that is anyone in its ready queue; unbound, the threads running
+ * and those in the global queue (which may hold one made ready at
+ * this instant, not yet dispatched to an idle processor) against k;
+ * under ps a ready thread is one sharing the cycle or waiting for its
+ * end. */
+static int polls(struct S *s, int i, int m)
+{
+	const struct thr *t = &s->th[i];
+	if (t->pos >= s->tr->threads[t->src].nrec)
+		return 0;
+	const struct trace_rec *n = cur_rec(s, i);
+	return n->op == TRACE_TRYLOCK && n->b && (int)n->a == m;
+}
+
+static long running(struct S *s)
+{
+	long n = 0;
+	for (int c = 0; c < s->nprocs; c++)
+		n += s->pr[c].cur >= 0;
+	return n;
+}
+
+static int shared_at(struct S *s, int i)
+{
+	long p = unbound(s) ? -1 : sproc(s, i);
+	if (p >= (long)s->p->cpus)
+		return 0; /* its shadow processor: its own */
+	if (!is_ps(s))
+		return p < 0 ? running(s) + s->gready.n > (long)s->p->cpus : s->pr[p].ready.n > 0;
+	long cnt = 1; /* i */
+	for (int j = 0; j < s->n; j++)
+		if (j != i && s->th[j].st == T_READY && (p < 0 || sproc(s, j) == p))
+			cnt++;
+	return cnt > (p < 0 ? (long)s->p->cpus : 1);
+}
+
 /* woken: thread i was blocked waiting for the release `st` (it happens
  * now); else it asks after it ("a thread that asks after the release
  * pays the transfer", and so does one "released less than sleep after it
@@ -709,6 +752,9 @@ static void perform(struct S *s, int i)
 	case TRACE_UNLOCK:
 		mutex_release(s, i, (int)r->a);
 		advance(s, i);
+		if (s->p->spin && polls(s, i, (int)r->a) && shared_at(s, i) &&
+		    s->th[i].rem < s->p->spin)
+			s->th[i].rem = s->p->spin;
 		break;
 	case TRACE_TRYWAIT:
 		if (!r->b) {

@@ -47,6 +47,12 @@ struct refsim_params {
 	                               wake onto a busy processor, transfer,
 	                               a waiter not yet asleep)             */
 	uint64_t wake_busy, transfer, sleep; /* units: trace unit          */
+	uint64_t spin;              /* the spinning wait (docs/sim.md, "Retry
+	                               loops"): a `trylock M ok` right after
+	                               its thread's `unlock M`, whose
+	                               processor is shared then, works at
+	                               least this; 0: the contract; units:
+	                               trace unit                           */
 	const uint8_t *pool;        /* [nthreads] 1 for the workers of a work
 	                               queue (docs/models.md, "Work queues"),
 	                               or NULL: none                         */

@@ -116,6 +116,8 @@ static void print_run(const struct run *r, FILE *f)
 				fprintf(f, " %u:%d", r->bind_id[i], r->bind_proc[i]);
 		}
 	}
+	if (r->rp.spin)
+		fprintf(f, ", spin %llu", (unsigned long long)r->rp.spin);
 	if (r->pool)
 		fprintf(f, ", a work queue if one fits");
 	fprintf(f, "\n");
@@ -262,6 +264,7 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.wake_busy = r->rp.wake_busy;
 	par.transfer = r->rp.transfer;
 	par.sleep = r->rp.sleep;
+	par.spin = r->rp.spin;
 	par.model = SIM_DIRECT;
 	par.pool = pool;
 	struct sim_result res;
@@ -589,6 +592,13 @@ static int act(struct gen *g, int t)
 			if (g->mx_holder[m] == t) {
 				g->mx_holder[m] = -1;
 				rec(g, t, "unlock %d", m + 1);
+				/* one in three: a poll, the same mutex tried and
+				 * taken back at once (the spinning wait's pattern,
+				 * sim_params.spin) */
+				if (g->budget[t] > 0 && top_rank(g, t) < m && rnd(g, 3) == 0) {
+					g->mx_holder[m] = t;
+					rec(g, t, "trylock %d ok", m + 1);
+				}
 				return 1;
 			}
 		return 0;
@@ -810,6 +820,11 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 			r->rp.unbound_exit_cost_remote = tu_rand(&ms) % 5;
 		}
 	}
+	/* the spinning wait in one run of three without a work queue
+	 * (drawn from a stream of its own, likewise) */
+	uint64_t ss = seed ^ 0xC2B2AE3D27D4EB4Full;
+	if (tu_rand(&ss) % 3 == 0)
+		r->rp.spin = 1 + tu_rand(&ss) % 12;
 	/* the binding by external id: every thread named in the text */
 	for (const char *p = text; (p = strchr(p, '\n')) != NULL;) {
 		p++;
@@ -825,8 +840,10 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 		r->bind_proc[r->nbind++] = tu_rand(&s) % 5 == 0 ? TRACE_SHADOW
 		                           : (int32_t)(tu_rand(&s) % r->rp.cpus);
 	}
-	/* one run in three: a work queue, if one fits (pick_pool) */
-	r->pool = tu_rand(&s) % 3 == 0;
+	/* one run in three: a work queue, if one fits (pick_pool); not
+	 * with the spinning wait (a pool's worker takes its next task's
+	 * records: which record follows an unlock is the pool's) */
+	r->pool = tu_rand(&s) % 3 == 0 && !r->rp.spin;
 }
 
 /* ---------------------------------------------------------------------
