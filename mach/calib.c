@@ -27,11 +27,11 @@
  *     program's state: y busy with the earlier ones): the creator's CPU
  *     time inside pthread_create (create, create_remote) and
  *     pthread_join (join, join_remote), the child's before its start
- *     routine (start, start_remote); then one at a time, a create and
- *     its join: the child's CPU time after its start
- *     routine returned (exit, exit_remote: the process's CPU time less
- *     the creator's, less what the child's clock read at the start of
- *     its routine), which no record of a trace holds; plus the CPU's
+ *     routine (start, start_remote), and the child's CPU time after
+ *     its start routine returned (exit, exit_remote: the process's CPU
+ *     time less the creator's, less what the children's clocks read at
+ *     the start of their routines), which no record of a trace holds;
+ *     plus the CPU's
  *     time the process's CPU time leaves out (the kernel's end of the
  *     thread: on one CPU, threads created CJ_BATCH at a time and then
  *     joined, as a thread-per-task program does, the wall time less the
@@ -288,49 +288,8 @@ static int transfer(int x, int y, long n, double *one)
 
 /* ---- create and join ---- */
 
-/* The child's CPU time when its start routine begins (ns), summed over a
- * round (children run one at a time: the join orders the sums). */
-static void *started(void *arg)
-{
-	*(double *)arg += now_ns(CLOCK_THREAD_CPUTIME_ID);
-	return NULL;
-}
-
-/* One round of n create-join cycles from x of a child pinned to y: per
- * cycle (ns) the child's CPU time after its start routine returned (its
- * exit: the process's CPU time less the creator's, less the child's
- * before its routine); -1, or 0.  (The creation, join and start are
- * measured CJ_BATCH at a time, cycles_batch.) */
-static int cycles(int x, int y, long n, double *exit_cpu)
-{
-	pthread_attr_t a;
-	cpu_set_t s;
-	CPU_ZERO(&s);
-	CPU_SET(y, &s);
-	if (pin_self(x) != 0 || pthread_attr_init(&a) != 0)
-		return -1;
-	int rc = -1;
-	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
-		goto out;
-	double start = 0;
-	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	for (long i = 0; i < n; i++) {
-		pthread_t t;
-		if (pthread_create(&t, &a, started, &start) != 0)
-			goto out;
-		pthread_join(t, NULL);
-	}
-	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
-	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
-	*exit_cpu = (children - start) / (double)n;
-	rc = 0;
-out:
-	pthread_attr_destroy(&a);
-	return rc;
-}
-
 /* Threads alive at once when calibrate measures the kernel's end of a
- * thread (batch_gap).  With one at a time (the cycles above) glibc
+ * thread (batch_gap).  With one at a time (one create and its join) glibc
  * reuses one cached stack; a thread-per-task program keeps many alive,
  * more than glibc's stack cache (40 MB: five 8 MB stacks) holds, and its
  * CPU then spends more time the process is not charged with: on the
@@ -377,14 +336,23 @@ static void *started_at(void *arg)
 	return NULL;
 }
 
-/* n children of x pinned to y, as in cycles, but created `batch` at a
- * time and then joined, as a thread-per-task program does: the first of a batch finds
- * y as it was, the next ones find it busy with the earlier ones (remote)
- * or queued behind the creator (local); per child (ns) the creator's CPU
- * time in pthread_create and in pthread_join, and the child's CPU time
- * before its routine began; -1, or 0. */
+/* n children of x pinned to y (pthread_attr_setaffinity_np), each
+ * returning at once, created `batch` at a time and then joined, as a
+ * thread-per-task program does: the first of a batch finds y as it was,
+ * the next ones find it busy with the earlier ones (remote) or queued
+ * behind the creator (local); per child (ns) the creator's CPU time in
+ * pthread_create and in pthread_join, the child's CPU time before its
+ * routine began, and its CPU time after the routine returned (its exit:
+ * the process's CPU time less the creator's, less the children's
+ * clocks at their routines' starts); -1, or 0.  (Until issue 25's
+ * seventh session the exit came from one create and its join at a
+ * time, each child ending on an idle CPU: 10.9-14.0 us remote against
+ * 7.1-7.8 us in a batch, 01:58 UTC 2026-11-27, load 8, builds niced;
+ * local 5.2 and 4.7-5.2 us.  Children doing threadtask's 10 us of work
+ * and a mutex, sh_task, were tried: exit_remote 19.2 and 21.2 us with
+ * the kernel's part, as the cycle's, and create_remote 30-42 us.) */
 static int cycles_batch(int x, int y, long n, long batch, double *create, double *join,
-                        double *start_cpu)
+                        double *start_cpu, double *exit_cpu)
 {
 	pthread_attr_t a;
 	cpu_set_t s;
@@ -399,6 +367,7 @@ static int cycles_batch(int x, int y, long n, long batch, double *create, double
 	double st[CJ_BATCH];
 	double cpu = 0, jcpu = 0, start = 0;
 	long done = 0;
+	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < n; i += batch) {
 		long b = n - i < batch ? n - i : batch, k;
 		for (k = 0; k < b; k++) {
@@ -417,9 +386,12 @@ static int cycles_batch(int x, int y, long n, long batch, double *create, double
 		if (k < b)
 			goto out;
 	}
+	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
+	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
 	*create = cpu / (double)done;
 	*join = jcpu / (double)done;
 	*start_cpu = start / (double)done;
+	*exit_cpu = (children - start) / (double)done;
 	rc = 0;
 out:
 	pthread_attr_destroy(&a);
@@ -668,12 +640,9 @@ static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *
 			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
 			return -1;
 		}
-		if (c && cycles(X, Y, j->n_cj, &ev[r]) < 0)
-			return fail(j->why, j->len, "cannot create a thread%s", "");
-		/* the creation, its join and the child's start as a thread-per-
-		 * task program sees them: CJ_BATCH children in a row (their
-		 * exit stays the one-at-a-time cycle's, with its own start) */
-		if (c && cycles_batch(X, Y, j->n_cj, CJ_BATCH, &cv[r], &jv[r], &stv[r]) < 0)
+		/* the creation, its join, the child's start and its exit as a
+		 * thread-per-task program sees them: CJ_BATCH children in a row */
+		if (c && cycles_batch(X, Y, j->n_cj, CJ_BATCH, &cv[r], &jv[r], &stv[r], &ev[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 		/* a thread's exit costs its CPU the kernel's time after the
 		 * process's clocks stop counting it (docs/sim.md, "Thread-per-
@@ -917,7 +886,7 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 		la1[0] = -1;
 	int w = snprintf(m->method, sizeof m->method,
 	                 "median and extremes of %d rounds: %ld semaphore round trips, "
-	                 "%ld create-join cycles each (and %d at a time); exit holds %.0f ns of the CPU's time "
+	                 "%ld create-join cycles each, %d at a time; exit holds %.0f ns of the CPU's time "
 	                 "outside the process's CPU time (%d threads alive)", j.rounds, j.n_pp,
 	                 j.n_cj, CJ_BATCH, j.exit_gap, CJ_BATCH);
 	if (la0[0] >= 0 && la1[0] >= 0 && w > 0 && (size_t)w < sizeof m->method)
