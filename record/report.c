@@ -371,12 +371,14 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 			        "slice while the thread it waits for cannot run); record on as many CPUs as it has "
 			        "threads (--all-cpus) (docs/record.md, Distortion and spinning)\n", who, ratio);
 			warned = 1;
-		} else if (ratio > 1.1 || ratio < 0.9) {
+		} else if (ratio > 1 + REC_CHECK_PCT / 100.0 || ratio < 1 - REC_CHECK_PCT / 100.0) {
 			fprintf(f, "%s: warning: the trace's work differs from the program's own CPU time by "
 			        "%+.0f%%%s: predictions inherit it (docs/record.md, Distortion and spinning)\n", who,
 			        100 * (ratio - 1),
 			        r->one_cpu && ratio > 1 ? " (threads time-sliced on one processor share its "
-			                                  "caches; --all-cpus records them side by side)" : "");
+			                                  "caches; for predictions on several processors record "
+			                                  "with --all-cpus on them, which runs the threads side by "
+			                                  "side; keep this trace for one processor)" : "");
 			warned = 1;
 		}
 	}

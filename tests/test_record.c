@@ -1221,6 +1221,55 @@ static void test_report_preempt(void **state)
 	}
 }
 
+/* The --check lines (rec_report_print; record.h REC_CHECK_PCT 5): the
+ * trace's work against the program's CPU time unrecorded on 2 CPUs, in
+ * ns.  pbzip2 recorded on one CPU (2026-11-27): 1.504 s of work against
+ * 1.356 s: 1.504 / 1.356 = 1.1091, +11%: warns, pointing to --all-cpus;
+ * docs/record.md's example 0.858 / 0.846 = 1.0142: quiet; 1.049 / 1.000
+ * (+4.9%) quiet, 1.051 / 1.000 (+5.1%) warns; 0.940 / 1.000 (-6%) warns
+ * without the pointer (less work is no shared cache's); recorded on all
+ * CPUs +11% warns without it; 2.5x on one CPU is the spinning warning. */
+static void test_report_check(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		uint64_t work_ns, check_ns;
+		int one_cpu;
+		const char *want; /* NULL: no warning */
+		int hint;         /* the --all-cpus pointer of the differs warning */
+	} rows[] = {
+		{.name = "pbzip2", .work_ns = 1504000000, .check_ns = 1356000000, .one_cpu = 1,
+		 .want = "differs from the program's own CPU time by +11%", .hint = 1},
+		{.name = "docs", .work_ns = 858000000, .check_ns = 846000000, .one_cpu = 1},
+		{.name = "+4.9%", .work_ns = 1049000000, .check_ns = 1000000000, .one_cpu = 1},
+		{.name = "+5.1%", .work_ns = 1051000000, .check_ns = 1000000000, .one_cpu = 1,
+		 .want = "by +5%", .hint = 1},
+		{.name = "-6%", .work_ns = 940000000, .check_ns = 1000000000, .one_cpu = 1, .want = "by -6%"},
+		{.name = "all CPUs", .work_ns = 1109000000, .check_ns = 1000000000, .one_cpu = 0,
+		 .want = "by +11%"},
+		{.name = "spin", .work_ns = 2500000000, .check_ns = 1000000000, .one_cpu = 1,
+		 .want = "worked 2.5x its own CPU time"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct rec_report r;
+		memset(&r, 0, sizeof r);
+		r.records = 1000;
+		r.work_ns = rows[i].work_ns;
+		r.one_cpu = rows[i].one_cpu;
+		r.check_ncpu = 2;
+		r.check_cpu_ns = rows[i].check_ns;
+		char *text = report_text(&r);
+		assert_non_null(strstr(text, "--check: unrecorded on 2 CPUs the program used"));
+		int warns = strstr(text, "warning") != NULL;
+		if (warns != (rows[i].want != NULL) || (rows[i].want && !strstr(text, rows[i].want)) ||
+		    (strstr(text, "record with --all-cpus on them") != NULL) != rows[i].hint)
+			fail_msg("%s: want %s%s: %s", rows[i].name, rows[i].want ? rows[i].want : "no warning",
+			         rows[i].hint ? " and the --all-cpus pointer" : "", text);
+		free(text);
+	}
+}
+
 /* The spinning line (rec_report_print): streamcluster's scans of
  * 2026-11-26.  Recorded on one CPU: 21878 polls before a block, 0.473 s
  * of 1.448 s (32.7%: a warning naming --all-cpus).  Recorded on two:
@@ -1531,6 +1580,7 @@ int main(void)
 		cmocka_unit_test(test_spin_scan),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_preempt),
+		cmocka_unit_test(test_report_check),
 		cmocka_unit_test(test_report_clock),
 		cmocka_unit_test(test_report_omp_waits),
 		cmocka_unit_test(test_report_spin_line),
