@@ -280,6 +280,26 @@ static uint64_t lat_between(struct S *s, long x, long y)
  * those sharing it and those made ready inside a cycle, waiting for its
  * end to join) as it has processors".  Thread i is blocked, so it is
  * none of them. */
+/* The threads running on a processor (fifo, rr). */
+static long running(struct S *s)
+{
+	long n = 0;
+	for (int c = 0; c < s->nprocs; c++)
+		n += s->pr[c].cur >= 0;
+	return n;
+}
+
+/* ps: the threads other than i ready on processor p (sharing its cycle or
+ * waiting for its end), or on any (p < 0: unbound). */
+static long ready_others(struct S *s, int i, long p)
+{
+	long n = 0;
+	for (int j = 0; j < s->n; j++)
+		if (j != i && s->th[j].st == T_READY && (p < 0 || sproc(s, j) == p))
+			n++;
+	return n;
+}
+
 static int busy_at(struct S *s, int i)
 {
 	long cap = 1, p = unbound(s) ? -1 : sproc(s, i);
@@ -287,18 +307,13 @@ static int busy_at(struct S *s, int i)
 		cap = (long)s->p->cpus;
 	else if (p >= (long)s->p->cpus)
 		return 0; /* its shadow processor: nobody else's */
-	long cnt = 0;
-	if (is_ps(s)) {
-		for (int j = 0; j < s->n; j++)
-			if (j != i && s->th[j].st == T_READY && (p < 0 || sproc(s, j) == p))
-				cnt++;
-	} else if (p < 0) {
-		for (int c = 0; c < s->nprocs; c++)
-			cnt += s->pr[c].cur >= 0;
-		cnt += s->gready.n;
-	} else {
+	long cnt;
+	if (is_ps(s))
+		cnt = ready_others(s, i, p);
+	else if (p < 0)
+		cnt = running(s) + s->gready.n;
+	else
 		cnt = (s->pr[p].cur >= 0) + s->pr[p].ready.n;
-	}
 	return cnt >= cap;
 }
 
@@ -323,14 +338,6 @@ static int polls(struct S *s, int i, int m)
 	return n->op == TRACE_TRYLOCK && n->b && (int)n->a == m;
 }
 
-static long running(struct S *s)
-{
-	long n = 0;
-	for (int c = 0; c < s->nprocs; c++)
-		n += s->pr[c].cur >= 0;
-	return n;
-}
-
 static int shared_at(struct S *s, int i)
 {
 	long p = unbound(s) ? -1 : sproc(s, i);
@@ -338,11 +345,7 @@ static int shared_at(struct S *s, int i)
 		return 0; /* its shadow processor: its own */
 	if (!is_ps(s))
 		return p < 0 ? running(s) + s->gready.n > (long)s->p->cpus : s->pr[p].ready.n > 0;
-	long cnt = 1; /* i */
-	for (int j = 0; j < s->n; j++)
-		if (j != i && s->th[j].st == T_READY && (p < 0 || sproc(s, j) == p))
-			cnt++;
-	return cnt > (p < 0 ? (long)s->p->cpus : 1);
+	return 1 + ready_others(s, i, p) > (p < 0 ? (long)s->p->cpus : 1); /* i and the others */
 }
 
 /* woken: thread i was blocked waiting for the release `st` (it happens
