@@ -1349,6 +1349,15 @@ static void test_report_omp_waits(void **state)
 	}
 }
 
+
+/* The recorder's accounting line on its stderr, "CPU time of the process
+ * C s = recorded work W s": 0 with *cpu and *work (s), or -1. */
+static int accounting(const char *err, double *cpu, double *work)
+{
+	const char *a = strstr(err, "CPU time of the process ");
+	return a && sscanf(a, "CPU time of the process %lf s = recorded work %lf s", cpu, work) == 2 ? 0 : -1;
+}
+
 /* The recorder's clocks (docs/record.md, "The recorder's cost"): two
  * workers of forkjoin computing at the same time on the recording's one
  * CPU preempt each other every few milliseconds, so a clock that missed
@@ -1387,9 +1396,8 @@ static void test_clocks(void **state)
 			named |= strstr(err, rows[i].names[k]) != NULL;
 		if (!named)
 			fail_msg("SHADOWBIND_CLOCK=%s: the clock is not named as expected: %s", env, err);
-		const char *a = strstr(err, "CPU time of the process ");
 		double cpu = 0, work = 0;
-		if (!a || sscanf(a, "CPU time of the process %lf s = recorded work %lf s", &cpu, &work) != 2)
+		if (accounting(err, &cpu, &work) != 0)
 			fail_msg("SHADOWBIND_CLOCK=%s: no accounting line: %s", env, err);
 		if (!(work <= cpu + 0.001 && work >= cpu / 2))
 			fail_msg("SHADOWBIND_CLOCK=%s: recorded work %.3f s for a process CPU time of %.3f s",
@@ -1437,9 +1445,8 @@ static void test_wait_estimate(void **state)
 		while (b && b > err && b[-1] >= '0' && b[-1] <= '9')
 			b--;
 		reads[exact] = r ? strtol(b, NULL, 10) : 0;
-		const char *a = strstr(err, "CPU time of the process ");
 		double cpu = 0, work = 0;
-		if (!a || sscanf(a, "CPU time of the process %lf s = recorded work %lf s", &cpu, &work) != 2)
+		if (accounting(err, &cpu, &work) != 0)
 			fail_msg("exact %d: no accounting line: %s", exact, err);
 		if (!(work <= cpu + 0.001 && work >= cpu / 4))
 			fail_msg("exact %d: recorded work %.3f s for a process CPU time of %.3f s", exact, work, cpu);
