@@ -378,12 +378,13 @@ static int spin_as_wait(struct rec *R, struct trace **tr)
 	        "(%llu failed tries, %.3f s of work dropped: %.1f%% of the recorded work)\n",
 	        (unsigned long long)fix.loops, (unsigned long long)fix.tries,
 	        (double)fix.dropped_work / 1e9, before ? 100.0 * (double)fix.dropped_work / (double)before : 0);
-	if (fix.polls)
+	if (fix.polls) {
+		double us = (double)fix.poll_work / (double)fix.polls / 1e3; /* a poll's spin; us */
 		fprintf(stderr, "shadowbind-record: --spin-as-wait: %llu polls before a block spun %.1f us "
 		        "each before blocking: where threads share a processor a poll spins that long, "
 		        "so predict with --spin %.1fus (docs/sim.md, Retry loops)\n",
-		        (unsigned long long)fix.polls, (double)fix.poll_work / (double)fix.polls / 1e3,
-		        (double)fix.poll_work / (double)fix.polls / 1e3);
+		        (unsigned long long)fix.polls, us, us);
+	}
 	trace_free(*tr);
 	*tr = st;
 	return CLI_OK;
