@@ -366,9 +366,11 @@ static void *sh_task(void *arg)
  * the children returned at once: y then idled between them, and whether
  * it halted (idle) or ran other load decided a round's remote creation,
  * so the creator's remote excess came out 4-12 or 18-23 us by round and
- * 9.4-25.2 us between calibrations, against 15-18 us per round with
- * these tasks, the excess threadtask's main shows pinned, 13.7-18.9 us;
- * docs/sim.md, "Stable figures".  Before the seventh session the exit
+ * 9.4-25.2 us between calibrations; with these tasks 14.6-17.6 us per
+ * round in one run, near what threadtask's main shows pinned, 13.7-18.9
+ * us, though medians still moved with the host's phases, which the
+ * rounds spread over the run (run_job) even out; docs/sim.md, "Stable
+ * figures".  Before the seventh session the exit
  * came from one create and its join at a time, each child ending on an
  * idle CPU: 10.9-14.0 us remote against 7.1-7.8 us in a batch, 01:58
  * UTC 2026-11-27, load 8, builds niced.) */
