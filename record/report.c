@@ -357,8 +357,8 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		fprintf(f, "%s: warning: on one processor the program spent %.3f s in libgomp's waits, %.0f%% "
 		        "of its recorded work: the trace leaves them out (they wait), but where threads share "
 		        "a processor each wait costs a sleep, a wake-up and context switches, so predictions "
-		        "for fewer processors than threads are that much too short (docs/record.md, "
-		        "Distortion and spinning)\n",
+		        "for fewer processors than threads are that much too short (SHADOWBIND_WAIT_WORK=1 "
+		        "records them as work, for those predictions) (docs/record.md, Distortion and spinning)\n",
 		        who, (double)r->omp_wait_ns / 1e9, pct((double)r->omp_wait_ns, (double)r->work_ns));
 		warned = 1;
 	}

@@ -1459,6 +1459,56 @@ static void test_wait_estimate(void **state)
 		         reads[0], reads[1]);
 }
 
+/* SHADOWBIND_WAIT_WORK=1 (rp_wait_work, docs/record.md "OpenMP"): on
+ * one CPU libgomp's waits are kept as work, so the accounting line
+ * (CPU time = recorded work + recorder + libgomp's waits + in no record)
+ * has no waits term; without it ompbarrier's 400 imbalanced phases on
+ * one CPU have one (the first arrival of each barrier waits: its CPU
+ * time there, the spin and the futex calls, is more than nothing); on
+ * two CPUs the variable is ignored and the waits (spins) stay out.
+ * Either way the work is part of the process's CPU time. */
+static void test_wait_work(void **state)
+{
+	(void)state;
+	need_example("ompbarrier");
+	int cpus[2];
+	static const struct {
+		const char *env;   /* SHADOWBIND_WAIT_WORK, NULL: unset */
+		const char *opts;  /* shadowbind-record's                */
+		int all;           /* 1: needs two CPUs                  */
+		int waits;         /* 1: the waits term is printed       */
+	} rows[] = {
+		{.env = NULL, .opts = "", .waits = 1},
+		{.env = "0", .opts = "", .waits = 1},
+		{.env = "1", .opts = "", .waits = 0},
+		{.env = "1", .opts = "--all-cpus", .all = 1, .waits = 1},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (rows[i].all && allowed_cpus(cpus, 2) < 2) {
+			print_message("test_wait_work: row %zu needs two CPUs: not checked\n", i);
+			continue;
+		}
+		if (rows[i].env)
+			setenv("SHADOWBIND_WAIT_WORK", rows[i].env, 1);
+		char *err = NULL;
+		int st = tu_cmdf("shadowbind-record", NULL, &err, "%s -o '%s/ww.trace' -- '%s/ompbarrier' 400 1 2",
+		                 rows[i].opts, g_dir, g_ex);
+		unsetenv("SHADOWBIND_WAIT_WORK");
+		if (st != 0)
+			fail_msg("row %zu: status %d: %s", i, st, err);
+		double cpu = 0, work = 0;
+		if (accounting(err, &cpu, &work) != 0)
+			fail_msg("row %zu: no accounting line: %s", i, err);
+		int waits = strstr(err, " + libgomp's waits ") != NULL;
+		if (waits != rows[i].waits)
+			fail_msg("row %zu (SHADOWBIND_WAIT_WORK=%s %s): waits term %d, want %d: %s", i,
+			         rows[i].env ? rows[i].env : "(unset)", rows[i].opts, waits, rows[i].waits, err);
+		if (!(work <= cpu + 0.001))
+			fail_msg("row %zu: recorded work %.3f s for a process CPU time of %.3f s", i, work, cpu);
+		free(err);
+	}
+}
+
 /* rec_spin_as_wait, by hand (issue 28).  Recorded on one processor,
  * thread 2 retries mutex 1 three times (works 15, 50, 50; a yield between
  * the last two) while thread 1 holds it, and takes it with the fourth try
@@ -1596,6 +1646,7 @@ int main(void)
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_wait_estimate),
+		cmocka_unit_test(test_wait_work),
 		cmocka_unit_test(test_condvar_stress),
 		cmocka_unit_test(test_trytimed),
 		cmocka_unit_test(test_abrupt),

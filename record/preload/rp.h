@@ -253,6 +253,15 @@ uint64_t rp_now_slow(struct rp_thread *t, uint32_t s, uint64_t c);
  * read exactly; ns */
 #define RP_EST_MAX_NS 100000u
 uint64_t rp_now_wait(struct rp_thread *t);
+/* SHADOWBIND_WAIT_WORK=1 on a recording whose process may use one CPU
+ * (read at start, rp_clock_init): libgomp's waits are work, not waits
+ * (rp_gomp.c's drop_wait keeps their CPU time).  There each wait sleeps
+ * in a futex after a short spin, and its CPU time (the spin, the futex
+ * calls, the switches; 7 us a wait in NAS CG) is time the one CPU
+ * spends, as the futex calls inside a pthread wait are in a pthread
+ * program's work; on several CPUs libgomp's waits spin instead, and a
+ * trace for them leaves it out (docs/record.md, OpenMP). */
+extern int rp_wait_work;
 uint64_t rp_work_at(struct rp_thread *t, int op, uint64_t now);
 
 static inline uint64_t rp_ticks(void)

@@ -70,6 +70,7 @@
 /* ns = ticks * rp_tsc_mult >> 32 */
 uint64_t rp_tsc_mult;
 uint64_t rp_startup_ns;
+int rp_wait_work;
 static enum rec_clock g_clk;          /* the switch word's kind          */
 static int64_t g_resid[TRACE_NOPS];   /* subtracted per record; ns       */
 static int64_t g_resid_end[TRACE_NOPS]; /* the check at the end; ns      */
@@ -617,6 +618,9 @@ void rp_clock_init(void)
 	/* SHADOWBIND_WAIT_EXACT=1: every wait's end read exactly (as before
 	 * the estimate: to compare) */
 	g_est_every = env_int("SHADOWBIND_WAIT_EXACT", 0, 0, 1) ? 1u : RP_EST_EVERY;
+	cpu_set_t cpus;
+	rp_wait_work = env_int("SHADOWBIND_WAIT_WORK", 0, 0, 1) && sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+	               CPU_COUNT(&cpus) == 1;
 	struct rp_thread *t = cal_thread();
 	if (!t->sw)
 		g_clk = REC_CLOCK_SYSCALL;

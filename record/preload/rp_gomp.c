@@ -212,11 +212,16 @@ static void queue_rec(struct rp_thread *t, uint64_t w, struct gteam *g)
 /* The CPU time since the thread's previous clock read is not work: it
  * was inside one of libgomp's waits, where libgomp, recorded on one CPU,
  * sleeps in futexes and, on as many CPUs as threads, spins (waiting
- * either way).  Returns the work still to be recorded. */
+ * either way); with rp_wait_work (one CPU) it is kept as work, the
+ * record that ends the wait carries it.  Returns the work still to be
+ * recorded. */
 static uint64_t drop_wait(struct rp_thread *t, int op)
 {
 	uint64_t c = t->carry;
-	t->omp_wait += rp_work_at(t, op, rp_now_wait(t)) - c;
+	uint64_t w = rp_work_at(t, op, rp_now_wait(t));
+	if (rp_wait_work)
+		return w;
+	t->omp_wait += w - c;
 	t->carry = c;
 	return c;
 }
