@@ -55,12 +55,14 @@ static struct cli_opt opts[] = {
 	         "recording's (spinning, caches shared by time slicing:\n"
 	         "docs/record.md, Distortion and spinning); the program runs twice"},
 	{CLI_FLAG, "correct", .dst = &A.correct,
-	 .help = "first run PROGRAM once unrecorded where it will be\n"
-	         "recorded, and take the recorded work's excess over that\n"
-	         "run's CPU time out of the trace, an equal share per record\n"
-	         "(the recorder's cost its calibration misses at millions of\n"
-	         "calls per second: docs/record.md, The recorder's cost); the\n"
-	         "program runs twice"},
+	 .help = "where the recorder's own cost is 1% of the work or more,\n"
+	         "run PROGRAM again unrecorded where it was recorded, and\n"
+	         "take the recorded work's excess over that run's CPU time\n"
+	         "out of the trace (or add a shortfall), an equal share per\n"
+	         "record, as far as the recorder can have caused it (the cost\n"
+	         "its calibration misses at millions of calls per second:\n"
+	         "docs/record.md, The recorder's cost); the program may run\n"
+	         "twice"},
 	{CLI_U32, "ref-runs", .metavar = "N", .dst = &A.ref_runs, .min = 1, .max = 100,
 	 .help = "with --correct: run it unrecorded N times and take the\n"
 	         "least CPU time (other load only adds to it; default 1)"},
@@ -120,6 +122,9 @@ struct rec {
 	uint64_t ref_cpu_ns;         /* --correct: the unrecorded run's CPU
 	                                time; ns                           */
 	int ref_st;                  /* its exit status                    */
+	off_t in0;                   /* --correct: the standard input's
+	                                offset before the recording (-1:
+	                                none)                              */
 	int st;                      /* the program's exit status          */
 	struct rec_stats stats;
 	struct rec_spool_info info;
@@ -131,6 +136,21 @@ static int fail(const char *msg, int status)
 	return status;
 }
 
+/* The standard input's offset (*off; -1 if it has none, as /dev/null
+ * may not), which a second run of the program (`opt`: --check,
+ * --correct) needs to read it again: CLI_OK, or CLI_EUSAGE for a pipe
+ * or terminal (said). */
+static int in_offset(const char *opt, off_t *off)
+{
+	*off = lseek(0, 0, SEEK_CUR);
+	if (*off < 0 && errno == ESPIPE) {
+		fprintf(stderr, "shadowbind-record: %s runs the program twice: its standard input must be a file "
+		        "(read again by the recording), not a pipe or terminal\n", opt);
+		return CLI_EUSAGE;
+	}
+	return CLI_OK;
+}
+
 /* Run the program once unrecorded (--check, --correct) where this
  * process may run: its status, its wall and CPU time; the standard input,
  * which the recording will read again, rewound to where it was.
@@ -138,12 +158,10 @@ static int fail(const char *msg, int status)
 static int run_alone(const char *path, const char *opt, int *st, uint64_t *wall_ns, uint64_t *cpu_ns)
 {
 	struct trace_error err;
-	off_t in = lseek(0, 0, SEEK_CUR);
-	if (in < 0 && errno == ESPIPE) {
-		fprintf(stderr, "shadowbind-record: %s runs the program twice: its standard input must be a file "
-		        "(read again by the recording), not a pipe or terminal\n", opt);
-		return CLI_EUSAGE;
-	}
+	off_t in;
+	int rc = in_offset(opt, &in);
+	if (rc != CLI_OK)
+		return rc;
 	pid_t cp = rec_spawn(path, A.argv, NULL, &err);
 	if (cp < 0)
 		return fail(err.msg, CLI_EINPUT);
@@ -211,18 +229,10 @@ static int prepare(struct rec *R)
 			return CLI_ESYSTEM;
 		}
 	}
-	if (A.correct) {
-		/* the program on its own, pinned as it will be recorded: the
-		 * least CPU time of --ref-runs runs */
-		for (uint32_t i = 0; i < (A.ref_runs ? A.ref_runs : 1) && !R->ref_st; i++) {
-			uint64_t wall, cpu;
-			int rc = run_alone(R->prog.path, "--correct", &R->ref_st, &wall, &cpu);
-			if (rc != CLI_OK)
-				return rc;
-			if (i == 0 || cpu < R->ref_cpu_ns)
-				R->ref_cpu_ns = cpu;
-		}
-	}
+	/* --correct runs it after the recording (correct), reading the
+	 * standard input again from here */
+	if (A.correct)
+		return in_offset("--correct", &R->in0);
 	return CLI_OK;
 }
 
@@ -390,38 +400,85 @@ static int spin_as_wait(struct rec *R, struct trace **tr)
 	return CLI_OK;
 }
 
-/* --correct: the recorded work's excess over the reference run taken
- * out of *tr (the report `rep` is the recording's), R->txt rewritten. */
-static int correct(struct rec *R, const struct rec_report *rep, struct trace *tr)
+/* --correct: where the recorder's cost can matter (rec_correct_worth),
+ * the program run unrecorded where it was recorded (the least CPU time
+ * of --ref-runs runs), and the recorded work's excess over it (or
+ * shortfall), as far as the recorder can have caused it
+ * (rec_correction), taken out of *tr (added to it); R->txt rewritten.
+ * The report `rep` is the recording's; its `corrected` fields are set
+ * when the trace changed. */
+static int correct(struct rec *R, struct rec_report *rep, struct trace *tr)
 {
 	const char *who = "shadowbind-record: --correct";
-	if (R->ref_st) {
-		fprintf(stderr, "%s: the unrecorded run exited with status %d: nothing corrected\n", who,
-		        R->ref_st);
-		return CLI_OK;
-	}
 	if (rep->omp_wait_ns) {
 		fprintf(stderr, "%s: nothing corrected: libgomp's waits are CPU time in the unrecorded run "
 		        "but not work in the trace (docs/record.md, OpenMP)\n", who);
 		return CLI_OK;
 	}
-	/* the trace should hold the reference's CPU time but what the
-	 * recording had in no record (start-up, teardown) */
-	int64_t target = (int64_t)R->ref_cpu_ns - rep->unaccounted_ns;
-	int64_t excess = (int64_t)rep->work_ns - target;
+	double cost = (double)rep->excluded_ns + (double)(rep->subtracted_ns > 0 ? rep->subtracted_ns : 0);
+	if (!rec_correct_worth(rep)) {
+		if (rep->have_stats)
+			fprintf(stderr, "%s: not measured: the recorder's own cost is %.2f%% of the recorded work "
+			        "(under %d%%), too little for what it leaves behind to matter\n", who,
+			        rep->work_ns ? 100 * cost / (double)rep->work_ns : 0, REC_CORRECT_MIN_PCT);
+		else
+			fprintf(stderr, "%s: nothing corrected: the recorder's figures are missing\n", who);
+		return CLI_OK;
+	}
+	/* the program on its own, pinned as it was recorded, reading the
+	 * standard input from where the recording began */
+	if (R->in0 >= 0 && lseek(0, R->in0, SEEK_SET) < 0) {
+		fprintf(stderr, "%s: cannot rewind the standard input: %s\n", who, strerror(errno));
+		return CLI_ESYSTEM;
+	}
+	for (uint32_t i = 0; i < (A.ref_runs ? A.ref_runs : 1) && !R->ref_st; i++) {
+		uint64_t wall, cpu;
+		int rc = run_alone(R->prog.path, "--correct", &R->ref_st, &wall, &cpu);
+		if (rc != CLI_OK)
+			return rc;
+		if (i == 0 || cpu < R->ref_cpu_ns)
+			R->ref_cpu_ns = cpu;
+	}
+	if (R->ref_st) {
+		fprintf(stderr, "%s: the unrecorded run exited with status %d: nothing corrected\n", who,
+		        R->ref_st);
+		return CLI_OK;
+	}
+	int64_t target, excess;
+	enum rec_corr_why why;
+	int64_t amount = rec_correction(rep, R->ref_cpu_ns, &target, &excess, &why);
 	fprintf(stderr, "%s: unrecorded the program used %.3f s of CPU; the trace holds %.3f s of work "
 	        "(%+.1f%% against %.3f s: that CPU time without what the recording had in no record)", who,
 	        (double)R->ref_cpu_ns / 1e9, (double)rep->work_ns / 1e9,
 	        target > 0 ? 100.0 * (double)excess / (double)target : 0, (double)target / 1e9);
-	if (excess <= 0 || target <= 0 || 2 * excess > (int64_t)rep->work_ns) {
-		fprintf(stderr, excess <= 0 ? ": nothing to take out\n"
-		                            : ": more than half the work, not the recorder's cost (spinning? "
-		                              "a run unlike the reference?): nothing corrected\n");
+	switch (why) {
+	case REC_CORR_NONE:
+		fprintf(stderr, ": nothing to correct\n");
 		return CLI_OK;
+	case REC_CORR_UNLIKE:
+		fprintf(stderr, ": more than half the work, not the recorder's cost (spinning? a run unlike "
+		        "the reference?): nothing corrected\n");
+		return CLI_OK;
+	case REC_CORR_NOSTATS:
+		fprintf(stderr, ": the recorder's figures are missing: nothing corrected\n");
+		return CLI_OK;
+	case REC_CORR_OK:
+	case REC_CORR_CAPPED:
+		break;
 	}
-	uint64_t taken = rec_correct(tr, (uint64_t)excess);
-	fprintf(stderr, ": %.3f s taken out, %.1f ns per record\n", (double)taken / 1e9,
-	        (double)taken / (double)tr->nrec);
+	int64_t moved = rec_correct(tr, amount);
+	rep->corrected = 1;
+	rep->corrected_ns = moved;
+	double m = (double)(moved < 0 ? -moved : moved);
+	fprintf(stderr, ": %.3f s %s, %.1f ns per record", m / 1e9, moved < 0 ? "added" : "taken out",
+	        m / (double)tr->nrec);
+	if (why == REC_CORR_CAPPED)
+		fprintf(stderr, excess > 0 ? " (all the recorder can have left in the work: its own cost in "
+		                             "the run; the other %.3f s are the machine's or the run's)"
+		                           : " (all the recorder's calibration took out; the other %.3f s "
+		                             "are the machine's or the run's)",
+		        (double)((excess < 0 ? -excess : excess) - (int64_t)m) / 1e9);
+	fprintf(stderr, "\n");
 	return rewrite(R, tr, who);
 }
 

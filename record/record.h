@@ -283,12 +283,14 @@ int rec_spin_as_wait(const struct trace *tr, uint64_t poll, struct trace **out,
  * based, gives floor(excess (k+1) / nrec) - floor(excess k / nrec)), a
  * record whose work is smaller than its share giving all it has and its
  * thread's next records the rest; what a thread's last record could not
- * give is not taken.  It is the recorder's cost that no calibration
- * caught, measured with a reference run of the program
- * (shadowbind-record --correct, docs/record.md "The recorder's cost").
- * Returns the work taken out (at most excess).
+ * give is not taken.  A negative excess is added the same way (record k
+ * gets its share of -excess; all of it is added).  It is the recorder's
+ * cost that no calibration caught, measured with a reference run of the
+ * program (shadowbind-record --correct, docs/record.md "The recorder's
+ * cost"; the amount: rec_correction).  Returns the work taken out
+ * (negative: added; at most |excess|).
  */
-uint64_t rec_correct(struct trace *tr, uint64_t excess);
+int64_t rec_correct(struct trace *tr, int64_t excess);
 
 /* What shadowbind-record measured of the run. */
 struct rec_run {
@@ -329,6 +331,11 @@ struct rec_report {
 	                                OpenMP waits                          */
 	uint64_t omp_wait_ns;        /* CPU time in libgomp's waits; ns       */
 	struct rec_spin spin;
+	/* set by the caller after rec_report_make when --correct changed
+	 * the trace (rec_correct): then the residual is reported as
+	 * measured, not warned about */
+	int corrected;
+	int64_t corrected_ns;        /* the work taken out (negative: added) */
 };
 
 /*
@@ -346,6 +353,52 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
  * of distortion (docs/record.md).  Returns 1 if it warned, else 0.
  */
 int rec_report_print(FILE *f, const char *who, const struct rec_report *rep);
+
+/* --correct measures only where the recorder's own cost (its excluded
+ * spans and what its calibration subtracted) is at least this share of
+ * the recorded work (percent): below it, even all of that cost left in
+ * the work would be within the run-to-run spread of the CPU time
+ * (idle validate run H, 2026-11-27: Splash-3's RADIX 0.02%, FFT 0.04%,
+ * LU 0.10%, OCEAN 0.39%, Debian's five 0.03-0.41%; WATER 2.1%, FMM 41%,
+ * BARNES 48%). */
+#define REC_CORRECT_MIN_PCT 1
+
+/* rec_correction's verdicts */
+enum rec_corr_why {
+	REC_CORR_OK,      /* the whole excess (or shortfall) corrected        */
+	REC_CORR_CAPPED,  /* more than the recorder can have caused: only
+	                     that much corrected                             */
+	REC_CORR_NONE,    /* the reference equals the recorded work          */
+	REC_CORR_UNLIKE,  /* over half the work, or no reference left once
+	                     what the recording had in no record is taken
+	                     off: not the recorder's cost; nothing corrected */
+	REC_CORR_NOSTATS, /* the recorder's figures are missing: its cost is
+	                     unknown; nothing corrected                      */
+};
+
+/*
+ * rec_correction - what --correct does with a recording (rep) and the
+ * least CPU time of the program run unrecorded where it was recorded
+ * (ref_cpu_ns): the trace should hold that CPU time less what the
+ * recording had in no record (rep->unaccounted_ns: start-up, teardown),
+ * *target; *excess is the work above it (negative: below).  The
+ * recorder can have left in the work at most its own cost in the run
+ * (rep->excluded_ns + rep->subtracted_ns: what a record leaves behind,
+ * its pollution of the caches and the instructions no span covers, is
+ * a part of what the recorder does), and can have taken out at most
+ * what its calibration subtracted (rep->subtracted_ns, when positive),
+ * so the amount to take out (positive) or add (negative) is *excess
+ * held within [-subtracted, excluded + subtracted]; the rest is the
+ * machine's or the run's, not the recorder's.  Returns the amount (0
+ * unless REC_CORR_OK or REC_CORR_CAPPED) and sets *why; ns.
+ */
+int64_t rec_correction(const struct rec_report *rep, uint64_t ref_cpu_ns, int64_t *target,
+                       int64_t *excess, enum rec_corr_why *why);
+
+/* Whether a --correct reference run is worth making for rep: the
+ * recorder's own cost is at least REC_CORRECT_MIN_PCT of the work (and
+ * its figures are there).  1 or 0. */
+int rec_correct_worth(const struct rec_report *rep);
 
 /*
  * The spool (docs/record.md, "Buffers").  The preload library does not

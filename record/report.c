@@ -244,27 +244,62 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 	rec_spin_scan(tr, REC_POLL_NS, &rep->spin);
 }
 
-uint64_t rec_correct(struct trace *tr, uint64_t excess)
+int64_t rec_correct(struct trace *tr, int64_t excess)
 {
 	if (!tr->nrec || !excess)
 		return 0;
-	uint64_t taken = 0;
+	int add = excess < 0;
+	uint64_t e = add ? 0 - (uint64_t)excess : (uint64_t)excess, moved = 0;
 	unsigned __int128 n = tr->nrec;
 	for (uint32_t i = 0; i < tr->nthreads; i++) {
 		const struct trace_thread *th = &tr->threads[i];
 		uint64_t owed = 0;
 		for (uint32_t j = 0; j < th->nrec; j++) {
 			size_t k = th->first + j;
-			owed += (uint64_t)((unsigned __int128)excess * (k + 1) / n -
-			                   (unsigned __int128)excess * k / n);
+			owed += (uint64_t)((unsigned __int128)e * (k + 1) / n - (unsigned __int128)e * k / n);
 			struct trace_rec *r = &tr->rec[k];
-			uint64_t g = r->work < owed ? r->work : owed;
-			r->work -= g;
+			uint64_t g = add || r->work >= owed ? owed : r->work;
+			r->work = add ? r->work + g : r->work - g;
 			owed -= g;
-			taken += g;
+			moved += g;
 		}
 	}
-	return taken;
+	return add ? -(int64_t)moved : (int64_t)moved;
+}
+
+int64_t rec_correction(const struct rec_report *rep, uint64_t ref_cpu_ns, int64_t *target,
+                       int64_t *excess, enum rec_corr_why *why)
+{
+	*target = (int64_t)ref_cpu_ns - rep->unaccounted_ns;
+	*excess = (int64_t)rep->work_ns - *target;
+	if (!rep->have_stats) {
+		*why = REC_CORR_NOSTATS;
+		return 0;
+	}
+	if (*target <= 0 || 2 * *excess > (int64_t)rep->work_ns) {
+		*why = REC_CORR_UNLIKE;
+		return 0;
+	}
+	if (!*excess) {
+		*why = REC_CORR_NONE;
+		return 0;
+	}
+	/* what the recorder can have left in the work, and taken out of it */
+	int64_t sub = rep->subtracted_ns > 0 ? rep->subtracted_ns : 0;
+	int64_t most = (int64_t)rep->excluded_ns + sub, least = -sub;
+	*why = REC_CORR_OK;
+	if (*excess > most || *excess < least) {
+		*why = REC_CORR_CAPPED;
+		return *excess > most ? most : least;
+	}
+	return *excess;
+}
+
+int rec_correct_worth(const struct rec_report *rep)
+{
+	int64_t sub = rep->subtracted_ns > 0 ? rep->subtracted_ns : 0;
+	return rep->have_stats && rep->work_ns &&
+	       100 * ((double)rep->excluded_ns + (double)sub) >= REC_CORRECT_MIN_PCT * (double)rep->work_ns;
 }
 
 static double pct(double a, double b)
@@ -291,7 +326,15 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		                                          : "thread CPU clock (system call)",
 		        r->read_ns, sw,
 		        r->recorder_per_call_ns, r->resid_ns, 100 * r->resid_share);
-		if (r->resid_share > 0.02) {
+		if (r->corrected) {
+			/* measured against the program itself (--correct) */
+			double m = (double)(r->corrected_ns < 0 ? -r->corrected_ns : r->corrected_ns);
+			fprintf(f, "%s: the recorder's residual (estimated at %.1f%% of the work) was measured "
+			        "against unrecorded runs of the program (--correct): %.1f ns per record %s, "
+			        "%.1f%% of the recorded work\n", who, 100 * r->resid_share,
+			        r->records ? m / (double)r->records : 0,
+			        r->corrected_ns < 0 ? "added" : "taken out", pct(m, (double)r->work_ns));
+		} else if (r->resid_share > 0.02) {
 			fprintf(f, "%s: warning: the recorder's residual cost may be %.1f%% of the recorded work "
 			        "(%.3g records per CPU-second): predictions from this trace may be that much too long "
 			        "or short (--correct measures it with an unrecorded run and takes it out)\n", who,

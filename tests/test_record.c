@@ -1099,17 +1099,20 @@ static char *report_text(const struct rec_report *r)
  * 5) - floor(12 k / 5): 2, 2, 3, 2, 3.  Thread 1: 10 - 2 = 8; the join has
  * nothing, so its 2 go on to the exit: 5 - (2 + 3) = 0.  Thread 2: 3 - 2
  * = 1, 20 - 3 = 17.  All 12 taken.  Taking 100: shares 20 each; thread 1
- * gives all its 15, thread 2 all its 23: 38 taken, every work 0. */
+ * gives all its 15, thread 2 all its 23: 38 taken, every work 0.  Adding
+ * 12 (excess -12): the same shares added, 10 + 2, 0 + 2, 5 + 3, 3 + 2,
+ * 20 + 3, all 12 added (-12 returned). */
 static void test_correct(void **state)
 {
 	(void)state;
 	static const struct {
-		uint64_t excess, taken;
+		int64_t excess, taken;
 		uint64_t work[5];
 	} rows[] = {
 		{.excess = 12, .taken = 12, .work = {8, 0, 0, 1, 17}},
 		{.excess = 100, .taken = 38, .work = {0, 0, 0, 0, 0}},
 		{.excess = 0, .taken = 0, .work = {10, 0, 5, 3, 20}},
+		{.excess = -12, .taken = -12, .work = {12, 2, 8, 5, 23}},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		struct trace *tr = tu_trace("shadowbind-trace 1\nunit ns\n"
@@ -1119,6 +1122,61 @@ static void test_correct(void **state)
 		for (int k = 0; k < 5; k++)
 			assert_int_equal(tr->rec[k].work, rows[i].work[k]);
 		trace_free(tr);
+	}
+}
+
+/* rec_correction by hand (record.h): target = ref - unaccounted, excess =
+ * work - target; nothing when the figures are missing, when the target
+ * is not positive or the excess is over half the work; else the excess
+ * held within [-max(subtracted, 0), excluded + max(subtracted, 0)].
+ * BARNES-like: 292 - (256 - 1) = 37 within [-30, 130]: 37.  Over the
+ * recorder's cost: 300 - 200 = 100 (not over half of 300) against 40 +
+ * 20: 60.  The lockprobe-like shortfall: 54 - 81 = -27 within [-32, ..]:
+ * -27; 54 - 100 = -46: held at -32.  A negative subtraction adds
+ * nothing: 100 - 110 = -10 within [0, 50]: 0.  Over half: 100 - 40 = 60,
+ * 120 > 100.  No target: 40 - 50 = -10.  Equal: 0.  No figures: 0, the
+ * target and excess still 90 and 10.
+ * rec_correct_worth: (excluded + max(subtracted, 0)) * 100 >= 1% of the
+ * work (REC_CORRECT_MIN_PCT 1): 9 of 1000 no, 5 + 5 yes, 10 + 0 (the
+ * subtraction -20 counts 0) yes; no figures or no work: no (no work:
+ * 0 - 1000 = -1000 held at 0, as the subtraction is 0). */
+static void test_correction(void **state)
+{
+	(void)state;
+	static const struct {
+		int stats;
+		uint64_t work, excl, ref;
+		int64_t unacc, sub;
+		int64_t amount, target, excess;
+		enum rec_corr_why why;
+		int worth;
+	} rows[] = {
+		{1, 292, 100, 256, 1, 30, 37, 255, 37, REC_CORR_OK, 1},
+		{1, 300, 40, 200, 0, 20, 60, 200, 100, REC_CORR_CAPPED, 1},
+		{1, 54, 0, 81, 0, 32, -27, 81, -27, REC_CORR_OK, 1},
+		{1, 54, 0, 100, 0, 32, -32, 100, -46, REC_CORR_CAPPED, 1},
+		{1, 100, 50, 110, 0, -5, 0, 110, -10, REC_CORR_CAPPED, 1},
+		{1, 100, 50, 40, 0, 0, 0, 40, 60, REC_CORR_UNLIKE, 1},
+		{1, 100, 50, 40, 50, 0, 0, -10, 110, REC_CORR_UNLIKE, 1},
+		{1, 100, 50, 100, 0, 0, 0, 100, 0, REC_CORR_NONE, 1},
+		{0, 100, 50, 90, 0, 0, 0, 90, 10, REC_CORR_NOSTATS, 0},
+		{1, 1000, 9, 1000, 0, 0, 0, 1000, 0, REC_CORR_NONE, 0},
+		{1, 1000, 5, 1000, 0, 5, 0, 1000, 0, REC_CORR_NONE, 1},
+		{1, 1000, 10, 1000, 0, -20, 0, 1000, 0, REC_CORR_NONE, 1},
+		{1, 0, 10, 1000, 0, 0, 0, 1000, -1000, REC_CORR_CAPPED, 0},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		struct rec_report rep = {
+			.have_stats = rows[i].stats, .work_ns = rows[i].work, .excluded_ns = rows[i].excl,
+			.unaccounted_ns = rows[i].unacc, .subtracted_ns = rows[i].sub,
+		};
+		int64_t target = -1, excess = -1;
+		enum rec_corr_why why = REC_CORR_NONE;
+		assert_int_equal(rec_correction(&rep, rows[i].ref, &target, &excess, &why), rows[i].amount);
+		assert_int_equal(target, rows[i].target);
+		assert_int_equal(excess, rows[i].excess);
+		assert_int_equal(why, rows[i].why);
+		assert_int_equal(rec_correct_worth(&rep), rows[i].worth);
 	}
 }
 
@@ -1185,6 +1243,46 @@ static void test_report_clock(void **state)
 		if (!strstr(text, rows[i].want) || (rows[i].not && strstr(text, rows[i].not)))
 			fail_msg("row %zu: want \"%s\"%s%s: %s", i, rows[i].want, rows[i].not ? ", not " : "",
 			         rows[i].not ? rows[i].not : "", text);
+		free(text);
+	}
+}
+
+/* The residual's line (rec_report_print): a warning over 2% of the work
+ * while nothing measured it; once --correct changed the trace, what it
+ * took out or added instead, per record and of the work, and no warning.
+ * BARNES-like: 37 ms out of 4.3 M records, 292 ms of work: 37e6 / 4.3e6
+ * = 8.60 ns, 37 / 292 = 12.7%.  The lockprobe's kind: 27 ms added to 3 M
+ * records of 54 ms: 9.0 ns, 50.0%. */
+static void test_report_corrected(void **state)
+{
+	(void)state;
+	static const struct {
+		int corrected;
+		int64_t corrected_ns;
+		uint64_t records, work_ns;
+		const char *want, *not;
+	} rows[] = {
+		{0, 0, 4300000, 292000000, "warning: the recorder's residual cost may be 14.8% of the recorded work",
+		 "measured against"},
+		{1, 37000000, 4300000, 292000000,
+		 "the recorder's residual (estimated at 14.8% of the work) was measured against unrecorded runs of "
+		 "the program (--correct): 8.6 ns per record taken out, 12.7% of the recorded work",
+		 "warning: the recorder's residual"},
+		{1, -27000000, 3000000, 54000000, "(--correct): 9.0 ns per record added, 50.0% of the recorded work",
+		 "warning: the recorder's residual"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		struct rec_report r;
+		memset(&r, 0, sizeof r);
+		r.have_stats = 1;
+		r.records = rows[i].records;
+		r.work_ns = rows[i].work_ns;
+		r.resid_share = 0.148;
+		r.corrected = rows[i].corrected;
+		r.corrected_ns = rows[i].corrected_ns;
+		char *text = report_text(&r);
+		if (!strstr(text, rows[i].want) || strstr(text, rows[i].not))
+			fail_msg("row %zu: want \"%s\", not \"%s\": %s", i, rows[i].want, rows[i].not, text);
 		free(text);
 	}
 }
@@ -1660,6 +1758,8 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_omp_pins),
 		cmocka_unit_test(test_correct),
+		cmocka_unit_test(test_correction),
+		cmocka_unit_test(test_report_corrected),
 		cmocka_unit_test(test_correct_cmd),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
