@@ -5,8 +5,11 @@
  * object that holds both (a core for SMT siblings, a cache level for
  * cores sharing it, a package, the machine) is the pair's kind; one pair
  * of each kind is measured (the first in CPU order) and stands for all
- * pairs of its kind.  Every figure is measured in `rounds` repeats; the
- * file gets their median and extremes.
+ * pairs of its kind.  Every figure is measured in `rounds` repeats, round
+ * by round (each round measures every figure once, so that a phase of the
+ * host, other load coming and going for seconds, touches all figures
+ * alike and the medians span the whole run); the file gets their median
+ * and extremes.
  *
  *   switch (x = x): two threads of one CPU pass a token through two
  *     semaphores (sem_post wakes the other, sem_wait blocks): what a
@@ -22,22 +25,22 @@
  *     line's move); sleep, the dwell from which a posted waiter has
  *     fallen asleep (its wake-up takes half the latency or more).
  *   create: a thread on x creates threads pinned to y
- *     (pthread_attr_setaffinity_np, as shadowbind-run does) that return
- *     at once, CJ_BATCH in a row, then joins them (a thread-per-task
- *     program's state: y busy with the earlier ones): the creator's CPU
- *     time inside pthread_create (create, create_remote) and
- *     pthread_join (join, join_remote), the child's before its start
- *     routine (start, start_remote), and the child's CPU time after
- *     its start routine returned (exit, exit_remote: the process's CPU
- *     time less the creator's, less what the children's clocks read at
- *     the start of their routines), which no record of a trace holds;
- *     plus the CPU's
- *     time the process's CPU time leaves out (the kernel's end of the
- *     thread: on one CPU, threads created CJ_BATCH at a time and then
- *     joined, as a thread-per-task program does, the wall time less the
- *     process's CPU time and less a switch per thread; the local figure
- *     is added to exit_remote, where the creator's CPU idles and the
- *     wall time cannot say it).
+ *     (pthread_attr_setaffinity_np, as shadowbind-run does), each a task
+ *     as threadtask's (10 us of work and a mutex), CJ_BATCH in a row,
+ *     then joins them (a thread-per-task program's state: y busy with the
+ *     earlier ones; local and remote batches back to back in each
+ *     round): the creator's CPU time inside pthread_create (create,
+ *     create_remote) and pthread_join (join, join_remote), the child's
+ *     before its start routine (start, start_remote), and the child's
+ *     CPU time after its start routine returned (exit, exit_remote: the
+ *     process's CPU time less the creator's, less what the children's
+ *     clocks read at the end of their routines), which no record of a
+ *     trace holds; plus the CPU's time the process's CPU time leaves out
+ *     (the kernel's end of the thread: on one CPU, threads created
+ *     CJ_BATCH at a time and then joined, as a thread-per-task program
+ *     does, the wall time less the process's CPU time and less a switch
+ *     per thread; the round's figure is added to exit_remote too, where
+ *     the creator's CPU idles and the wall time cannot say it).
  */
 #include <errno.h>
 #include <hwloc.h>
@@ -328,78 +331,6 @@ static double batch_gap(int x, long n)
 	return ((w1 - w0) - (p1 - p0)) / (double)n;
 }
 
-/* A batch's child: its CPU clock when its start routine begins, into
- * *arg (its own slot; the join orders the reads). */
-static void *started_at(void *arg)
-{
-	*(double *)arg = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	return NULL;
-}
-
-/* n children of x pinned to y (pthread_attr_setaffinity_np), each
- * returning at once, created `batch` at a time and then joined, as a
- * thread-per-task program does: the first of a batch finds y as it was,
- * the next ones find it busy with the earlier ones (remote) or queued
- * behind the creator (local); per child (ns) the creator's CPU time in
- * pthread_create and in pthread_join, the child's CPU time before its
- * routine began, and its CPU time after the routine returned (its exit:
- * the process's CPU time less the creator's, less the children's
- * clocks at their routines' starts); -1, or 0.  (Until issue 25's
- * seventh session the exit came from one create and its join at a
- * time, each child ending on an idle CPU: 10.9-14.0 us remote against
- * 7.1-7.8 us in a batch, 01:58 UTC 2026-11-27, load 8, builds niced;
- * local 5.2 and 4.7-5.2 us.  Children doing threadtask's 10 us of work
- * and a mutex, sh_task, were tried: exit_remote 19.2 and 21.2 us with
- * the kernel's part, as the cycle's, and create_remote 30-42 us.) */
-static int cycles_batch(int x, int y, long n, long batch, double *create, double *join,
-                        double *start_cpu, double *exit_cpu)
-{
-	pthread_attr_t a;
-	cpu_set_t s;
-	CPU_ZERO(&s);
-	CPU_SET(y, &s);
-	if (batch > CJ_BATCH || pin_self(x) != 0 || pthread_attr_init(&a) != 0)
-		return -1;
-	int rc = -1;
-	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
-		goto out;
-	pthread_t t[CJ_BATCH];
-	double st[CJ_BATCH];
-	double cpu = 0, jcpu = 0, start = 0;
-	long done = 0;
-	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	for (long i = 0; i < n; i += batch) {
-		long b = n - i < batch ? n - i : batch, k;
-		for (k = 0; k < b; k++) {
-			double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-			if (pthread_create(&t[k], &a, started_at, &st[k]) != 0)
-				break;
-			cpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-		}
-		double c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		for (long m = 0; m < k; m++) {
-			pthread_join(t[m], NULL);
-			start += st[m];
-		}
-		jcpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
-		done += k;
-		if (k < b)
-			goto out;
-	}
-	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
-	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
-	*create = cpu / (double)done;
-	*join = jcpu / (double)done;
-	*start_cpu = start / (double)done;
-	*exit_cpu = (children - start) / (double)done;
-	rc = 0;
-out:
-	pthread_attr_destroy(&a);
-	return rc;
-}
-
-/* ---- where the OS starts a new thread (remote_share) ---- */
-
 /* A task as threadtask's (examples/programs/threadtask.c): about 10 us
  * of work, then a mutex; it notes the CPU it started on and its CPU
  * time when its routine begins and ends (ns). */
@@ -422,6 +353,78 @@ static void *sh_task(void *arg)
 	c->en = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
+
+/* n children of x pinned to y (pthread_attr_setaffinity_np), each a
+ * task as threadtask's (sh_task: 10 us of work and a mutex), created
+ * `batch` at a time and then joined, as a thread-per-task program does:
+ * y busy with the earlier ones (remote) or the children queued behind
+ * the creator (local); per child (ns) the creator's CPU time in
+ * pthread_create and in pthread_join, the child's CPU time before its
+ * routine began, and its CPU time after the routine returned (its exit:
+ * the process's CPU time less the creator's, less the children's clocks
+ * at their routines' ends); -1, or 0.  (Until issue 25's ninth session
+ * the children returned at once: y then idled between them, and whether
+ * it halted (idle) or ran other load decided a round's remote creation,
+ * so the creator's remote excess came out 4-12 or 18-23 us by round and
+ * 9.4-25.2 us between calibrations; with these tasks 14.6-17.6 us per
+ * round in one run, near what threadtask's main shows pinned, 13.7-18.9
+ * us, though medians still moved with the host's phases, which the
+ * rounds spread over the run (run_job) even out; docs/sim.md, "Stable
+ * figures".  Before the seventh session the exit
+ * came from one create and its join at a time, each child ending on an
+ * idle CPU: 10.9-14.0 us remote against 7.1-7.8 us in a batch, 01:58
+ * UTC 2026-11-27, load 8, builds niced.) */
+static int cycles_batch(int x, int y, long n, long batch, double *create, double *join,
+                        double *start_cpu, double *exit_cpu)
+{
+	pthread_attr_t a;
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(y, &s);
+	if (batch > CJ_BATCH || pin_self(x) != 0 || pthread_attr_init(&a) != 0)
+		return -1;
+	int rc = -1;
+	if (pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0)
+		goto out;
+	pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
+	pthread_t t[CJ_BATCH];
+	struct sh_child c[CJ_BATCH];
+	double cpu = 0, jcpu = 0, start = 0, end = 0; /* ns */
+	long done = 0;
+	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (long i = 0; i < n; i += batch) {
+		long b = n - i < batch ? n - i : batch, k;
+		for (k = 0; k < b; k++) {
+			c[k] = (struct sh_child){-1, 0, 0, &mx};
+			double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			if (pthread_create(&t[k], &a, sh_task, &c[k]) != 0)
+				break;
+			cpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		}
+		double c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (long m = 0; m < k; m++) {
+			pthread_join(t[m], NULL);
+			start += c[m].st;
+			end += c[m].en;
+		}
+		jcpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
+		done += k;
+		if (k < b)
+			goto out;
+	}
+	double children = (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) -
+	                  (now_ns(CLOCK_THREAD_CPUTIME_ID) - m0);
+	*create = cpu / (double)done;
+	*join = jcpu / (double)done;
+	*start_cpu = start / (double)done;
+	*exit_cpu = (children - end) / (double)done;
+	rc = 0;
+out:
+	pthread_attr_destroy(&a);
+	return rc;
+}
+
+/* ---- where the OS starts a new thread (remote_share) ---- */
 
 /* One round of remote_share's threads: the share started on another CPU
  * than their creator's, and per thread (ns) the creator's CPU time in
@@ -581,13 +584,35 @@ static void cpu_model(char *buf, size_t len)
 
 /* ---- the measurement ---- */
 
+/* Most rounds a calibration takes. */
+#define ROUNDS_MAX 64
+
+/* One measured pair of CPUs (indices into m->os_cpu) and its rounds'
+ * samples (ns). */
+struct pair_s {
+	uint32_t x, y;
+	int kinds;             /* the kinds of hand-off are measured here   */
+	double h[ROUNDS_MAX], hc[ROUNDS_MAX], busy[ROUNDS_MAX], xfer[ROUNDS_MAX],
+	       sleep[ROUNDS_MAX];
+};
+
 struct job {
 	const struct mach_opts *o;
 	struct mach *m;
 	hwloc_topology_t topo;
 	int rounds;
 	long n_pp, n_cj;
-	double gapv[32], exit_gap; /* ns: a thread's exit not in the process's CPU */
+	struct pair_s *pairs;  /* [npairs]: the switch (0, 0) first        */
+	uint32_t npairs, y0;   /* y0: creation's remote CPU (0: none)       */
+	/* creation in batches (cycles_batch; r: the remote child's) and a
+	 * thread's exit outside the process's CPU time (batch_gap), per
+	 * round (ns) */
+	double cv[ROUNDS_MAX], jv[ROUNDS_MAX], ev[ROUNDS_MAX], stv[ROUNDS_MAX],
+	       rc_[ROUNDS_MAX], rj[ROUNDS_MAX], re[ROUNDS_MAX], rs[ROUNDS_MAX],
+	       gapv[ROUNDS_MAX];
+	/* the OS's placement, per round: share (no unit), excesses (ns) */
+	double shv[ROUNDS_MAX], ucv[ROUNDS_MAX], usv[ROUNDS_MAX], uxv[ROUNDS_MAX];
+	double exit_gap;       /* ns: the rounds' median of gapv             */
 	char *why;
 	size_t len;
 	int rc;
@@ -598,84 +623,94 @@ struct job {
 static const double dwells[] = {0, 100, 200, 300, 400, 500, 600, 800, 1000, 1500, 2000};
 #define NDWELL (sizeof dwells / sizeof *dwells)
 
-/* Measure one pair (x, y) (indices into m->os_cpu).  x = y: the switch
- * into *h (a local hand-off's wall time less its CPU time) and its CPU
- * time into *hc.  x != y: the latency into *h (wake_after with a dwell of
- * 5 us: the waiter asleep, its CPU idle).  Creation and exit into *c,
- * *jn, *e when c; when busy, the kinds of hand-off: a wake-up onto a busy
- * CPU, a cache line's move, and the time to fall asleep (the dwell
- * halfway between the last of `dwells` whose wake-up took less than half
- * the latency and the next). */
-static int measure_pair(struct job *j, uint32_t x, uint32_t y, struct mach_fig *h,
-                        struct mach_fig *hc, struct mach_fig *c, struct mach_fig *jn,
-                        struct mach_fig *e, struct mach_fig *st, struct mach_fig *busy,
-                        struct mach_fig *xfer, struct mach_fig *sleep)
+/* Round r of one pair p.  x = y: the switch (a local hand-off's wall
+ * time less its CPU time) and its CPU time.  x != y: the latency
+ * (wake_after with a dwell of 5 us: the waiter asleep, its CPU idle).
+ * With p->kinds, the kinds of hand-off: a wake-up onto a busy CPU, a
+ * cache line's move, and the time to fall asleep (the dwell halfway
+ * between the last of `dwells` whose wake-up took less than half the
+ * latency and the next). */
+static int pair_round(struct job *j, struct pair_s *p, int r)
 {
-	int X = j->m->os_cpu[x], Y = j->m->os_cpu[y], R = j->rounds;
-	double hv[32], hcv[32], cv[32], jv[32], ev[32], stv[32], bv[32], xv[32], sv[32];
-	double gv = 0; /* ns */
+	int X = j->m->os_cpu[p->x], Y = j->m->os_cpu[p->y];
 	long nw = j->n_pp / 5;
-	for (int r = 0; r < R; r++) {
-		double wall = 0, cpu = 0;
-		int bad = 0;
-		if (x == y) {
-			bad = handoff(X, Y, j->n_pp, &wall, &cpu) != 0;
-			hv[r] = wall - cpu;
-			hcv[r] = cpu;
-		} else {
-			bad = wake_after(X, Y, nw, 5000, &hv[r]) != 0;
-		}
-		if (!bad && busy) {
-			double d[NDWELL];
-			bad = wake_after_busy(X, Y, nw, 5000, &bv[r]) != 0 ||
-			      transfer(X, Y, 20 * j->n_pp, &xv[r]) != 0;
-			size_t i = 0;
-			for (; !bad && i < NDWELL; i++)
-				bad = wake_after(X, Y, nw / 10 + 1, dwells[i], &d[i]) != 0;
-			for (i = 0; !bad && i + 1 < NDWELL && d[i] < hv[r] / 2; i++)
-				;
-			sv[r] = i == 0 ? 0 : (dwells[i - 1] + dwells[i]) / 2;
-		}
-		if (bad) {
-			snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
-			return -1;
-		}
-		/* the creation, its join, the child's start and its exit as a
-		 * thread-per-task program sees them: CJ_BATCH children in a row */
-		if (c && cycles_batch(X, Y, j->n_cj, CJ_BATCH, &cv[r], &jv[r], &stv[r], &ev[r]) < 0)
+	double wall = 0, cpu = 0;
+	int bad = 0;
+	if (p->x == p->y) {
+		bad = handoff(X, Y, j->n_pp, &wall, &cpu) != 0;
+		p->h[r] = wall - cpu;
+		p->hc[r] = cpu;
+	} else {
+		bad = wake_after(X, Y, nw, 5000, &p->h[r]) != 0;
+	}
+	if (!bad && p->kinds) {
+		double d[NDWELL];
+		bad = wake_after_busy(X, Y, nw, 5000, &p->busy[r]) != 0 ||
+		      transfer(X, Y, 20 * j->n_pp, &p->xfer[r]) != 0;
+		size_t i = 0;
+		for (; !bad && i < NDWELL; i++)
+			bad = wake_after(X, Y, nw / 10 + 1, dwells[i], &d[i]) != 0;
+		for (i = 0; !bad && i + 1 < NDWELL && d[i] < p->h[r] / 2; i++)
+			;
+		p->sleep[r] = i == 0 ? 0 : (dwells[i - 1] + dwells[i]) / 2;
+	}
+	if (bad) {
+		snprintf(j->why, j->len, "cannot run threads on CPUs %d and %d", X, Y);
+		return -1;
+	}
+	return 0;
+}
+
+/* Round r of the creation, its join, the child's start and its exit as
+ * a thread-per-task program sees them (cycles_batch), on processor 0's
+ * CPU and, when j->y0 > 0, its children on processor y0's: the local
+ * batch, the remote one (their order alternating by round) and the
+ * kernel's end of a thread back to back, so that a phase of the host
+ * (other load coming and going) falls on both sides of the differences
+ * the model uses.  A thread's exit costs its CPU the kernel's time after
+ * the process's clocks stop counting it (docs/sim.md, "Thread-per-
+ * task"): on one CPU, CJ_BATCH threads alive at a time, the wall time
+ * less the process's CPU time less the round's switch per thread; a
+ * remote exit gets the round's same figure (the same kernel path, on a
+ * CPU whose idling hides it from the wall time). */
+static int cycles_round(struct job *j, int r)
+{
+	int X = j->m->os_cpu[0], Y = j->m->os_cpu[j->y0];
+	for (int side = 0; side < 2; side++) {
+		int remote = (side + r) % 2; /* remote first in odd rounds */
+		if (remote && j->y0 == 0)
+			continue;
+		if (remote ? cycles_batch(X, Y, j->n_cj, CJ_BATCH, &j->rc_[r], &j->rj[r], &j->rs[r],
+		                          &j->re[r]) < 0 :
+		             cycles_batch(X, X, j->n_cj, CJ_BATCH, &j->cv[r], &j->jv[r], &j->stv[r],
+		                          &j->ev[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
-		/* a thread's exit costs its CPU the kernel's time after the
-		 * process's clocks stop counting it (docs/sim.md, "Thread-per-
-		 * task"): on one CPU, CJ_BATCH threads alive at a time, the
-		 * wall time less the process's CPU time less a hand-off's own
-		 * per thread (switch, this round's); on another CPU, where
-		 * the creator's CPU idles, the same kernel path: j->exit_gap,
-		 * the local rounds' median */
-		if (c && x == y) {
-			gv = batch_gap(X, j->n_cj);
-			if (gv < 0)
-				return fail(j->why, j->len, "cannot create a thread%s", "");
-			gv -= hv[r] > 0 ? hv[r] : 0;
-			j->gapv[r] = gv > 0 ? gv : 0;
-			ev[r] += j->gapv[r];
-		} else if (c) {
-			ev[r] += j->exit_gap;
-		}
 	}
-	*h = fig_clamp(fig_of(hv, R));
-	if (hc)
-		*hc = fig_of(hcv, R);
-	if (c) {
-		*c = fig_of(cv, R);
-		*jn = fig_of(jv, R);
-		*e = fig_clamp(fig_of(ev, R));
-		*st = fig_of(stv, R);
-	}
-	if (busy) {
-		*busy = fig_of(bv, R);
-		*xfer = fig_of(xv, R);
-		*sleep = fig_of(sv, R);
-	}
+	double gv = batch_gap(X, j->n_cj); /* ns */
+	if (gv < 0)
+		return fail(j->why, j->len, "cannot create a thread%s", "");
+	gv -= j->pairs[0].h[r] > 0 ? j->pairs[0].h[r] : 0;
+	j->gapv[r] = gv > 0 ? gv : 0;
+	j->ev[r] += j->gapv[r];
+	j->re[r] += j->gapv[r];
+	return 0;
+}
+
+/* Round r of the OS's placement (n >= 2 CPUs): where the OS starts a
+ * new thread and what that costs, on threads as threadtask's, nothing
+ * pinned, after the same threads on one CPU; the excess per thread
+ * started remotely. */
+static int unbound_round(struct job *j, int r)
+{
+	struct sh_round l, u;
+	if (sh_round(j->m->os_cpu, j->m->ncpu, 1, j->n_cj, &l) < 0 ||
+	    sh_round(j->m->os_cpu, j->m->ncpu, 0, j->n_cj, &u) < 0)
+		return fail(j->why, j->len, "cannot create a thread%s", "");
+	j->shv[r] = u.share;
+	double d = u.share >= 0.05 ? u.share : 0;
+	j->ucv[r] = d ? (u.create - l.create) / d : 0;
+	j->usv[r] = d ? (u.start - l.start) / d : 0;
+	j->uxv[r] = d ? (u.exit - l.exit) / d : 0;
 	return 0;
 }
 
@@ -725,68 +760,87 @@ static void *run_job(void *arg)
 				goto out;
 			}
 		}
-	/* one CPU: switch, create, exit */
-	if (measure_pair(j, 0, 0, &m->switch_cost, &m->switch_cpu, &m->create, &m->join,
-	                 &m->exit, &m->start, NULL, NULL, NULL) < 0)
+	/* the pairs: the switch (0, 0), then the first pair of each kind
+	 * (x < y), the kinds of hand-off and creation on the first */
+	uint32_t np = 1;
+	for (uint32_t q = 0; q < n * n; q++)
+		np += q / n != q % n && rep[q] < 0;
+	j->pairs = calloc(np, sizeof *j->pairs);
+	if (!j->pairs) {
+		fail(j->why, j->len, "out of memory%s", "");
 		goto out;
-	j->exit_gap = fig_of(j->gapv, j->rounds).med;
-	m->create_remote = m->create;
-	m->join_remote = m->join;
-	m->exit_remote = m->exit;
-	m->start_remote = m->start;
-	m->has_start = 1;
-	int first = 1;
+	}
+	j->npairs = 1;
 	for (uint32_t x = 0; x < n; x++)
 		for (uint32_t y = 0; y < n; y++) {
 			if (x == y || rep[x * n + y] >= 0)
 				continue;
-			/* a new kind (the first pair of a kind is x < y) */
-			struct mach_fig *c = first ? &m->create_remote : NULL;
-			struct mach_fig *e = first ? &m->exit_remote : NULL;
-			struct mach_fig *jn = first ? &m->join_remote : NULL;
-			struct mach_fig *b = first ? &m->wake_busy : NULL;
-			struct mach_fig *tf = first ? &m->transfer : NULL;
-			struct mach_fig *sl = first ? &m->sleep : NULL;
-			if (measure_pair(j, x, y, &m->lat[x * n + y], NULL, c, jn, e, &m->start_remote,
-			                 b, tf, sl) < 0)
-				goto out;
-			m->has_kinds = 1;
-			first = 0;
+			struct pair_s *p = &j->pairs[j->npairs++];
+			p->x = x;
+			p->y = y;
+			p->kinds = j->npairs == 2;
+			if (p->kinds)
+				j->y0 = y;
 		}
+	/* round by round, every figure once a round: a phase of the host
+	 * (other load coming and going, seconds long) then touches every
+	 * figure alike, and the medians span the whole calibration */
+	for (int r = 0; r < j->rounds; r++) {
+		for (uint32_t q = 0; q < j->npairs; q++)
+			if (pair_round(j, &j->pairs[q], r) < 0)
+				goto out;
+		if (cycles_round(j, r) < 0 || (n >= 2 && unbound_round(j, r) < 0))
+			goto out;
+	}
+	int R = j->rounds;
+	m->switch_cost = fig_clamp(fig_of(j->pairs[0].h, R));
+	m->switch_cpu = fig_of(j->pairs[0].hc, R);
+	for (uint32_t q = 1; q < j->npairs; q++) {
+		struct pair_s *p = &j->pairs[q];
+		m->lat[p->x * n + p->y] = fig_clamp(fig_of(p->h, R));
+		if (p->kinds) {
+			m->wake_busy = fig_of(p->busy, R);
+			m->transfer = fig_of(p->xfer, R);
+			m->sleep = fig_of(p->sleep, R);
+			m->has_kinds = 1;
+		}
+	}
 	for (uint32_t q = 0; q < n * n; q++) {
 		if (q / n == q % n)
 			m->lat[q] = (struct mach_fig){0, 0, 0};
 		else if (rep[q] >= 0)
 			m->lat[q] = m->lat[rep[q]];
 	}
-	/* unbound, where the OS starts a new thread and what that costs:
-	 * rounds of threads as threadtask's, nothing pinned, each after the
-	 * same round on one CPU; the excess per thread started remotely */
+	j->exit_gap = fig_of(j->gapv, R).med;
+	m->create = fig_of(j->cv, R);
+	m->join = fig_of(j->jv, R);
+	m->exit = fig_clamp(fig_of(j->ev, R));
+	m->start = fig_of(j->stv, R);
+	m->has_start = 1;
+	if (j->y0) {
+		m->create_remote = fig_of(j->rc_, R);
+		m->join_remote = fig_of(j->rj, R);
+		m->exit_remote = fig_clamp(fig_of(j->re, R));
+		m->start_remote = fig_of(j->rs, R);
+	} else {
+		m->create_remote = m->create;
+		m->join_remote = m->join;
+		m->exit_remote = m->exit;
+		m->start_remote = m->start;
+	}
 	if (n >= 2) {
-		double sv[32], uc[32], us[32], ux[32];
-		for (int r = 0; r < j->rounds; r++) {
-			struct sh_round l, u;
-			if (sh_round(m->os_cpu, n, 1, j->n_cj, &l) < 0 ||
-			    sh_round(m->os_cpu, n, 0, j->n_cj, &u) < 0) {
-				fail(j->why, j->len, "cannot create a thread%s", "");
-				goto out;
-			}
-			sv[r] = u.share;
-			double d = u.share >= 0.05 ? u.share : 0;
-			uc[r] = d ? (u.create - l.create) / d : 0;
-			us[r] = d ? (u.start - l.start) / d : 0;
-			ux[r] = d ? (u.exit - l.exit) / d : 0;
-		}
-		m->remote_share = fig_of(sv, j->rounds);
+		m->remote_share = fig_of(j->shv, R);
 		m->has_share = 1;
 		/* an excess under 0 (noise) is none */
-		m->unbound_create = fig_clamp(fig_of(uc, j->rounds));
-		m->unbound_start = fig_clamp(fig_of(us, j->rounds));
-		m->unbound_exit = fig_clamp(fig_of(ux, j->rounds));
+		m->unbound_create = fig_clamp(fig_of(j->ucv, R));
+		m->unbound_start = fig_clamp(fig_of(j->usv, R));
+		m->unbound_exit = fig_clamp(fig_of(j->uxv, R));
 		m->has_unbound = 1;
 	}
 	j->rc = 0;
 out:
+	free(j->pairs);
+	j->pairs = NULL;
 	free(pu);
 	free(kinds);
 	free(rep);
@@ -858,7 +912,7 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 	struct job j = {.o = o, .m = m, .topo = topo, .why = why, .len = len};
 	/* on 2 idle CPUs of the development machine (a VM: a cross-CPU
 	 * wake-up about 50 us) about 10 s; loaded (load 20) 30 s */
-	j.rounds = o->quick ? 3 : 7;
+	j.rounds = o->quick ? 3 : 15;
 	j.n_pp = o->quick ? 2000 : 10000;
 	j.n_cj = o->quick ? 300 : 2000;
 	/* the load around the run: other load changes the wall-time figures

@@ -18,7 +18,8 @@
  *     time of such a hand-off (information: a trace's work holds it);
  *   - create, create_remote: the CPU time the creator spends in
  *     pthread_create, for a child on its own CPU and on another (children
- *     created CJ_BATCH (64) in a row, then joined; likewise join,
+ *     doing threadtask's task, 10 us of work and a mutex, created
+ *     CJ_BATCH (64) in a row, then joined; likewise join,
  *     join_remote and start, start_remote below);
  *   - exit, exit_remote: the CPU time a created thread spends after its
  *     start routine returned, on its creator's CPU and on another,

@@ -734,9 +734,15 @@ static void test_calibrate_sane(void **state)
 	assert_int_equal(sscanf(g, "; exit holds %lf ns", &gap), 1);
 	assert_true(in(gap, 0, 1e7));
 	assert_true(r.exit.med + 1 >= gap && r.exit_remote.med + 1 >= gap);
+	/* every figure is the median of the rounds, all of one count
+	 * (--quick: 3), each round measuring every figure once */
+	int rounds = 0;
+	assert_int_equal(sscanf(r.method, "median and extremes of %d rounds", &rounds), 1);
+	assert_int_equal(rounds, 3);
 	const struct mach_fig *figs[] = {&r.switch_cost, &r.create, &r.create_remote, &r.exit,
-	                                 &r.exit_remote};
-	for (int i = 0; i < 5; i++) {
+	                                 &r.exit_remote, &r.join, &r.join_remote, &r.start,
+	                                 &r.start_remote};
+	for (int i = 0; i < 9; i++) {
 		/* the file rounds each to the ns; a switch and an exit beyond
 		 * the CPU time may be 0, a creation is CPU time */
 		assert_true(figs[i]->lo <= figs[i]->med + 0.5 && figs[i]->med <= figs[i]->hi + 0.5);
