@@ -405,8 +405,9 @@ static int spin_as_wait(struct rec *R, struct trace **tr)
  * of --ref-runs runs), and the recorded work's excess over it (or
  * shortfall), as far as the recorder can have caused it
  * (rec_correction), taken out of *tr (added to it); R->txt rewritten.
- * The report `rep` is the recording's. */
-static int correct(struct rec *R, const struct rec_report *rep, struct trace *tr)
+ * The report `rep` is the recording's; its `corrected` fields are set
+ * when the trace changed. */
+static int correct(struct rec *R, struct rec_report *rep, struct trace *tr)
 {
 	const char *who = "shadowbind-record: --correct";
 	if (rep->omp_wait_ns) {
@@ -466,6 +467,8 @@ static int correct(struct rec *R, const struct rec_report *rep, struct trace *tr
 		break;
 	}
 	int64_t moved = rec_correct(tr, amount);
+	rep->corrected = 1;
+	rep->corrected_ns = moved;
 	double m = (double)(moved < 0 ? -moved : moved);
 	fprintf(stderr, ": %.3f s %s, %.1f ns per record", m / 1e9, moved < 0 ? "added" : "taken out",
 	        m / (double)tr->nrec);

@@ -331,6 +331,11 @@ struct rec_report {
 	                                OpenMP waits                          */
 	uint64_t omp_wait_ns;        /* CPU time in libgomp's waits; ns       */
 	struct rec_spin spin;
+	/* set by the caller after rec_report_make when --correct changed
+	 * the trace (rec_correct): then the residual is reported as
+	 * measured, not warned about */
+	int corrected;
+	int64_t corrected_ns;        /* the work taken out (negative: added) */
 };
 
 /*

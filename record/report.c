@@ -326,7 +326,15 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		                                          : "thread CPU clock (system call)",
 		        r->read_ns, sw,
 		        r->recorder_per_call_ns, r->resid_ns, 100 * r->resid_share);
-		if (r->resid_share > 0.02) {
+		if (r->corrected) {
+			/* measured against the program itself (--correct) */
+			double m = (double)(r->corrected_ns < 0 ? -r->corrected_ns : r->corrected_ns);
+			fprintf(f, "%s: the recorder's residual (estimated at %.1f%% of the work) was measured "
+			        "against unrecorded runs of the program (--correct): %.1f ns per record %s, "
+			        "%.1f%% of the recorded work\n", who, 100 * r->resid_share,
+			        r->records ? m / (double)r->records : 0,
+			        r->corrected_ns < 0 ? "added" : "taken out", pct(m, (double)r->work_ns));
+		} else if (r->resid_share > 0.02) {
 			fprintf(f, "%s: warning: the recorder's residual cost may be %.1f%% of the recorded work "
 			        "(%.3g records per CPU-second): predictions from this trace may be that much too long "
 			        "or short (--correct measures it with an unrecorded run and takes it out)\n", who,

@@ -1247,6 +1247,46 @@ static void test_report_clock(void **state)
 	}
 }
 
+/* The residual's line (rec_report_print): a warning over 2% of the work
+ * while nothing measured it; once --correct changed the trace, what it
+ * took out or added instead, per record and of the work, and no warning.
+ * BARNES-like: 37 ms out of 4.3 M records, 292 ms of work: 37e6 / 4.3e6
+ * = 8.60 ns, 37 / 292 = 12.7%.  The lockprobe's kind: 27 ms added to 3 M
+ * records of 54 ms: 9.0 ns, 50.0%. */
+static void test_report_corrected(void **state)
+{
+	(void)state;
+	static const struct {
+		int corrected;
+		int64_t corrected_ns;
+		uint64_t records, work_ns;
+		const char *want, *not;
+	} rows[] = {
+		{0, 0, 4300000, 292000000, "warning: the recorder's residual cost may be 14.8% of the recorded work",
+		 "measured against"},
+		{1, 37000000, 4300000, 292000000,
+		 "the recorder's residual (estimated at 14.8% of the work) was measured against unrecorded runs of "
+		 "the program (--correct): 8.6 ns per record taken out, 12.7% of the recorded work",
+		 "warning: the recorder's residual"},
+		{1, -27000000, 3000000, 54000000, "(--correct): 9.0 ns per record added, 50.0% of the recorded work",
+		 "warning: the recorder's residual"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		struct rec_report r;
+		memset(&r, 0, sizeof r);
+		r.have_stats = 1;
+		r.records = rows[i].records;
+		r.work_ns = rows[i].work_ns;
+		r.resid_share = 0.148;
+		r.corrected = rows[i].corrected;
+		r.corrected_ns = rows[i].corrected_ns;
+		char *text = report_text(&r);
+		if (!strstr(text, rows[i].want) || strstr(text, rows[i].not))
+			fail_msg("row %zu: want \"%s\", not \"%s\": %s", i, rows[i].want, rows[i].not, text);
+		free(text);
+	}
+}
+
 static void test_report_preempt(void **state)
 {
 	(void)state;
@@ -1717,6 +1757,7 @@ int main(void)
 		cmocka_unit_test(test_omp_pins),
 		cmocka_unit_test(test_correct),
 		cmocka_unit_test(test_correction),
+		cmocka_unit_test(test_report_corrected),
 		cmocka_unit_test(test_correct_cmd),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
