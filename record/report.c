@@ -374,9 +374,13 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		                        "thread it waits for cannot run, and predictions for more processors "
 		                        "inherit that schedule; record on as many CPUs as threads (--all-cpus) "
 		                        "(docs/record.md, Distortion and spinning)")
-		                   : ": --spin-as-wait replays them as the waits they stand for; predictions "
-		                     "for fewer processors than threads leave out what the spinning costs "
-		                     "where threads share one (docs/record.md, Distortion and spinning)");
+		                   : ": --spin-as-wait replays them as the waits they stand for, and the "
+		                     "simulator's --spin (the spin --spin-as-wait prints) makes a poll after "
+		                     "the thread's own unlock spin where its processor is shared; predictions "
+		                     "for fewer processors than threads still leave out the rest of what "
+		                     "spinning costs where threads share one: the spinning of retry loops "
+		                     "elsewhere, and polls the program makes only when slowed, which this "
+		                     "recording does not hold (docs/record.md, Distortion and spinning)");
 		warned |= spin_warn;
 	}
 	if (r->one_cpu && !r->check_ncpu && r->ivcsw >= REC_PREEMPT_MIN &&
