@@ -910,8 +910,10 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 	strftime(m->when, sizeof m->when, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
 	struct job j = {.o = o, .m = m, .topo = topo, .why = why, .len = len};
-	/* on 2 idle CPUs of the development machine (a VM: a cross-CPU
-	 * wake-up about 50 us) about 10 s; loaded (load 20) 30 s */
+	/* on the 2 CPUs of the development machine (a VM) 21 s at load
+	 * 7-14 with builds niced (7 rounds, before issue 25's ninth
+	 * session: 6-8 s); 15 rounds spread the figures over phases of the
+	 * host seconds long (docs/sim.md, "Stable figures") */
 	j.rounds = o->quick ? 3 : 15;
 	j.n_pp = o->quick ? 2000 : 10000;
 	j.n_cj = o->quick ? 300 : 2000;
