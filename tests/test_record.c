@@ -1272,14 +1272,10 @@ static void test_report_corrected(void **state)
 		 "warning: the recorder's residual"},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-		struct rec_report r;
-		memset(&r, 0, sizeof r);
-		r.have_stats = 1;
-		r.records = rows[i].records;
-		r.work_ns = rows[i].work_ns;
-		r.resid_share = 0.148;
-		r.corrected = rows[i].corrected;
-		r.corrected_ns = rows[i].corrected_ns;
+		struct rec_report r = {
+			.have_stats = 1, .records = rows[i].records, .work_ns = rows[i].work_ns,
+			.resid_share = 0.148, .corrected = rows[i].corrected, .corrected_ns = rows[i].corrected_ns,
+		};
 		char *text = report_text(&r);
 		if (!strstr(text, rows[i].want) || strstr(text, rows[i].not))
 			fail_msg("row %zu: want \"%s\", not \"%s\": %s", i, rows[i].want, rows[i].not, text);
