@@ -1560,7 +1560,11 @@ static void test_wait_estimate(void **state)
  * one CPU have one (the first arrival of each barrier waits: its CPU
  * time there, the spin and the futex calls, is more than nothing); on
  * two CPUs the variable is ignored and the waits (spins) stay out.
- * Either way the work is part of the process's CPU time. */
+ * Either way the work is part of the process's CPU time.  Every wait's
+ * end is read exactly (SHADOWBIND_WAIT_EXACT=1), so that the check is
+ * of this rule and not of the estimated reads' error (docs/record.md,
+ * "rp_now_wait"): with estimates this 7-17 ms program's work came out
+ * 2 ms over its CPU time twice in loaded suites (issue 21, 2026-11-27). */
 static void test_wait_work(void **state)
 {
 	(void)state;
@@ -1584,10 +1588,12 @@ static void test_wait_work(void **state)
 		}
 		if (rows[i].env)
 			setenv("SHADOWBIND_WAIT_WORK", rows[i].env, 1);
+		setenv("SHADOWBIND_WAIT_EXACT", "1", 1);
 		char *err = NULL;
 		int st = tu_cmdf("shadowbind-record", NULL, &err, "%s -o '%s/ww.trace' -- '%s/ompbarrier' 400 1 2",
 		                 rows[i].opts, g_dir, g_ex);
 		unsetenv("SHADOWBIND_WAIT_WORK");
+		unsetenv("SHADOWBIND_WAIT_EXACT");
 		if (st != 0)
 			fail_msg("row %zu: status %d: %s", i, st, err);
 		double cpu = 0, work = 0;
