@@ -415,7 +415,7 @@ static int correct(struct rec *R, struct rec_report *rep, struct trace *tr)
 		        "but not work in the trace (docs/record.md, OpenMP)\n", who);
 		return CLI_OK;
 	}
-	double cost = (double)rep->excluded_ns + (double)(rep->subtracted_ns > 0 ? rep->subtracted_ns : 0);
+	double cost = (double)rec_own_cost(rep); /* ns */
 	if (!rec_correct_worth(rep)) {
 		if (rep->have_stats)
 			fprintf(stderr, "%s: not measured: the recorder's own cost is %.2f%% of the recorded work "

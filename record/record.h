@@ -395,6 +395,11 @@ enum rec_corr_why {
 int64_t rec_correction(const struct rec_report *rep, uint64_t ref_cpu_ns, int64_t *target,
                        int64_t *excess, enum rec_corr_why *why);
 
+/* The recorder's own cost in the run of rep: its excluded spans and
+ * what its calibration subtracted (when positive), the most it can have
+ * left in the work (rec_correction, rec_correct_worth); ns. */
+int64_t rec_own_cost(const struct rec_report *rep);
+
 /* Whether a --correct reference run is worth making for rep: the
  * recorder's own cost is at least REC_CORRECT_MIN_PCT of the work (and
  * its figures are there).  1 or 0. */

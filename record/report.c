@@ -285,8 +285,7 @@ int64_t rec_correction(const struct rec_report *rep, uint64_t ref_cpu_ns, int64_
 		return 0;
 	}
 	/* what the recorder can have left in the work, and taken out of it */
-	int64_t sub = rep->subtracted_ns > 0 ? rep->subtracted_ns : 0;
-	int64_t most = (int64_t)rep->excluded_ns + sub, least = -sub;
+	int64_t most = rec_own_cost(rep), least = rep->subtracted_ns > 0 ? -rep->subtracted_ns : 0;
 	*why = REC_CORR_OK;
 	if (*excess > most || *excess < least) {
 		*why = REC_CORR_CAPPED;
@@ -295,11 +294,15 @@ int64_t rec_correction(const struct rec_report *rep, uint64_t ref_cpu_ns, int64_
 	return *excess;
 }
 
+int64_t rec_own_cost(const struct rec_report *rep)
+{
+	return (int64_t)rep->excluded_ns + (rep->subtracted_ns > 0 ? rep->subtracted_ns : 0);
+}
+
 int rec_correct_worth(const struct rec_report *rep)
 {
-	int64_t sub = rep->subtracted_ns > 0 ? rep->subtracted_ns : 0;
 	return rep->have_stats && rep->work_ns &&
-	       100 * ((double)rep->excluded_ns + (double)sub) >= REC_CORRECT_MIN_PCT * (double)rep->work_ns;
+	       100 * (double)rec_own_cost(rep) >= REC_CORRECT_MIN_PCT * (double)rep->work_ns;
 }
 
 static double pct(double a, double b)
