@@ -28,6 +28,9 @@
  *     time and then joined: the wall time less the process's CPU time
  *     less a switch per thread; the same figure is added to
  *     exit_remote);
+ *   - create_wait: the creator's wall time in pthread_create of a child
+ *     on another CPU beyond its CPU time there (the remote batches
+ *     above: the time it waited off its CPU);
  *   - wake_busy: the same as latency, the CPUs busy with other threads;
  *     transfer: a cache line's move from one CPU to another; sleep: the
  *     time a blocked thread takes to fall asleep.

@@ -707,6 +707,20 @@ static void test_file_to_model(void **state)
 	assert_int_equal(par.unbound_exit_cost_remote, 3);
 	assert_int_equal(par.create_cost_remote, 4); /* the pinned ones stay */
 	assert_int_equal(par.exit_cost_remote, 3);
+	assert_int_equal(par.create_wait_remote, 0); /* no create_wait: none */
+	mach_model_release(&mm);
+	mach_release(&m);
+	/* the creator's wait, in us: 16.6 -> 17; its spread read back */
+	snprintf(kf, sizeof kf, "%screate_wait = 16600
+create_wait.lo = 9700
+", good_file);
+	assert_int_equal(mach_parse("w.ini", kf, strlen(kf), &m, why, sizeof why), 0);
+	assert_true(m.has_wait);
+	assert_true(m.create_wait.lo == 9700);
+	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_US, why, sizeof why), 0);
+	sim_params_init(&par);
+	mach_model_apply(&mm, &par);
+	assert_int_equal(par.create_wait_remote, 17);
 	mach_model_release(&mm);
 	mach_release(&m);
 }
@@ -847,6 +861,12 @@ static void test_calibrate_sane(void **state)
 	assert_true(in(r.wake_busy.med, 0, 1e7));
 	assert_true(in(r.transfer.med, 1, 1e6));
 	assert_true(in(r.sleep.med, 0, 2000));
+	/* the creator's wait in a remote create: read back, ordered, at
+	 * least 0 (clamped) and under 10 ms */
+	assert_true(r.has_wait);
+	assert_true(r.create_wait.lo <= r.create_wait.med + 0.5 &&
+	            r.create_wait.med <= r.create_wait.hi + 0.5);
+	assert_true(in(r.create_wait.med, 0, 1e7));
 	/* a thread's start, CPU time (the kernel's and the C library's) */
 	assert_true(r.has_start);
 	assert_true(in(r.start.med, 10, 1e7) && in(r.start_remote.med, 10, 1e7));
