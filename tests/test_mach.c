@@ -711,9 +711,7 @@ static void test_file_to_model(void **state)
 	mach_model_release(&mm);
 	mach_release(&m);
 	/* the creator's wait, in us: 16.6 -> 17; its spread read back */
-	snprintf(kf, sizeof kf, "%screate_wait = 16600
-create_wait.lo = 9700
-", good_file);
+	snprintf(kf, sizeof kf, "%screate_wait = 16600\ncreate_wait.lo = 9700\n", good_file);
 	assert_int_equal(mach_parse("w.ini", kf, strlen(kf), &m, why, sizeof why), 0);
 	assert_true(m.has_wait);
 	assert_true(m.create_wait.lo == 9700);
