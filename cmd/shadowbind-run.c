@@ -29,7 +29,9 @@ int main(int argc, char **argv)
 		{CLI_FLAG, "unbound", .dst = &unbound,
 		 .help = "no pinning: the operating system schedules"},
 		{CLI_FLAG, "time", .dst = &timed,
-		 .help = "print the wall time of the run on stderr"},
+		 .help = "print the wall time of the run and the program's CPU time\n"
+		         "(user + system of it and the children it reaped; not this\n"
+		         "command's own, such as reading --trace) on stderr"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
 		"shadowbind-run", "(--binding FILE [--trace FILE] | --unbound) [--time] -- PROGRAM [ARGS...]",
@@ -117,9 +119,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "shadowbind-run: %s\n", err.msg);
 		return 2;
 	}
-	uint64_t ns;
-	int st = rec_wait(pid, &ns);
+	uint64_t ns, cpu_ns; /* wall, the program's user + system: ns */
+	int st = rec_wait_cpu(pid, &ns, &cpu_ns);
 	if (timed)
-		fprintf(stderr, "shadowbind-run: elapsed %.6f s\n", (double)ns / 1e9);
+		fprintf(stderr, "shadowbind-run: elapsed %.6f s, the program's CPU %.6f s\n", (double)ns / 1e9,
+		        (double)cpu_ns / 1e9);
 	return st;
 }

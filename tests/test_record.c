@@ -909,6 +909,17 @@ static void test_pinning(void **state)
 	assert_non_null(strstr(out, line));
 	free(out);
 	free(err);
+
+	/* --time: the wall time and the program's CPU time (of the child,
+	 * not shadowbind-run's own), each in seconds */
+	assert_int_equal(tu_cmdf("shadowbind-run", &out, &err, "--unbound --time -- '%s/affinity' 2", g_ex), 0);
+	const char *t = strstr(err, "shadowbind-run: elapsed ");
+	assert_non_null(t);
+	double wall = -1, cpu_s = -1; /* s */
+	assert_int_equal(sscanf(t, "shadowbind-run: elapsed %lf s, the program's CPU %lf s", &wall, &cpu_s), 2);
+	assert_true(wall >= 0 && cpu_s >= 0);
+	free(out);
+	free(err);
 }
 
 struct run_error {
