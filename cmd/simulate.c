@@ -198,6 +198,10 @@ static void print_json(const struct run *r, const struct sim_params *par, const 
 			cli_json_key(&j, "start_cost_remote");
 			cli_json_u64(&j, par->start_cost_remote);
 		}
+		if (par->create_wait_remote) {
+			cli_json_key(&j, "create_wait_remote");
+			cli_json_u64(&j, par->create_wait_remote);
+		}
 		if (par->unbound_local_ppm) {
 			cli_json_key(&j, "unbound_local_ppm");
 			cli_json_u64(&j, par->unbound_local_ppm);
@@ -298,6 +302,8 @@ static void print_text(const struct run *r, const struct sim_params *par, const 
 		       par->exit_cost, par->exit_cost_remote);
 		if (par->start_cost_remote)
 			printf("start_cost_remote %" PRIu64 "\n", par->start_cost_remote);
+		if (par->create_wait_remote)
+			printf("create_wait_remote %" PRIu64 "\n", par->create_wait_remote);
 		if (par->unbound_local_ppm)
 			printf("unbound_local_ppm %" PRIu32 "\n", par->unbound_local_ppm);
 		if (par->unbound_costs)

@@ -362,7 +362,10 @@ static void *sh_task(void *arg)
  * pthread_create and in pthread_join, the child's CPU time before its
  * routine began, and its CPU time after the routine returned (its exit:
  * the process's CPU time less the creator's, less the children's clocks
- * at their routines' ends); -1, or 0.  (Until issue 25's ninth session
+ * at their routines' ends), and the creator's wall time in
+ * pthread_create beyond its CPU time there (wait: remote, the time it
+ * spent off its CPU, alone there; local, the children it let run
+ * besides); -1, or 0.  (Until issue 25's ninth session
  * the children returned at once: y then idled between them, and whether
  * it halted (idle) or ran other load decided a round's remote creation,
  * so the creator's remote excess came out 4-12 or 18-23 us by round and
@@ -375,7 +378,7 @@ static void *sh_task(void *arg)
  * idle CPU: 10.9-14.0 us remote against 7.1-7.8 us in a batch, 01:58
  * UTC 2026-11-27, load 8, builds niced.) */
 static int cycles_batch(int x, int y, long n, long batch, double *create, double *join,
-                        double *start_cpu, double *exit_cpu)
+                        double *start_cpu, double *exit_cpu, double *wait)
 {
 	pthread_attr_t a;
 	cpu_set_t s;
@@ -389,17 +392,18 @@ static int cycles_batch(int x, int y, long n, long batch, double *create, double
 	pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
 	pthread_t t[CJ_BATCH];
 	struct sh_child c[CJ_BATCH];
-	double cpu = 0, jcpu = 0, start = 0, end = 0; /* ns */
+	double cpu = 0, jcpu = 0, start = 0, end = 0, wall = 0; /* ns */
 	long done = 0;
 	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID), m0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (long i = 0; i < n; i += batch) {
 		long b = n - i < batch ? n - i : batch, k;
 		for (k = 0; k < b; k++) {
 			c[k] = (struct sh_child){-1, 0, 0, &mx};
-			double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			if (pthread_create(&t[k], &a, sh_task, &c[k]) != 0)
 				break;
 			cpu += now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+			wall += now_ns(CLOCK_MONOTONIC) - w0;
 		}
 		double c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (long m = 0; m < k; m++) {
@@ -418,6 +422,7 @@ static int cycles_batch(int x, int y, long n, long batch, double *create, double
 	*join = jcpu / (double)done;
 	*start_cpu = start / (double)done;
 	*exit_cpu = (children - end) / (double)done;
+	*wait = (wall - cpu) / (double)done;
 	rc = 0;
 out:
 	pthread_attr_destroy(&a);
@@ -609,7 +614,7 @@ struct job {
 	 * round (ns) */
 	double cv[ROUNDS_MAX], jv[ROUNDS_MAX], ev[ROUNDS_MAX], stv[ROUNDS_MAX],
 	       rc_[ROUNDS_MAX], rj[ROUNDS_MAX], re[ROUNDS_MAX], rs[ROUNDS_MAX],
-	       gapv[ROUNDS_MAX];
+	       rw[ROUNDS_MAX], lw[ROUNDS_MAX], gapv[ROUNDS_MAX];
 	/* the OS's placement, per round: share (no unit), excesses (ns) */
 	double shv[ROUNDS_MAX], ucv[ROUNDS_MAX], usv[ROUNDS_MAX], uxv[ROUNDS_MAX];
 	double exit_gap;       /* ns: the rounds' median of gapv             */
@@ -681,9 +686,9 @@ static int cycles_round(struct job *j, int r)
 		if (remote && j->y0 == 0)
 			continue;
 		if (remote ? cycles_batch(X, Y, j->n_cj, CJ_BATCH, &j->rc_[r], &j->rj[r], &j->rs[r],
-		                          &j->re[r]) < 0 :
+		                          &j->re[r], &j->rw[r]) < 0 :
 		             cycles_batch(X, X, j->n_cj, CJ_BATCH, &j->cv[r], &j->jv[r], &j->stv[r],
-		                          &j->ev[r]) < 0)
+		                          &j->ev[r], &j->lw[r]) < 0)
 			return fail(j->why, j->len, "cannot create a thread%s", "");
 	}
 	double gv = batch_gap(X, j->n_cj); /* ns */
@@ -822,6 +827,10 @@ static void *run_job(void *arg)
 		m->join_remote = fig_of(j->rj, R);
 		m->exit_remote = fig_clamp(fig_of(j->re, R));
 		m->start_remote = fig_of(j->rs, R);
+		/* the creator's wait in a remote create (clamped: the wall
+		 * and CPU clocks' noise) */
+		m->create_wait = fig_clamp(fig_of(j->rw, R));
+		m->has_wait = 1;
 	} else {
 		m->create_remote = m->create;
 		m->join_remote = m->join;

@@ -110,6 +110,8 @@ int mach_write(const struct mach *m, FILE *f)
 		put_fig(f, "unbound_start", m->unbound_start, "the child's extra before its start routine");
 		put_fig(f, "unbound_exit", m->unbound_exit, "the child's extra after it");
 	}
+	if (m->has_wait)
+		put_fig(f, "create_wait", m->create_wait, "the creator's wait (wall beyond its CPU) in pthread_create, child pinned to another processor");
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -259,7 +261,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		 * the seen[] slot it fills (-1 none), and the optional group
 		 * it belongs to with its bit there (kinds of hand-off, start
 		 * costs) or the share. */
-		enum { G_NONE, G_KIND, G_START, G_SHARE, G_UNBOUND };
+		enum { G_NONE, G_KIND, G_START, G_SHARE, G_UNBOUND, G_WAIT };
 		static const struct {
 			const char *key;
 			size_t off;  /* offsetof(struct mach, the figure) */
@@ -269,6 +271,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		} rows[] = {
 			{.key = "switch_cpu", .off = offsetof(struct mach, switch_cpu), .need = -1},
 			{.key = "switch", .off = offsetof(struct mach, switch_cost), .need = S_SWITCH},
+			{.key = "create_wait", .off = offsetof(struct mach, create_wait), .need = -1,
+			 .group = G_WAIT},
 			{.key = "create_remote", .off = offsetof(struct mach, create_remote), .need = S_CREATE_R},
 			{.key = "create", .off = offsetof(struct mach, create), .need = S_CREATE},
 			{.key = "exit_remote", .off = offsetof(struct mach, exit_remote), .need = S_EXIT_R},
@@ -320,6 +324,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 				starts |= 1 << rows[k].bit;
 			if (!*rest && share)
 				m->has_share = 1;
+			if (!*rest && rows[k].group == G_WAIT)
+				m->has_wait = 1;
 			if (!*rest && rows[k].group == G_UNBOUND)
 				unb |= 1u << rows[k].bit;
 			done = 1;
@@ -515,6 +521,9 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 		mm->unbound_start_cost_remote = us > 0 ? in_unit(us, per) : 0;
 		mm->unbound_exit_cost_remote = in_unit(m->exit.med + (ux > 0 ? ux : 0), per);
 	}
+	/* bound: the creator's wait in a remote create (off its CPU) */
+	double cw = m->has_wait ? m->create_wait.med : 0;
+	mm->create_wait_remote = cw > 0 ? in_unit(cw, per) : 0;
 	mm->lat_kinds = m->has_kinds;
 	mm->wake_busy = m->has_kinds ? in_unit(m->wake_busy.med, per) : 0;
 	mm->transfer = m->has_kinds ? in_unit(m->transfer.med, per) : 0;
@@ -541,6 +550,7 @@ void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
 	par->exit_cost = mm->exit_cost;
 	par->exit_cost_remote = mm->exit_cost_remote;
 	par->start_cost_remote = mm->start_cost_remote;
+	par->create_wait_remote = mm->create_wait_remote;
 	par->unbound_local_ppm = mm->local_ppm;
 	par->unbound_costs = mm->unbound_costs;
 	par->unbound_create_cost_remote = mm->unbound_create_cost_remote;

@@ -28,6 +28,9 @@
  *     time and then joined: the wall time less the process's CPU time
  *     less a switch per thread; the same figure is added to
  *     exit_remote);
+ *   - create_wait: the creator's wall time in pthread_create of a child
+ *     on another CPU beyond its CPU time there (the remote batches
+ *     above: the time it waited off its CPU);
  *   - wake_busy: the same as latency, the CPUs busy with other threads;
  *     transfer: a cache line's move from one CPU to another; sleep: the
  *     time a blocked thread takes to fall asleep.
@@ -109,6 +112,13 @@ struct mach {
 	 * pinned one does (create_remote, start_remote, exit_remote). */
 	struct mach_fig unbound_create, unbound_start, unbound_exit;
 	int has_unbound;
+	/* create_wait: the creator's wall time in pthread_create of a child
+	 * pinned to another CPU beyond its CPU time there (the remote
+	 * batches of create_remote: the creator alone on its CPU, so the
+	 * time it waited, off its CPU, for glibc's pinned start; ns).
+	 * Optional in a file (has_wait; without it no wait). */
+	struct mach_fig create_wait;
+	int has_wait;
 };
 
 /* What to measure. */
@@ -179,6 +189,9 @@ struct mach_model {
 	         unbound_exit_cost_remote; /* unbound_create, unbound_start
 	                          (each >= 0), exit + unbound_exit (>= exit);
 	                          units: trace unit                         */
+	uint64_t create_wait_remote; /* create_wait (>= 0; 0 without it):
+	                          bound, the creator's wait in a remote
+	                          create; units: trace unit                 */
 };
 
 /*
@@ -194,7 +207,7 @@ void mach_model_release(struct mach_model *mm); /* accepts zeroed */
 /*
  * mach_model_apply - point par at mm's figures: lat_matrix, latency,
  * switch_cost, the create and exit costs (unbound's own when the file
- * has them), the share, the kinds of hand-off, machine = 1.  mm must
+ * has them), the creator's wait in a remote create, the share, the kinds of hand-off, machine = 1.  mm must
  * outlive par's use, and par->cpus must be mm->k (set here).
  */
 void mach_model_apply(const struct mach_model *mm, struct sim_params *par);

@@ -89,8 +89,7 @@ static int step(struct sim_work *w, uint32_t u, stime T)
 		return step_lock(w, u, r, t->a, T);
 	switch (t->op) { /* ORDER OP */
 	case TRACE_CREATE:
-		create_thread(w, u, r->a, T);
-		return GO_ON;
+		return create_step(w, u, r, T);
 	case TRACE_EXIT: {
 		thread_exit(w, u, T);
 		uint32_t v;

@@ -322,8 +322,7 @@ static int step_pm(struct sim_work *w, uint32_t u, stime T)
 
 	switch (r->op) { /* ORDER OP */
 	case TRACE_CREATE:
-		create_thread(w, u, r->a, T);
-		return GO_ON;
+		return create_step(w, u, r, T);
 	case TRACE_EXIT:
 		if (w->cs && w->pt[u].npend) {
 			w->pt[u].exit_wait = 1;

@@ -95,12 +95,12 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	if (par->pool && par->pool->p != p)
 		return SIM_EINVAL;
 	if (lat >= lim || cc >= lim || ec >= lim || par->start_cost_remote >= lim ||
-	    par->switch_cost >= lim || par->quantum >= lim || par->spin >= lim)
+	    par->create_wait_remote >= lim || par->switch_cost >= lim || par->quantum >= lim || par->spin >= lim)
 		return SIM_EOVERFLOW;
 	/* a create record may pay a latency (create_latency) besides its
 	 * cost, an exit record its cost */
 	per = lat + cc + ec + par->switch_cost + par->spin +
-	      (par->machine ? lat + par->start_cost_remote : 0);
+	      (par->machine ? lat + par->start_cost_remote + par->create_wait_remote : 0);
 	/* the checks below (a latency or a cost: per > 0), the lower bounds
 	 * of sim_makespan_within and the token rings (a latency) read the
 	 * program's per-record facts */
@@ -138,7 +138,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->local_acc = 0;
 	w->op_remote = par->machine && (par->create_cost_remote != par->create_cost ||
 	                                par->exit_cost_remote != par->exit_cost || lat ||
-	                                par->start_cost_remote);
+	                                par->start_cost_remote || par->create_wait_remote);
 	w->held_on = p->has_signal;
 	w->nomem = 0;
 	w->halt = 0;

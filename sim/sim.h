@@ -131,6 +131,14 @@ struct sim_params {
 	 * first record's work (beyond a local thread's start, which a trace
 	 * recorded on one CPU holds); units: trace unit. */
 	uint64_t start_cost_remote;
+	/* Under machine, bound mode: the time a creator waits, off its
+	 * processor (not CPU time), in the create of a thread bound to
+	 * another processor than its own: right after the create step,
+	 * before its create_cost_remote excess (glibc's pinned start
+	 * synchronizes with the other CPU; docs/sim.md, "Machine files").
+	 * Unbound creates (the OS's own placement) do not wait.  0: none.
+	 * Units: trace unit. */
+	uint64_t create_wait_remote;
 	/* Under machine, unbound, k >= 2: the share of created threads the
 	 * operating system starts on their creator's processor, in parts
 	 * per million (0..1000000; 0: every created thread is remote, the

@@ -115,8 +115,11 @@ static inline void step_begin(struct sim_work *w, uint32_t u, const struct trace
  * spends create_cost_remote's excess over create_cost right after the
  * create, before its next record's work (pend); a becomes ready no
  * earlier than T + that excess + the latency between their processors
- * (waiting it out counts as blocked time from T, its start). */
-static inline void create_thread(struct sim_work *w, uint32_t u, uint32_t a, stime T)
+ * (waiting it out counts as blocked time from T, its start).  Returns
+ * how long u waits off its processor right after the create (bound
+ * mode, a remote a: create_wait_remote; else 0): the caller's step
+ * (create_step) makes it wait. */
+static inline uint64_t create_thread(struct sim_work *w, uint32_t u, uint32_t a, stime T)
 {
 	struct sth *t = &w->th[a];
 	if (__builtin_expect(w->op_remote, 0) && create_is_remote(w, u, a)) {
@@ -133,20 +136,35 @@ static inline void create_thread(struct sim_work *w, uint32_t u, uint32_t a, sti
 			w->ist[a].cpu += par->start_cost_remote;
 			w->ist[u].cpu += extra;
 		}
-		stime nb = T + extra + (w->lat_on ? lat_pair(w, w->th[u].lproc, t->lproc) : 0);
+		uint64_t wait = par->mode == SIM_BOUND ? par->create_wait_remote : 0;
+		stime nb = T + wait + extra + (w->lat_on ? lat_pair(w, w->th[u].lproc, t->lproc) : 0);
 		if (nb > T) {
 			if (w->flags & SIM_STATS)
 				w->ist[a].start = T;
 			t->bstart = T;
 			t->state = ST_TIMER;
 			heap_set(w, a, nb, 0, a);
-			return;
+			return wait;
 		}
 		make_ready(w, a, T);
-		return;
+		return wait;
 	}
 	load_work(w, a);
 	make_ready(w, a, T);
+	return 0;
+}
+
+/* u's create step at T (record r creates r->a): GO_ON, or STOPPED when
+ * u waits off its processor first (create_thread), as a sleep does. */
+static inline int create_step(struct sim_work *w, uint32_t u, const struct trace_rec *r, stime T)
+{
+	uint64_t wait = create_thread(w, u, r->a, T);
+	if (!wait)
+		return GO_ON;
+	leave_cpu(w, u, T);
+	w->th[u].nb = T + wait;
+	proceed(w, u, T);
+	return STOPPED;
 }
 
 /* After a step returned GO_ON: next record, keep running. */

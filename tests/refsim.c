@@ -696,7 +696,14 @@ static void perform(struct S *s, int i)
 			if (cost_cr(s) > s->p->create_cost)
 				extra = cost_cr(s) - s->p->create_cost;
 		}
-		uint64_t at = c->remote ? s->T + extra + lat_between(s, lproc(s, i), lproc(s, (int)r->a)) : s->T;
+		/* "bound, the creator of a remote thread waits
+		 * create_wait_remote off its processor right after the
+		 * create, before that excess; the thread becomes ready no
+		 * earlier than the create plus the wait, the excess and the
+		 * latency" */
+		uint64_t wait = c->remote && !unbound(s) ? s->p->create_wait_remote : 0;
+		uint64_t at = c->remote ? s->T + wait + extra +
+		                          lat_between(s, lproc(s, i), lproc(s, (int)r->a)) : s->T;
 		if (at > s->T) {
 			c->st = T_TIMED;
 			c->until = at;
@@ -706,6 +713,12 @@ static void perform(struct S *s, int i)
 		}
 		advance(s, i);
 		t->rem += extra;
+		if (wait) {
+			leave(s, i);
+			t->st = T_TIMED;
+			t->until = s->T + wait;
+			t->after = A_READY;
+		}
 		break;
 	}
 	case TRACE_EXIT: {

@@ -37,6 +37,9 @@ struct refsim_params {
 	                               trace unit                           */
 	uint64_t start_cost_remote; /* machine: a remote thread's start;
 	                               units: trace unit                    */
+	uint64_t create_wait_remote; /* machine, bound: the creator's wait
+	                               off its processor after a remote
+	                               create; units: trace unit            */
 	uint32_t unbound_local_ppm; /* machine, unbound: of the first n
 	                               creates, floor(n * this / 10^6) local */
 	int unbound_costs;          /* machine, unbound: a remote thread's

@@ -90,6 +90,9 @@ static void print_run(const struct run *r, FILE *f)
 		        (unsigned long long)r->rp.start_cost_remote);
 		if (r->rp.unbound_local_ppm)
 			fprintf(f, ", unbound local share %u ppm", r->rp.unbound_local_ppm);
+		if (r->rp.create_wait_remote)
+			fprintf(f, ", create wait remote %llu",
+			        (unsigned long long)r->rp.create_wait_remote);
 		if (r->rp.unbound_costs)
 			fprintf(f, ", unbound remote costs: create %llu, start %llu, exit %llu",
 			        (unsigned long long)r->rp.unbound_create_cost_remote,
@@ -255,6 +258,7 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.exit_cost = r->rp.exit_cost;
 	par.exit_cost_remote = r->rp.exit_cost_remote;
 	par.start_cost_remote = r->rp.start_cost_remote;
+	par.create_wait_remote = r->rp.create_wait_remote;
 	par.unbound_local_ppm = r->rp.unbound_local_ppm;
 	par.unbound_costs = r->rp.unbound_costs;
 	par.unbound_create_cost_remote = r->rp.unbound_create_cost_remote;
@@ -819,6 +823,10 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 			r->rp.unbound_start_cost_remote = tu_rand(&ms) % 5;
 			r->rp.unbound_exit_cost_remote = tu_rand(&ms) % 5;
 		}
+		/* the creator's wait in a bound remote create in half of
+		 * them (drawn last, likewise) */
+		if (tu_rand(&ms) % 2)
+			r->rp.create_wait_remote = 1 + tu_rand(&ms) % 5;
 	}
 	/* the spinning wait in one run of three without a work queue
 	 * (drawn from a stream of its own, likewise) */

@@ -342,6 +342,74 @@ static void test_start_by_hand(void **state)
 	}
 }
 
+/*
+ * The creator's wait in a remote create (create_wait_remote W, bound;
+ * kinds_params: fifo, latency 20 both ways, sleep 3), the pinned start
+ * measured by calibrate's create_wait.  1 on 0 creates 3 (local, on 0)
+ * and then 2 (on 1; create_cost_remote 2: an excess of 2), works 4,
+ * joins 2 and 3; 2 works 3, 3 works 5.
+ *   W 6: 1 leaves processor 0 at 0 for 6; 3 runs there 0..5 and exits;
+ *        1 runs its 4 and the excess 2, 6..12, and blocks on 2 (asleep
+ *        by then).  2 is ready at 0 + 6 + 2 + 20 = 28, exits at 31;
+ *        1, its processor idle, wakes at 31 + 20 = 51; 3 exited on its
+ *        processor: makespan 51.  1 blocked 6 + 39 = 45, 3 ends at 5.
+ *   W 0: 1 runs 0..6 and blocks; 3 runs 6..11; 2 is ready at 22, exits
+ *        at 25; 1 wakes at 45: makespan 45, 1 blocked 39, 3 ends at 11.
+ *   2 local (on 0), W 6: no wait, no excess, no latency: 1 runs 0..4
+ *        and blocks; 3 runs 4..9, 2 9..12; 1 goes on at 12: makespan
+ *        12, 1 blocked 8, 3 ends at 9.
+ * Unbound, the OS's own placement (every child remote), does not wait:
+ * the same run with W 6 and with W 0.
+ */
+static void test_create_wait_by_hand(void **state)
+{
+	(void)state;
+	static const uint64_t mat[4] = {0, 20, 20, 0};
+	static const char prog[] = "shadowbind-trace 1\nunit ns\n1 0 create 3\n1 0 create 2\n"
+	                           "3 5 exit\n2 3 exit\n1 4 join 2\n1 0 join 3\n1 0 exit\n";
+	static const struct {
+		int32_t bind2;
+		uint64_t wait, makespan, blocked1, end3;
+	} wc[] = {
+		{1, 6, 51, 45, 5},
+		{1, 0, 45, 39, 11},
+		{0, 6, 12, 8, 9},
+	};
+	for (size_t i = 0; i < sizeof wc / sizeof *wc; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, prog);
+		struct sim_params par;
+		kinds_params(&par, mat, 1);
+		par.create_cost_remote = 2;
+		par.create_wait_remote = wc[i].wait;
+		int32_t bind[4] = {0, 0, wc[i].bind2, 0}, b[3];
+		for (uint32_t t = 0; t < c.tr->nthreads; t++)
+			b[t] = bind[c.tr->threads[t].id];
+		struct sim_result res;
+		run_expect(&c, &par, b, wc[i].makespan, i, &res);
+		uint32_t t1 = 0, t3 = 0;
+		for (uint32_t t = 0; t < c.tr->nthreads; t++) {
+			t1 = c.tr->threads[t].id == 1 ? t : t1;
+			t3 = c.tr->threads[t].id == 3 ? t : t3;
+		}
+		assert_int_equal(res.threads[t1].blocked.num, wc[i].blocked1);
+		assert_int_equal(res.threads[t3].end.num, wc[i].end3);
+		tu_sim_close(&c);
+	}
+	struct tu_sim c;
+	tu_sim_open(&c, prog);
+	struct sim_params par;
+	kinds_params(&par, mat, 1);
+	par.mode = SIM_UNBOUND;
+	par.create_cost_remote = 2;
+	sim_time ms0, ms6;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, NULL, &ms0), SIM_OK);
+	par.create_wait_remote = 6;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, NULL, &ms6), SIM_OK);
+	assert_int_equal(ms6.num, ms0.num);
+	tu_sim_close(&c);
+}
+
 /* The two unbound tests' machine: two processors under `policy`,
  * latency 10 between them (a matrix), create 0 and create_remote 3, no
  * other cost. */
@@ -639,6 +707,18 @@ static void test_file_to_model(void **state)
 	assert_int_equal(par.unbound_exit_cost_remote, 3);
 	assert_int_equal(par.create_cost_remote, 4); /* the pinned ones stay */
 	assert_int_equal(par.exit_cost_remote, 3);
+	assert_int_equal(par.create_wait_remote, 0); /* no create_wait: none */
+	mach_model_release(&mm);
+	mach_release(&m);
+	/* the creator's wait, in us: 16.6 -> 17; its spread read back */
+	snprintf(kf, sizeof kf, "%screate_wait = 16600\ncreate_wait.lo = 9700\n", good_file);
+	assert_int_equal(mach_parse("w.ini", kf, strlen(kf), &m, why, sizeof why), 0);
+	assert_true(m.has_wait);
+	assert_true(m.create_wait.lo == 9700);
+	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_US, why, sizeof why), 0);
+	sim_params_init(&par);
+	mach_model_apply(&mm, &par);
+	assert_int_equal(par.create_wait_remote, 17);
 	mach_model_release(&mm);
 	mach_release(&m);
 }
@@ -779,6 +859,12 @@ static void test_calibrate_sane(void **state)
 	assert_true(in(r.wake_busy.med, 0, 1e7));
 	assert_true(in(r.transfer.med, 1, 1e6));
 	assert_true(in(r.sleep.med, 0, 2000));
+	/* the creator's wait in a remote create: read back, ordered, at
+	 * least 0 (clamped) and under 10 ms */
+	assert_true(r.has_wait);
+	assert_true(r.create_wait.lo <= r.create_wait.med + 0.5 &&
+	            r.create_wait.med <= r.create_wait.hi + 0.5);
+	assert_true(in(r.create_wait.med, 0, 1e7));
 	/* a thread's start, CPU time (the kernel's and the C library's) */
 	assert_true(r.has_start);
 	assert_true(in(r.start.med, 10, 1e7) && in(r.start_remote.med, 10, 1e7));
@@ -903,6 +989,9 @@ static void test_commands_machine(void **state)
 	rc = tu_cmdf("allocate", &out, &err, "-q --json -a binpack --config '%s' '%s'", ipath, tpath);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"unbound\": 76"));
+	/* 44 is (76 - 44) / 76 = 42% faster than 76: at least the 13% margin,
+	 * so the binding, not "run it unbound" */
+	assert_non_null(strstr(out, "\"run_unbound\": false"));
 	free(out);
 	free(err);
 	/* experiment: the same job (binpack, fifo, 2 processors) from a
@@ -968,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_by_hand),
 		cmocka_unit_test(test_kinds_by_hand),
 		cmocka_unit_test(test_start_by_hand),
+		cmocka_unit_test(test_create_wait_by_hand),
 		cmocka_unit_test(test_unbound_start_by_hand),
 		cmocka_unit_test(test_unbound_share_by_hand),
 		cmocka_unit_test(test_unbound_costs_by_hand),
