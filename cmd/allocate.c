@@ -245,6 +245,9 @@ static void write_json(FILE *f, const struct trace *tr, const struct alloc_resul
 	if (unbound) { /* under a machine file (the header's unbound) */
 		cli_json_key(&j, "unbound");
 		cli_json_number(&j, sim_time_format(*unbound, t, sizeof t));
+		/* the advice of the warning "run it unbound" (docs/alloc.md) */
+		cli_json_key(&j, "run_unbound");
+		cli_json_bool(&j, res->run_unbound);
 	}
 	cli_json_key(&j, "tests");
 	cli_json_u64(&j, res->tests);
