@@ -620,6 +620,19 @@ static const char good_file[] =
 /* The file above in us: latency 10, 30, 20, 40 us; the costs rounded to
  * the nearest us (1500 ns -> 2); a local create 0 (the trace's work
  * holds it), a remote one 6 - 2 = 4 more. */
+/* good_file with `extra` appended, parsed as `name` into *m, its model
+ * for 2 processors in us (*mm) applied to *par (initialized here). */
+static void parse_apply(const char *name, const char *extra, struct mach *m,
+                        struct mach_model *mm, struct sim_params *par)
+{
+	char kf[sizeof good_file + 128], why[256];
+	snprintf(kf, sizeof kf, "%s%s", good_file, extra);
+	assert_int_equal(mach_parse(name, kf, strlen(kf), m, why, sizeof why), 0);
+	assert_int_equal(mach_model_init(mm, m, 2, TRACE_US, why, sizeof why), 0);
+	sim_params_init(par);
+	mach_model_apply(mm, par);
+}
+
 static void test_file_to_model(void **state)
 {
 	(void)state;
@@ -675,14 +688,10 @@ static void test_file_to_model(void **state)
 	mach_model_release(&mm);
 	mach_release(&m);
 	/* remote_share 0.47: 530,000 parts per million local */
-	snprintf(kf, sizeof kf, "%sremote_share = 0.47\nremote_share.lo = 0.4\n", good_file);
-	assert_int_equal(mach_parse("s.ini", kf, strlen(kf), &m, why, sizeof why), 0);
+	parse_apply("s.ini", "remote_share = 0.47\nremote_share.lo = 0.4\n", &m, &mm, &par);
 	assert_true(m.has_share);
 	assert_true(m.remote_share.lo == 0.4);
-	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_US, why, sizeof why), 0);
 	assert_int_equal(mm.local_ppm, 530000);
-	sim_params_init(&par);
-	mach_model_apply(&mm, &par);
 	assert_int_equal(par.unbound_local_ppm, 530000);
 	assert_int_equal(par.unbound_costs, 0); /* no unbound_*: the pinned costs */
 	mach_model_release(&mm);
@@ -693,14 +702,10 @@ static void test_file_to_model(void **state)
 	         "unbound_exit = 2200\nunbound_exit.hi = 9000\n", good_file);
 	assert_int_equal(mach_parse("u.ini", kf, strlen(kf), &m, why, sizeof why), -1);
 	assert_string_equal(why, "u.ini:15: unbound_start: expected a time in ns");
-	snprintf(kf, sizeof kf, "%sunbound_create = 2600\nunbound_start = 0\n"
-	         "unbound_exit = 2200\nunbound_exit.hi = 9000\n", good_file);
-	assert_int_equal(mach_parse("u.ini", kf, strlen(kf), &m, why, sizeof why), 0);
+	parse_apply("u.ini", "unbound_create = 2600\nunbound_start = 0\n"
+	            "unbound_exit = 2200\nunbound_exit.hi = 9000\n", &m, &mm, &par);
 	assert_true(m.has_unbound);
 	assert_true(m.unbound_exit.hi == 9000);
-	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_US, why, sizeof why), 0);
-	sim_params_init(&par);
-	mach_model_apply(&mm, &par);
 	assert_int_equal(par.unbound_costs, 1);
 	assert_int_equal(par.unbound_create_cost_remote, 3);
 	assert_int_equal(par.unbound_start_cost_remote, 0);
@@ -711,13 +716,9 @@ static void test_file_to_model(void **state)
 	mach_model_release(&mm);
 	mach_release(&m);
 	/* the creator's wait, in us: 16.6 -> 17; its spread read back */
-	snprintf(kf, sizeof kf, "%screate_wait = 16600\ncreate_wait.lo = 9700\n", good_file);
-	assert_int_equal(mach_parse("w.ini", kf, strlen(kf), &m, why, sizeof why), 0);
+	parse_apply("w.ini", "create_wait = 16600\ncreate_wait.lo = 9700\n", &m, &mm, &par);
 	assert_true(m.has_wait);
 	assert_true(m.create_wait.lo == 9700);
-	assert_int_equal(mach_model_init(&mm, &m, 2, TRACE_US, why, sizeof why), 0);
-	sim_params_init(&par);
-	mach_model_apply(&mm, &par);
 	assert_int_equal(par.create_wait_remote, 17);
 	mach_model_release(&mm);
 	mach_release(&m);
