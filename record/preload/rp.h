@@ -335,13 +335,30 @@ void rp_reset(void);
  * with waiters), not a pthread mutex, so that taking it is one
  * compare-and-swap inline (a pthread_mutex_lock and unlock through their
  * pointers were some 55 instructions of the ~400 each record cost,
- * measured with callgrind on the lockprobe).  rp_g_owner: which thread
+ * measured with callgrind on the lockprobe).  rp_hot.owner: which thread
  * holds it (the address of its rp_g_me), for the signal handler.
+ *
+ * rp_hot: G and everything every record reads or writes under it, in
+ * one cache line (64 bytes, aligned): recorded on several CPUs, each
+ * record's critical section moves the lines it touches from the CPU of
+ * the previous record's thread, and G, the sequence number, the buffer's
+ * bounds and the object table's address used to sit on three lines
+ * (issue 20; docs/record.md, "The recorder's cost on several CPUs"). 
  * rp_lock returns 0, or -1 when the recording has finished (then G is
  * not held and nothing may be recorded).  rp_g_acquire/rp_g_release: G
  * itself, whatever the recording's state. */
-extern int rp_g;
-extern const char *volatile rp_g_owner;
+struct rp_hot {
+	int g;                       /* G: 0 free, 1 held, 2 held, waiters   */
+	const char *volatile owner;  /* &rp_g_me of G's holder, or NULL     */
+	struct rp_obj *objtab;       /* the object table (below)            */
+	size_t objmask;              /* its size - 1; 0 before its first entry */
+	uint64_t seq;                /* next sequence number                */
+	uint64_t base;               /* sequence number of win[0]           */
+	struct rec_spool_rec *win;   /* the buffer: records [base, seq) not
+	                                yet in the spool file                */
+	uint64_t wincap;             /* its size; records                   */
+} __attribute__((aligned(64)));
+extern struct rp_hot rp_hot;
 extern __thread char rp_g_me __attribute__((tls_model("initial-exec")));
 void rp_g_wait(void); /* rp_g_acquire's contended path */
 void rp_g_wake(void);
@@ -349,15 +366,15 @@ void rp_g_wake(void);
 static inline void rp_g_acquire(void)
 {
 	int z = 0;
-	if (!__atomic_compare_exchange_n(&rp_g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (!__atomic_compare_exchange_n(&rp_hot.g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		rp_g_wait();
-	rp_g_owner = &rp_g_me;
+	rp_hot.owner = &rp_g_me;
 }
 
 static inline void rp_g_release(void)
 {
-	rp_g_owner = NULL;
-	if (__atomic_exchange_n(&rp_g, 0, __ATOMIC_RELEASE) == 2)
+	rp_hot.owner = NULL;
+	if (__atomic_exchange_n(&rp_hot.g, 0, __ATOMIC_RELEASE) == 2)
 		rp_g_wake();
 }
 
@@ -380,8 +397,6 @@ static inline void rp_unlock(void)
  * of memory); its id (assigned at first use).  The table (rp_state.c) is
  * open addressing; the first probe is inline (most lookups end there),
  * rp_obj_find the rest. */
-extern struct rp_obj *rp_objtab;
-extern size_t rp_objmask; /* its size - 1; 0 before its first entry */
 struct rp_obj *rp_obj_find(uintptr_t key, int kind);
 uint32_t rp_obj_newid(struct rp_obj *o);
 
@@ -394,8 +409,8 @@ static inline size_t rp_obj_hash(uintptr_t key, int kind)
 static inline struct rp_obj *rp_obj(const void *addr, int kind)
 {
 	uintptr_t key = addr ? (uintptr_t)addr : 1; /* never 0 (empty) */
-	if (rp_objmask) {
-		struct rp_obj *o = &rp_objtab[rp_obj_hash(key, kind) & rp_objmask];
+	if (rp_hot.objmask) {
+		struct rp_obj *o = &rp_hot.objtab[rp_obj_hash(key, kind) & rp_hot.objmask];
 		if (o->key == key && o->kind == kind)
 			return o;
 	}

@@ -22,8 +22,7 @@ volatile int rp_finished;
 __thread struct rp_thread *rp_self __attribute__((tls_model("initial-exec")));
 struct rp_real rp_real;
 
-int rp_g;                             /* G (rp.h)                          */
-const char *volatile rp_g_owner;      /* &rp_g_me of its holder, or NULL   */
+struct rp_hot rp_hot;                 /* G, the sequence, the buffer (rp.h) */
 __thread char rp_g_me __attribute__((tls_model("initial-exec")));
 static int g_spin;                    /* G: tries before sleeping (0 on one
                                          CPU: its holder cannot run then) */
@@ -34,28 +33,22 @@ static int g_spin;                    /* G: tries before sleeping (0 on one
  * took 0.70-0.77 s with 100 tries, 0.44-0.60 s with 3000 (2026-11-26,
  * under load; lockprobe's 2 threads the same either way). */
 #define RP_G_SPIN 3000
-static uint64_t g_seq;                /* next sequence number             */
 static int g_oom;                     /* a table could not grow           */
 static int g_ioerr;                   /* errno of a failed spool write    */
 static int g_inited;
 static char g_path[4096];             /* the spool file                   */
 
-/* the spool (record.h): its file, its header page (mapped shared, so that
- * its counters survive the process), and the buffer of records
- * [g_base, g_seq) not yet written */
+/* the spool (record.h): its file and its header page (mapped shared, so
+ * that its counters survive the process); the buffer of records
+ * [rp_hot.base, rp_hot.seq) not yet written is in rp_hot */
 static int g_fd = -1;
 static struct rec_spool_head *g_head;
-static struct rec_spool_rec *g_win;
-static uint64_t g_wincap;             /* records                          */
-static uint64_t g_base;               /* sequence number of g_win[0]      */
 
 /* threads by id (1-based); capacity in pointers */
 static struct rp_thread **g_th;
 static uint32_t g_nth, g_thcap;
 
-/* object table: open addressing, power-of-two size */
-struct rp_obj *rp_objtab;           /* rp.h                              */
-size_t rp_objmask;
+/* object table: open addressing, power-of-two size (rp_hot.objtab) */
 static size_t g_objcap, g_objn;
 static uint32_t g_next_id[TRACE_NKINDS];
 
@@ -107,17 +100,17 @@ void rp_g_wait(void)
 	for (int i = 0; i < g_spin; i++) {
 		g_pause();
 		int z = 0;
-		if (__atomic_load_n(&rp_g, __ATOMIC_RELAXED) == 0 &&
-		    __atomic_compare_exchange_n(&rp_g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&rp_hot.g, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&rp_hot.g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return;
 	}
-	while (__atomic_exchange_n(&rp_g, 2, __ATOMIC_ACQUIRE) != 0)
-		futex(&rp_g, FUTEX_WAIT_PRIVATE, 2);
+	while (__atomic_exchange_n(&rp_hot.g, 2, __ATOMIC_ACQUIRE) != 0)
+		futex(&rp_hot.g, FUTEX_WAIT_PRIVATE, 2);
 }
 
 void rp_g_wake(void)
 {
-	futex(&rp_g, FUTEX_WAKE_PRIVATE, 1);
+	futex(&rp_hot.g, FUTEX_WAKE_PRIVATE, 1);
 }
 
 /* ---- objects ---- */
@@ -129,7 +122,7 @@ static int rp_obj_grow(void)
 	if (!n)
 		return -1;
 	for (size_t i = 0; i < g_objcap; i++) {
-		struct rp_obj *o = &rp_objtab[i];
+		struct rp_obj *o = &rp_hot.objtab[i];
 		if (!o->key)
 			continue;
 		size_t j = rp_obj_hash(o->key, o->kind) & (ncap - 1);
@@ -137,11 +130,11 @@ static int rp_obj_grow(void)
 			j = (j + 1) & (ncap - 1);
 		n[j] = *o;
 	}
-	if (rp_objtab)
-		munmap(rp_objtab, g_objcap * sizeof *rp_objtab);
-	rp_objtab = n;
+	if (rp_hot.objtab)
+		munmap(rp_hot.objtab, g_objcap * sizeof *rp_hot.objtab);
+	rp_hot.objtab = n;
 	g_objcap = ncap;
-	rp_objmask = ncap - 1;
+	rp_hot.objmask = ncap - 1;
 	return 0;
 }
 
@@ -152,12 +145,12 @@ struct rp_obj *rp_obj_find(uintptr_t key, int kind)
 		return NULL;
 	}
 	size_t j = rp_obj_hash(key, kind) & (g_objcap - 1);
-	while (rp_objtab[j].key) {
-		if (rp_objtab[j].key == key && rp_objtab[j].kind == kind)
-			return &rp_objtab[j];
+	while (rp_hot.objtab[j].key) {
+		if (rp_hot.objtab[j].key == key && rp_hot.objtab[j].kind == kind)
+			return &rp_hot.objtab[j];
 		j = (j + 1) & (g_objcap - 1);
 	}
-	struct rp_obj *o = &rp_objtab[j];
+	struct rp_obj *o = &rp_hot.objtab[j];
 	memset(o, 0, sizeof *o);
 	o->key = key;
 	o->kind = (uint8_t)kind;
@@ -304,8 +297,8 @@ static void sync_pend(struct rp_thread *t)
 	uint8_t f = rec_flags(&t->pend);
 	if (f == t->pend_flags)
 		return;
-	if (t->pend.seq >= g_base) {
-		g_win[t->pend.seq - g_base].flags = f;
+	if (t->pend.seq >= rp_hot.base) {
+		rp_hot.win[t->pend.seq - rp_hot.base].flags = f;
 	} else {
 		struct rec_spool_rec d = disk_rec(t->id, &t->pend);
 		spool_pwrite(&d, sizeof d, REC_SPOOL_HEAD + t->pend.seq * sizeof d);
@@ -313,28 +306,28 @@ static void sync_pend(struct rp_thread *t)
 	t->pend_flags = f;
 }
 
-/* Write the buffer's records [g_base, g_seq) to the file. */
+/* Write the buffer's records [rp_hot.base, rp_hot.seq) to the file. */
 static void win_flush(void)
 {
 	for (uint32_t i = 1; i <= g_nth; i++)
-		if (g_th[i]->has_pend && g_th[i]->pend.seq >= g_base)
+		if (g_th[i]->has_pend && g_th[i]->pend.seq >= rp_hot.base)
 			sync_pend(g_th[i]);
-	uint64_t n = g_seq - g_base;
-	spool_pwrite(g_win, n * sizeof *g_win, REC_SPOOL_HEAD + g_base * sizeof *g_win);
-	g_base = g_seq;
+	uint64_t n = rp_hot.seq - rp_hot.base;
+	spool_pwrite(rp_hot.win, n * sizeof *rp_hot.win, REC_SPOOL_HEAD + rp_hot.base * sizeof *rp_hot.win);
+	rp_hot.base = rp_hot.seq;
 	if (g_head && !g_ioerr)
-		g_head->flushed = g_base;
+		g_head->flushed = rp_hot.base;
 }
 
 /* The next sequence number and its place in the buffer. */
 static struct rec_spool_rec *win_next(void)
 {
-	if (g_seq - g_base == g_wincap)
+	if (rp_hot.seq - rp_hot.base == rp_hot.wincap)
 		win_flush();
-	struct rec_spool_rec *d = &g_win[g_seq - g_base];
-	g_seq++;
+	struct rec_spool_rec *d = &rp_hot.win[rp_hot.seq - rp_hot.base];
+	rp_hot.seq++;
 	if (g_head)
-		g_head->emitted = g_seq;
+		g_head->emitted = rp_hot.seq;
 	return d;
 }
 
@@ -362,7 +355,7 @@ struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
 	sync_pend(t);
 	struct rp_rec *r = &t->pend;
 	struct rec_spool_rec *d = win_next();
-	r->seq = g_seq - 1;
+	r->seq = rp_hot.seq - 1;
 	r->work = work;
 	r->arg = op == TRACE_SLEEP ? a : (a | b << 32);
 	r->op = (uint8_t)op;
@@ -455,11 +448,11 @@ void rp_reset(void)
 		g_th[i] = NULL;
 	}
 	g_nth = 0;
-	g_seq = g_base = 0;
+	rp_hot.seq = rp_hot.base = 0;
 	if (g_head)
 		g_head->emitted = g_head->flushed = 0;
-	if (rp_objtab)
-		memset(rp_objtab, 0, g_objcap * sizeof *rp_objtab);
+	if (rp_hot.objtab)
+		memset(rp_hot.objtab, 0, g_objcap * sizeof *rp_hot.objtab);
 	g_objn = 0;
 	memset(g_next_id, 0, sizeof g_next_id);
 }
@@ -571,7 +564,7 @@ static void rp_write_trace(const char *why)
 	for (uint32_t i = 1; i <= g_nth; i++)
 		sync_pend(g_th[i]);
 	win_flush();
-	uint64_t foot = REC_SPOOL_HEAD + g_seq * sizeof(struct rec_spool_rec);
+	uint64_t foot = REC_SPOOL_HEAD + rp_hot.seq * sizeof(struct rec_spool_rec);
 	uint64_t footlen = write_names(foot);
 	size_t wl = strlen(why);
 	if (wl >= sizeof g_head->why)
@@ -612,10 +605,10 @@ static int spool_open(uint64_t records)
 	void *h = mmap(NULL, REC_SPOOL_HEAD, PROT_READ | PROT_WRITE, MAP_SHARED, g_fd, 0);
 	if (h == MAP_FAILED)
 		return -1;
-	g_win = rp_mmap(records * sizeof *g_win);
-	if (!g_win)
+	rp_hot.win = rp_mmap(records * sizeof *rp_hot.win);
+	if (!rp_hot.win)
 		return -1;
-	g_wincap = records;
+	rp_hot.wincap = records;
 	g_head = h;
 	memcpy(g_head->magic, REC_SPOOL_MAGIC, 8);
 	g_head->buffer = records;
@@ -627,7 +620,7 @@ static int spool_open(uint64_t records)
 static void on_fatal(int sig)
 {
 	if (rp_mode == RP_RECORD && !rp_finished) {
-		if (rp_g_owner == &rp_g_me) {
+		if (rp_hot.owner == &rp_g_me) {
 			/* the spool is left as it is (state RUNNING):
 			 * shadowbind-record writes the trace of what was
 			 * flushed, cut */
