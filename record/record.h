@@ -430,7 +430,8 @@ enum rec_spool_state {
 struct rec_spool_head {
 	char magic[8];
 	uint64_t state;    /* enum rec_spool_state, written last            */
-	uint64_t emitted;  /* records numbered so far (updated per record)  */
+	uint64_t emitted;  /* records numbered by the last write-out (more
+	                      may have been numbered since; all when DONE) */
 	uint64_t flushed;  /* records [0, flushed) are in the file          */
 	uint64_t foot;     /* DONE: byte offset of the footer               */
 	uint64_t footlen;  /* DONE: its length; bytes                       */

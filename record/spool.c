@@ -439,11 +439,11 @@ int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
 	if (info->complete) {
 		o_s(o, h.why);
 	} else {
-		o_s(o, "cut: the program ended without the recorder's exit; the last ");
+		o_s(o, "cut: the program ended without the recorder's exit; at least the last ");
 		o_u(o, info->emitted - info->kept);
 		o_s(o, " of ");
 		o_u(o, info->emitted);
-		o_s(o, " records were lost");
+		o_s(o, " or more records were lost");
 	}
 	o_s(o, "); work is thread CPU time\nunit ns\n");
 	if (names)

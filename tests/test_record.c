@@ -731,7 +731,7 @@ static void test_spool_convert(void **state)
 	};
 	static const char want_cut[] =
 		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
-		"recorder's exit; the last 2 of 8 records were lost); work is thread CPU time\n"
+		"recorder's exit; at least the last 2 of 8 or more records were lost); work is thread CPU time\n"
 		"unit ns\nthread 1 main\n\n"
 		"1 10 create 2\n1 1 create 3\n2 20 lock 1\n1 40 lock 1\n1 50 signal 3 1\n"
 		"# the recording was cut here: what follows ends the threads still running\n"
@@ -743,7 +743,7 @@ static void test_spool_convert(void **state)
 	 * began waiting */
 	static const char want_cut2[] =
 		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
-		"recorder's exit; the last 4 of 8 records were lost); work is thread CPU time\n"
+		"recorder's exit; at least the last 4 of 8 or more records were lost); work is thread CPU time\n"
 		"unit ns\nthread 1 main\n\n"
 		"1 10 create 2\n1 1 create 3\n2 20 lock 1\n2 30 unlock 1\n"
 		"# the recording was cut here: what follows ends the threads still running\n"

@@ -9,14 +9,17 @@
  * functions it interposes.  It is compiled with -fPIC into its own shared
  * object, never into build/librecord.a (see record/module.mk).
  *
- * Recording.  Every recorded event takes the recorder lock G; a release
- * (unlock, post, signal, ...) is numbered just before the real operation,
- * an acquisition after the real operation returned.  Each event
- * gets the next global sequence number under G, so the order of the
- * sequence numbers is an order in which the operations took effect
- * (docs/trace-format.md, Order).  Records go, in that order, into one
- * buffer of a fixed size (SHADOWBIND_BUFFER records, default
- * RP_BUFFER), written to the spool file (record.h) whenever it is full;
+ * Recording.  A release (unlock, post, signal, ...) is numbered just
+ * before the real operation, an acquisition after the real operation
+ * returned.  Each event takes the next global sequence number (one
+ * atomic increment), so the order of the sequence numbers is an order in
+ * which the operations took effect (docs/trace-format.md, Order).  Every
+ * event but the lock and unlock of a mutex whose id is known also takes
+ * the recorder lock G for its bookkeeping; those two need none (the
+ * mutex itself guards its owner and depth: rp_emit_fast).  Records go
+ * to the slot of their number in one ring buffer of a fixed size
+ * (SHADOWBIND_BUFFER records rounded up to a power of two, default
+ * RP_BUFFER), written to the spool file (record.h) half a ring at a time;
  * at exit (or SIGINT/SIGTERM) the rest and the thread names follow, and
  * shadowbind-record writes the trace from the spool.  Memory is bounded
  * whatever the run's length (docs/record.md, "Buffers").
@@ -58,6 +61,9 @@ struct rp_rec {
 };
 
 #define RP_BUFFER 65536 /* records in the buffer by default (1.5 MiB) */
+/* Spins waiting for a record still being written, a full buffer, before
+ * each sched_yield (the writer may be preempted on this CPU). */
+#define RP_SPIN_YIELD 64
 
 struct rp_thread {
 	uint32_t id;             /* trace thread id: 1 = initial thread      */
@@ -69,6 +75,8 @@ struct rp_thread {
 	int started, exited;
 	int busy;                /* inside a wrapper: nested calls (signal
 	                            handlers) pass through unrecorded         */
+	int app;                 /* 1 while rp_emit_fast appends without G:
+	                            rp_write_trace waits for 0              */
 	uint64_t last;           /* CPU time when its last wrapper was
 	                            entered; ns                              */
 	uint64_t carry;          /* work not yet in a record (a wrapper that
@@ -124,7 +132,10 @@ struct rp_thread {
 	                            it reached, not yet written (under G)   */
 };
 
-/* Object table entry (address -> current id and recorder state). */
+/* An object's recorder state (address -> current id), 64 bytes aligned:
+ * recorded on several CPUs, two threads' own mutexes must not share a
+ * cache line.  It never moves once made (the table holds pointers), so
+ * the lock-free lookup (rp_obj_peek) is safe while the table grows. */
 struct rp_obj {
 	uintptr_t key;           /* address, 0 = empty                       */
 	uint8_t kind;            /* enum trace_kind                          */
@@ -137,7 +148,7 @@ struct rp_obj {
 	struct rp_thread *wq;    /* cond: waiting threads, in registration
 	                            order (claimed or not)                   */
 	uint64_t reg;            /* cond: registrations so far               */
-};
+} __attribute__((aligned(64)));
 
 /* rp_state.c */
 extern int rp_mode;
@@ -335,13 +346,32 @@ void rp_reset(void);
  * with waiters), not a pthread mutex, so that taking it is one
  * compare-and-swap inline (a pthread_mutex_lock and unlock through their
  * pointers were some 55 instructions of the ~400 each record cost,
- * measured with callgrind on the lockprobe).  rp_g_owner: which thread
+ * measured with callgrind on the lockprobe).  rp_hot.owner: which thread
  * holds it (the address of its rp_g_me), for the signal handler.
+ *
+ * rp_hot: G and everything every record reads or writes under it, in
+ * one cache line (64 bytes, aligned): recorded on several CPUs, each
+ * record's critical section moves the lines it touches from the CPU of
+ * the previous record's thread, and G, the sequence number, the buffer's
+ * bounds and the object table's address used to sit on three lines
+ * (issue 20; docs/record.md, "The recorder's cost on several CPUs"). 
  * rp_lock returns 0, or -1 when the recording has finished (then G is
  * not held and nothing may be recorded).  rp_g_acquire/rp_g_release: G
  * itself, whatever the recording's state. */
-extern int rp_g;
-extern const char *volatile rp_g_owner;
+struct rp_objtab;
+struct rp_hot {
+	int g;                       /* G: 0 free, 1 held, 2 held, waiters   */
+	const char *volatile owner;  /* &rp_g_me of G's holder, or NULL     */
+	struct rp_objtab *objtab;    /* the object table (below), or NULL   */
+	uint64_t seq;                /* next sequence number (atomic)       */
+	uint64_t flushed;            /* records [0, flushed) are in the
+	                                spool file (written under G)        */
+	struct rec_spool_rec *win;   /* the ring: record s in win[s & mask]
+	                                while s >= flushed                  */
+	uint64_t wincap;             /* its size, a power of two; records   */
+	uint64_t half;               /* written out this many at a time    */
+} __attribute__((aligned(64)));
+extern struct rp_hot rp_hot;
 extern __thread char rp_g_me __attribute__((tls_model("initial-exec")));
 void rp_g_wait(void); /* rp_g_acquire's contended path */
 void rp_g_wake(void);
@@ -349,15 +379,15 @@ void rp_g_wake(void);
 static inline void rp_g_acquire(void)
 {
 	int z = 0;
-	if (!__atomic_compare_exchange_n(&rp_g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (!__atomic_compare_exchange_n(&rp_hot.g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		rp_g_wait();
-	rp_g_owner = &rp_g_me;
+	rp_hot.owner = &rp_g_me;
 }
 
 static inline void rp_g_release(void)
 {
-	rp_g_owner = NULL;
-	if (__atomic_exchange_n(&rp_g, 0, __ATOMIC_RELEASE) == 2)
+	rp_hot.owner = NULL;
+	if (__atomic_exchange_n(&rp_hot.g, 0, __ATOMIC_RELEASE) == 2)
 		rp_g_wake();
 }
 
@@ -378,10 +408,15 @@ static inline void rp_unlock(void)
 
 /* Under G: the object at `addr` of `kind` (inserted if new; NULL when out
  * of memory); its id (assigned at first use).  The table (rp_state.c) is
- * open addressing; the first probe is inline (most lookups end there),
- * rp_obj_find the rest. */
-extern struct rp_obj *rp_objtab;
-extern size_t rp_objmask; /* its size - 1; 0 before its first entry */
+ * open addressing over pointers to objects that never move; the first
+ * probe is inline (most lookups end there), rp_obj_find the rest.  A
+ * table that grows is replaced, never freed (a lock-free reader may
+ * still probe it; the tables' sum is at most twice the last).
+ * rp_obj_peek: without G, the object if it is in the table, else NULL. */
+struct rp_objtab {
+	size_t mask;             /* size - 1, size a power of two            */
+	struct rp_obj *e[];      /* NULL: empty                              */
+};
 struct rp_obj *rp_obj_find(uintptr_t key, int kind);
 uint32_t rp_obj_newid(struct rp_obj *o);
 
@@ -394,12 +429,28 @@ static inline size_t rp_obj_hash(uintptr_t key, int kind)
 static inline struct rp_obj *rp_obj(const void *addr, int kind)
 {
 	uintptr_t key = addr ? (uintptr_t)addr : 1; /* never 0 (empty) */
-	if (rp_objmask) {
-		struct rp_obj *o = &rp_objtab[rp_obj_hash(key, kind) & rp_objmask];
-		if (o->key == key && o->kind == kind)
+	struct rp_objtab *tab = rp_hot.objtab;
+	if (tab) {
+		struct rp_obj *o = tab->e[rp_obj_hash(key, kind) & tab->mask];
+		if (o && o->key == key && o->kind == kind)
 			return o;
 	}
 	return rp_obj_find(key, kind);
+}
+
+static inline struct rp_obj *rp_obj_peek(const void *addr, int kind)
+{
+	uintptr_t key = addr ? (uintptr_t)addr : 1;
+	struct rp_objtab *tab = __atomic_load_n(&rp_hot.objtab, __ATOMIC_ACQUIRE);
+	if (!tab)
+		return NULL;
+	for (size_t j = rp_obj_hash(key, kind) & tab->mask;; j = (j + 1) & tab->mask) {
+		struct rp_obj *o = __atomic_load_n(&tab->e[j], __ATOMIC_ACQUIRE);
+		if (!o)
+			return NULL;
+		if (__atomic_load_n(&o->key, __ATOMIC_RELAXED) == key && o->kind == kind)
+			return o;
+	}
 }
 
 static inline uint32_t rp_obj_id(struct rp_obj *o)
@@ -413,6 +464,19 @@ void rp_obj_reinit(const void *addr, int kind, uint32_t init);
  * record, see struct rp_rec; never NULL). */
 struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
                        uint64_t a, uint64_t b);
+/* Without G, for a mutex's lock or unlock whose id is known, by its
+ * holder (the mutex guards the object's owner and depth): as rp_emit,
+ * or NULL when the recording has finished (nothing recorded).  Only when
+ * rp_pend_synced(t): t's latest record's flags are where the spool will
+ * read them (else rp_emit under G, which puts them there first). */
+struct rp_rec *rp_emit_fast(struct rp_thread *t, uint64_t work, int op,
+                            uint64_t a, uint64_t b);
+static inline int rp_pend_synced(const struct rp_thread *t)
+{
+	return !t->has_pend ||
+	       t->pend_flags == ((t->pend.dead ? REC_SPOOL_DEAD : 0) |
+	                         (t->pend.note ? REC_SPOOL_NOTE : 0));
+}
 /* Under G: a new thread (id in creation order); NULL when out of memory. */
 struct rp_thread *rp_thread_new(void *(*fn)(void *));
 /* Record the calling thread's exit (once). */

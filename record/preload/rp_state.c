@@ -22,8 +22,7 @@ volatile int rp_finished;
 __thread struct rp_thread *rp_self __attribute__((tls_model("initial-exec")));
 struct rp_real rp_real;
 
-int rp_g;                             /* G (rp.h)                          */
-const char *volatile rp_g_owner;      /* &rp_g_me of its holder, or NULL   */
+struct rp_hot rp_hot;                 /* G, the sequence, the buffer (rp.h) */
 __thread char rp_g_me __attribute__((tls_model("initial-exec")));
 static int g_spin;                    /* G: tries before sleeping (0 on one
                                          CPU: its holder cannot run then) */
@@ -34,28 +33,22 @@ static int g_spin;                    /* G: tries before sleeping (0 on one
  * took 0.70-0.77 s with 100 tries, 0.44-0.60 s with 3000 (2026-11-26,
  * under load; lockprobe's 2 threads the same either way). */
 #define RP_G_SPIN 3000
-static uint64_t g_seq;                /* next sequence number             */
 static int g_oom;                     /* a table could not grow           */
 static int g_ioerr;                   /* errno of a failed spool write    */
 static int g_inited;
 static char g_path[4096];             /* the spool file                   */
 
-/* the spool (record.h): its file, its header page (mapped shared, so that
- * its counters survive the process), and the buffer of records
- * [g_base, g_seq) not yet written */
+/* the spool (record.h): its file and its header page (mapped shared, so
+ * that its counters survive the process); the ring of records
+ * [rp_hot.flushed, rp_hot.seq) not yet written is in rp_hot */
 static int g_fd = -1;
 static struct rec_spool_head *g_head;
-static struct rec_spool_rec *g_win;
-static uint64_t g_wincap;             /* records                          */
-static uint64_t g_base;               /* sequence number of g_win[0]      */
 
 /* threads by id (1-based); capacity in pointers */
 static struct rp_thread **g_th;
 static uint32_t g_nth, g_thcap;
 
-/* object table: open addressing, power-of-two size */
-struct rp_obj *rp_objtab;           /* rp.h                              */
-size_t rp_objmask;
+/* object table: open addressing, power-of-two size (rp_hot.objtab) */
 static size_t g_objcap, g_objn;
 static uint32_t g_next_id[TRACE_NKINDS];
 
@@ -107,41 +100,58 @@ void rp_g_wait(void)
 	for (int i = 0; i < g_spin; i++) {
 		g_pause();
 		int z = 0;
-		if (__atomic_load_n(&rp_g, __ATOMIC_RELAXED) == 0 &&
-		    __atomic_compare_exchange_n(&rp_g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&rp_hot.g, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&rp_hot.g, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return;
 	}
-	while (__atomic_exchange_n(&rp_g, 2, __ATOMIC_ACQUIRE) != 0)
-		futex(&rp_g, FUTEX_WAIT_PRIVATE, 2);
+	while (__atomic_exchange_n(&rp_hot.g, 2, __ATOMIC_ACQUIRE) != 0)
+		futex(&rp_hot.g, FUTEX_WAIT_PRIVATE, 2);
 }
 
 void rp_g_wake(void)
 {
-	futex(&rp_g, FUTEX_WAKE_PRIVATE, 1);
+	futex(&rp_hot.g, FUTEX_WAKE_PRIVATE, 1);
 }
 
 /* ---- objects ---- */
 
+/* The objects themselves, in chunks that are never freed (so that a
+ * pointer a lock-free lookup found stays valid): RP_OBJ_CHUNK at a time. */
+#define RP_OBJ_CHUNK 4096
+static struct rp_obj *g_arena;
+static size_t g_arena_left;
+
+static struct rp_obj *obj_alloc(void)
+{
+	if (!g_arena_left) {
+		g_arena = rp_mmap(RP_OBJ_CHUNK * sizeof *g_arena);
+		if (!g_arena)
+			return NULL;
+		g_arena_left = RP_OBJ_CHUNK;
+	}
+	g_arena_left--;
+	return g_arena++; /* zeroed (fresh anonymous memory) */
+}
+
 static int rp_obj_grow(void)
 {
 	size_t ncap = g_objcap ? g_objcap * 2 : 4096;
-	struct rp_obj *n = rp_mmap(ncap * sizeof *n);
+	struct rp_objtab *n = rp_mmap(sizeof *n + ncap * sizeof *n->e);
 	if (!n)
 		return -1;
+	n->mask = ncap - 1;
 	for (size_t i = 0; i < g_objcap; i++) {
-		struct rp_obj *o = &rp_objtab[i];
-		if (!o->key)
+		struct rp_obj *o = rp_hot.objtab->e[i];
+		if (!o)
 			continue;
-		size_t j = rp_obj_hash(o->key, o->kind) & (ncap - 1);
-		while (n[j].key)
-			j = (j + 1) & (ncap - 1);
-		n[j] = *o;
+		size_t j = rp_obj_hash(o->key, o->kind) & n->mask;
+		while (n->e[j])
+			j = (j + 1) & n->mask;
+		n->e[j] = o;
 	}
-	if (rp_objtab)
-		munmap(rp_objtab, g_objcap * sizeof *rp_objtab);
-	rp_objtab = n;
+	/* the old table stays mapped: rp_obj_peek may be probing it */
+	__atomic_store_n(&rp_hot.objtab, n, __ATOMIC_RELEASE);
 	g_objcap = ncap;
-	rp_objmask = ncap - 1;
 	return 0;
 }
 
@@ -151,16 +161,21 @@ struct rp_obj *rp_obj_find(uintptr_t key, int kind)
 		g_oom = 1;
 		return NULL;
 	}
-	size_t j = rp_obj_hash(key, kind) & (g_objcap - 1);
-	while (rp_objtab[j].key) {
-		if (rp_objtab[j].key == key && rp_objtab[j].kind == kind)
-			return &rp_objtab[j];
-		j = (j + 1) & (g_objcap - 1);
+	struct rp_objtab *tab = rp_hot.objtab;
+	size_t j = rp_obj_hash(key, kind) & tab->mask;
+	while (tab->e[j]) {
+		if (tab->e[j]->key == key && tab->e[j]->kind == kind)
+			return tab->e[j];
+		j = (j + 1) & tab->mask;
 	}
-	struct rp_obj *o = &rp_objtab[j];
-	memset(o, 0, sizeof *o);
+	struct rp_obj *o = obj_alloc();
+	if (!o) {
+		g_oom = 1;
+		return NULL;
+	}
 	o->key = key;
 	o->kind = (uint8_t)kind;
+	__atomic_store_n(&tab->e[j], o, __ATOMIC_RELEASE);
 	g_objn++;
 	return o;
 }
@@ -186,8 +201,8 @@ void rp_obj_reinit(const void *addr, int kind, uint32_t init)
 		return;
 	uintptr_t key = o->key;
 	memset(o, 0, sizeof *o);
-	o->key = key;
 	o->kind = (uint8_t)kind;
+	__atomic_store_n(&o->key, key, __ATOMIC_RELEASE); /* rp_obj_peek */
 	o->init = init;
 	o->has_init = 1;
 }
@@ -295,8 +310,9 @@ static struct rec_spool_rec disk_rec(uint32_t tid, const struct rp_rec *r)
 }
 
 /* Put the flags of t's latest record (the only fields that change after
- * rp_emit) where the spool will read them: the buffer, or the file if
- * the buffer went out since. */
+ * rp_emit) where the spool will read them: the ring, or the file if its
+ * half of the ring went out since.  Under G (the ring goes out under G),
+ * or at the end once no rp_emit_fast runs. */
 static void sync_pend(struct rp_thread *t)
 {
 	if (!t->has_pend)
@@ -304,8 +320,8 @@ static void sync_pend(struct rp_thread *t)
 	uint8_t f = rec_flags(&t->pend);
 	if (f == t->pend_flags)
 		return;
-	if (t->pend.seq >= g_base) {
-		g_win[t->pend.seq - g_base].flags = f;
+	if (t->pend.seq >= rp_hot.flushed) {
+		rp_hot.win[t->pend.seq & (rp_hot.wincap - 1)].flags = f;
 	} else {
 		struct rec_spool_rec d = disk_rec(t->id, &t->pend);
 		spool_pwrite(&d, sizeof d, REC_SPOOL_HEAD + t->pend.seq * sizeof d);
@@ -313,39 +329,97 @@ static void sync_pend(struct rp_thread *t)
 	t->pend_flags = f;
 }
 
-/* Write the buffer's records [g_base, g_seq) to the file. */
-static void win_flush(void)
+/* A slot holds its record once its writer stored the thread id last (a
+ * declaration, thread 0: its op); an empty slot is all zeros. */
+static int slot_written(struct rec_spool_rec *d)
 {
-	for (uint32_t i = 1; i <= g_nth; i++)
-		if (g_th[i]->has_pend && g_th[i]->pend.seq >= g_base)
-			sync_pend(g_th[i]);
-	uint64_t n = g_seq - g_base;
-	spool_pwrite(g_win, n * sizeof *g_win, REC_SPOOL_HEAD + g_base * sizeof *g_win);
-	g_base = g_seq;
-	if (g_head && !g_ioerr)
-		g_head->flushed = g_base;
+	return __atomic_load_n(&d->tid, __ATOMIC_ACQUIRE) != 0 ||
+	       __atomic_load_n(&d->op, __ATOMIC_ACQUIRE) == REC_SPOOL_SEMINIT;
 }
 
-/* The next sequence number and its place in the buffer. */
-static struct rec_spool_rec *win_next(void)
+static void slot_wait(struct rec_spool_rec *d)
 {
-	if (g_seq - g_base == g_wincap)
-		win_flush();
-	struct rec_spool_rec *d = &g_win[g_seq - g_base];
-	g_seq++;
-	if (g_head)
-		g_head->emitted = g_seq;
-	return d;
+	for (unsigned i = 1; !slot_written(d); i++) {
+		if (i % RP_SPIN_YIELD)
+			g_pause();
+		else
+			rp_real.yield(); /* its writer may be preempted here */
+	}
+}
+
+/* Under G: write records [flushed, end) to the file (end - flushed at
+ * most the ring's size; every one of them numbered), once their writers
+ * have written them, and empty their slots. */
+static void win_write(uint64_t end)
+{
+	uint64_t mask = rp_hot.wincap - 1, s = rp_hot.flushed;
+	for (uint64_t k = s; k < end; k++)
+		slot_wait(&rp_hot.win[k & mask]);
+	while (s < end) {
+		uint64_t i = s & mask, n = end - s;
+		if (n > rp_hot.wincap - i)
+			n = rp_hot.wincap - i; /* up to the ring's end */
+		spool_pwrite(&rp_hot.win[i], n * sizeof *rp_hot.win, REC_SPOOL_HEAD + s * sizeof *rp_hot.win);
+		memset(&rp_hot.win[i], 0, n * sizeof *rp_hot.win);
+		s += n;
+	}
+	__atomic_store_n(&rp_hot.flushed, end, __ATOMIC_RELEASE);
+	if (g_head) {
+		/* emitted: the numbers given so far, at least */
+		g_head->emitted = __atomic_load_n(&rp_hot.seq, __ATOMIC_RELAXED);
+		if (!g_ioerr)
+			g_head->flushed = end;
+	}
+}
+
+/* Record s has no slot yet (the ring holds [flushed, flushed + wincap)):
+ * the oldest half goes out under G, by whoever gets G first (the holder
+ * of G, if it is this thread, at once).  The records of that half were
+ * numbered before s, and their writers need neither G nor room. */
+static void win_room(uint64_t s)
+{
+	int mine = rp_hot.owner == &rp_g_me;
+	for (unsigned i = 1; s >= __atomic_load_n(&rp_hot.flushed, __ATOMIC_ACQUIRE) + rp_hot.wincap; i++) {
+		/* G tried, not waited for: its holder may be rp_write_trace
+		 * waiting for this record (it makes the room itself) */
+		int z = 0;
+		if (mine || __atomic_compare_exchange_n(&rp_hot.g, &z, 1, 0, __ATOMIC_ACQUIRE,
+		                                        __ATOMIC_RELAXED)) {
+			if (!mine)
+				rp_hot.owner = &rp_g_me;
+			uint64_t f = rp_hot.flushed;
+			if (s >= f + rp_hot.wincap)
+				win_write(f + rp_hot.half);
+			if (!mine)
+				rp_g_release();
+		} else if (i % RP_SPIN_YIELD) {
+			g_pause();
+		} else {
+			rp_real.yield();
+		}
+	}
+}
+
+/* The next sequence number and its slot. */
+static struct rec_spool_rec *win_next(uint64_t *seq)
+{
+	uint64_t s = __atomic_fetch_add(&rp_hot.seq, 1, __ATOMIC_ACQ_REL);
+	if (__builtin_expect(s >= __atomic_load_n(&rp_hot.flushed, __ATOMIC_ACQUIRE) + rp_hot.wincap, 0))
+		win_room(s);
+	*seq = s;
+	return &rp_hot.win[s & (rp_hot.wincap - 1)];
 }
 
 static void emit_decl(int op, uint64_t a, uint64_t b)
 {
 	if (rp_self && rp_self->cal)
 		return; /* the calibration's objects */
-	struct rec_spool_rec *d = win_next();
-	memset(d, 0, sizeof *d);
-	d->op = (uint8_t)op;
+	uint64_t s;
+	struct rec_spool_rec *d = win_next(&s);
+	d->work = 0;
 	d->arg = a | b << 32;
+	d->flags = 0;
+	__atomic_store_n(&d->op, (uint8_t)op, __ATOMIC_RELEASE); /* last */
 }
 
 /* ---- records and threads ---- */
@@ -361,8 +435,7 @@ struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
 	}
 	sync_pend(t);
 	struct rp_rec *r = &t->pend;
-	struct rec_spool_rec *d = win_next();
-	r->seq = g_seq - 1;
+	struct rec_spool_rec *d = win_next(&r->seq);
 	r->work = work;
 	r->arg = op == TRACE_SLEEP ? a : (a | b << 32);
 	r->op = (uint8_t)op;
@@ -370,12 +443,27 @@ struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
 	r->note = 0;
 	d->work = work;
 	d->arg = r->arg;
-	d->tid = t->id;
 	d->op = (uint8_t)op;
 	d->flags = 0;
 	d->pad = 0;
+	__atomic_store_n(&d->tid, t->id, __ATOMIC_RELEASE); /* last: written */
 	t->pend_flags = 0;
 	t->has_pend = 1;
+	return r;
+}
+
+struct rp_rec *rp_emit_fast(struct rp_thread *t, uint64_t work, int op,
+                            uint64_t a, uint64_t b)
+{
+	/* rp_write_trace sets rp_finished, then waits until no thread's
+	 * app is 1: either it sees this thread's 1 and waits for the
+	 * record, or this thread sees rp_finished (both are sequentially
+	 * consistent) */
+	__atomic_exchange_n(&t->app, 1, __ATOMIC_SEQ_CST);
+	struct rp_rec *r = NULL;
+	if (!__atomic_load_n(&rp_finished, __ATOMIC_SEQ_CST))
+		r = rp_emit(t, work, op, a, b);
+	__atomic_store_n(&t->app, 0, __ATOMIC_RELEASE);
 	return r;
 }
 
@@ -455,11 +543,14 @@ void rp_reset(void)
 		g_th[i] = NULL;
 	}
 	g_nth = 0;
-	g_seq = g_base = 0;
+	if (rp_hot.win && rp_hot.seq)
+		memset(rp_hot.win, 0, (rp_hot.seq < rp_hot.wincap ? rp_hot.seq : rp_hot.wincap) *
+		                      sizeof *rp_hot.win);
+	rp_hot.seq = rp_hot.flushed = 0;
 	if (g_head)
 		g_head->emitted = g_head->flushed = 0;
-	if (rp_objtab)
-		memset(rp_objtab, 0, g_objcap * sizeof *rp_objtab);
+	if (rp_hot.objtab)
+		memset(rp_hot.objtab->e, 0, g_objcap * sizeof *rp_hot.objtab->e);
 	g_objn = 0;
 	memset(g_next_id, 0, sizeof g_next_id);
 }
@@ -566,12 +657,24 @@ static void rp_write_trace(const char *why)
 	if (rp_finished || !g_head)
 		return;
 	rp_stats_mark();
+	/* no record after this but ours: rp_emit_fast sees rp_finished, or
+	 * its thread's app is 1 until its record is in its slot (it may need
+	 * room, which only G's holder, this thread, makes) */
+	__atomic_store_n(&rp_finished, 1, __ATOMIC_SEQ_CST);
+	for (uint32_t i = 1; i <= g_nth; i++)
+		for (unsigned k = 1; __atomic_load_n(&g_th[i]->app, __ATOMIC_SEQ_CST); k++) {
+			if (__atomic_load_n(&rp_hot.seq, __ATOMIC_ACQUIRE) > rp_hot.flushed + rp_hot.wincap)
+				win_write(rp_hot.flushed + rp_hot.half);
+			else if (k % RP_SPIN_YIELD)
+				g_pause();
+			else
+				rp_real.yield();
+		}
 	finalize_records();
-	rp_finished = 1;
 	for (uint32_t i = 1; i <= g_nth; i++)
 		sync_pend(g_th[i]);
-	win_flush();
-	uint64_t foot = REC_SPOOL_HEAD + g_seq * sizeof(struct rec_spool_rec);
+	win_write(rp_hot.seq);
+	uint64_t foot = REC_SPOOL_HEAD + rp_hot.seq * sizeof(struct rec_spool_rec);
 	uint64_t footlen = write_names(foot);
 	size_t wl = strlen(why);
 	if (wl >= sizeof g_head->why)
@@ -612,10 +715,14 @@ static int spool_open(uint64_t records)
 	void *h = mmap(NULL, REC_SPOOL_HEAD, PROT_READ | PROT_WRITE, MAP_SHARED, g_fd, 0);
 	if (h == MAP_FAILED)
 		return -1;
-	g_win = rp_mmap(records * sizeof *g_win);
-	if (!g_win)
+	uint64_t cap = 1;
+	while (cap < records)
+		cap *= 2;
+	rp_hot.win = rp_mmap(cap * sizeof *rp_hot.win);
+	if (!rp_hot.win)
 		return -1;
-	g_wincap = records;
+	rp_hot.wincap = cap;
+	rp_hot.half = cap > 1 ? cap / 2 : 1;
 	g_head = h;
 	memcpy(g_head->magic, REC_SPOOL_MAGIC, 8);
 	g_head->buffer = records;
@@ -627,7 +734,7 @@ static int spool_open(uint64_t records)
 static void on_fatal(int sig)
 {
 	if (rp_mode == RP_RECORD && !rp_finished) {
-		if (rp_g_owner == &rp_g_me) {
+		if (rp_hot.owner == &rp_g_me || (rp_self && rp_self->app)) {
 			/* the spool is left as it is (state RUNNING):
 			 * shadowbind-record writes the trace of what was
 			 * flushed, cut */

@@ -176,6 +176,44 @@ static int mutex_acquired(struct rp_thread *t, pthread_mutex_t *m, uint64_t w,
 	return 1;
 }
 
+/* The fast path of a mutex's lock and unlock (issue 20): when the
+ * mutex's id is known and t's latest record needs no patching, the
+ * record is appended without G (rp_emit_fast): the calling thread holds
+ * the mutex, which guards its owner and depth, and the sequence number
+ * is one atomic increment.  0: recorded or nothing to record (*rec
+ * says; *nested: a recursive re-lock or inner unlock), -1: take the path
+ * under G. */
+static int mutex_fast(struct rp_thread *t, pthread_mutex_t *m, uint64_t w, int op,
+                      struct rp_rec **rec, int *nested)
+{
+	struct rp_obj *o = rp_pend_synced(t) ? rp_obj_peek(m, TRACE_K_MUTEX) : NULL;
+	uint32_t id = o ? __atomic_load_n(&o->id, __ATOMIC_RELAXED) : 0;
+	if (!id)
+		return -1;
+	*rec = NULL;
+	*nested = 0;
+	if (op == TRACE_LOCK) {
+		if (o->owner == t->id) {
+			o->depth++; /* a recursive re-lock: no record */
+			*nested = 1;
+			return 0;
+		}
+		o->owner = t->id;
+		o->depth = 0;
+	} else {
+		if (o->owner != t->id)
+			return 0; /* not its holder as the recorder sees it */
+		if (o->depth) {
+			o->depth--;
+			*nested = 1;
+			return 0;
+		}
+		o->owner = 0;
+	}
+	*rec = rp_emit_fast(t, w, op, id, 0);
+	return 0;
+}
+
 /* The lock wrappers call the real function first and read the clock
  * right after it returns, before rp_enter: see rp_now_at. */
 int pthread_mutex_lock(pthread_mutex_t *m)
@@ -187,7 +225,11 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	if (!t)
 		return r;
 	uint64_t w = rp_work_at(t, TRACE_LOCK, rp_now_at(t, c));
-	if (r == 0 && rp_lock() == 0) {
+	struct rp_rec *fr;
+	int nested;
+	if (r == 0 && mutex_fast(t, m, w, TRACE_LOCK, &fr, &nested) == 0) {
+		rec = fr != NULL;
+	} else if (r == 0 && rp_lock() == 0) {
 		rec = mutex_acquired(t, m, w, TRACE_LOCK, 0);
 		rp_unlock();
 	}
@@ -273,7 +315,9 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 	int recursive = 0;
 	/* the record takes its place before the real release (see
 	 * rp_release_undo): nobody can acquire M before it */
-	if (rp_lock() == 0) {
+	if (mutex_fast(t, m, w, TRACE_UNLOCK, &rec, &recursive) == 0) {
+		/* recorded (or not) without G */
+	} else if (rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(m, TRACE_K_MUTEX);
 		if (o && o->owner == t->id) {
 			if (o->depth) {
