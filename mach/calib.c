@@ -26,7 +26,7 @@
  *     fallen asleep (its wake-up takes half the latency or more).
  *   create: a thread on x creates threads pinned to y
  *     (pthread_attr_setaffinity_np, as shadowbind-run does), each a task
- *     as threadtask's (10 us of work and a mutex), CJ_BATCH in a row,
+ *     as threadtask's (its work(10) and a mutex), CJ_BATCH in a row,
  *     then joins them (a thread-per-task program's state: y busy with the
  *     earlier ones; local and remote batches back to back in each
  *     round): the creator's CPU time inside pthread_create (create,
@@ -49,6 +49,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,12 +332,19 @@ static double batch_gap(int x, long n)
 	return ((w1 - w0) - (p1 - p0)) / (double)n;
 }
 
-/* A task as threadtask's (examples/programs/threadtask.c): about 10 us
- * of work, then a mutex; it notes the CPU it started on and its CPU
- * time when its routine begins and ends (ns). */
+/* A task as threadtask's (examples/programs/threadtask.c): its
+ * work(10), CPU work (cpu_work), or a 10 us wall-clock spin, then a
+ * mutex; it notes the CPU it started on and its CPU time when its
+ * routine begins and ends (ns).  The pinned batches (cycles_batch) run
+ * threadtask's CPU work: with the spin, used by all batches until issue
+ * 25's eleventh session, the creator's remote creates waited twice as
+ * long as threadtask's own main does (cycles_batch); the OS's
+ * placement (sh_round) keeps the spin, see there. */
 struct sh_child {
 	int cpu;               /* sched_getcpu() at its start                */
+	int cpu_work;          /* 1: work(10), 0: the spin                  */
 	double st, en;         /* its CPU clock at its routine's start, end  */
+	uint64_t sink;         /* its work's result (kept from the optimizer) */
 	pthread_mutex_t *mx;
 };
 
@@ -345,9 +353,16 @@ static void *sh_task(void *arg)
 	struct sh_child *c = arg;
 	c->st = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	c->cpu = sched_getcpu();
-	double until = now_ns(CLOCK_MONOTONIC) + 10000;
-	while (now_ns(CLOCK_MONOTONIC) < until)
-		;
+	if (c->cpu_work) { /* 4,000 steps of a dependent LCG, as work.h's */
+		uint64_t x = (uint64_t)(uintptr_t)c | 1;
+		for (int i = 0; i < 4000; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		c->sink = x;
+	} else {
+		double until = now_ns(CLOCK_MONOTONIC) + 10000;
+		while (now_ns(CLOCK_MONOTONIC) < until)
+			;
+	}
 	pthread_mutex_lock(c->mx);
 	pthread_mutex_unlock(c->mx);
 	c->en = now_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -355,7 +370,7 @@ static void *sh_task(void *arg)
 }
 
 /* n children of x pinned to y (pthread_attr_setaffinity_np), each a
- * task as threadtask's (sh_task: 10 us of work and a mutex), created
+ * task as threadtask's (sh_task: its work(10), CPU work, and a mutex), created
  * `batch` at a time and then joined, as a thread-per-task program does:
  * y busy with the earlier ones (remote) or the children queued behind
  * the creator (local); per child (ns) the creator's CPU time in
@@ -373,7 +388,12 @@ static void *sh_task(void *arg)
  * round in one run, near what threadtask's main shows pinned, 13.7-18.9
  * us, though medians still moved with the host's phases, which the
  * rounds spread over the run (run_job) even out; docs/sim.md, "Stable
- * figures".  Before the seventh session the exit
+ * figures".  Until the eleventh session the task was a 10 us wall-clock
+ * spin: with it the creator's remote batches waited 11.3-12.4 us a
+ * create off its CPU and spent 34.4-35.0 us on it, where threadtask's
+ * own main, pinned the same way, waited 4.3-6.7 us and spent 27.9-31.5
+ * us; with threadtask's CPU work 5.5-6.3 and 29.0-29.8 us, docs/sim.md,
+ * "The creator's wait".  Before the seventh session the exit
  * came from one create and its join at a time, each child ending on an
  * idle CPU: 10.9-14.0 us remote against 7.1-7.8 us in a batch, 01:58
  * UTC 2026-11-27, load 8, builds niced.) */
@@ -398,7 +418,7 @@ static int cycles_batch(int x, int y, long n, long batch, double *create, double
 	for (long i = 0; i < n; i += batch) {
 		long b = n - i < batch ? n - i : batch, k;
 		for (k = 0; k < b; k++) {
-			c[k] = (struct sh_child){-1, 0, 0, &mx};
+			c[k] = (struct sh_child){.cpu = -1, .cpu_work = 1, .mx = &mx};
 			double w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			if (pthread_create(&t[k], &a, sh_task, &c[k]) != 0)
 				break;
@@ -443,7 +463,14 @@ struct sh_round {
 /* n threads created CJ_BATCH at a time and then joined by this thread,
  * which, as they, may run on any of the n_cpu CPUs cpus (nothing pinned;
  * local: this thread pinned to cpus[0], the threads inheriting it, as a
- * trace recorded on one CPU has them); 0 and *o, or -1. */
+ * trace recorded on one CPU has them); 0 and *o, or -1.  Its tasks
+ * spin 10 us of wall time, as all batches' did until issue 25's
+ * eleventh session: with threadtask's CPU work here too the OS's
+ * remote costs came out 4-6 us (create), 2-3 us (exit) against 13 and
+ * 8 us, and threadtask's unbound prediction fell from 0.730 to
+ * 0.585-0.612 s (09:25 UTC, load 3) against an idle real run of 0.707
+ * s (run S); that change was not measured against unbound runs, so not
+ * made. */
 static int sh_round(const int *cpus, uint32_t n_cpu, int local, long n, struct sh_round *o)
 {
 	cpu_set_t s;
@@ -462,7 +489,7 @@ static int sh_round(const int *cpus, uint32_t n_cpu, int local, long n, struct s
 	for (long i = 0; i < n; i += CJ_BATCH) {
 		long b = n - i < CJ_BATCH ? n - i : CJ_BATCH, k;
 		for (k = 0; k < b; k++) {
-			c[k] = (struct sh_child){-1, 0, 0, &mx};
+			c[k] = (struct sh_child){.cpu = -1, .mx = &mx};
 			at[k] = sched_getcpu();
 			double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			if (pthread_create(&t[k], NULL, sh_task, &c[k]) != 0)

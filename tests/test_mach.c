@@ -985,6 +985,8 @@ static void test_commands_machine(void **state)
 	 * on 0 (the lowest idle processor), exits at 68 + 4 + 3 = 75; 1 at
 	 * 75, exits at 76 */
 	assert_non_null(strstr(out, "unbound 76 "));
+	/* 42% faster (below): the binding is the advice */
+	assert_non_null(strstr(out, "\nadvice binding "));
 	free(out);
 	free(err);
 	rc = tu_cmdf("allocate", &out, &err, "-q --json -a binpack --config '%s' '%s'", ipath, tpath);
@@ -995,6 +997,17 @@ static void test_commands_machine(void **state)
 	assert_non_null(strstr(out, "\"run_unbound\": false"));
 	free(out);
 	free(err);
+	/* one thread (10 of work, then its exit): bound and unbound run the
+	 * same, 0% is under the margin, so the file advises unbound */
+	char *t1 = write_tmp("shadowbind-trace 1\nunit ns\n1 10 exit\n");
+	rc = tu_cmdf("allocate", &out, &err, "-q -a binpack --config '%s' '%s'", ipath, t1);
+	if (rc != 0)
+		fail_msg("allocate: status %d: %s", rc, err);
+	assert_non_null(strstr(out, "\nadvice unbound "));
+	free(out);
+	free(err);
+	unlink(t1);
+	free(t1);
 	/* experiment: the same job (binpack, fifo, 2 processors) from a
 	 * directory of traces */
 	char dir[] = "/tmp/test_mach_dirXXXXXX";
