@@ -15,6 +15,29 @@
 #include "cli/cli.h"
 #include "record/record.h"
 
+/* 1 when the binding file's header says `advice unbound` (allocate: the
+ * binding is not predicted its margin faster than the OS, docs/alloc.md),
+ * else 0 (also when it cannot be read: the binding reader says why). */
+static int advises_unbound(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[256];
+	int r = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '\n' || (line[0] >= '0' && line[0] <= '9'))
+			break; /* the header ends at the first blank or thread line */
+		if (!strncmp(line, "advice unbound", 14) && (line[14] == ' ' || line[14] == '\t' ||
+		                                            line[14] == '\n' || line[14] == '#')) {
+			r = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	const char *binding = NULL, *trace = NULL;
@@ -88,6 +111,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, pinrc == -2 ? "shadowbind-run: %s\n" : "%s\n", err.msg);
 		return pinrc == -2 ? 4 : 2;
 	}
+	if (binding && advises_unbound(binding))
+		fprintf(stderr, "shadowbind-run: note: %s says `advice unbound`: allocate did not predict this binding its margin faster than the OS; the program may well run faster unbound (docs/alloc.md)\n",
+		        binding);
 	if (binding && prog.uses_gomp) {
 		char *places = rec_omp_places(pe[0]);
 		if (places)

@@ -1010,8 +1010,19 @@ static void test_run_errors(void **state)
 		free(out);
 		free(err);
 	}
-	/* usage errors */
+	/* a binding allocate advised against (docs/alloc.md): run, with a note */
+	char *bpath = tu_tmpfile("shadowbind-binding 1\ncpus 1\nadvice unbound\n1 0\n2 0\n3 0\n4 0\n");
 	char *out = NULL, *err = NULL;
+	assert_int_equal(tu_cmdf("shadowbind-run", &out, &err, "--binding '%s' -- '%s/affinity' 3",
+	                         bpath, g_ex), 0);
+	if (!strstr(err, "says `advice unbound`"))
+		fail_msg("no note of the advice: %s", err);
+	unlink(bpath);
+	free(bpath);
+	free(out);
+	free(err);
+	/* usage errors */
+	out = NULL, err = NULL;
 	assert_int_equal(tu_cmdf("shadowbind-run", &out, &err, "-- true"), 1);
 	free(out);
 	free(err);
