@@ -323,8 +323,8 @@ static int convert(struct rec *R)
 	}
 	if (crc == 0 && !info->complete && info->kept == 0) {
 		snprintf(err.msg, sizeof err.msg,
-		         "it ended without the recorder's exit (_exit, abort, SIGKILL, a crash) before the "
-		         "first flush: all %llu or more records were lost", (unsigned long long)info->emitted);
+		         "it ended without the recorder's exit (_exit, abort, SIGKILL, a crash) before its "
+		         "first record was written");
 		crc = -1;
 	}
 	unlink(R->raw);
@@ -337,10 +337,9 @@ static int convert(struct rec *R)
 	if (!info->complete)
 		fprintf(stderr,
 		        "shadowbind-record: %s ended without the recorder's exit (status %d: _exit, abort, "
-		        "SIGKILL or a crash): the trace is cut after %llu of %llu or more records "
-		        "(%llu or more lost: those since the last write-out), %llu records added to end it\n",
-		        A.argv[0], R->st, (unsigned long long)info->kept, (unsigned long long)info->emitted,
-		        (unsigned long long)(info->emitted - info->kept), (unsigned long long)info->added);
+		        "SIGKILL or a crash): the trace is cut after %llu records (those being written "
+		        "then were lost), %llu records added to end it\n",
+		        A.argv[0], R->st, (unsigned long long)info->kept, (unsigned long long)info->added);
 	return CLI_OK;
 }
 

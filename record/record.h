@@ -407,18 +407,26 @@ int rec_correct_worth(const struct rec_report *rep);
 
 /*
  * The spool (docs/record.md, "Buffers").  The preload library does not
- * write the trace itself: it streams its records, in sequence-number
- * order, into a binary spool file through one buffer of a fixed size, and
- * shadowbind-record turns the spool into the trace (rec_spool_convert)
- * once the program has ended, however it ended.
+ * write the trace itself: each recorded thread writes its records, in
+ * its own order, each with a Lamport stamp (record/preload/rp.h), into
+ * its own block of a spool file mapped shared (so that what was written
+ * survives the process, however it ends); a full block is copied out as a
+ * block of its own and reused.  shadowbind-record turns the spool into
+ * the trace (rec_spool_convert), merging the threads' records by (stamp,
+ * thread id), once the program has ended, however it ended.
  *
- * Layout: a header page (struct rec_spool_head, REC_SPOOL_HEAD bytes,
- * mapped shared by the recorder so that its counters survive a SIGKILL),
- * then record i (sequence number i) at byte REC_SPOOL_HEAD + i * 24, then,
- * when the recorder finished normally, the footer: the `thread N name`
- * lines of the trace as text.
+ * Layout: a header page (struct rec_spool_head, REC_SPOOL_HEAD bytes),
+ * then blocks of `block` slots of 32 bytes each (block a multiple of
+ * 128), then, when the recorder finished normally, the footer: the
+ * `thread N name` lines of the trace as text.  A block's first slot is
+ * its header: op REC_SPOOL_TAIL (a thread's buffer: its records follow
+ * until the first empty slot; those not past the stamps of the thread's
+ * REC_SPOOL_BLOCKs are copies and skipped) or REC_SPOOL_BLOCK (`work`
+ * records follow, `stamp` the last one's), tid the thread; an empty
+ * header (all zeros) an unused block.  In each thread's blocks, in file
+ * order, then its buffer, the stamps increase.
  */
-#define REC_SPOOL_MAGIC "SBSPOOL1" /* 8 bytes, no NUL */
+#define REC_SPOOL_MAGIC "SBSPOOL2" /* 8 bytes, no NUL */
 #define REC_SPOOL_HEAD 4096        /* bytes                              */
 
 enum rec_spool_state {
@@ -430,21 +438,22 @@ enum rec_spool_state {
 struct rec_spool_head {
 	char magic[8];
 	uint64_t state;    /* enum rec_spool_state, written last            */
-	uint64_t emitted;  /* records numbered by the last write-out (more
-	                      may have been numbered since; all when DONE) */
-	uint64_t flushed;  /* records [0, flushed) are in the file          */
-	uint64_t foot;     /* DONE: byte offset of the footer               */
+	uint64_t emitted;  /* DONE: the records written                     */
+	uint64_t block;    /* a block's size; slots (a multiple of 128)     */
+	uint64_t foot;     /* DONE: byte offset of the footer (the blocks'
+	                      end)                                          */
 	uint64_t footlen;  /* DONE: its length; bytes                       */
-	uint64_t buffer;   /* the recorder's buffer; records                */
 	char why[128];     /* how the recording ended ("process exit", ...) */
 };
 
-/* One record: 24 bytes. */
+/* One record (or a block's header, or a declaration): 32 bytes. */
 struct rec_spool_rec {
+	uint64_t stamp;    /* Lamport stamp (the merge's key, with tid)     */
 	uint64_t work;     /* CPU time before the operation; ns             */
 	uint64_t arg;      /* a | b << 32; for sleep the duration in ns     */
-	uint32_t tid;      /* trace thread id; 0: a declaration (op)        */
-	uint8_t op;        /* enum trace_op, or REC_SPOOL_SEMINIT (tid 0)   */
+	uint32_t tid;      /* trace thread id; 0: an empty slot             */
+	uint8_t op;        /* enum trace_op, or REC_SPOOL_SEMINIT, or a
+	                      block's header (REC_SPOOL_TAIL, _BLOCK)       */
 	uint8_t flags;     /* REC_SPOOL_DEAD, REC_SPOOL_NOTE                */
 	uint16_t pad;
 };
@@ -452,15 +461,18 @@ struct rec_spool_rec {
 enum {
 	REC_SPOOL_DEAD = 1,      /* not written (a reservation not used)      */
 	REC_SPOOL_NOTE = 2,      /* an exit written at process exit (comment) */
-	REC_SPOOL_SEMINIT = 200  /* declaration: semaphore a starts with b
+	REC_SPOOL_SEMINIT = 200, /* declaration: semaphore a starts with b
 	                            tokens (sem_init), before its first use */
+	REC_SPOOL_TAIL = 201,    /* a block's header: a thread's buffer       */
+	REC_SPOOL_BLOCK = 202    /* a block's header: a full buffer copied    */
 };
 
 /* What rec_spool_convert found. */
 struct rec_spool_info {
 	int complete;      /* the recorder finished (state DONE)           */
-	uint64_t emitted;  /* records the recorder numbered                */
-	uint64_t kept;     /* of them in the spool (all when complete)     */
+	uint64_t emitted;  /* records the recorder wrote (a cut spool: those
+	                      found)                                        */
+	uint64_t kept;     /* of them in the trace's order (all)            */
 	uint64_t added;    /* records added to end a cut trace (exits...)  */
 	uint64_t dropped;  /* barrier lines of unfinished episodes dropped */
 	uint64_t teardown; /* of teardown_ns, added to thread 1's exit; ns */
@@ -469,13 +481,14 @@ struct rec_spool_info {
 /*
  * rec_spool_convert - write the trace of the spool at `path` to `out`
  * (the trace format: header, `thread` names, `sem` initial tokens, the
- * records in sequence order).  A finished spool gives the recorder's
- * trace; a spool whose recorder died (SIGKILL, abort, _exit: state
- * RUNNING) gives the trace of its first `flushed` records, completed so
- * that it replays: a condition wait in progress gets its `unlock` (or its
- * `cwait` when a signal in the kept part claimed it), every thread without
- * an exit gets one, preceded by a comment saying the recording was cut
- * there, and the first comment says how many records were lost.  In both
+ * records merged by (stamp, thread id)).  A finished spool gives the
+ * recorder's trace; a spool whose recorder died (SIGKILL, abort, _exit:
+ * state RUNNING) gives the trace of the records written (only those
+ * being written then are lost: every record another thread's depends on
+ * was written first), completed so that it replays: a condition wait in
+ * progress gets its `unlock` (or its `cwait` when a signal in the kept
+ * part claimed it), every thread without an exit gets one, preceded by a
+ * comment saying the recording was cut there.  In both
  * cases the barrier lines of an episode that not every member left are
  * dropped (their work goes to the member's next record).  Semaphore
  * initial tokens are the sem_init values plus the tokens the replay needs

@@ -13,52 +13,267 @@
 
 #include "record/recint.h"
 
-_Static_assert(sizeof(struct rec_spool_rec) == 24, "a spool record is 24 bytes");
+_Static_assert(sizeof(struct rec_spool_rec) == 32, "a spool record is 32 bytes");
 _Static_assert(sizeof(struct rec_spool_head) <= REC_SPOOL_HEAD, "the header fits its page");
 
-#define SP_BUF 4096 /* records read at once */
+#define SP_BUF 64 /* slots each thread's stream reads at once */
 
-struct sp_in {
-	int fd;
-	uint64_t n;     /* records to read                              */
-	uint64_t i;     /* records returned so far                      */
+/* One thread's records: its blocks in file order, then its buffer. */
+struct sp_stream {
+	uint32_t tid;
+	uint64_t *blk;           /* the blocks' offsets; bytes             */
+	size_t nblk, capblk;
+	uint64_t tail;           /* its buffer's offset, 0: none           */
+	uint64_t bstamp;         /* its blocks' last stamp                 */
+	size_t bi;               /* current block (nblk: the buffer)       */
+	uint64_t slot, end;      /* next slot to read, the block's end     */
+	uint64_t prev;           /* the last stamp returned                */
 	size_t have, pos;
 	struct rec_spool_rec buf[SP_BUF];
 };
 
-/* Refill in's buffer (its next records); 0, or -1 at the end or on a
- * read error (*rerr set). */
-static int sp_fill(struct sp_in *in, int *rerr)
+/* The records of every thread merged by (stamp, thread id): a binary
+ * heap of the streams by their next record. */
+struct sp_in {
+	int fd;
+	uint64_t bsize;          /* a block's size; bytes                  */
+	struct sp_stream **st;   /* by thread id (NULL: none)              */
+	size_t nst;
+	struct sp_stream **heap;
+	size_t nheap;
+	uint64_t i;              /* records returned so far                */
+	struct rec_spool_rec cur;
+};
+
+static void sp_in_free(struct sp_in *in)
 {
-	if (in->i == in->n)
-		return -1;
-	uint64_t want = in->n - in->i;
-	if (want > SP_BUF)
-		want = SP_BUF;
-	size_t got = 0, len = (size_t)want * sizeof *in->buf;
-	off_t off = (off_t)(REC_SPOOL_HEAD + in->i * sizeof *in->buf);
-	while (got < len) {
-		ssize_t r = pread(in->fd, (char *)in->buf + got, len - got, off + (off_t)got);
+	if (!in)
+		return;
+	for (size_t k = 0; k < in->nst; k++)
+		if (in->st[k]) {
+			free(in->st[k]->blk);
+			free(in->st[k]);
+		}
+	free(in->st);
+	free(in->heap);
+	free(in);
+}
+
+static int sp_pread(int fd, void *buf, size_t len, uint64_t off, size_t *got)
+{
+	*got = 0;
+	while (*got < len) {
+		ssize_t r = pread(fd, (char *)buf + *got, len - *got, (off_t)(off + *got));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			*rerr = r < 0 ? errno : EIO;
-			return -1;
-		}
-		got += (size_t)r;
+		if (r < 0)
+			return errno;
+		if (r == 0)
+			break; /* the file's end (a cut spool) */
+		*got += (size_t)r;
 	}
-	in->have = (size_t)want;
-	in->pos = 0;
+	return 0;
+}
+
+/* The spool's blocks [REC_SPOOL_HEAD, end) sorted into streams.  0, or
+ * an errno (ENOMEM; EINVAL: not a spool's block). */
+static int sp_scan(struct sp_in *in, uint64_t end)
+{
+	for (uint64_t off = REC_SPOOL_HEAD; off + sizeof(struct rec_spool_rec) <= end; off += in->bsize) {
+		struct rec_spool_rec h;
+		size_t got;
+		int e = sp_pread(in->fd, &h, sizeof h, off, &got);
+		if (e)
+			return e;
+		if (got < sizeof h)
+			break;
+		if (!h.tid)
+			continue; /* never used */
+		if ((h.op != REC_SPOOL_TAIL && h.op != REC_SPOOL_BLOCK) || h.tid == UINT32_MAX)
+			return EINVAL;
+		if (h.tid >= in->nst) {
+			size_t n = in->nst ? in->nst : 64;
+			while (n <= h.tid)
+				n *= 2;
+			struct sp_stream **ns = realloc(in->st, n * sizeof *ns);
+			if (!ns)
+				return ENOMEM;
+			memset(ns + in->nst, 0, (n - in->nst) * sizeof *ns);
+			in->st = ns;
+			in->nst = n;
+		}
+		struct sp_stream *s = in->st[h.tid];
+		if (!s) {
+			s = calloc(1, sizeof *s);
+			if (!s)
+				return ENOMEM;
+			s->tid = h.tid;
+			in->st[h.tid] = s;
+		}
+		if (h.op == REC_SPOOL_TAIL) {
+			s->tail = off;
+			continue;
+		}
+		if (s->nblk == s->capblk) {
+			size_t n = s->capblk ? 2 * s->capblk : 8;
+			uint64_t *nb = realloc(s->blk, n * sizeof *nb);
+			if (!nb)
+				return ENOMEM;
+			s->blk = nb;
+			s->capblk = n;
+		}
+		uint64_t n = h.work < in->bsize / sizeof h - 1 ? h.work : in->bsize / sizeof h - 1;
+		s->blk[s->nblk++] = off;
+		(void)n;
+		if (h.stamp > s->bstamp)
+			s->bstamp = h.stamp;
+	}
+	return 0;
+}
+
+/* Position s on block bi (its records' slots). */
+static int sp_block(struct sp_in *in, struct sp_stream *s)
+{
+	for (; s->bi <= s->nblk; s->bi++) {
+		uint64_t off = s->bi < s->nblk ? s->blk[s->bi] : s->tail;
+		if (!off)
+			continue;
+		uint64_t n = in->bsize / sizeof(struct rec_spool_rec) - 1;
+		if (s->bi < s->nblk) {
+			struct rec_spool_rec h;
+			size_t got;
+			int e = sp_pread(in->fd, &h, sizeof h, off, &got);
+			if (e)
+				return e;
+			if (got < sizeof h)
+				continue;
+			if (h.work < n)
+				n = h.work;
+		}
+		s->slot = off + sizeof(struct rec_spool_rec);
+		s->end = s->slot + n * sizeof(struct rec_spool_rec);
+		s->have = s->pos = 0;
+		return 0;
+	}
+	return 0;
+}
+
+/* s's next record into s->buf[s->pos] (not consumed); 1, 0 at its
+ * end, or -errno. */
+static int sp_peek(struct sp_in *in, struct sp_stream *s)
+{
+	for (;;) {
+		if (s->bi > s->nblk)
+			return 0;
+		if (s->pos == s->have) {
+			uint64_t want = (s->end - s->slot) / sizeof *s->buf;
+			if (want > SP_BUF)
+				want = SP_BUF;
+			size_t got = 0;
+			int e = want ? sp_pread(in->fd, s->buf, (size_t)want * sizeof *s->buf, s->slot, &got) : 0;
+			if (e)
+				return -e;
+			s->have = got / sizeof *s->buf;
+			s->pos = 0;
+			s->slot += (uint64_t)s->have * sizeof *s->buf;
+			if (!s->have) { /* the block's end */
+				s->bi++;
+				if ((e = sp_block(in, s)) != 0)
+					return -e;
+				continue;
+			}
+		}
+		struct rec_spool_rec *r = &s->buf[s->pos];
+		int in_tail = s->bi == s->nblk;
+		if (!r->tid || (in_tail && s->prev > s->bstamp && r->stamp <= s->prev)) {
+			/* an empty slot (or a copy behind the buffer's records):
+			 * a block's records end, the buffer's too */
+			s->pos = s->have;
+			s->slot = s->end;
+			if (in_tail)
+				s->bi = s->nblk + 1;
+			continue;
+		}
+		if (in_tail && r->stamp <= s->bstamp) {
+			s->pos++; /* a copy of a block's record */
+			continue;
+		}
+		return 1;
+	}
+}
+
+static int sp_less(const struct sp_stream *a, const struct sp_stream *b)
+{
+	const struct rec_spool_rec *x = &a->buf[a->pos], *y = &b->buf[b->pos];
+	return x->stamp < y->stamp || (x->stamp == y->stamp && a->tid < b->tid);
+}
+
+static void sp_down(struct sp_in *in, size_t k)
+{
+	for (;;) {
+		size_t l = 2 * k + 1, m = k;
+		if (l < in->nheap && sp_less(in->heap[l], in->heap[m]))
+			m = l;
+		if (l + 1 < in->nheap && sp_less(in->heap[l + 1], in->heap[m]))
+			m = l + 1;
+		if (m == k)
+			return;
+		struct sp_stream *x = in->heap[k];
+		in->heap[k] = in->heap[m];
+		in->heap[m] = x;
+		k = m;
+	}
+}
+
+/* Start (or restart) the merge; 0 or an errno. */
+static int sp_start(struct sp_in *in)
+{
+	free(in->heap);
+	in->heap = malloc((in->nst ? in->nst : 1) * sizeof *in->heap);
+	if (!in->heap)
+		return ENOMEM;
+	in->nheap = 0;
+	in->i = 0;
+	for (size_t k = 0; k < in->nst; k++) {
+		struct sp_stream *s = in->st[k];
+		if (!s)
+			continue;
+		s->bi = 0;
+		s->prev = 0;
+		s->have = s->pos = 0;
+		s->slot = s->end = 0;
+		int e = sp_block(in, s);
+		if (e)
+			return e;
+		int r = sp_peek(in, s);
+		if (r < 0)
+			return -r;
+		if (r)
+			in->heap[in->nheap++] = s;
+	}
+	for (size_t k = in->nheap / 2; k-- > 0;)
+		sp_down(in, k);
 	return 0;
 }
 
 /* The next record, or NULL at the end (or on a read error: *rerr set). */
-static inline const struct rec_spool_rec *sp_next(struct sp_in *in, int *rerr)
+static const struct rec_spool_rec *sp_next(struct sp_in *in, int *rerr)
 {
-	if (in->pos == in->have && sp_fill(in, rerr) < 0)
+	if (!in->nheap)
 		return NULL;
+	struct sp_stream *s = in->heap[0];
+	in->cur = s->buf[s->pos++];
+	s->prev = in->cur.stamp;
 	in->i++;
-	return &in->buf[in->pos++];
+	int r = sp_peek(in, s);
+	if (r < 0) {
+		*rerr = -r;
+		return NULL;
+	}
+	if (!r)
+		in->heap[0] = in->heap[--in->nheap];
+	sp_down(in, 0);
+	return &in->cur;
 }
 
 /* Per thread, per semaphore, per barrier, per condition variable. */
@@ -245,9 +460,7 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 	int rerr = 0;
 	while ((r = sp_next(in, &rerr))) {
 		uint64_t i = in->i - 1, a = r->arg & 0xffffffffu, b = r->arg >> 32;
-		if (r->tid == 0) {
-			if (r->op != REC_SPOOL_SEMINIT)
-				continue; /* a hole (a record never written) */
+		if (r->op == REC_SPOOL_SEMINIT) {
 			if (sp_need(&t->sem, &t->nsem, sizeof *t->sem, a) < 0)
 				goto oom;
 			t->sem[a].initial += b;
@@ -395,28 +608,34 @@ int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
 		rec_fail(err, "%s: the recorder failed: %s", path, h.why);
 		goto out;
 	}
-	uint64_t recs = st.st_size > REC_SPOOL_HEAD
-	                ? ((uint64_t)st.st_size - REC_SPOOL_HEAD) / sizeof(struct rec_spool_rec) : 0;
 	info->complete = h.state == REC_SPOOL_DONE;
-	info->emitted = h.emitted;
-	info->kept = info->complete ? h.emitted : h.flushed;
-	if (info->kept > recs || h.emitted < info->kept ||
-	    (info->complete && (h.foot != REC_SPOOL_HEAD + h.emitted * sizeof(struct rec_spool_rec) ||
+	uint64_t bsize = h.block * sizeof(struct rec_spool_rec);
+	uint64_t end = info->complete ? h.foot : (uint64_t)st.st_size;
+	if (h.block < 2 || h.block > (1u << 24) ||
+	    (info->complete && (h.foot < REC_SPOOL_HEAD || (h.foot - REC_SPOOL_HEAD) % bsize ||
 	                        h.foot + h.footlen > (uint64_t)st.st_size || h.footlen > (1u << 30)))) {
 		rec_fail(err, "%s: the spool is shorter than its header says", path);
 		goto out;
 	}
-	in = malloc(sizeof *in);
+	in = calloc(1, sizeof *in);
 	o = malloc(sizeof *o);
 	if (!in || !o) {
 		rec_fail(err, "%s: out of memory", path);
 		goto out;
 	}
-	memset(in, 0, sizeof *in);
 	in->fd = fd;
-	in->n = info->kept;
+	in->bsize = bsize;
+	int e = sp_scan(in, end);
+	if (!e)
+		e = sp_start(in);
+	if (e) {
+		rec_fail(err, "%s: %s", path, e == EINVAL ? "not a recorder's spool" : strerror(e));
+		goto out;
+	}
 	if (pass1(in, &t, err, path) < 0)
 		goto out;
+	info->kept = in->i;
+	info->emitted = info->complete ? h.emitted : in->i;
 	if (!info->complete && settle_waiters(&t) < 0) {
 		rec_fail(err, "%s: out of memory", path);
 		goto out;
@@ -439,11 +658,9 @@ int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
 	if (info->complete) {
 		o_s(o, h.why);
 	} else {
-		o_s(o, "cut: the program ended without the recorder's exit; at least the last ");
-		o_u(o, info->emitted - info->kept);
-		o_s(o, " of ");
-		o_u(o, info->emitted);
-		o_s(o, " or more records were lost");
+		o_s(o, "cut: the program ended without the recorder's exit; ");
+		o_u(o, info->kept);
+		o_s(o, " records kept, those being written then lost");
 	}
 	o_s(o, "); work is thread CPU time\nunit ns\n");
 	if (names)
@@ -462,13 +679,14 @@ int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
 	o_s(o, "\n");
 
 	/* the records */
-	memset(in, 0, sizeof *in);
-	in->fd = fd;
-	in->n = info->kept;
+	if ((e = sp_start(in)) != 0) {
+		rec_fail(err, "%s: %s", path, strerror(e));
+		goto out;
+	}
 	const struct rec_spool_rec *r;
 	int rerr = 0;
 	while ((r = sp_next(in, &rerr)) && !o->err) {
-		if (r->tid == 0 || r->tid >= t.nth)
+		if (r->op == REC_SPOOL_SEMINIT || r->tid >= t.nth)
 			continue;
 		struct sp_thread *th = &t.th[r->tid];
 		int live = !(r->flags & REC_SPOOL_DEAD) || (th->revive && in->i == th->last);
@@ -540,7 +758,7 @@ int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
 	rc = 0;
 out:
 	close(fd);
-	free(in);
+	sp_in_free(in);
 	free(o);
 	free(names);
 	sp_tables_free(&t);

@@ -481,7 +481,9 @@ static void test_trytimed(void **state)
 
 /* The program ends while threads run or block: exit(), SIGTERM, SIGINT
  * still give a valid trace whose running threads end with an exit and a
- * comment; _exit gives a clear error and no file. */
+ * comment; _exit, with the default buffers (none of them full, nothing
+ * copied out), a cut trace of every record written (the buffers are the
+ * spool's own blocks) and the cut said. */
 static void test_abrupt(void **state)
 {
 	(void)state;
@@ -511,9 +513,15 @@ static void test_abrupt(void **state)
 	unlink(path);
 	char *out = NULL, *err = NULL;
 	int st = tu_cmdf("shadowbind-record", &out, &err, "-o '%s' -- '%s/abrupt' _exit", path, g_ex);
-	assert_int_equal(st, 4);
-	assert_non_null(strstr(err, "wrote no trace"));
-	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(st, 0);
+	if (!strstr(err, "the trace is cut after"))
+		fail_msg("_exit: no word of the cut: %s", err);
+	struct trace *tr;
+	struct trace_error e;
+	if (trace_read_file(path, &tr, &e) < 0)
+		fail_msg("_exit: the cut trace is not valid: %s", e.msg);
+	assert_int_equal(tr->nthreads, 4);
+	trace_free(tr);
 	free(out);
 	free(err);
 }
@@ -594,8 +602,8 @@ static void test_all_cpus_fast(void **state)
 	unsetenv("SHADOWBIND_BUFFER");
 }
 
-/* SIGKILL and _exit: with a buffer of 4 records, the trace of what was
- * flushed, cut and completed (a valid trace of the 4 threads, each
+/* SIGKILL and _exit: with buffers of 4 records (a block of 128 slots),
+ * the trace of what was written, cut and completed (a valid trace of the 4 threads, each
  * unfinished thread's exit after a comment), and the loss said. */
 static void test_cut(void **state)
 {
@@ -702,51 +710,91 @@ static void test_zst_output(void **state)
 	}
 }
 
-/* Write a spool by hand: `n` records, `done` or cut after `flushed`. */
-static void write_spool(const char *path, const struct rec_spool_rec *r, size_t n, int done,
-                        uint64_t flushed, const char *names)
+/* A spool's block by hand: a thread's buffer (REC_SPOOL_TAIL) or a full
+ * buffer copied out (REC_SPOOL_BLOCK), its records; tid 0: an unused
+ * block (zeros). */
+struct hand_block {
+	int kind;
+	uint32_t tid;
+	const struct rec_spool_rec *r;
+	size_t n;
+};
+#define HB_SLOTS 4 /* a block: its header and 3 records */
+#define HB(k, t, a) { (k), (t), (a), sizeof(a) / sizeof *(a) }
+
+/* Write a spool by hand: its blocks in this order, finished (`done`,
+ * with the thread names) or cut (state RUNNING). */
+static void write_spool(const char *path, const struct hand_block *b, size_t nb, int done,
+                        const char *names)
 {
 	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
 	static char page[REC_SPOOL_HEAD];
 	memset(page, 0, sizeof page);
+	uint64_t n = 0;
+	for (size_t k = 0; k < nb; k++)
+		n += b[k].n;
 	struct rec_spool_head h = { .state = done ? REC_SPOOL_DONE : REC_SPOOL_RUNNING,
-	                            .emitted = n, .flushed = flushed, .buffer = 4 };
+	                            .emitted = n, .block = HB_SLOTS };
 	memcpy(h.magic, REC_SPOOL_MAGIC, 8);
 	snprintf(h.why, sizeof h.why, "process exit");
-	h.foot = REC_SPOOL_HEAD + n * sizeof *r;
-	h.footlen = strlen(names);
+	h.foot = REC_SPOOL_HEAD + nb * HB_SLOTS * sizeof(struct rec_spool_rec);
+	h.footlen = done ? strlen(names) : 0;
 	memcpy(page, &h, sizeof h);
 	assert_int_equal(fwrite(page, 1, sizeof page, f), sizeof page);
-	assert_int_equal(fwrite(r, sizeof *r, done ? n : flushed, f), done ? n : flushed);
+	for (size_t k = 0; k < nb; k++) {
+		struct rec_spool_rec slot[HB_SLOTS];
+		memset(slot, 0, sizeof slot);
+		assert_true(b[k].n < HB_SLOTS);
+		if (b[k].tid) {
+			slot[0].tid = b[k].tid;
+			slot[0].op = (uint8_t)b[k].kind;
+			slot[0].work = b[k].n;
+			slot[0].stamp = b[k].n ? b[k].r[b[k].n - 1].stamp : 0;
+			memcpy(slot + 1, b[k].r, b[k].n * sizeof *b[k].r);
+		}
+		assert_int_equal(fwrite(slot, sizeof *slot, HB_SLOTS, f), HB_SLOTS);
+	}
 	if (done)
 		fputs(names, f);
 	assert_int_equal(fclose(f), 0);
 }
 
-#define SR(t, w, o, a, b, fl) { .work = (w), .arg = (uint64_t)(a) | (uint64_t)(b) << 32, \
-                                .tid = (t), .op = (o), .flags = (fl) }
+#define SR(s, t, w, o, a, b, fl) { .stamp = (s), .work = (w), \
+                                   .arg = (uint64_t)(a) | (uint64_t)(b) << 32, \
+                                   .tid = (t), .op = (o), .flags = (fl) }
 
 /* rec_spool_convert by hand: the expected traces follow
- * docs/record.md ("Buffers", "The end of the run"). */
+ * docs/record.md ("Buffers", "The end of the run", "Lamport stamps"):
+ * the records merged by (stamp, thread id), whatever the order of the
+ * blocks in the file; a buffer's copies of its thread's blocks skipped. */
 static void test_spool_convert(void **state)
 {
 	(void)state;
 	char path[PATH_MAX + 64], tpath[PATH_MAX + 64];
 	snprintf(path, sizeof path, "%s/hand.spool", g_dir);
 	snprintf(tpath, sizeof tpath, "%s/hand.trace", g_dir);
-	static const struct rec_spool_rec done[] = {
-		SR(0, 0, REC_SPOOL_SEMINIT, 1, 2, 0),      /* sem 1 starts with 2 */
-		SR(1, 10, TRACE_CREATE, 2, 0, 0),
-		SR(1, 5, TRACE_WAIT, 1, 0, 0),             /* token 1 of 2 */
-		SR(2, 7, TRACE_WAIT, 1, 0, 0),             /* token 2 of 2 */
-		SR(2, 1, TRACE_WAIT, 2, 0, 0),             /* sem 2: no token seen: initial */
-		SR(1, 3, TRACE_UNLOCK, 9, 0, REC_SPOOL_DEAD), /* a failed unlock: not written */
-		SR(1, 4, TRACE_BARRIER, 1, 2, 0),          /* episode 1 of barrier 1 (N 2) */
-		SR(2, 6, TRACE_BARRIER, 1, 2, 0),
-		SR(2, 8, TRACE_BARRIER, 1, 2, 0),          /* episode 2 unfinished: dropped, */
-		SR(2, 2, TRACE_EXIT, 0, 0, REC_SPOOL_NOTE), /* its work 8 goes here: 10 */
-		SR(1, 1, TRACE_EXIT, 0, 0, 0),
+	/* stamps 1-11: thread 1's 1, 2, 3, 6, 7, 11, thread 2's 4, 5, 8,
+	 * 9, 10; thread 2's blocks first in the file */
+	static const struct rec_spool_rec d1a[] = {
+		SR(1, 1, 0, REC_SPOOL_SEMINIT, 1, 2, 0),      /* sem 1 starts with 2 */
+		SR(2, 1, 10, TRACE_CREATE, 2, 0, 0),
+		SR(3, 1, 5, TRACE_WAIT, 1, 0, 0),             /* token 1 of 2 */
+	}, d1b[] = {
+		SR(6, 1, 3, TRACE_UNLOCK, 9, 0, REC_SPOOL_DEAD), /* a failed unlock: not written */
+		SR(7, 1, 4, TRACE_BARRIER, 1, 2, 0),          /* episode 1 of barrier 1 (N 2) */
+		SR(11, 1, 1, TRACE_EXIT, 0, 0, 0),
+	}, d2a[] = {
+		SR(4, 2, 7, TRACE_WAIT, 1, 0, 0),             /* token 2 of 2 */
+		SR(5, 2, 1, TRACE_WAIT, 2, 0, 0),             /* sem 2: no token seen: initial */
+		SR(8, 2, 6, TRACE_BARRIER, 1, 2, 0),
+	}, d2b[] = {
+		SR(9, 2, 8, TRACE_BARRIER, 1, 2, 0),          /* episode 2 unfinished: dropped, */
+		SR(10, 2, 2, TRACE_EXIT, 0, 0, REC_SPOOL_NOTE), /* its work 8 goes here: 10 */
+	};
+	static const struct hand_block done[] = {
+		HB(REC_SPOOL_BLOCK, 2, d2a), HB(REC_SPOOL_TAIL, 2, d2b), { 0, 0, NULL, 0 },
+		HB(REC_SPOOL_BLOCK, 1, d1a), HB(REC_SPOOL_TAIL, 1, d1b),
 	};
 	/* expected: sems 1 (2 tokens) and 2 (1 token); no dead line; the
 	 * second episode's line dropped */
@@ -762,23 +810,54 @@ static void test_spool_convert(void **state)
 		"1 10 create 2\n1 5 wait 1\n2 7 wait 1\n2 1 wait 2\n1 4 barrier 1 2\n2 6 barrier 1 2\n"
 		"# thread 2 was still running at process exit: its exit is recorded here\n"
 		"2 10 exit\n1 101 exit\n";
-	/* cut after 6 of 8: thread 2 waits on condvar 3 (its reservation, a
-	 * dead unlock of mutex 1 naming the condvar), thread 1's signal
-	 * claimed it: its cwait is appended, then the exits; thread 3 was
-	 * created and has no record */
-	static const struct rec_spool_rec cut[] = {
-		SR(1, 10, TRACE_CREATE, 2, 0, 0),
-		SR(1, 1, TRACE_CREATE, 3, 0, 0),
-		SR(2, 20, TRACE_LOCK, 1, 0, 0),
-		SR(2, 30, TRACE_UNLOCK, 1, 3, REC_SPOOL_DEAD),
-		SR(1, 40, TRACE_LOCK, 1, 0, 0),
-		SR(1, 50, TRACE_SIGNAL, 3, 1, 0),
-		SR(1, 60, TRACE_UNLOCK, 1, 0, 0),           /* lost */
-		SR(2, 70, TRACE_CWAIT, 3, 1, 0),            /* lost */
+	/* two threads on mutex 1: the mutex's records alternate between
+	 * them (stamps 2, 3 thread 1; 4, 5 thread 2; 6, 7 thread 1), and
+	 * thread 2's sleep ties with thread 1's unlock at 7 (the lower
+	 * thread id first).  Each thread's records in file order (thread
+	 * 2's first) would lock a held mutex and run thread 2 before its
+	 * create: only the merge by (stamp, thread) replays. */
+	static const struct rec_spool_rec m1a[] = {
+		SR(1, 1, 10, TRACE_CREATE, 2, 0, 0), SR(2, 1, 1, TRACE_LOCK, 1, 0, 0),
+		SR(3, 1, 2, TRACE_UNLOCK, 1, 0, 0),
+	}, m1b[] = {
+		SR(6, 1, 3, TRACE_LOCK, 1, 0, 0), SR(7, 1, 4, TRACE_UNLOCK, 1, 0, 0),
+		SR(10, 1, 5, TRACE_JOIN, 2, 0, 0),
+	}, m1c[] = {
+		SR(11, 1, 6, TRACE_EXIT, 0, 0, 0),
+	}, m2a[] = {
+		SR(4, 2, 20, TRACE_LOCK, 1, 0, 0), SR(5, 2, 21, TRACE_UNLOCK, 1, 0, 0),
+		SR(7, 2, 22, TRACE_SLEEP, 50, 0, 0),
+	}, m2b[] = {
+		SR(8, 2, 23, TRACE_EXIT, 0, 0, 0),
+	};
+	static const struct hand_block merge[] = {
+		HB(REC_SPOOL_BLOCK, 2, m2a), HB(REC_SPOOL_TAIL, 2, m2b),
+		HB(REC_SPOOL_BLOCK, 1, m1a), HB(REC_SPOOL_BLOCK, 1, m1b), HB(REC_SPOOL_TAIL, 1, m1c),
+	};
+	static const char want_merge[] =
+		"shadowbind-trace 1\n# recorded by shadowbind-record (process exit); work is thread CPU time\n"
+		"unit ns\nthread 1 main\nthread 2 w\n\n"
+		"1 10 create 2\n1 1 lock 1\n1 2 unlock 1\n2 20 lock 1\n2 21 unlock 1\n1 3 lock 1\n"
+		"1 4 unlock 1\n2 22 sleep 50\n2 23 exit\n1 5 join 2\n1 6 exit\n";
+	/* cut: thread 2 waits on condvar 3 (its reservation, a dead unlock
+	 * of mutex 1 naming the condvar), thread 1's signal claimed it; the
+	 * records being written (thread 1's unlock, thread 2's cwait) were
+	 * lost: its cwait is appended, then the exits; thread 3 was created
+	 * and has no record */
+	static const struct rec_spool_rec c1[] = {
+		SR(1, 1, 10, TRACE_CREATE, 2, 0, 0), SR(2, 1, 1, TRACE_CREATE, 3, 0, 0),
+		SR(5, 1, 40, TRACE_LOCK, 1, 0, 0),
+	}, c1b[] = {
+		SR(6, 1, 50, TRACE_SIGNAL, 3, 1, 0),
+	}, c2[] = {
+		SR(3, 2, 20, TRACE_LOCK, 1, 0, 0), SR(4, 2, 30, TRACE_UNLOCK, 1, 3, REC_SPOOL_DEAD),
+	};
+	static const struct hand_block cut[] = {
+		HB(REC_SPOOL_BLOCK, 1, c1), HB(REC_SPOOL_TAIL, 2, c2), HB(REC_SPOOL_TAIL, 1, c1b),
 	};
 	static const char want_cut[] =
 		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
-		"recorder's exit; at least the last 2 of 8 or more records were lost); work is thread CPU time\n"
+		"recorder's exit; 6 records kept, those being written then lost); work is thread CPU time\n"
 		"unit ns\nthread 1 main\n\n"
 		"1 10 create 2\n1 1 create 3\n2 20 lock 1\n1 40 lock 1\n1 50 signal 3 1\n"
 		"# the recording was cut here: what follows ends the threads still running\n"
@@ -786,37 +865,67 @@ static void test_spool_convert(void **state)
 		"# thread 1 was still running when the recording was cut: its exit is recorded here\n1 0 exit\n"
 		"# thread 2 was still running when the recording was cut: its exit is recorded here\n2 0 exit\n"
 		"# thread 3 was still running when the recording was cut: its exit is recorded here\n3 0 exit\n";
-	/* the same cut before the signal: thread 2 gets its unlock where it
-	 * began waiting */
+	/* the same cut before thread 1's lock and signal: thread 2 gets its
+	 * unlock where it began waiting */
+	static const struct rec_spool_rec c1e[] = {
+		SR(1, 1, 10, TRACE_CREATE, 2, 0, 0), SR(2, 1, 1, TRACE_CREATE, 3, 0, 0),
+	};
+	static const struct hand_block cut2[] = {
+		HB(REC_SPOOL_TAIL, 2, c2), HB(REC_SPOOL_TAIL, 1, c1e),
+	};
 	static const char want_cut2[] =
 		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
-		"recorder's exit; at least the last 4 of 8 or more records were lost); work is thread CPU time\n"
+		"recorder's exit; 4 records kept, those being written then lost); work is thread CPU time\n"
 		"unit ns\nthread 1 main\n\n"
 		"1 10 create 2\n1 1 create 3\n2 20 lock 1\n2 30 unlock 1\n"
 		"# the recording was cut here: what follows ends the threads still running\n"
 		"# thread 1 was still running when the recording was cut: its exit is recorded here\n1 0 exit\n"
 		"# thread 2 was still running when the recording was cut: its exit is recorded here\n2 0 exit\n"
 		"# thread 3 was still running when the recording was cut: its exit is recorded here\n3 0 exit\n";
+	/* cut while buffers were being copied out: thread 2's buffer still
+	 * holds both records of its block (stamps 4, 5: not past the
+	 * block's 5, skipped); thread 1's holds its latest record (3, kept
+	 * in the buffer) and, behind it, a stale record of its block (2: not
+	 * past 3, the buffer's end).  Each record once: */
+	static const struct rec_spool_rec k1[] = {
+		SR(1, 1, 10, TRACE_CREATE, 2, 0, 0), SR(2, 1, 1, TRACE_LOCK, 1, 0, 0),
+	}, k1t[] = {
+		SR(3, 1, 2, TRACE_UNLOCK, 1, 0, 0), SR(2, 1, 1, TRACE_LOCK, 1, 0, 0),
+	}, k2[] = {
+		SR(4, 2, 20, TRACE_LOCK, 1, 0, 0), SR(5, 2, 21, TRACE_UNLOCK, 1, 0, 0),
+	};
+	static const struct hand_block copies[] = {
+		HB(REC_SPOOL_BLOCK, 1, k1), HB(REC_SPOOL_BLOCK, 2, k2), HB(REC_SPOOL_TAIL, 2, k2),
+		HB(REC_SPOOL_TAIL, 1, k1t),
+	};
+	static const char want_copies[] =
+		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
+		"recorder's exit; 5 records kept, those being written then lost); work is thread CPU time\n"
+		"unit ns\nthread 1 main\n\n"
+		"1 10 create 2\n1 1 lock 1\n1 2 unlock 1\n2 20 lock 1\n2 21 unlock 1\n"
+		"# the recording was cut here: what follows ends the threads still running\n"
+		"# thread 1 was still running when the recording was cut: its exit is recorded here\n1 0 exit\n"
+		"# thread 2 was still running when the recording was cut: its exit is recorded here\n2 0 exit\n";
 	static const struct {
-		const struct rec_spool_rec *r;
-		size_t n;
+		const struct hand_block *b;
+		size_t nb;
 		int done;
-		uint64_t flushed;
 		const char *want;
 		uint64_t added, dropped;
 		uint64_t teardown, kept_teardown; /* given; added (ns) */
 	} cases[] = {
-		{ done, sizeof done / sizeof *done, 1, 0, want_done, 0, 1, 0, 0 },
-		{ cut, sizeof cut / sizeof *cut, 0, 6, want_cut, 6, 0, 0, 0 },
-		{ cut, sizeof cut / sizeof *cut, 0, 4, want_cut2, 3, 0, 0, 0 },
+		{ done, sizeof done / sizeof *done, 1, want_done, 0, 1, 0, 0 },
+		{ merge, sizeof merge / sizeof *merge, 1, want_merge, 0, 0, 0, 0 },
+		{ cut, sizeof cut / sizeof *cut, 0, want_cut, 6, 0, 0, 0 },
+		{ cut2, sizeof cut2 / sizeof *cut2, 0, want_cut2, 3, 0, 0, 0 },
+		{ copies, sizeof copies / sizeof *copies, 0, want_copies, 2, 0, 0, 0 },
 		/* a teardown of 100 ns: thread 1's exit 1 + 100; a cut
 		 * spool has none (its process died) */
-		{ done, sizeof done / sizeof *done, 1, 0, want_done_td, 0, 1, 100, 100 },
-		{ cut, sizeof cut / sizeof *cut, 0, 6, want_cut, 6, 0, 100, 0 },
+		{ done, sizeof done / sizeof *done, 1, want_done_td, 0, 1, 100, 100 },
+		{ cut, sizeof cut / sizeof *cut, 0, want_cut, 6, 0, 100, 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		write_spool(path, cases[i].r, cases[i].n, cases[i].done, cases[i].flushed,
-		            "thread 1 main\nthread 2 w\n");
+		write_spool(path, cases[i].b, cases[i].nb, cases[i].done, "thread 1 main\nthread 2 w\n");
 		FILE *f = fopen(tpath, "w");
 		assert_non_null(f);
 		struct rec_spool_info info;
@@ -841,7 +950,7 @@ static void test_spool_convert(void **state)
 	FILE *f = fopen(tpath, "w");
 	struct rec_spool_info info;
 	struct trace_error e;
-	write_spool(path, done, 2, 1, 0, "");
+	write_spool(path, done, 2, 1, "");
 	FILE *g = fopen(path, "r+b");
 	assert_non_null(g);
 	fputs("XX", g);

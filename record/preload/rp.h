@@ -9,20 +9,25 @@
  * functions it interposes.  It is compiled with -fPIC into its own shared
  * object, never into build/librecord.a (see record/module.mk).
  *
- * Recording.  A release (unlock, post, signal, ...) is numbered just
+ * Recording.  A release (unlock, post, signal, ...) is recorded just
  * before the real operation, an acquisition after the real operation
- * returned.  Each event takes the next global sequence number (one
- * atomic increment), so the order of the sequence numbers is an order in
- * which the operations took effect (docs/trace-format.md, Order).  Every
- * event but the lock and unlock of a mutex whose id is known also takes
- * the recorder lock G for its bookkeeping; those two need none (the
- * mutex itself guards its owner and depth: rp_emit_fast).  Records go
- * to the slot of their number in one ring buffer of a fixed size
- * (SHADOWBIND_BUFFER records rounded up to a power of two, default
- * RP_BUFFER), written to the spool file (record.h) half a ring at a time;
- * at exit (or SIGINT/SIGTERM) the rest and the thread names follow, and
- * shadowbind-record writes the trace from the spool.  Memory is bounded
- * whatever the run's length (docs/record.md, "Buffers").
+ * returned.  No counter is shared: each record gets a Lamport stamp, one
+ * more than the largest of its thread's last stamp, its mutex's (a
+ * mutex's lock, trylock, unlock, cwait) and, for the records taken under
+ * the recorder lock G, G's own stamp (so that they stay in G's order);
+ * a barrier's record also passes every live thread's stamp (each
+ * member's previous record precedes its group).  Sorting the records by
+ * (stamp, thread) is then an order in which the operations took effect
+ * (docs/trace-format.md, Order; docs/record.md, "Lamport stamps").  Every
+ * event but the lock and unlock of a mutex whose id is known also takes G
+ * for its bookkeeping; those two need none (the mutex itself guards its
+ * owner, depth and stamp: rp_emit_fast).  Records go to their thread's
+ * own buffer, a region of the spool file mapped shared (record.h), so
+ * that what was written survives the process however it ends; a full
+ * buffer is copied to the spool as a block and reused.  At exit (or
+ * SIGINT/SIGTERM) the thread names follow, and shadowbind-record merges
+ * the threads' records by stamp into the trace.  Memory is one buffer
+ * per thread whatever the run's length (docs/record.md, "Buffers").
  */
 #ifndef SHADOWBIND_RP_H
 #define SHADOWBIND_RP_H
@@ -52,7 +57,7 @@ enum rp_mode { RP_OFF = 0, RP_RECORD, RP_RUN };
  * wrapper that made it may still mark it dead (or alive again); it goes
  * to the spool as it is then. */
 struct rp_rec {
-	uint64_t seq;   /* global order (file order)                        */
+	uint64_t stamp; /* Lamport stamp (rp.h's head)                      */
 	uint64_t work;  /* CPU time before the operation; units: ns         */
 	uint64_t arg;   /* a | b << 32; for sleep the duration in ns        */
 	uint8_t op;     /* enum trace_op                                    */
@@ -60,9 +65,12 @@ struct rp_rec {
 	uint8_t note;   /* 1: an exit written at process exit (comment)     */
 };
 
-#define RP_BUFFER 65536 /* records in the buffer by default (1.5 MiB) */
-/* Spins waiting for a record still being written, a full buffer, before
- * each sched_yield (the writer may be preempted on this CPU). */
+#define RP_BUFFER 4095 /* records in a thread's buffer by default: with its
+                          header 4096 slots, 128 KiB (SHADOWBIND_BUFFER:
+                          rounded up to whole pages) */
+/* Spins waiting for another thread (the spool's block lock, a record
+ * still being written at the end) before each sched_yield (the other
+ * thread may be preempted on this CPU). */
 #define RP_SPIN_YIELD 64
 
 struct rp_thread {
@@ -77,15 +85,20 @@ struct rp_thread {
 	                            handlers) pass through unrecorded         */
 	int app;                 /* 1 while rp_emit_fast appends without G:
 	                            rp_write_trace waits for 0              */
+	uint64_t stamp;          /* its last record's stamp (read by other
+	                            threads: relaxed atomics)               */
+	struct rec_spool_rec *buf; /* its buffer: a block of the spool
+	                            mapped shared, slot 0 its header        */
+	uint32_t pos;            /* next free slot (1..cap)                 */
+	uint32_t cap;            /* slots in the block                      */
+	struct rec_spool_rec *pend_slot; /* where its latest record is     */
+	uint64_t nrec;           /* records it wrote (the spool's count)    */
 	uint64_t last;           /* CPU time when its last wrapper was
 	                            entered; ns                              */
 	uint64_t carry;          /* work not yet in a record (a wrapper that
 	                            recorded nothing); ns                    */
 	struct rp_rec pend;      /* its latest record (see struct rp_rec)    */
 	int has_pend;
-	uint8_t pend_flags;      /* its flags as the spool has them
-	                            (REC_SPOOL_DEAD, REC_SPOOL_NOTE): only
-	                            dead and note change after rp_emit      */
 	/* the clock (rp_clock.c): the word that tells a context switch,
 	 * the last exact reading and the TSC then */
 	const void *pg;          /* task-clock page (mmap'd) or NULL        */
@@ -148,6 +161,8 @@ struct rp_obj {
 	struct rp_thread *wq;    /* cond: waiting threads, in registration
 	                            order (claimed or not)                   */
 	uint64_t reg;            /* cond: registrations so far               */
+	uint64_t stamp;          /* mutex: its last record's stamp, written
+	                            by its holder only                       */
 } __attribute__((aligned(64)));
 
 /* rp_state.c */
@@ -349,12 +364,10 @@ void rp_reset(void);
  * measured with callgrind on the lockprobe).  rp_hot.owner: which thread
  * holds it (the address of its rp_g_me), for the signal handler.
  *
- * rp_hot: G and everything every record reads or writes under it, in
- * one cache line (64 bytes, aligned): recorded on several CPUs, each
- * record's critical section moves the lines it touches from the CPU of
- * the previous record's thread, and G, the sequence number, the buffer's
- * bounds and the object table's address used to sit on three lines
- * (issue 20; docs/record.md, "The recorder's cost on several CPUs"). 
+ * rp_hot: G and what the records under G read or write, in one cache
+ * line (64 bytes, aligned): G, its holder, the object table's address
+ * and G's stamp (issue 20; docs/record.md, "The recorder's cost on
+ * several CPUs").
  * rp_lock returns 0, or -1 when the recording has finished (then G is
  * not held and nothing may be recorded).  rp_g_acquire/rp_g_release: G
  * itself, whatever the recording's state. */
@@ -363,13 +376,7 @@ struct rp_hot {
 	int g;                       /* G: 0 free, 1 held, 2 held, waiters   */
 	const char *volatile owner;  /* &rp_g_me of G's holder, or NULL     */
 	struct rp_objtab *objtab;    /* the object table (below), or NULL   */
-	uint64_t seq;                /* next sequence number (atomic)       */
-	uint64_t flushed;            /* records [0, flushed) are in the
-	                                spool file (written under G)        */
-	struct rec_spool_rec *win;   /* the ring: record s in win[s & mask]
-	                                while s >= flushed                  */
-	uint64_t wincap;             /* its size, a power of two; records   */
-	uint64_t half;               /* written out this many at a time    */
+	uint64_t stamp;              /* the last stamp given under G        */
 } __attribute__((aligned(64)));
 extern struct rp_hot rp_hot;
 extern __thread char rp_g_me __attribute__((tls_model("initial-exec")));
@@ -465,18 +472,13 @@ void rp_obj_reinit(const void *addr, int kind, uint32_t init);
 struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
                        uint64_t a, uint64_t b);
 /* Without G, for a mutex's lock or unlock whose id is known, by its
- * holder (the mutex guards the object's owner and depth): as rp_emit,
- * or NULL when the recording has finished (nothing recorded).  Only when
- * rp_pend_synced(t): t's latest record's flags are where the spool will
- * read them (else rp_emit under G, which puts them there first). */
-struct rp_rec *rp_emit_fast(struct rp_thread *t, uint64_t work, int op,
+ * holder (the mutex guards the object's owner, depth and stamp): as
+ * rp_emit, or NULL when the recording has finished (nothing recorded). */
+struct rp_rec *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint64_t work, int op,
                             uint64_t a, uint64_t b);
-static inline int rp_pend_synced(const struct rp_thread *t)
-{
-	return !t->has_pend ||
-	       t->pend_flags == ((t->pend.dead ? REC_SPOOL_DEAD : 0) |
-	                         (t->pend.note ? REC_SPOOL_NOTE : 0));
-}
+/* t's latest record's flags (dead, note: the only fields that change
+ * after rp_emit) where the spool has it; by t itself or under G. */
+void rp_sync(struct rp_thread *t);
 /* Under G: a new thread (id in creation order); NULL when out of memory. */
 struct rp_thread *rp_thread_new(void *(*fn)(void *));
 /* Record the calling thread's exit (once). */

@@ -38,11 +38,15 @@ static int g_ioerr;                   /* errno of a failed spool write    */
 static int g_inited;
 static char g_path[4096];             /* the spool file                   */
 
-/* the spool (record.h): its file and its header page (mapped shared, so
- * that its counters survive the process); the ring of records
- * [rp_hot.flushed, rp_hot.seq) not yet written is in rp_hot */
+/* the spool (record.h): its file, its header page (mapped shared, so
+ * that it survives the process) and its blocks: each thread's buffer
+ * (a block mapped shared) and the full buffers copied out */
 static int g_fd = -1;
 static struct rec_spool_head *g_head;
+static uint32_t g_block;              /* slots (32 bytes) per block       */
+static uint64_t g_end;                /* the file's size: the next block's
+                                         offset; bytes (under g_blk)      */
+static int g_blk;                     /* the block allocator's lock       */
 
 /* threads by id (1-based); capacity in pointers */
 static struct rp_thread **g_th;
@@ -51,6 +55,9 @@ static uint32_t g_nth, g_thcap;
 /* object table: open addressing, power-of-two size (rp_hot.objtab) */
 static size_t g_objcap, g_objn;
 static uint32_t g_next_id[TRACE_NKINDS];
+/* the mutexes by id (their stamps for the records under G); capacity */
+static struct rp_obj **g_mx;
+static uint32_t g_mxcap;
 
 static void *rp_mmap(size_t len)
 {
@@ -91,6 +98,17 @@ static inline void g_pause(void)
 #else
 	__asm__ __volatile__("" ::: "memory");
 #endif
+}
+
+/* One step of a wait for another thread: a pause, and every
+ * RP_SPIN_YIELD steps a sched_yield (the other thread may be preempted
+ * on this CPU).  *i counts the steps. */
+static void backoff(unsigned *i)
+{
+	if (++*i % RP_SPIN_YIELD)
+		g_pause();
+	else
+		rp_real.yield();
 }
 
 /* G taken (U. Drepper, "Futexes are tricky", mutex 3): spin a little
@@ -182,9 +200,32 @@ struct rp_obj *rp_obj_find(uintptr_t key, int kind)
 
 static void emit_decl(int op, uint64_t a, uint64_t b);
 
+static void mx_note(struct rp_obj *o)
+{
+	if (o->id >= g_mxcap) {
+		uint32_t ncap = g_mxcap ? g_mxcap * 2 : 1024;
+		while (ncap <= o->id)
+			ncap *= 2;
+		struct rp_obj **n = rp_mmap((size_t)ncap * sizeof *n);
+		if (!n) {
+			g_oom = 1;
+			return;
+		}
+		if (g_mx) {
+			memcpy(n, g_mx, (size_t)g_mxcap * sizeof *n);
+			munmap(g_mx, (size_t)g_mxcap * sizeof *g_mx);
+		}
+		g_mx = n;
+		g_mxcap = ncap;
+	}
+	g_mx[o->id] = o;
+}
+
 uint32_t rp_obj_newid(struct rp_obj *o)
 {
 	o->id = ++g_next_id[o->kind];
+	if (o->kind == TRACE_K_MUTEX)
+		mx_note(o);
 	if (o->kind == TRACE_K_SEM && o->has_init) {
 		/* its sem_init value, declared where it is first used */
 		o->count = o->init;
@@ -200,7 +241,9 @@ void rp_obj_reinit(const void *addr, int kind, uint32_t init)
 	if (!o)
 		return;
 	uintptr_t key = o->key;
+	uint64_t stamp = o->stamp; /* stamps never go back */
 	memset(o, 0, sizeof *o);
+	o->stamp = stamp;
 	o->kind = (uint8_t)kind;
 	__atomic_store_n(&o->key, key, __ATOMIC_RELEASE); /* rp_obj_peek */
 	o->init = init;
@@ -275,8 +318,6 @@ int rp_cv_leave(struct rp_obj *c, struct rp_thread *t, int returned)
 	return t->cw_claimed;
 }
 
-/* ---- records and threads ---- */
-
 /* ---- the spool ---- */
 
 static void spool_pwrite(const void *buf, size_t len, uint64_t off)
@@ -295,164 +336,202 @@ static void spool_pwrite(const void *buf, size_t len, uint64_t off)
 	}
 }
 
+/* A new block at the spool's end (the file grown to hold it): its
+ * offset, or -1 (g_ioerr set).  Any thread, without G: a lock of its
+ * own, held for one ftruncate. */
+static int64_t blk_new(void)
+{
+	unsigned i = 0;
+	while (__atomic_exchange_n(&g_blk, 1, __ATOMIC_ACQUIRE))
+		backoff(&i);
+	uint64_t off = g_end, len = (uint64_t)g_block * sizeof(struct rec_spool_rec);
+	int64_t r = -1;
+	if (ftruncate(g_fd, (off_t)(off + len)) == 0) {
+		g_end = off + len;
+		r = (int64_t)off;
+	} else {
+		g_ioerr = errno;
+	}
+	__atomic_store_n(&g_blk, 0, __ATOMIC_RELEASE);
+	return r;
+}
+
+/* t's buffer: a new block mapped shared, its header slot written
+ * (REC_SPOOL_TAIL); the calibration's thread a private one, never
+ * written out.  0 or -1. */
+static int buf_open(struct rp_thread *t)
+{
+	size_t len = (size_t)g_block * sizeof *t->buf;
+	void *p;
+	if (t->cal) {
+		p = rp_mmap(len);
+	} else {
+		int64_t off = blk_new();
+		if (off < 0)
+			return -1;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, g_fd, (off_t)off);
+		if (p == MAP_FAILED)
+			p = NULL;
+	}
+	if (!p) {
+		g_oom = 1;
+		return -1;
+	}
+	t->buf = p;
+	t->cap = g_block;
+	t->pos = 1;
+	t->buf[0].op = REC_SPOOL_TAIL;
+	__atomic_store_n(&t->buf[0].tid, t->id, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* t's buffer is full: its records go out as a block (REC_SPOOL_BLOCK),
+ * but its latest one (rp_sync may still patch it), which moves to slot
+ * 1; the rest is emptied.  A crash between the copy and the emptying
+ * leaves records twice: rec_spool_convert reads a buffer's records only
+ * past the stamps of its thread's blocks. */
+static void buf_flush(struct rp_thread *t)
+{
+	uint32_t n = t->pos - 1, keep = t->pend_slot == &t->buf[t->pos - 1];
+	if (t->cal) {
+		t->pos = 1;
+		return;
+	}
+	if (n > keep) {
+		struct rec_spool_rec h = {
+			.stamp = t->buf[n - keep].stamp, .work = n - keep, .op = REC_SPOOL_BLOCK,
+			.tid = t->id,
+		};
+		int64_t off = blk_new();
+		if (off >= 0) {
+			spool_pwrite(&h, sizeof h, (uint64_t)off);
+			spool_pwrite(&t->buf[1], (n - keep) * sizeof h, (uint64_t)off + sizeof h);
+		}
+	}
+	if (keep) {
+		t->buf[1] = t->buf[n];
+		t->pend_slot = &t->buf[1];
+	}
+	memset(&t->buf[1 + keep], 0, (n - keep) * sizeof *t->buf);
+	t->pos = 1 + keep;
+}
+
+/* Append a record to t's buffer; its slot, or NULL (the spool failed:
+ * g_oom or g_ioerr say it at the end).  The thread id is stored last: a
+ * slot with a thread id is written. */
+static struct rec_spool_rec *put(struct rp_thread *t, uint64_t stamp, uint64_t work, uint64_t arg,
+                                 int op)
+{
+	if (__builtin_expect(!t->buf, 0) && buf_open(t) < 0)
+		return NULL;
+	if (__builtin_expect(t->pos == t->cap, 0))
+		buf_flush(t);
+	struct rec_spool_rec *d = &t->buf[t->pos++];
+	d->stamp = stamp;
+	d->work = work;
+	d->arg = arg;
+	d->op = (uint8_t)op;
+	d->flags = 0;
+	d->pad = 0;
+	__atomic_store_n(&d->tid, t->id, __ATOMIC_RELEASE); /* last: written */
+	t->nrec++;
+	return d;
+}
+
 static uint8_t rec_flags(const struct rp_rec *r)
 {
 	return (uint8_t)((r->dead ? REC_SPOOL_DEAD : 0) | (r->note ? REC_SPOOL_NOTE : 0));
 }
 
-static struct rec_spool_rec disk_rec(uint32_t tid, const struct rp_rec *r)
+void rp_sync(struct rp_thread *t)
 {
-	struct rec_spool_rec d = {
-		.work = r->work, .arg = r->arg, .tid = tid, .op = r->op,
-		.flags = rec_flags(r),
-	};
-	return d;
+	if (t->has_pend && t->pend_slot)
+		t->pend_slot->flags = rec_flags(&t->pend);
 }
 
-/* Put the flags of t's latest record (the only fields that change after
- * rp_emit) where the spool will read them: the ring, or the file if its
- * half of the ring went out since.  Under G (the ring goes out under G),
- * or at the end once no rp_emit_fast runs. */
-static void sync_pend(struct rp_thread *t)
+static inline uint64_t stamp_load(const uint64_t *p)
 {
-	if (!t->has_pend)
-		return;
-	uint8_t f = rec_flags(&t->pend);
-	if (f == t->pend_flags)
-		return;
-	if (t->pend.seq >= rp_hot.flushed) {
-		rp_hot.win[t->pend.seq & (rp_hot.wincap - 1)].flags = f;
-	} else {
-		struct rec_spool_rec d = disk_rec(t->id, &t->pend);
-		spool_pwrite(&d, sizeof d, REC_SPOOL_HEAD + t->pend.seq * sizeof d);
-	}
-	t->pend_flags = f;
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-/* A slot holds its record once its writer stored the thread id last (a
- * declaration, thread 0: its op); an empty slot is all zeros. */
-static int slot_written(struct rec_spool_rec *d)
+static inline void stamp_store(uint64_t *p, uint64_t v)
 {
-	return __atomic_load_n(&d->tid, __ATOMIC_ACQUIRE) != 0 ||
-	       __atomic_load_n(&d->op, __ATOMIC_ACQUIRE) == REC_SPOOL_SEMINIT;
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-static void slot_wait(struct rec_spool_rec *d)
+/* Under G: the stamp of t's record `op a b` (rp.h's head): past t's
+ * last, G's last, its mutex's last (a lock, a successful trylock, an
+ * unlock, a cwait: made by the mutex's holder) and, for a barrier,
+ * every live thread's last (each member's previous record precedes the
+ * group); all of them advanced to it. */
+static uint64_t stamp_g(struct rp_thread *t, int op, uint64_t a, uint64_t b)
 {
-	for (unsigned i = 1; !slot_written(d); i++) {
-		if (i % RP_SPIN_YIELD)
-			g_pause();
-		else
-			rp_real.yield(); /* its writer may be preempted here */
-	}
+	uint64_t s = stamp_load(&t->stamp);
+	if (rp_hot.stamp > s)
+		s = rp_hot.stamp;
+	uint64_t mid = op == TRACE_LOCK || op == TRACE_UNLOCK || (op == TRACE_TRYLOCK && b) ? a
+	               : op == TRACE_CWAIT ? b : 0;
+	struct rp_obj *m = mid && mid < g_mxcap ? g_mx[mid] : NULL;
+	if (m && stamp_load(&m->stamp) > s)
+		s = stamp_load(&m->stamp);
+	if (op == TRACE_BARRIER)
+		for (uint32_t i = 1; i <= g_nth; i++)
+			if (g_th[i] && !g_th[i]->exited && stamp_load(&g_th[i]->stamp) > s)
+				s = stamp_load(&g_th[i]->stamp);
+	s++;
+	if (m)
+		stamp_store(&m->stamp, s);
+	stamp_store(&t->stamp, s);
+	rp_hot.stamp = s;
+	return s;
 }
 
-/* Under G: write records [flushed, end) to the file (end - flushed at
- * most the ring's size; every one of them numbered), once their writers
- * have written them, and empty their slots. */
-static void win_write(uint64_t end)
-{
-	uint64_t mask = rp_hot.wincap - 1, s = rp_hot.flushed;
-	for (uint64_t k = s; k < end; k++)
-		slot_wait(&rp_hot.win[k & mask]);
-	while (s < end) {
-		uint64_t i = s & mask, n = end - s;
-		if (n > rp_hot.wincap - i)
-			n = rp_hot.wincap - i; /* up to the ring's end */
-		spool_pwrite(&rp_hot.win[i], n * sizeof *rp_hot.win, REC_SPOOL_HEAD + s * sizeof *rp_hot.win);
-		memset(&rp_hot.win[i], 0, n * sizeof *rp_hot.win);
-		s += n;
-	}
-	__atomic_store_n(&rp_hot.flushed, end, __ATOMIC_RELEASE);
-	if (g_head) {
-		/* emitted: the numbers given so far, at least */
-		g_head->emitted = __atomic_load_n(&rp_hot.seq, __ATOMIC_RELAXED);
-		if (!g_ioerr)
-			g_head->flushed = end;
-	}
-}
-
-/* Record s has no slot yet (the ring holds [flushed, flushed + wincap)):
- * the oldest half goes out under G, by whoever gets G first (the holder
- * of G, if it is this thread, at once).  The records of that half were
- * numbered before s, and their writers need neither G nor room. */
-static void win_room(uint64_t s)
-{
-	int mine = rp_hot.owner == &rp_g_me;
-	for (unsigned i = 1; s >= __atomic_load_n(&rp_hot.flushed, __ATOMIC_ACQUIRE) + rp_hot.wincap; i++) {
-		/* G tried, not waited for: its holder may be rp_write_trace
-		 * waiting for this record (it makes the room itself) */
-		int z = 0;
-		if (mine || __atomic_compare_exchange_n(&rp_hot.g, &z, 1, 0, __ATOMIC_ACQUIRE,
-		                                        __ATOMIC_RELAXED)) {
-			if (!mine)
-				rp_hot.owner = &rp_g_me;
-			uint64_t f = rp_hot.flushed;
-			if (s >= f + rp_hot.wincap)
-				win_write(f + rp_hot.half);
-			if (!mine)
-				rp_g_release();
-		} else if (i % RP_SPIN_YIELD) {
-			g_pause();
-		} else {
-			rp_real.yield();
-		}
-	}
-}
-
-/* The next sequence number and its slot. */
-static struct rec_spool_rec *win_next(uint64_t *seq)
-{
-	uint64_t s = __atomic_fetch_add(&rp_hot.seq, 1, __ATOMIC_ACQ_REL);
-	if (__builtin_expect(s >= __atomic_load_n(&rp_hot.flushed, __ATOMIC_ACQUIRE) + rp_hot.wincap, 0))
-		win_room(s);
-	*seq = s;
-	return &rp_hot.win[s & (rp_hot.wincap - 1)];
-}
-
+/* Under G: a declaration (REC_SPOOL_SEMINIT) in the calling thread's
+ * buffer (thread 1's when the caller is not recorded: only at the end),
+ * stamped as a record under G, before the record that uses it. */
 static void emit_decl(int op, uint64_t a, uint64_t b)
 {
-	if (rp_self && rp_self->cal)
+	struct rp_thread *t = rp_self ? rp_self : rp_thread_at(1);
+	if (!t || t->cal)
 		return; /* the calibration's objects */
-	uint64_t s;
-	struct rec_spool_rec *d = win_next(&s);
-	d->work = 0;
-	d->arg = a | b << 32;
-	d->flags = 0;
-	__atomic_store_n(&d->op, (uint8_t)op, __ATOMIC_RELEASE); /* last */
+	put(t, stamp_g(t, op, 0, 0), 0, a | b << 32, op);
 }
 
 /* ---- records and threads ---- */
 
-struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
-                       uint64_t a, uint64_t b)
+static struct rp_rec *emit(struct rp_thread *t, uint64_t stamp, uint64_t work, int op,
+                           uint64_t a, uint64_t b)
 {
-	if (t->cal) {
-		/* the calibration: only the work counts */
-		t->cal_sum += work;
-		memset(&t->pend, 0, sizeof t->pend);
-		return &t->pend;
-	}
-	sync_pend(t);
+	if (t->cal)
+		t->cal_sum += work; /* the calibration: only the work counts */
+	else
+		rp_sync(t);
 	struct rp_rec *r = &t->pend;
-	struct rec_spool_rec *d = win_next(&r->seq);
+	r->stamp = stamp;
 	r->work = work;
 	r->arg = op == TRACE_SLEEP ? a : (a | b << 32);
 	r->op = (uint8_t)op;
 	r->dead = 0;
 	r->note = 0;
-	d->work = work;
-	d->arg = r->arg;
-	d->op = (uint8_t)op;
-	d->flags = 0;
-	d->pad = 0;
-	__atomic_store_n(&d->tid, t->id, __ATOMIC_RELEASE); /* last: written */
-	t->pend_flags = 0;
-	t->has_pend = 1;
+	t->pend_slot = put(t, stamp, work, r->arg, op);
+	t->has_pend = !t->cal;
 	return r;
 }
 
-struct rp_rec *rp_emit_fast(struct rp_thread *t, uint64_t work, int op,
+struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
+                       uint64_t a, uint64_t b)
+{
+	struct rp_rec *r = emit(t, stamp_g(t, op, a, b), work, op, a, b);
+	if (op == TRACE_CREATE && !t->cal) {
+		/* the child's records follow its create */
+		struct rp_thread *c = rp_thread_at((uint32_t)a);
+		if (c && stamp_load(&c->stamp) < r->stamp)
+			stamp_store(&c->stamp, r->stamp);
+	}
+	return r;
+}
+
+struct rp_rec *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint64_t work, int op,
                             uint64_t a, uint64_t b)
 {
 	/* rp_write_trace sets rp_finished, then waits until no thread's
@@ -461,8 +540,14 @@ struct rp_rec *rp_emit_fast(struct rp_thread *t, uint64_t work, int op,
 	 * consistent) */
 	__atomic_exchange_n(&t->app, 1, __ATOMIC_SEQ_CST);
 	struct rp_rec *r = NULL;
-	if (!__atomic_load_n(&rp_finished, __ATOMIC_SEQ_CST))
-		r = rp_emit(t, work, op, a, b);
+	if (!__atomic_load_n(&rp_finished, __ATOMIC_SEQ_CST)) {
+		/* the caller holds the mutex: its stamp is ours to advance */
+		uint64_t s = stamp_load(&t->stamp), m = stamp_load(&o->stamp);
+		s = (m > s ? m : s) + 1;
+		stamp_store(&o->stamp, s);
+		stamp_store(&t->stamp, s);
+		r = emit(t, s, work, op, a, b);
+	}
 	__atomic_store_n(&t->app, 0, __ATOMIC_RELEASE);
 	return r;
 }
@@ -543,12 +628,9 @@ void rp_reset(void)
 		g_th[i] = NULL;
 	}
 	g_nth = 0;
-	if (rp_hot.win && rp_hot.seq)
-		memset(rp_hot.win, 0, (rp_hot.seq < rp_hot.wincap ? rp_hot.seq : rp_hot.wincap) *
-		                      sizeof *rp_hot.win);
-	rp_hot.seq = rp_hot.flushed = 0;
-	if (g_head)
-		g_head->emitted = g_head->flushed = 0;
+	rp_hot.stamp = 0;
+	if (g_mx)
+		memset(g_mx, 0, (size_t)g_mxcap * sizeof *g_mx);
 	if (rp_hot.objtab)
 		memset(rp_hot.objtab->e, 0, g_objcap * sizeof *rp_hot.objtab->e);
 	g_objn = 0;
@@ -658,23 +740,19 @@ static void rp_write_trace(const char *why)
 		return;
 	rp_stats_mark();
 	/* no record after this but ours: rp_emit_fast sees rp_finished, or
-	 * its thread's app is 1 until its record is in its slot (it may need
-	 * room, which only G's holder, this thread, makes) */
+	 * its thread's app is 1 until its record is in its buffer */
 	__atomic_store_n(&rp_finished, 1, __ATOMIC_SEQ_CST);
 	for (uint32_t i = 1; i <= g_nth; i++)
-		for (unsigned k = 1; __atomic_load_n(&g_th[i]->app, __ATOMIC_SEQ_CST); k++) {
-			if (__atomic_load_n(&rp_hot.seq, __ATOMIC_ACQUIRE) > rp_hot.flushed + rp_hot.wincap)
-				win_write(rp_hot.flushed + rp_hot.half);
-			else if (k % RP_SPIN_YIELD)
-				g_pause();
-			else
-				rp_real.yield();
-		}
+		for (unsigned k = 0; __atomic_load_n(&g_th[i]->app, __ATOMIC_SEQ_CST);)
+			backoff(&k);
 	finalize_records();
-	for (uint32_t i = 1; i <= g_nth; i++)
-		sync_pend(g_th[i]);
-	win_write(rp_hot.seq);
-	uint64_t foot = REC_SPOOL_HEAD + rp_hot.seq * sizeof(struct rec_spool_rec);
+	uint64_t n = 0;
+	for (uint32_t i = 1; i <= g_nth; i++) {
+		rp_sync(g_th[i]);
+		n += g_th[i]->nrec;
+	}
+	g_head->emitted = n;
+	uint64_t foot = g_end;
 	uint64_t footlen = write_names(foot);
 	size_t wl = strlen(why);
 	if (wl >= sizeof g_head->why)
@@ -703,8 +781,9 @@ static void rp_write_trace(const char *why)
 		       pool, " (docs/record.md, OpenMP)\n");
 }
 
-/* Open the spool at g_path: its header page (mapped shared) and the
- * buffer of `records` records.  0, or -1 (then nothing is recorded). */
+/* Open the spool at g_path: its header page (mapped shared); blocks of
+ * `records` slots rounded up to whole pages.  0, or -1 (then nothing is
+ * recorded). */
 static int spool_open(uint64_t records)
 {
 	g_fd = open(g_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -715,17 +794,13 @@ static int spool_open(uint64_t records)
 	void *h = mmap(NULL, REC_SPOOL_HEAD, PROT_READ | PROT_WRITE, MAP_SHARED, g_fd, 0);
 	if (h == MAP_FAILED)
 		return -1;
-	uint64_t cap = 1;
-	while (cap < records)
-		cap *= 2;
-	rp_hot.win = rp_mmap(cap * sizeof *rp_hot.win);
-	if (!rp_hot.win)
-		return -1;
-	rp_hot.wincap = cap;
-	rp_hot.half = cap > 1 ? cap / 2 : 1;
+	uint64_t page = 4096 / sizeof(struct rec_spool_rec), b = records + 1; /* + its header */
+	b = (b + page - 1) / page * page;
+	g_block = (uint32_t)b;
+	g_end = REC_SPOOL_HEAD;
 	g_head = h;
 	memcpy(g_head->magic, REC_SPOOL_MAGIC, 8);
-	g_head->buffer = records;
+	g_head->block = b;
 	return 0;
 }
 
@@ -833,7 +908,7 @@ void rp_init(void)
 		if (bs && *bs) {
 			char *e;
 			unsigned long long v = strtoull(bs, &e, 10);
-			if (!*e && v >= 1 && v <= (1ull << 32))
+			if (!*e && v >= 1 && v <= (1ull << 24))
 				records = v;
 		}
 		if (spool_open(records) < 0) {

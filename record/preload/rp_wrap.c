@@ -177,16 +177,15 @@ static int mutex_acquired(struct rp_thread *t, pthread_mutex_t *m, uint64_t w,
 }
 
 /* The fast path of a mutex's lock and unlock (issue 20): when the
- * mutex's id is known and t's latest record needs no patching, the
- * record is appended without G (rp_emit_fast): the calling thread holds
- * the mutex, which guards its owner and depth, and the sequence number
- * is one atomic increment.  0: recorded or nothing to record (*rec
+ * mutex's id is known, the record is appended without G (rp_emit_fast):
+ * the calling thread holds the mutex, which guards its owner, depth and
+ * stamp, and the record goes to the thread's own buffer.  0: recorded or nothing to record (*rec
  * says; *nested: a recursive re-lock or inner unlock), -1: take the path
  * under G. */
 static int mutex_fast(struct rp_thread *t, pthread_mutex_t *m, uint64_t w, int op,
                       struct rp_rec **rec, int *nested)
 {
-	struct rp_obj *o = rp_pend_synced(t) ? rp_obj_peek(m, TRACE_K_MUTEX) : NULL;
+	struct rp_obj *o = rp_obj_peek(m, TRACE_K_MUTEX);
 	uint32_t id = o ? __atomic_load_n(&o->id, __ATOMIC_RELAXED) : 0;
 	if (!id)
 		return -1;
@@ -210,7 +209,7 @@ static int mutex_fast(struct rp_thread *t, pthread_mutex_t *m, uint64_t w, int o
 		}
 		o->owner = 0;
 	}
-	*rec = rp_emit_fast(t, w, op, id, 0);
+	*rec = rp_emit_fast(t, o, w, op, id, 0);
 	return 0;
 }
 
@@ -392,8 +391,10 @@ static int cond_wait_any(pthread_cond_t *c, pthread_mutex_t *m, int how, clockid
 	/* reserve the place of an `unlock M` where it began waiting: used
 	 * only if the wait ends without a wake-up (timeout, spurious) */
 	t->cw_rec = rp_emit(t, w, TRACE_UNLOCK, mid, cid); /* b: the condvar (cut traces) */
-	if (t->cw_rec)
+	if (t->cw_rec) {
 		t->cw_rec->dead = 1;
+		rp_sync(t); /* dead in the spool while it waits (a cut spool) */
+	}
 	t->cw_cond = c;
 	t->cw_mutex = m;
 	t->cw_active = 1;
