@@ -122,9 +122,7 @@ static int sp_scan(struct sp_in *in, uint64_t end)
 			s->blk = nb;
 			s->capblk = n;
 		}
-		uint64_t n = h.work < in->bsize / sizeof h - 1 ? h.work : in->bsize / sizeof h - 1;
 		s->blk[s->nblk++] = off;
-		(void)n;
 		if (h.stamp > s->bstamp)
 			s->bstamp = h.stamp;
 	}

@@ -526,9 +526,9 @@ static void test_abrupt(void **state)
 	free(err);
 }
 
-/* The recorder streams: with a buffer of 1 or 3 records (every record
- * flushed at once, records marked dead after their flush patched in the
- * spool) the examples and the condition-variable torture still give
+/* The recorder streams: with buffers of 1 or 3 records (a page: copied
+ * out every 127 records, a thread's latest record kept in its buffer to
+ * be patched) the examples and the condition-variable torture still give
  * valid traces with the programs' own counts. */
 static void test_small_buffer(void **state)
 {
@@ -556,13 +556,13 @@ static void test_small_buffer(void **state)
 }
 
 /* The mutexes recorded without G (issue 20): recorded on every CPU the
- * test may use (two on the project's machine), where the lock-free lock
- * and unlock records of several threads race for numbers and slots with
- * each other and with the records taken under G (condition variables,
- * semaphores, creates, a mutex's first use), with the default ring and
- * with a ring of 4 records (SHADOWBIND_BUFFER=3 rounded up: a half of 2
- * written out every other record, so threads wait for room), each
- * trace must replay (record() reads it back) and hold the calls the
+ * test may use (two on the project's machine), where the lock and
+ * unlock records of several threads, stamped without G in their own
+ * buffers, interleave with the records taken under G (condition
+ * variables, semaphores, creates, a mutex's first use), with the default
+ * buffers and with buffers of 127 records (SHADOWBIND_BUFFER=3 rounded
+ * up to a page: copied out every 127 records), each trace, merged by
+ * stamp, must replay (record() reads it back) and hold the calls the
  * program counted itself (lockprobe 3000 8: 2 threads x 3000 lock and
  * unlock pairs on their own mutexes). */
 static void test_all_cpus_fast(void **state)
