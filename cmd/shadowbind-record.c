@@ -206,7 +206,7 @@ static int prepare(struct rec *R)
 	}
 	R->cpu = -1;
 	if (A.binding) {
-		int pinrc = rec_pin_env(A.binding, A.btrace, &R->allowed, R->pe, &err);
+		int pinrc = rec_pin_env(A.binding, A.btrace, &R->allowed, R->pe, NULL, &err);
 		if (pinrc < 0) {
 			fprintf(stderr, pinrc == -2 ? "shadowbind-record: %s\n" : "%s\n", err.msg);
 			return pinrc == -2 ? CLI_ESYSTEM : CLI_EINPUT;

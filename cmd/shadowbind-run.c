@@ -15,29 +15,6 @@
 #include "cli/cli.h"
 #include "record/record.h"
 
-/* 1 when the binding file's header says `advice unbound` (allocate: the
- * binding is not predicted its margin faster than the OS, docs/alloc.md),
- * else 0 (also when it cannot be read: the binding reader says why). */
-static int advises_unbound(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	char line[256];
-	int r = 0;
-	while (fgets(line, sizeof line, f)) {
-		if (line[0] == '\n' || (line[0] >= '0' && line[0] <= '9'))
-			break; /* the header ends at the first blank or thread line */
-		if (!strncmp(line, "advice unbound", 14) && (line[14] == ' ' || line[14] == '\t' ||
-		                                            line[14] == '\n' || line[14] == '#')) {
-			r = 1;
-			break;
-		}
-	}
-	fclose(f);
-	return r;
-}
-
 int main(int argc, char **argv)
 {
 	const char *binding = NULL, *trace = NULL;
@@ -106,12 +83,15 @@ int main(int argc, char **argv)
 		return 4;
 	}
 	char *pe[2] = { NULL, NULL }; /* SHADOWBIND_PIN, SHADOWBIND_TREE */
-	int pinrc = binding ? rec_pin_env(binding, trace, &allowed, pe, &err) : 0;
+	char *advice = NULL; /* the binding's header says allocate's advice */
+	int pinrc = binding ? rec_pin_env(binding, trace, &allowed, pe, &advice, &err) : 0;
 	if (pinrc < 0) {
 		fprintf(stderr, pinrc == -2 ? "shadowbind-run: %s\n" : "%s\n", err.msg);
 		return pinrc == -2 ? 4 : 2;
 	}
-	if (binding && advises_unbound(binding))
+	int unbound_advised = advice && !strcmp(advice, "unbound");
+	free(advice);
+	if (unbound_advised)
 		fprintf(stderr, "shadowbind-run: note: %s says `advice unbound`: allocate did not predict this binding its margin faster than the OS; the program may well run faster unbound (docs/alloc.md)\n",
 		        binding);
 	if (binding && prog.uses_gomp) {

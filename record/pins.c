@@ -155,10 +155,12 @@ static int parse_map(const char *map, uint32_t k, int *cpu, struct trace_error *
 }
 
 int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pins,
-                          uint32_t *nthreads, struct trace_error *err)
+                          uint32_t *nthreads, char **advice, struct trace_error *err)
 {
 	*pins = NULL;
 	*nthreads = 0;
+	if (advice)
+		*advice = NULL;
 	size_t len;
 	char *buf = slurp(path, &len);
 	if (!buf)
@@ -242,6 +244,10 @@ int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pin
 	}
 	*pins = s;
 	*nthreads = n;
+	if (advice) { /* handed over: the release below frees the rest */
+		*advice = b.advice;
+		b.advice = NULL;
+	}
 	rc = 0;
 out:
 	trace_binding_release(&b);
@@ -266,14 +272,18 @@ static char *env_var(const char *name, const char *value)
 }
 
 int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed,
-                char *env[2], struct trace_error *err)
+                char *env[2], char **advice, struct trace_error *err)
 {
 	env[0] = env[1] = NULL;
 	char *pins = NULL, *tree = NULL;
 	uint32_t nthreads;
-	if (rec_pins_from_binding(binding, allowed, &pins, &nthreads, err) < 0 ||
+	if (rec_pins_from_binding(binding, allowed, &pins, &nthreads, advice, err) < 0 ||
 	    (trace && rec_tree_from_trace(trace, &tree, err) < 0)) {
 		free(pins);
+		if (advice) {
+			free(*advice);
+			*advice = NULL;
+		}
 		return -1;
 	}
 	env[0] = env_var("SHADOWBIND_PIN", pins);
@@ -285,6 +295,10 @@ int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed
 		free(env[0]);
 		free(env[1]);
 		env[0] = env[1] = NULL;
+		if (advice) {
+			free(*advice);
+			*advice = NULL;
+		}
 		rec_fail(err, "out of memory");
 		return -2;
 	}

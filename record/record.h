@@ -64,9 +64,12 @@ int rec_inspect(const char *prog, struct rec_program *out, struct trace_error *e
  * `allowed` is the set of CPUs this process may use: a binding needing
  * more processors than it holds, or mapped to a CPU outside it, is an
  * error.  *pins is malloc'd (free it); *nthreads the threads named.
+ * With `advice` non-NULL, *advice is the header's `advice` value
+ * (allocate's: `unbound` or `binding`, docs/alloc.md), malloc'd, or NULL
+ * when the file has none; NULL on failure.
  */
 int rec_pins_from_binding(const char *path, const cpu_set_t *allowed, char **pins,
-                          uint32_t *nthreads, struct trace_error *err);
+                          uint32_t *nthreads, char **advice, struct trace_error *err);
 
 /*
  * rec_tree_from_trace - the SHADOWBIND_TREE value for the trace at `path`
@@ -120,12 +123,14 @@ pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
  * binding at `binding` says (shadowbind-run, and a bound recording):
  * env[0] = "SHADOWBIND_PIN=..." (rec_pins_from_binding) and, with `trace`
  * (number threads by their creator), env[1] = "SHADOWBIND_TREE=..."
- * (rec_tree_from_trace), else NULL; both malloc'd (free them).  Returns
- * 0; or -1 (bad binding or trace) or -2 (out of memory) with env[] NULL
- * and the reason in err.
+ * (rec_tree_from_trace), else NULL; both malloc'd (free them).  With
+ * `advice` non-NULL, *advice is the binding's `advice` header value as
+ * rec_pins_from_binding gives it (malloc'd or NULL).  Returns 0; or -1
+ * (bad binding or trace) or -2 (out of memory) with env[] and *advice
+ * NULL and the reason in err.
  */
 int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed,
-                char *env[2], struct trace_error *err);
+                char *env[2], char **advice, struct trace_error *err);
 /*
  * rec_wait - wait for pid; forwards SIGINT and SIGTERM sent to us to the
  * child meanwhile.  Returns the exit status in shell form (0..255, or

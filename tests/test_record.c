@@ -1130,6 +1130,17 @@ static void test_run_errors(void **state)
 	free(bpath);
 	free(out);
 	free(err);
+	/* advice binding: no note */
+	bpath = tu_tmpfile("shadowbind-binding 1\ncpus 1\nadvice binding\n1 0\n2 0\n3 0\n4 0\n");
+	out = NULL, err = NULL;
+	assert_int_equal(tu_cmdf("shadowbind-run", &out, &err, "--binding '%s' -- '%s/affinity' 3",
+	                         bpath, g_ex), 0);
+	if (strstr(err, "advice"))
+		fail_msg("a note of advice binding: %s", err);
+	unlink(bpath);
+	free(bpath);
+	free(out);
+	free(err);
 	/* usage errors */
 	out = NULL, err = NULL;
 	assert_int_equal(tu_cmdf("shadowbind-run", &out, &err, "-- true"), 1);
@@ -1909,6 +1920,80 @@ static void test_omp_pins(void **state)
 	}
 }
 
+/* A binding file's `advice` (allocate's, docs/alloc.md) as the launcher
+ * reads it (record.h: rec_pins_from_binding, rec_pin_env; trace/binding.c's
+ * key): the header's value, comment and blanks around it dropped, NULL
+ * without the key; a second `advice` is a duplicate key (the reader's
+ * rule for every key it knows).  Processor 0 is the first CPU this
+ * process may use (no `map`), so the pins are that CPU's number. */
+static void test_pins_advice(void **state)
+{
+	(void)state;
+	cpu_set_t allowed;
+	assert_int_equal(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+	int c0 = rec_cpu_first(&allowed);
+	static const struct {
+		const char *header, *advice; /* NULL: none, or (rc -1) an error */
+		int rc;
+		const char *err_has;
+	} cases[] = {
+		{.header = "", .advice = NULL},
+		{.header = "advice unbound\n", .advice = "unbound"},
+		{.header = "advice binding\n", .advice = "binding"},
+		{.header = "unbound 76\nadvice   unbound   # allocate's\n", .advice = "unbound"},
+		{.header = "advice some later word\n", .advice = "some later word"},
+		{.header = "advice unbound\nadvice binding\n", .rc = -1,
+		 .err_has = ":4: duplicate 'advice' (first at line 3)"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[256];
+		snprintf(text, sizeof text, "shadowbind-binding 1\ncpus 1\n%s1 0\n3 0\n",
+		         cases[i].header);
+		char *path = tu_tmpfile(text);
+		char *pins = NULL, *advice = (char *)"x";
+		uint32_t n = 9;
+		struct trace_error e;
+		int rc = rec_pins_from_binding(path, &allowed, &pins, &n, &advice, &e);
+		assert_int_equal(rc, cases[i].rc);
+		if (rc == 0) {
+			/* threads 1 and 3 on processor 0, thread 2 not named */
+			char want[64];
+			snprintf(want, sizeof want, "%d,-,%d", c0, c0);
+			assert_string_equal(pins, want);
+			assert_int_equal(n, 2);
+		} else {
+			assert_null(pins);
+			if (!strstr(e.msg, cases[i].err_has))
+				fail_msg("case %zu: %s", i, e.msg);
+		}
+		if (cases[i].advice)
+			assert_string_equal(advice, cases[i].advice);
+		else
+			assert_null(advice);
+		free(advice);
+		free(pins);
+		/* the environment's reader hands out the same */
+		char *env[2];
+		advice = (char *)"x";
+		rc = rec_pin_env(path, NULL, &allowed, env, &advice, &e);
+		assert_int_equal(rc, cases[i].rc);
+		if (cases[i].advice)
+			assert_string_equal(advice, cases[i].advice);
+		else
+			assert_null(advice);
+		free(advice);
+		free(env[0]);
+		free(env[1]);
+		/* and without asking for it */
+		rc = rec_pin_env(path, NULL, &allowed, env, NULL, &e);
+		assert_int_equal(rc, cases[i].rc);
+		free(env[0]);
+		free(env[1]);
+		unlink(path);
+		free(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1938,6 +2023,7 @@ int main(void)
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_omp_pins),
+		cmocka_unit_test(test_pins_advice),
 		cmocka_unit_test(test_correct),
 		cmocka_unit_test(test_correction),
 		cmocka_unit_test(test_report_corrected),

@@ -1528,6 +1528,7 @@ static void test_binding_read(void **state)
 	                           "bound 21800\n"
 	                           "lower 19950\n"
 	                           "map 0 2\n"
+	                           "advice unbound  # allocate's\n"
 	                           "future-key whatever\n"
 	                           "\n"
 	                           "5 shadow\n"
@@ -1549,6 +1550,7 @@ static void test_binding_read(void **state)
 	assert_string_equal(b.bound, "21800");
 	assert_string_equal(b.lower, "19950");
 	assert_string_equal(b.map, "0 2");
+	assert_string_equal(b.advice, "unbound");
 	trace_binding_release(&b);
 	trace_binding_release(&b);
 
@@ -1710,15 +1712,19 @@ static void test_binding_write(void **state)
 	assert_int_equal(n, 0);
 	free(buf);
 
-	/* extra header lines follow the known ones; a reader ignores them */
+	/* extra header lines follow the known ones (advice the last of
+	 * those); a reader ignores them */
 	b.n = 3;
 	b.extra = "tests 8\nmodel direct\n";
+	b.advice = "binding";
 	f = open_memstream(&buf, &n);
 	assert_int_equal(trace_binding_write(tr, &b, f), 0);
 	fclose(f);
+	b.advice = NULL;
 	assert_string_equal(buf, "shadowbind-binding 1\n"
 	                         "cpus 2\n"
 	                         "makespan 4060\n"
+	                         "advice binding\n"
 	                         "tests 8\n"
 	                         "model direct\n"
 	                         "\n"
@@ -1728,6 +1734,7 @@ static void test_binding_write(void **state)
 	assert_int_equal(trace_binding_read_mem("b", buf, n, tr, &r, &e), 0);
 	assert_null(r.extra);
 	assert_string_equal(r.makespan, "4060");
+	assert_string_equal(r.advice, "binding");
 	trace_binding_release(&r);
 	free(buf);
 	trace_free(tr);

@@ -11,9 +11,9 @@
 
 /* header keys we know; index into hdr_field() */
 static const char *const keys[] = {
-	"makespan", "unit", "algorithm", "trace", "bound", "lower", "map",
+	"makespan", "unit", "algorithm", "trace", "bound", "lower", "map", "advice",
 };
-enum { NKEYS = 7, K_UNIT = 1, K_MAP = 6 };
+enum { NKEYS = 8, K_UNIT = 1, K_MAP = 6 };
 
 static char **hdr_field(struct trace_binding *b, int k)
 {
@@ -24,7 +24,8 @@ static char **hdr_field(struct trace_binding *b, int k)
 	case 3: return &b->trace;
 	case 4: return &b->bound;
 	case 5: return &b->lower;
-	default: return &b->map;
+	case 6: return &b->map;
+	default: return &b->advice;
 	}
 }
 

@@ -369,8 +369,11 @@ struct trace_binding {
 	uint32_t cpus;     /* k                                               */
 	uint32_t n;        /* threads (equals the trace's nthreads)           */
 	int32_t *proc;     /* [n] processor per dense thread, or TRACE_SHADOW */
-	/* Optional header values as written, or NULL (owned strings). */
-	char *makespan, *unit, *algorithm, *trace, *bound, *lower, *map;
+	/* Optional header values as written, or NULL (owned strings).
+	 * advice: allocate's under a machine file, `unbound` when the
+	 * binding is not predicted its margin faster than the OS, `binding`
+	 * otherwise (docs/alloc.md); the reader does not check the word. */
+	char *makespan, *unit, *algorithm, *trace, *bound, *lower, *map, *advice;
 	/* Further header lines for the writer, `key value` each, separated
 	 * by LF, written after the ones above; NULL for none.  The reader
 	 * leaves it NULL (it ignores keys it does not know).  Owned. */
@@ -396,7 +399,7 @@ void trace_binding_release(struct trace_binding *b);
 /*
  * trace_binding_write - write a binding file: magic, `cpus`, then each
  * non-NULL optional header of `b` (makespan, unit, algorithm, trace,
- * bound, lower, map), then b->extra's lines, then one line per thread in
+ * bound, lower, map, advice), then b->extra's lines, then one line per thread in
  * increasing id order with the thread's name as a comment.  Returns 0, or
  * -1 with errno EINVAL (bad binding, or a header value with a newline or
  * `#`; an extra line that is blank or has `#`) or an I/O error's errno.

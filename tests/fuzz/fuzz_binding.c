@@ -62,7 +62,7 @@ static void check(const struct trace *tr, const char *text, size_t size)
 	    !same_opt(b.makespan, b2.makespan) || !same_opt(b.unit, b2.unit) ||
 	    !same_opt(b.algorithm, b2.algorithm) || !same_opt(b.trace, b2.trace) ||
 	    !same_opt(b.bound, b2.bound) || !same_opt(b.lower, b2.lower) ||
-	    !same_opt(b.map, b2.map))
+	    !same_opt(b.map, b2.map) || !same_opt(b.advice, b2.advice))
 		abort();
 	free(buf);
 	trace_binding_release(&b2);
