@@ -299,6 +299,16 @@ static inline uint64_t rp_ticks(void)
 #endif
 }
 
+/* Whether t's base still converts a TSC reading: taken on this
+ * processor with no switch since (the switch word s equals the base's),
+ * and d, the ticks since the base, under RP_RESYNC_TICKS.  The one test
+ * of rp_now and rp_now_at. */
+static inline int rp_base_holds(const struct rp_thread *t, uint32_t s,
+				uint64_t d)
+{
+	return t->base_ok && s == t->seq && d < RP_RESYNC_TICKS;
+}
+
 static inline uint64_t rp_now(struct rp_thread *t)
 {
 	if (!t->sw)
@@ -306,7 +316,7 @@ static inline uint64_t rp_now(struct rp_thread *t)
 	uint32_t s = *t->sw;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint64_t c = rp_ticks(), d = c - t->base_tsc;
-	if (__builtin_expect(t->base_ok && s == t->seq && d < RP_RESYNC_TICKS, 1))
+	if (__builtin_expect(rp_base_holds(t, s, d), 1))
 		return t->base_ns + ((d * rp_tsc_mult) >> 32);
 	return rp_now_slow(t, s, c);
 }
@@ -328,7 +338,7 @@ static inline uint64_t rp_now_at(struct rp_thread *t, uint64_t c)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint32_t s = *t->sw;
 	uint64_t d = c - t->base_tsc;
-	if (__builtin_expect(t->base_ok && s == t->seq && d < RP_RESYNC_TICKS, 1))
+	if (__builtin_expect(rp_base_holds(t, s, d), 1))
 		return t->base_ns + ((d * rp_tsc_mult) >> 32);
 	return rp_now_slow(t, s, rp_ticks());
 }
