@@ -18,10 +18,16 @@ _Static_assert(sizeof(struct rec_spool_head) <= REC_SPOOL_HEAD, "the header fits
 
 #define SP_BUF 64 /* slots each thread's stream reads at once */
 
+/* A block of the spool: where it is and how many records it holds. */
+struct sp_blk {
+	uint64_t off;            /* bytes                                  */
+	uint64_t n;              /* records after its header               */
+};
+
 /* One thread's records: its blocks in file order, then its buffer. */
 struct sp_stream {
 	uint32_t tid;
-	uint64_t *blk;           /* the blocks' offsets; bytes             */
+	struct sp_blk *blk;      /* its blocks, as sp_scan read them        */
 	size_t nblk, capblk;
 	uint64_t tail;           /* its buffer's offset, 0: none           */
 	uint64_t bstamp;         /* its blocks' last stamp                 */
@@ -116,13 +122,14 @@ static int sp_scan(struct sp_in *in, uint64_t end)
 		}
 		if (s->nblk == s->capblk) {
 			size_t n = s->capblk ? 2 * s->capblk : 8;
-			uint64_t *nb = realloc(s->blk, n * sizeof *nb);
+			struct sp_blk *nb = realloc(s->blk, n * sizeof *nb);
 			if (!nb)
 				return ENOMEM;
 			s->blk = nb;
 			s->capblk = n;
 		}
-		s->blk[s->nblk++] = off;
+		uint64_t cap = in->bsize / sizeof(struct rec_spool_rec) - 1;
+		s->blk[s->nblk++] = (struct sp_blk){ .off = off, .n = h.work < cap ? h.work : cap };
 		if (h.stamp > s->bstamp)
 			s->bstamp = h.stamp;
 	}
@@ -133,21 +140,13 @@ static int sp_scan(struct sp_in *in, uint64_t end)
 static int sp_block(struct sp_in *in, struct sp_stream *s)
 {
 	for (; s->bi <= s->nblk; s->bi++) {
-		uint64_t off = s->bi < s->nblk ? s->blk[s->bi] : s->tail;
+		/* a block's count comes from its header (sp_scan); the
+		 * buffer's slots are all read, to its first empty one */
+		uint64_t off = s->bi < s->nblk ? s->blk[s->bi].off : s->tail;
 		if (!off)
 			continue;
-		uint64_t n = in->bsize / sizeof(struct rec_spool_rec) - 1;
-		if (s->bi < s->nblk) {
-			struct rec_spool_rec h;
-			size_t got;
-			int e = sp_pread(in->fd, &h, sizeof h, off, &got);
-			if (e)
-				return e;
-			if (got < sizeof h)
-				continue;
-			if (h.work < n)
-				n = h.work;
-		}
+		uint64_t n = s->bi < s->nblk ? s->blk[s->bi].n
+		                             : in->bsize / sizeof(struct rec_spool_rec) - 1;
 		s->slot = off + sizeof(struct rec_spool_rec);
 		s->end = s->slot + n * sizeof(struct rec_spool_rec);
 		s->have = s->pos = 0;
