@@ -69,6 +69,20 @@ void alloc_params_init(struct alloc_params *p)
 	p->unbound_margin = ALLOC_UNBOUND_MARGIN;
 }
 
+/* The processors 0..k-1 that binding b (n dense threads) puts a thread
+ * on. */
+static uint32_t cpus_used(const int32_t *b, uint32_t n, uint32_t k)
+{
+	uint32_t used = 0;
+	for (uint32_t p = 0; p < k && used < n; p++)
+		for (uint32_t i = 0; i < n; i++)
+			if (b[i] == (int32_t)p) {
+				used++;
+				break;
+			}
+	return used;
+}
+
 void alloc_result_release(struct alloc_result *r)
 {
 	if (!r)
@@ -1014,10 +1028,13 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 	res->cpus = c.k;
 	res->status = c.best_st;
 	res->makespan = c.best_st == SIM_OK ? c.best_ms : sim_time_int(0);
+	res->cpus_used = cpus_used(res->binding, c.n, c.k);
 	if (res->has_unbound) {
-		/* not at least unbound_margin percent faster (alloc.h) */
+		/* not at least unbound_margin percent faster, or fewer
+		 * processors than the OS would use (alloc.h) */
 		double u = sim_time_to_double(res->unbound), m = sim_time_to_double(res->makespan);
-		res->run_unbound = res->status != SIM_OK || 100.0 * (u - m) < par->unbound_margin * u;
+		res->run_unbound = res->status != SIM_OK || 100.0 * (u - m) < par->unbound_margin * u ||
+		                   res->cpus_used < (c.n < c.k ? c.n : c.k);
 		res->unbound_margin = par->unbound_margin;
 	}
 	res->tests = c.tests;

@@ -223,14 +223,25 @@ struct alloc_result {
 	 * prediction beside the search, as the caller's own would be). */
 	int has_unbound;
 	sim_time unbound;      /* units: trace unit                        */
-	/* 1: has_unbound, and the binding is not predicted at least
-	 * par->unbound_margin percent faster than unbound ((unbound -
+	/* 1: has_unbound, and either the binding is not predicted at
+	 * least par->unbound_margin percent faster than unbound ((unbound -
 	 * makespan) / unbound): within the model's error, so leave the
-	 * program to the OS.  0 otherwise (also without has_unbound). */
+	 * program to the OS; or it puts threads on fewer processors than
+	 * min(nthreads, cpus) (cpus_used), where the OS would spread
+	 * them: such a binding gains only hand-offs between processors,
+	 * and what sharing a processor costs beyond the recorded work
+	 * (the context switches at every hand-off of a program recorded
+	 * with a processor per thread) the model does not charge (NAS SP,
+	 * both threads on one CPU: predicted 35% and 69% faster than the
+	 * OS, ran 2.6 and 3.9 times slower; docs/sim.md, "Machine files").
+	 * 0 otherwise
+	 * (also without has_unbound). */
 	int run_unbound;
 	double unbound_margin; /* units: percent: par->unbound_margin,
 	                          which run_unbound was decided by (0
 	                          without has_unbound)                    */
+	uint32_t cpus_used;    /* processors the binding puts a thread on
+	                          (0 without a binding)                   */
 	uint64_t tests;        /* tests (see above)                        */
 	uint64_t sims;         /* simulations, all kinds                   */
 	uint64_t deadlocks;    /* tests that deadlocked before a cutoff

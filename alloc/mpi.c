@@ -35,7 +35,7 @@ struct part {
 	int64_t rc, have, status, stop, restart, nthreads, cpus;
 	int64_t history_full, enumerated, complete, model;
 	sim_time makespan, binpack, serial, unbound;
-	int64_t binpack_status, serial_status, has_unbound, run_unbound;
+	int64_t binpack_status, serial_status, has_unbound, run_unbound, cpus_used;
 	uint64_t tests, sims, deadlocks, restarts, cutoffs, pruned;
 	uint64_t history_bytes;
 	double seconds, unbound_margin;
@@ -122,6 +122,7 @@ static void to_part(const struct alloc_result *r, int rc, struct part *q)
 	q->serial_status = r->serial_status;
 	q->has_unbound = r->has_unbound;
 	q->run_unbound = r->run_unbound;
+	q->cpus_used = r->cpus_used;
 	q->unbound_margin = r->unbound_margin;
 	q->unbound = r->unbound;
 	q->tests = r->tests;
@@ -156,6 +157,7 @@ static int from_part(const struct part *q, const int32_t *b,
 	r->serial_status = (int)q->serial_status;
 	r->has_unbound = (int)q->has_unbound;
 	r->run_unbound = (int)q->run_unbound;
+	r->cpus_used = (uint32_t)q->cpus_used;
 	r->unbound_margin = q->unbound_margin;
 	r->unbound = q->unbound;
 	r->tests = q->tests;

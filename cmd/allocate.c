@@ -571,6 +571,8 @@ static int load(struct input *in, struct alloc_params *par)
 	if (par->sim.machine)
 		A.no_bound = 1; /* Paper VII's bound knows one latency and no costs:
 		                   with the machine's it is no upper bound */
+	if (A.M.mm.has_margin)
+		par->unbound_margin = A.M.mm.margin; /* the file's advice margin */
 	if (par->sim.spin)
 		A.no_bound = 1; /* nor does it know the spinning wait's CPU */
 	return CLI_OK;
@@ -805,8 +807,15 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 		double u = sim_time_to_double(res->unbound), gain = 100.0 * (u - m) / u;
 		fprintf(stderr, "%s: unbound (the OS's scheduling) predicted %s: the binding %.1f%% %s\n",
 		        prog, un, gain < 0 ? -gain : gain, gain < 0 ? "slower" : "faster");
-		if (res->run_unbound)
-			fprintf(stderr, "%s: warning: the binding is not predicted %.0f%% faster "
+		uint32_t most = res->nthreads < res->cpus ? res->nthreads : res->cpus;
+		if (res->run_unbound && res->cpus_used < most)
+			fprintf(stderr, "%s: warning: the binding puts the threads on %u of %u "
+			        "processors, where the OS would use %u; the model does not charge "
+			        "what sharing a processor costs beyond the recorded work "
+			        "(docs/alloc.md): run it unbound\n", prog, res->cpus_used,
+			        res->cpus, most);
+		else if (res->run_unbound)
+			fprintf(stderr, "%s: warning: the binding is not predicted %g%% faster "
 			        "than leaving the program unbound (both predictions can be off "
 			        "by the model's error on 2 CPUs): run it unbound\n", prog,
 			        res->unbound_margin);

@@ -112,6 +112,9 @@ int mach_write(const struct mach *m, FILE *f)
 	}
 	if (m->has_wait)
 		put_fig(f, "create_wait", m->create_wait, "the creator's wait (wall beyond its CPU) in pthread_create, child pinned to another processor");
+	if (m->has_margin)
+		fprintf(f, "margin = %g\t; allocate's advice margin on this machine, percent "
+		        "(measured by its user: docs/sim.md)\n", m->margin);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -246,6 +249,16 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			}
 		if (done)
 			continue;
+		if (!strcmp(e->key, "margin")) {
+			double d;
+			if (numbers(e->value, &d, 1) != 1 || d > 100) {
+				perr(why, whylen, name, e->line, "margin: expected a percentage from 0 to 100");
+				goto out;
+			}
+			m->margin = d;
+			m->has_margin = 1;
+			continue;
+		}
 		if (!strcmp(e->key, "unit")) {
 			if (strcmp(e->value, "ns")) {
 				char q[64];
@@ -528,6 +541,8 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	mm->wake_busy = m->has_kinds ? in_unit(m->wake_busy.med, per) : 0;
 	mm->transfer = m->has_kinds ? in_unit(m->transfer.med, per) : 0;
 	mm->sleep = m->has_kinds ? in_unit(m->sleep.med, per) : 0;
+	mm->has_margin = m->has_margin;
+	mm->margin = m->margin;
 	return 0;
 }
 

@@ -119,6 +119,18 @@ struct mach {
 	 * Optional in a file (has_wait; without it no wait). */
 	struct mach_fig create_wait;
 	int has_wait;
+	/* margin: allocate's advice margin on this machine (units: percent,
+	 * 0 to 100): a binding not predicted at least this much faster than
+	 * the program left unbound is advised against (alloc.h,
+	 * alloc_params.unbound_margin).  Not measured by calibrate: the
+	 * model's error in that comparison, measured on this machine (bench/
+	 * validate's "allocate vs the OS": the largest amount by which a
+	 * binding's predicted gain over the OS exceeded its measured gain,
+	 * less the 5% by which a binding may be slower unnoticed), which
+	 * its user writes into the file.  Optional (has_margin; without it
+	 * ALLOC_UNBOUND_MARGIN). */
+	double margin;
+	int has_margin;
 };
 
 /* What to measure. */
@@ -192,6 +204,8 @@ struct mach_model {
 	uint64_t create_wait_remote; /* create_wait (>= 0; 0 without it):
 	                          bound, the creator's wait in a remote
 	                          create; units: trace unit                 */
+	int has_margin;        /* the file's margin (struct mach), for      */
+	double margin;         /* allocate's advice; units: percent        */
 };
 
 /*

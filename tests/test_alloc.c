@@ -885,6 +885,65 @@ static void test_unbound(void **state)
 	trace_free(tr);
 }
 
+/* A binding on fewer processors than the OS would use is not advised,
+ * however fast it is predicted (alloc.h: run_unbound, cpus_used; NAS
+ * SP's two threads on one CPU ran 2.6 times slower than unbound).  main
+ * creates T2, works 10 and posts S1; T2 waits for S1, works 10, posts
+ * S2; main waits for S2 and joins T2.  Machine model (machine 1, every
+ * cost 0) with latency L = 100 between any two processors, ps, k = 2.
+ *   Both threads on one processor (exhaustive finds it; ties: the
+ *   first): no hand-off crosses processors: T2 blocks in its wait at 0,
+ *   main posts at 10, T2 works 10 to 20 and posts, main's wait and join
+ *   at 20: 20.
+ *   Unbound (every child remote, each thread of the pool on a processor
+ *   of its own): T2 ready at 0 + L = 100; S1's token, posted at 10 on
+ *   main's processor, reaches it at 10 + L = 110; T2 works to 120 and
+ *   posts; main, blocked in its wait since 10, goes on at 120 + L = 220;
+ *   T2's exit (120) reached it at 220 too: 220.
+ * The binding is (220 - 20) / 220 = 91% faster, far above the margin,
+ * but uses 1 processor of 2: run unbound.  three_children's binpacking
+ * (test_unbound) uses both: its advice is the margin's alone. */
+static const char two_handoffs[] = "shadowbind-trace 1\n"
+                                   "1 0 create 2\n1 10 post 1\n"
+                                   "2 0 wait 1\n2 10 post 2\n2 0 exit\n"
+                                   "1 0 wait 2\n1 0 join 2\n1 0 exit\n";
+
+static void test_unbound_cpus_used(void **state)
+{
+	(void)state;
+	const struct {
+		const char *trace;
+		const char *alg;
+		uint64_t makespan, unbound;
+		uint32_t cpus_used;
+		int run_unbound;
+	} cases[] = {
+		{two_handoffs, "exhaustive", 20, 220, 1, 1},
+		{three_children, "binpack", 300, 400, 2, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct trace *tr = tu_trace(cases[i].trace);
+		struct sim_program *sp = sim_program_new(tr);
+		struct alloc_params p;
+		params(&p, cases[i].alg, 2);
+		p.sim.machine = 1;
+		if (cases[i].trace == two_handoffs)
+			p.sim.latency = 100;
+		else
+			p.sim.policy = SIM_FIFO; /* test_unbound's */
+		struct alloc_result r;
+		run(sp, &p, &r);
+		assert_int_equal(r.has_unbound, 1);
+		assert_int_equal(r.makespan.num, cases[i].makespan);
+		assert_int_equal(r.unbound.num, cases[i].unbound);
+		assert_int_equal(r.cpus_used, cases[i].cpus_used);
+		assert_int_equal(r.run_unbound, cases[i].run_unbound);
+		alloc_result_release(&r);
+		sim_program_free(sp);
+		trace_free(tr);
+	}
+}
+
 /* The history's memory cap (issue 14: annealing's history grew to 1 GB):
  * with a 64 KiB cap a long anneal keeps going within it, says so, and is
  * never worse than binpacking; the default cap leaves short runs alone. */
@@ -1503,6 +1562,7 @@ int main(void)
 		cmocka_unit_test(test_rgreedy),
 		cmocka_unit_test(test_baselines),
 		cmocka_unit_test(test_unbound),
+		cmocka_unit_test(test_unbound_cpus_used),
 		cmocka_unit_test(test_history_cap),
 		cmocka_unit_test(test_binpack_input),
 	};

@@ -720,7 +720,25 @@ static void test_file_to_model(void **state)
 	assert_true(m.has_wait);
 	assert_true(m.create_wait.lo == 9700);
 	assert_int_equal(par.create_wait_remote, 17);
+	assert_int_equal(mm.has_margin, 0); /* no margin: allocate's default */
 	mach_model_release(&mm);
+	mach_release(&m);
+	/* allocate's advice margin, a percentage, carried to the model */
+	parse_apply("a.ini", "margin = 3.5\n", &m, &mm, &par);
+	assert_true(m.has_margin && m.margin == 3.5);
+	assert_true(mm.has_margin && mm.margin == 3.5);
+	mach_model_release(&mm);
+	/* written and read back */
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *mf = open_memstream(&buf, &blen);
+	assert_non_null(mf);
+	assert_int_equal(mach_write(&m, mf), 0);
+	fclose(mf);
+	mach_release(&m);
+	assert_int_equal(mach_parse("a2.ini", buf, blen, &m, why, sizeof why), 0);
+	assert_true(m.has_margin && m.margin == 3.5);
+	free(buf);
 	mach_release(&m);
 }
 
@@ -752,6 +770,9 @@ static void test_file_errors(void **state)
 		 "b.ini:1: [machine] has wake_busy without transfer"},
 		{"[machine]\ncpus = 0 1\nremote_share = 1.5\n",
 		 "b.ini:3: remote_share: expected a share from 0 to 1"},
+		{"[machine]\ncpus = 0 1\nmargin = 101\n",
+		 "b.ini:3: margin: expected a percentage from 0 to 100"},
+		{"[machine]\nmargin = -1\n", "b.ini:2: margin: expected a percentage from 0 to 100"},
 		{"[machine]\nunit = ns\ncpus = 0\nlatency.0 = 0\nswitch = 1\ncreate = 1\n"
 		 "create_remote = 1\nexit = 1\nexit_remote = 1\nunbound_create = 5\n"
 		 "unbound_exit = 1\n", "b.ini:1: [machine] has unbound_create without unbound_start"},
@@ -1019,6 +1040,22 @@ static void test_commands_machine(void **state)
 	free(err);
 	unlink(t1);
 	free(t1);
+	/* the file's own margin (margin = 50): 42% is under it, so the same
+	 * binding is advised against, and stderr names the file's figure */
+	char mfile2[sizeof mfile + 32];
+	snprintf(mfile2, sizeof mfile2, "%smargin = 50\n", mfile);
+	char *m2path = write_tmp(mfile2);
+	rc = tu_cmdf("allocate", &out, &err, "-a binpack --cpus 2 --policy fifo --machine '%s' '%s'",
+	             m2path, tpath);
+	if (rc != 0)
+		fail_msg("allocate: status %d: %s", rc, err);
+	assert_non_null(strstr(out, "makespan 44 "));
+	assert_non_null(strstr(out, "\nadvice unbound "));
+	assert_non_null(strstr(err, "not predicted 50% faster"));
+	free(out);
+	free(err);
+	unlink(m2path);
+	free(m2path);
 	/* experiment: the same job (binpack, fifo, 2 processors) from a
 	 * directory of traces */
 	char dir[] = "/tmp/test_mach_dirXXXXXX";
