@@ -384,7 +384,7 @@ static int64_t blk_new(int map)
 /* t's buffer: a new block mapped shared, its header slot written
  * (REC_SPOOL_TAIL); the calibration's thread a private one, never
  * written out.  0 or -1. */
-static int buf_open(struct rp_thread *t)
+__attribute__((noinline, cold)) static int buf_open(struct rp_thread *t)
 {
 	size_t len = (size_t)g_block * sizeof *t->buf;
 	void *p;
@@ -416,7 +416,7 @@ static int buf_open(struct rp_thread *t)
  * between the copy and the emptying leaves records twice:
  * rec_spool_convert reads a buffer's records only past the stamps of
  * its thread's blocks. */
-static void buf_flush(struct rp_thread *t)
+__attribute__((noinline, cold)) static void buf_flush(struct rp_thread *t)
 {
 	uint32_t from = t->pos; /* the first slot kept */
 	uint64_t last = t->put_last;
@@ -455,8 +455,8 @@ static void buf_flush(struct rp_thread *t)
 /* Append a record to t's buffer; its slot, or NULL (the spool failed:
  * g_oom or g_ioerr say it at the end).  Its head is stored last
  * (rec_spool_put): a slot with a head is written. */
-static struct rec_spool_rec *put(struct rp_thread *t, uint64_t stamp, uint64_t work, uint64_t arg,
-                                 int op)
+static inline __attribute__((always_inline)) struct rec_spool_rec *
+put(struct rp_thread *t, uint64_t stamp, uint64_t work, uint64_t arg, int op)
 {
 	if (__builtin_expect(!t->buf, 0) && buf_open(t) < 0)
 		return NULL;
@@ -478,13 +478,19 @@ static uint8_t rec_flags(const struct rp_rec *r)
 	return (uint8_t)((r->dead ? REC_SPOOL_DEAD : 0) | (r->note ? REC_SPOOL_NOTE : 0));
 }
 
-void rp_sync(struct rp_thread *t)
+/* rp_sync, inline in every record's path: the flags mostly stay 0 */
+static inline void sync_pend(struct rp_thread *t)
 {
 	uint8_t f = rec_flags(&t->pend);
-	if (t->has_pend && t->pend_slot && f != t->pend_flags) { /* mostly none */
+	if (__builtin_expect(f != t->pend_flags, 0) && t->has_pend && t->pend_slot) {
 		rec_spool_set_flags(t->pend_slot, f);
 		t->pend_flags = f;
 	}
+}
+
+void rp_sync(struct rp_thread *t)
+{
+	sync_pend(t);
 }
 
 static inline uint64_t stamp_load(const uint64_t *p)
@@ -543,7 +549,7 @@ static struct rp_rec *emit(struct rp_thread *t, uint64_t stamp, uint64_t work, i
 	if (t->cal)
 		t->cal_sum += work; /* the calibration: only the work counts */
 	else
-		rp_sync(t);
+		sync_pend(t);
 	struct rp_rec *r = &t->pend;
 	r->stamp = stamp;
 	r->work = work;
