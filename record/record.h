@@ -359,6 +359,11 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
  */
 int rec_report_print(FILE *f, const char *who, const struct rec_report *rep);
 
+/* What a thread's start and end cost outside its records, at most, for
+ * the accounting's warning to name them (threadtask here: 15-18 us a
+ * thread, 2026-11-27); ns. */
+#define REC_THREAD_END_NS 50000
+
 /* --correct measures only where the recorder's own cost (its excluded
  * spans and what its calibration subtracted) is at least this share of
  * the recorded work (percent): below it, even all of that cost left in

@@ -1669,6 +1669,54 @@ static void test_report_check(void **state)
 	}
 }
 
+/* The accounting line (rec_report_print): the process's CPU time less
+ * the work (0.89 s) and the recorder's (0.05 s) leaves 0.06 s in no
+ * record, 6% of 1 s: over the 5% (and 10 ms) of the warning; per thread
+ * 0.06 s / 2001 = 29,985 ns, printed 30.0 us, within REC_THREAD_END_NS
+ * with 100 threads or more: the warning names the threads' starts and
+ * ends.  With 4 threads neither the figure nor the ends; 0.04 s of
+ * 0.98 s (4.1%) is no warning; -0.06 s of 0.88 s (6.8%) a warning that
+ * the trace overstates the work, and no per-thread figure. */
+static void test_report_accounting(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		int64_t un;       /* in no record; ns */
+		uint32_t threads;
+		const char *line; /* in the accounting line */
+		const char *warn; /* in the warning; NULL: none */
+		int ends;         /* the warning names the threads' ends */
+	} rows[] = {
+		{"threadtask", 60000000, 2001, "in no record +0.060 s (6.0%, 30.0 us per thread of 2001: ",
+		 "6% of the process's CPU time is in no record: the trace misses part of", 1},
+		{"few threads", 60000000, 4, "(6.0%: the threads' start", "6% of the process", 0},
+		{"4%", 40000000, 2001, "(4.1%, 20.0 us per thread of 2001: ", NULL, 0},
+		{"negative", -60000000, 2001, "in no record -0.060 s (6.8%: the threads' start",
+		 "the trace overstates the program's work", 0},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct rec_report r;
+		memset(&r, 0, sizeof r);
+		r.have_stats = 1;
+		r.records = 1000;
+		r.threads = rows[i].threads;
+		r.work_ns = 890000000;
+		r.excluded_ns = 50000000;
+		r.unaccounted_ns = rows[i].un;
+		r.cpu_ns = (uint64_t)(940000000 + rows[i].un);
+		char *text = report_text(&r);
+		const char *w = strstr(text, "warning: ");
+		if (!strstr(text, rows[i].line) || (w != NULL) != (rows[i].warn != NULL) ||
+		    (rows[i].warn && !strstr(w, rows[i].warn)) ||
+		    (strstr(text, "its threads' starts and ends") != NULL) != rows[i].ends)
+			fail_msg("%s: want %s / %s%s: %s", rows[i].name, rows[i].line,
+			         rows[i].warn ? rows[i].warn : "no warning",
+			         rows[i].ends ? " naming the threads' ends" : "", text);
+		free(text);
+	}
+}
+
 /* The spinning line (rec_report_print): streamcluster's scans of
  * 2026-11-26.  Recorded on one CPU: 21878 polls before a block, 0.473 s
  * of 1.448 s (32.7%: a warning naming --all-cpus).  Recorded on two:
@@ -2119,6 +2167,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_preempt),
 		cmocka_unit_test(test_report_check),
+		cmocka_unit_test(test_report_accounting),
 		cmocka_unit_test(test_report_clock),
 		cmocka_unit_test(test_report_omp_waits),
 		cmocka_unit_test(test_report_spin_line),
