@@ -222,6 +222,10 @@ static void print_json(const struct run *r, const struct sim_params *par, const 
 			cli_json_key(&j, "sleep");
 			cli_json_u64(&j, par->sleep);
 		}
+		if (par->wake_local) {
+			cli_json_key(&j, "wake_local");
+			cli_json_u64(&j, par->wake_local);
+		}
 	}
 	cli_json_key(&j, "model");
 	cli_json_str(&j, sim_model_name(res.model));
@@ -313,6 +317,8 @@ static void print_text(const struct run *r, const struct sim_params *par, const 
 		if (par->lat_kinds)
 			printf("wake_busy %" PRIu64 "\ntransfer %" PRIu64 "\nsleep %" PRIu64 "\n",
 			       par->wake_busy, par->transfer, par->sleep);
+		if (par->wake_local)
+			printf("wake_local %" PRIu64 "\n", par->wake_local);
 	}
 	if (pool)
 		printf("pool %s  # %u workers share %u segments of mutex %u\n", pool_spec,

@@ -115,6 +115,8 @@ int mach_write(const struct mach *m, FILE *f)
 	if (m->has_margin)
 		fprintf(f, "margin = %g\t; allocate's advice margin on this machine, percent "
 		        "(measured by its user: docs/sim.md)\n", m->margin);
+	if (m->has_wake_local)
+		put_fig(f, "wake_local", m->wake_local, "a blocked thread's wait when woken from its own processor (not measured: bench/validate's OpenMP file)");
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -274,7 +276,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		 * the seen[] slot it fills (-1 none), and the optional group
 		 * it belongs to with its bit there (kinds of hand-off, start
 		 * costs) or the share. */
-		enum { G_NONE, G_KIND, G_START, G_SHARE, G_UNBOUND, G_WAIT };
+		enum { G_NONE, G_KIND, G_START, G_SHARE, G_UNBOUND, G_WAIT, G_LOCAL };
 		static const struct {
 			const char *key;
 			size_t off;  /* offsetof(struct mach, the figure) */
@@ -310,6 +312,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			 .need = -1, .group = G_UNBOUND, .bit = 1},
 			{.key = "unbound_exit", .off = offsetof(struct mach, unbound_exit),
 			 .need = -1, .group = G_UNBOUND, .bit = 2},
+			{.key = "wake_local", .off = offsetof(struct mach, wake_local), .need = -1,
+			 .group = G_LOCAL},
 		};
 		for (size_t k = 0; k < sizeof rows / sizeof *rows && !done; k++) {
 			size_t l = strlen(rows[k].key);
@@ -339,6 +343,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 				m->has_share = 1;
 			if (!*rest && rows[k].group == G_WAIT)
 				m->has_wait = 1;
+			if (!*rest && rows[k].group == G_LOCAL)
+				m->has_wake_local = 1;
 			if (!*rest && rows[k].group == G_UNBOUND)
 				unb |= 1u << rows[k].bit;
 			done = 1;
@@ -537,6 +543,10 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	/* bound: the creator's wait in a remote create (off its CPU) */
 	double cw = m->has_wait ? m->create_wait.med : 0;
 	mm->create_wait_remote = cw > 0 ? in_unit(cw, per) : 0;
+	/* a wake-up from the thread's own processor (bench/validate's
+	 * OpenMP file; none without it) */
+	double wl = m->has_wake_local ? m->wake_local.med : 0;
+	mm->wake_local = wl > 0 ? in_unit(wl, per) : 0;
 	mm->lat_kinds = m->has_kinds;
 	mm->wake_busy = m->has_kinds ? in_unit(m->wake_busy.med, per) : 0;
 	mm->transfer = m->has_kinds ? in_unit(m->transfer.med, per) : 0;
@@ -575,5 +585,6 @@ void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
 	par->wake_busy = mm->wake_busy;
 	par->transfer = mm->transfer;
 	par->sleep = mm->sleep;
+	par->wake_local = mm->wake_local;
 	par->machine = 1;
 }

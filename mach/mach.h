@@ -131,6 +131,17 @@ struct mach {
 	 * ALLOC_UNBOUND_MARGIN). */
 	double margin;
 	int has_margin;
+	/* wake_local: what a blocked thread woken by a release on its own
+	 * processor waits before it may go on (ns; has_wake_local).  Not
+	 * measured by mach_calibrate: a trace recorded with the pthread
+	 * calls holds a local hand-off's system calls and switch in its
+	 * work, so for it the figure is 0; bench/validate writes it into
+	 * the OpenMP programs' file, whose traces leave libgomp's waits out
+	 * (recorded on one CPU they sleep, on two they spin; on a shared
+	 * CPU every wait is a futex sleep, a wake-up and a switch:
+	 * docs/record.md, "OpenMP").  Optional in a file (without it, 0). */
+	struct mach_fig wake_local;
+	int has_wake_local;
 };
 
 /* What to measure. */
@@ -206,6 +217,8 @@ struct mach_model {
 	                          create; units: trace unit                 */
 	int has_margin;        /* the file's margin (struct mach), for      */
 	double margin;         /* allocate's advice; units: percent        */
+	uint64_t wake_local;   /* wake_local (0 without it); units: trace
+	                          unit                                      */
 };
 
 /*

@@ -95,11 +95,13 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	if (par->pool && par->pool->p != p)
 		return SIM_EINVAL;
 	if (lat >= lim || cc >= lim || ec >= lim || par->start_cost_remote >= lim ||
-	    par->create_wait_remote >= lim || par->switch_cost >= lim || par->quantum >= lim || par->spin >= lim)
+	    par->create_wait_remote >= lim || par->switch_cost >= lim || par->quantum >= lim || par->spin >= lim ||
+	    par->wake_local >= lim)
 		return SIM_EOVERFLOW;
 	/* a create record may pay a latency (create_latency) besides its
-	 * cost, an exit record its cost */
-	per = lat + cc + ec + par->switch_cost + par->spin +
+	 * cost, an exit record its cost; a wake-up from the thread's own
+	 * processor wake_local */
+	per = lat + cc + ec + par->switch_cost + par->spin + par->wake_local +
 	      (par->machine ? lat + par->start_cost_remote + par->create_wait_remote : 0);
 	/* the checks below (a latency or a cost: per > 0), the lower bounds
 	 * of sim_makespan_within and the token rings (a latency) read the

@@ -173,6 +173,16 @@ struct sim_params {
 	 * over all of them. */
 	int lat_kinds;
 	uint64_t wake_busy, transfer, sleep; /* units: trace unit */
+	/* A blocked thread woken by a release on its own processor (bound
+	 * mode, or unbound where threads share one: k = 1 under ps, the
+	 * processor it last ran on under fifo and rr) may go on no earlier
+	 * than the release + wake_local (a futex sleep, its wake-up and the
+	 * switch a shared CPU pays where the trace leaves the waits out:
+	 * an OpenMP team's, docs/record.md, "OpenMP").  Direct model (the
+	 * strict and client-server models ignore it); with or without a
+	 * latency, whatever the per-object override says.  0: none (the
+	 * contract).  Units: trace unit. */
+	uint64_t wake_local;
 	/* Per-object latency override (what-if analyses: "what if this
 	 * lock's latency were 0"): obj_latency[kind] is NULL (every object
 	 * of that kind has the uniform `latency`, the default) or an array

@@ -638,9 +638,22 @@ static inline stime lat_wake(const struct sim_work *w, uint32_t u, int32_t x, in
 	return lat_pair(w, x, y);
 }
 
+/* Blocked u is woken by a release at T on x, its own processor: it may
+ * proceed no earlier than T + wake_local (sim_params.wake_local; 0:
+ * nothing). */
+static inline void nb_wake_local(struct sim_work *w, uint32_t u, stime T, int32_t x)
+{
+	if (w->par->wake_local && x != NOPROC && x == w->th[u].lproc) {
+		stime t = T + w->par->wake_local;
+		if (t > w->th[u].nb)
+			w->th[u].nb = t;
+	}
+}
+
 /* Blocked u, waiting since `since`, is woken by a release at T on x of
  * object obj of kind `kind`: it may proceed no earlier than T + the
- * wake-up's latency. */
+ * wake-up's latency (from another processor) or wake_local (from its
+ * own). */
 static inline void nb_wake_since(struct sim_work *w, uint32_t u, stime T, int32_t x,
                                  unsigned kind, uint32_t obj, stime since)
 {
@@ -649,6 +662,8 @@ static inline void nb_wake_since(struct sim_work *w, uint32_t u, stime T, int32_
 		stime t = T + (o ? o[obj] : lat_wake(w, u, x, w->th[u].lproc, T, since));
 		if (t > w->th[u].nb)
 			w->th[u].nb = t;
+	} else {
+		nb_wake_local(w, u, T, x);
 	}
 }
 

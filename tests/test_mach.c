@@ -410,6 +410,73 @@ static void test_create_wait_by_hand(void **state)
 	tu_sim_close(&c);
 }
 
+/*
+ * A wake-up from the thread's own processor (wake_local W; docs/sim.md,
+ * "Machine files"): 1 creates 2, each works and meets barrier 1 twice,
+ * 1 joins 2.  By hand, W = 5:
+ *   fifo, both bound to 0 (kinds_params: latency 20 across, none
+ *   within): 1 runs 0..3 and blocks at the barrier; 2 runs 3..4 and
+ *   releases it: 1 may go on at 4 + 5 = 9; 2 runs 4..7 and blocks at
+ *   the second barrier; 0 idles 7..9; 1 runs 9..10 and releases 2 (on
+ *   at 15), blocks in its join at 10; 2 exits at 15, 1 goes on at 20:
+ *   makespan 20.  W = 0: 1 ready at 4, queued behind 2, which runs
+ *   4..7; 1 runs 7..8 and joins; 2 exits at 8: makespan 8.
+ *   ps, unbound on one processor: both run from 0 at half speed; 2's 1
+ *   ends at 2 (blocks), 1's 3 at 4: 2 on at 9; 1 works 4..5 and blocks;
+ *   0 idles 5..9; 2 works 9..12, releases 1 (on at 17) and exits at
+ *   12; 1 joins (2 exited: nothing to wait for) and exits at 17.  W =
+ *   0: 1 releases 2 at 4, both work from 4 at half speed: 1's 1 ends at
+ *   6 (blocks), 2 has 2 left, ends at 8 and exits; 1 exits at 8.
+ *   Bound to 0 and 1 no release is local: W changes nothing.
+ */
+static void test_wake_local_by_hand(void **state)
+{
+	(void)state;
+	static const uint64_t mat[4] = {0, 20, 20, 0};
+	static const char prog[] = "shadowbind-trace 1\nunit ns\n1 0 create 2\n"
+	                           "1 3 barrier 1 2\n2 1 barrier 1 2\n1 1 barrier 1 2\n"
+	                           "2 3 barrier 1 2\n2 0 exit\n1 0 join 2\n1 0 exit\n";
+	static const struct {
+		const char *policy;
+		int unbound;
+		uint64_t w, makespan;
+	} wc[] = {
+		{"fifo", 0, 5, 20},
+		{"fifo", 0, 0, 8},
+		{"ps", 1, 5, 17},
+		{"ps", 1, 0, 8},
+	};
+	for (size_t i = 0; i < sizeof wc / sizeof *wc; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, prog);
+		struct sim_params par;
+		kinds_params(&par, mat, 1);
+		assert_int_equal(sim_policy_parse(wc[i].policy, &par), 0);
+		par.wake_local = wc[i].w;
+		int32_t b[2] = {0, 0};
+		if (wc[i].unbound) {
+			par.mode = SIM_UNBOUND;
+			par.cpus = 1;
+			par.lat_matrix = NULL;
+		}
+		struct sim_result res;
+		run_expect(&c, &par, wc[i].unbound ? NULL : b, wc[i].makespan, i, &res);
+		tu_sim_close(&c);
+	}
+	/* bound to 0 and 1: the same with W 5 as with W 0 */
+	struct tu_sim c;
+	tu_sim_open(&c, prog);
+	struct sim_params par;
+	kinds_params(&par, mat, 1);
+	int32_t b[2] = {0, 1};
+	sim_time ms0, ms5;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, b, &ms0), SIM_OK);
+	par.wake_local = 5;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, b, &ms5), SIM_OK);
+	assert_int_equal(ms5.num, ms0.num);
+	tu_sim_close(&c);
+}
+
 /* The two unbound tests' machine: two processors under `policy`,
  * latency 10 between them (a matrix), create 0 and create_remote 3, no
  * other cost. */
@@ -739,6 +806,14 @@ static void test_file_to_model(void **state)
 	assert_int_equal(mach_parse("a2.ini", buf, blen, &m, why, sizeof why), 0);
 	assert_true(m.has_margin && m.margin == 3.5);
 	free(buf);
+	mach_release(&m);
+	assert_int_equal(par.wake_local, 0); /* no wake_local: none */
+	/* a wake-up from the thread's own processor, in us: 5.4 -> 5 */
+	parse_apply("l.ini", "wake_local = 5400\n", &m, &mm, &par);
+	assert_true(m.has_wake_local);
+	assert_int_equal(mm.wake_local, 5);
+	assert_int_equal(par.wake_local, 5);
+	mach_model_release(&mm);
 	mach_release(&m);
 }
 
@@ -1120,6 +1195,7 @@ int main(void)
 		cmocka_unit_test(test_kinds_by_hand),
 		cmocka_unit_test(test_start_by_hand),
 		cmocka_unit_test(test_create_wait_by_hand),
+		cmocka_unit_test(test_wake_local_by_hand),
 		cmocka_unit_test(test_unbound_start_by_hand),
 		cmocka_unit_test(test_unbound_share_by_hand),
 		cmocka_unit_test(test_unbound_costs_by_hand),
