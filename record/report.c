@@ -346,6 +346,10 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 		}
 		if (r->cpu_ns) {
 			double un = (double)r->unaccounted_ns;
+			double aun = un < 0 ? -un : un; /* units: ns */
+			/* a thread per task: what is in no record may be its
+			 * threads' starts and ends */
+			int per_task = un > 0 && r->threads >= 100;
 			char omp[64] = "";
 			if (r->omp_wait_ns)
 				snprintf(omp, sizeof omp, " + libgomp's waits %.3f s", (double)r->omp_wait_ns / 1e9);
@@ -354,7 +358,7 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 			 * clock, its end after its exit record) lands here too:
 			 * threadtask, 2,000 and 8,000 threads, 15-18 us each */
 			char per[96] = "";
-			if (un > 0 && r->threads >= 100) /* many: a thread per task */
+			if (per_task)
 				snprintf(per, sizeof per, ", %.1f us per thread of %" PRIu32, un / 1e3 / r->threads,
 				         r->threads);
 			fprintf(f, "%s: CPU time of the process %.3f s = recorded work %.3f s + recorder %.3f s%s "
@@ -362,12 +366,12 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 			        "records, threads the recorder did not know, children reaped after the trace)\n",
 			        who, (double)r->cpu_ns / 1e9, work_s,
 			        (double)(r->excluded_ns + r->calibration_ns + r->write_ns + (uint64_t)(r->subtracted_ns > 0 ? r->subtracted_ns : 0)) / 1e9,
-			        omp, un / 1e9, pct(un < 0 ? -un : un, (double)r->cpu_ns), per);
-			if ((un < 0 ? -un : un) > 0.05 * (double)r->cpu_ns && (un < 0 ? -un : un) > 10e6) {
+			        omp, un / 1e9, pct(aun, (double)r->cpu_ns), per);
+			if (aun > 0.05 * (double)r->cpu_ns && aun > 10e6) {
 				fprintf(f, "%s: warning: %.0f%% of the process's CPU time is in no record: the trace "
 				        "%s the program's work%s (docs/record.md, CPU accounting)\n",
-				        who, pct(un < 0 ? -un : un, (double)r->cpu_ns), un > 0 ? "misses part of" : "overstates",
-				        un > 0 && r->threads >= 100 && un / r->threads <= REC_THREAD_END_NS
+				        who, pct(aun, (double)r->cpu_ns), un > 0 ? "misses part of" : "overstates",
+				        per_task && un / r->threads <= REC_THREAD_END_NS
 				        ? "; most of it may be its threads' starts and ends (about 15-20 us each here), "
 				          "which a program creating a thread per task pays and predictions leave out"
 				        : "");
