@@ -141,6 +141,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->op_remote = par->machine && (par->create_cost_remote != par->create_cost ||
 	                                par->exit_cost_remote != par->exit_cost || lat ||
 	                                par->start_cost_remote || par->create_wait_remote);
+	w->pend_on = w->op_remote || par->wake_local;
 	w->held_on = p->has_signal;
 	w->nomem = 0;
 	w->halt = 0;

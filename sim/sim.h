@@ -175,10 +175,11 @@ struct sim_params {
 	uint64_t wake_busy, transfer, sleep; /* units: trace unit */
 	/* A blocked thread woken by a release on its own processor (bound
 	 * mode, or unbound where threads share one: k = 1 under ps, the
-	 * processor it last ran on under fifo and rr) may go on no earlier
-	 * than the release + wake_local (a futex sleep, its wake-up and the
-	 * switch a shared CPU pays where the trace leaves the waits out:
-	 * an OpenMP team's, docs/record.md, "OpenMP").  Direct model (the
+	 * processor it last ran on under fifo and rr) spends wake_local of
+	 * CPU time there before its next record's work (a futex sleep, its
+	 * wake-up and the switch a shared CPU pays where the trace leaves
+	 * the waits out: an OpenMP team's, docs/record.md, "OpenMP"; until
+	 * 2026-11-27 a wait without the processor).  Direct model (the
 	 * strict and client-server models ignore it); with or without a
 	 * latency, whatever the per-object override says.  0: none (the
 	 * contract).  Units: trace unit. */

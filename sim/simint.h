@@ -224,7 +224,8 @@ struct sth {
 	uint8_t xremote;     /* created on another processor than its
 	                        creator's: its exit costs exit_cost_remote */
 	stime pend;          /* CPU due before its next record's work: a
-	                        remote create's extra (create_thread);
+	                        remote create's extra (create_thread), a
+	                        local wake-up's (nb_wake_local);
 	                        units: trace unit                         */
 	stime bstart;        /* blocked since (stats)                     */
 	stime wsince;        /* waiting since: it left its processor, or
@@ -464,6 +465,8 @@ struct sim_work {
 	uint8_t op_remote;   /* par->machine, and a remote create or exit
 	                        differs from a local one: create and exit
 	                        look at processors                        */
+	uint8_t pend_on;     /* some CPU may fall due before a record's
+	                        work (sth.pend): op_remote, or wake_local  */
 	uint32_t local_acc;  /* unbound creates: the share of local children
 	                        accumulated (par->unbound_local_ppm per
 	                        create, less 10^6 per local one); units:
@@ -638,15 +641,16 @@ static inline stime lat_wake(const struct sim_work *w, uint32_t u, int32_t x, in
 	return lat_pair(w, x, y);
 }
 
-/* Blocked u is woken by a release at T on x, its own processor: it may
- * proceed no earlier than T + wake_local (sim_params.wake_local; 0:
- * nothing). */
+/* Blocked u is woken by a release at T on x, its own processor: it
+ * spends wake_local of CPU time on it before its next record's work
+ * (sim_params.wake_local; 0: nothing). */
 static inline void nb_wake_local(struct sim_work *w, uint32_t u, stime T, int32_t x)
 {
+	(void)T;
 	if (w->par->wake_local && x != NOPROC && x == w->th[u].lproc) {
-		stime t = T + w->par->wake_local;
-		if (t > w->th[u].nb)
-			w->th[u].nb = t;
+		w->th[u].pend += w->par->wake_local;
+		if (w->flags & SIM_STATS)
+			w->ist[u].cpu += w->par->wake_local;
 	}
 }
 
@@ -774,7 +778,7 @@ static inline void load_work(struct sim_work *w, uint32_t u)
 	pf = op - TRACE_WAIT <= TRACE_TRYWAIT - TRACE_WAIT ? sm : pf;
 	__builtin_prefetch((const void *)pf);
 	w->th[u].rem = r->work + op_cost(w, u, r);
-	if (__builtin_expect(w->op_remote, 0)) {
+	if (__builtin_expect(w->pend_on, 0)) {
 		w->th[u].rem += w->th[u].pend;
 		w->th[u].pend = 0;
 	}

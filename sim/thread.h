@@ -131,7 +131,7 @@ static inline uint64_t create_thread(struct sim_work *w, uint32_t u, uint32_t a,
 		t->rem += par->start_cost_remote;
 		uint64_t extra = par->create_cost_remote > par->create_cost ?
 		                 par->create_cost_remote - par->create_cost : 0;
-		w->th[u].pend = extra;
+		w->th[u].pend += extra;
 		if (w->flags & SIM_STATS) {
 			w->ist[a].cpu += par->start_cost_remote;
 			w->ist[u].cpu += extra;

@@ -412,22 +412,28 @@ static void test_create_wait_by_hand(void **state)
 
 /*
  * A wake-up from the thread's own processor (wake_local W; docs/sim.md,
- * "Machine files"): 1 creates 2, each works and meets barrier 1 twice,
- * 1 joins 2.  By hand, W = 5:
+ * "Machine files"): the woken thread spends W of CPU before its next
+ * record's work.  1 creates 2, each works and meets barrier 1 twice, 1
+ * joins 2.  By hand, W = 5:
  *   fifo, both bound to 0 (kinds_params: latency 20 across, none
  *   within): 1 runs 0..3 and blocks at the barrier; 2 runs 3..4 and
- *   releases it: 1 may go on at 4 + 5 = 9; 2 runs 4..7 and blocks at
- *   the second barrier; 0 idles 7..9; 1 runs 9..10 and releases 2 (on
- *   at 15), blocks in its join at 10; 2 exits at 15, 1 goes on at 20:
- *   makespan 20.  W = 0: 1 ready at 4, queued behind 2, which runs
+ *   releases it (1 ready, its next work 1 + 5); 2 runs 4..7 and blocks
+ *   at the second barrier; 1 runs 7..13 and releases 2 (its next work,
+ *   the exit's 0, + 5), blocks in its join at 13; 2 runs 13..18 and
+ *   exits, which wakes 1 (its exit's 0 + 5): 1 runs 18..23 and exits:
+ *   makespan 23.  W = 0: 1 ready at 4, queued behind 2, which runs
  *   4..7; 1 runs 7..8 and joins; 2 exits at 8: makespan 8.
  *   ps, unbound on one processor: both run from 0 at half speed; 2's 1
- *   ends at 2 (blocks), 1's 3 at 4: 2 on at 9; 1 works 4..5 and blocks;
- *   0 idles 5..9; 2 works 9..12, releases 1 (on at 17) and exits at
- *   12; 1 joins (2 exited: nothing to wait for) and exits at 17.  W =
- *   0: 1 releases 2 at 4, both work from 4 at half speed: 1's 1 ends at
- *   6 (blocks), 2 has 2 left, ends at 8 and exits; 1 exits at 8.
+ *   ends at 2 (blocks), 1's 3 at 4: it releases 2 (its next work 3 +
+ *   5); both from 4 at half speed: 1's 1 ends at 6 (blocks), 2 has 7
+ *   left, alone, ends at 13, releases 1 (its next work, the join's 0,
+ *   + 5) and exits; 1 works 13..18, joins (2 exited: nothing to wait
+ *   for) and exits at 18.  W = 0: 1 releases 2 at 4, both work from 4
+ *   at half speed: 1's 1 ends at 6 (blocks), 2 has 2 left, ends at 8
+ *   and exits; 1 exits at 8.
  *   Bound to 0 and 1 no release is local: W changes nothing.
+ * (Until 2026-11-27 the woken thread waited W out without its
+ * processor: 20 and 17, the processor idle 7..9 and 5..9.)
  */
 static void test_wake_local_by_hand(void **state)
 {
@@ -441,9 +447,9 @@ static void test_wake_local_by_hand(void **state)
 		int unbound;
 		uint64_t w, makespan;
 	} wc[] = {
-		{"fifo", 0, 5, 20},
+		{"fifo", 0, 5, 23},
 		{"fifo", 0, 0, 8},
-		{"ps", 1, 5, 17},
+		{"ps", 1, 5, 18},
 		{"ps", 1, 0, 8},
 	};
 	for (size_t i = 0; i < sizeof wc / sizeof *wc; i++) {
