@@ -1,9 +1,10 @@
 /*
  * shadowbind-calibrate - measure this machine for the simulator
  * (docs/sim.md, "Machine files"): hand-off latency per pair of CPUs,
- * context switch, thread creation and exit, written as a [machine] INI.
+ * context switch, thread creation and exit, written as a [machine] INI;
+ * with --openmp also a wake-up on a CPU an OpenMP team shares.
  *
- *   shadowbind-calibrate [--quick] [--cpus N] [-o FILE]
+ *   shadowbind-calibrate [--quick] [--openmp] [--cpus N] [-o FILE]
  */
 #include <stdio.h>
 
@@ -14,7 +15,7 @@
 int main(int argc, char **argv)
 {
 	const char *out = "-";
-	int quick = 0;
+	int quick = 0, openmp = 0;
 	uint32_t cpus = 0;
 	struct cli_opt opts[] = {
 		{CLI_STR, "output", 'o', .metavar = "FILE", .dst = &out,
@@ -22,12 +23,18 @@ int main(int argc, char **argv)
 		{CLI_FLAG, "quick", .dst = &quick,
 		 .help = "a few seconds instead of about a minute (fewer, shorter\n"
 		         "rounds: a wider spread)"},
+		{CLI_FLAG, "openmp", .dst = &openmp,
+		 .help = "also measure wake_local, a wake-up on a CPU that two\n"
+		         "threads of an OpenMP team share (libgomp's barrier: a short\n"
+		         "spin, a futex sleep, the wake-up): for traces of OpenMP\n"
+		         "programs only, which leave libgomp's waits out; a pthread\n"
+		         "trace's work holds them, so its file must not have it"},
 		{CLI_CPUS, "cpus", 'k', .dst = &cpus,
 		 .help = "describe at most N of the CPUs this process may use\n"
 		         "(default: all of them)"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
-		"shadowbind-calibrate", "[--quick] [--cpus N] [-o FILE]",
+		"shadowbind-calibrate", "[--quick] [--openmp] [--cpus N] [-o FILE]",
 		"Measure, on this machine, what the simulator's machine model needs: a\n"
 		"hand-off between threads on one CPU (the switch) and between each kind\n"
 		"of pair of CPUs the topology distinguishes (hwloc: SMT siblings, cores\n"
@@ -52,7 +59,7 @@ int main(int argc, char **argv)
 	if (cli_out_open(&o, out, why, sizeof why) != 0)
 		return cli_errorf(CLI_EINPUT, "%s", why);
 	struct mach m;
-	struct mach_opts mo = {.quick = quick, .max_cpus = cpus};
+	struct mach_opts mo = {.quick = quick, .max_cpus = cpus, .openmp = openmp};
 	if (mach_calibrate(&m, &mo, why, sizeof why) != 0) {
 		cli_out_abort(&o);
 		return cli_error(&cmd, CLI_ESYSTEM, "%s", why);

@@ -41,9 +41,22 @@
  *     does, the wall time less the process's CPU time and less a switch
  *     per thread; the round's figure is added to exit_remote too, where
  *     the creator's CPU idles and the wall time cannot say it).
+ *   wake_local (mach_opts.openmp): two threads on processor 0's CPU meet
+ *     at a barrier as libgomp's (GCC 12, config/linux: bar.c, wait.h)
+ *     when a binding shares a CPU (shadowbind-run's GOMP_SPINCOUNT=100):
+ *     a waiter spins 100 pauses on the barrier's generation, then sleeps
+ *     in futex_wait; the last arrival advances the generation and wakes
+ *     the waiters with futex_wake, every time.  No work between the
+ *     barriers, so the wall time of one barrier is what a waiter woken
+ *     on its own CPU waits beyond the work: an OpenMP trace leaves all
+ *     of it out (libgomp's waits are not work, docs/record.md), a
+ *     pthread trace holds a local hand-off's system calls in its work
+ *     (for it the figure is `switch`).
  */
 #include <errno.h>
 #include <hwloc.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -53,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,6 +301,82 @@ static int transfer(int x, int y, long n, double *one)
 	if (p.err)
 		return -1;
 	*one = (t1 - t0) / (2.0 * (double)n);
+	return 0;
+}
+
+/* ---- a wake-up on a CPU an OpenMP team shares (wake_local) ---- */
+
+/* libgomp's spin before it sleeps where a binding shares a CPU
+ * (GOMP_SPINCOUNT=100, which shadowbind-run sets then, and libgomp's own
+ * count when a team has more threads than CPUs) */
+#define GOMP_SPIN 100
+
+/* libgomp's cpu_relax (config/x86/cpu.h: a pause; elsewhere a compiler
+ * barrier) */
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause" ::: "memory");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+/* A barrier of two threads as libgomp's (config/linux/bar.c,
+ * gomp_barrier_wait; wait.h, do_wait): the generation is the futex word. */
+struct gb {
+	atomic_int gen, awaited;
+	long n;
+};
+
+static void gb_wait(struct gb *b)
+{
+	int g = atomic_load_explicit(&b->gen, memory_order_acquire);
+	if (atomic_fetch_sub_explicit(&b->awaited, 1, memory_order_acq_rel) == 1) {
+		/* the last: the next barrier awaits both again, then the
+		 * release, and a futex_wake whether anyone sleeps or not */
+		atomic_store_explicit(&b->awaited, 2, memory_order_relaxed);
+		atomic_store_explicit(&b->gen, g + 1, memory_order_release);
+		syscall(SYS_futex, (void *)&b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		return;
+	}
+	while (atomic_load_explicit(&b->gen, memory_order_acquire) == g) {
+		int i = 0;
+		while (i < GOMP_SPIN && atomic_load_explicit(&b->gen, memory_order_relaxed) == g) {
+			relax();
+			i++;
+		}
+		if (i == GOMP_SPIN)
+			syscall(SYS_futex, (void *)&b->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+	}
+}
+
+static void *gb_partner(void *arg)
+{
+	struct gb *b = arg;
+	for (long i = 0; i < b->n; i++)
+		gb_wait(b);
+	return NULL;
+}
+
+/* n barriers of two threads on CPU x (the partner inherits x): the wall
+ * time of one (ns), the first left out (the partner's start); -1, or 0. */
+static int local_wake(int x, long n, double *one)
+{
+	struct gb b;
+	atomic_init(&b.gen, 0);
+	atomic_init(&b.awaited, 2);
+	b.n = n;
+	pthread_t t;
+	if (n < 2 || pin_self(x) != 0 || pthread_create(&t, NULL, gb_partner, &b) != 0)
+		return -1;
+	gb_wait(&b);
+	double t0 = now_ns(CLOCK_MONOTONIC);
+	for (long i = 1; i < n; i++)
+		gb_wait(&b);
+	double t1 = now_ns(CLOCK_MONOTONIC);
+	pthread_join(t, NULL);
+	*one = (t1 - t0) / (double)(n - 1);
 	return 0;
 }
 
@@ -644,6 +734,9 @@ struct job {
 	       rw[ROUNDS_MAX], lw[ROUNDS_MAX], gapv[ROUNDS_MAX];
 	/* the OS's placement, per round: share (no unit), excesses (ns) */
 	double shv[ROUNDS_MAX], ucv[ROUNDS_MAX], usv[ROUNDS_MAX], uxv[ROUNDS_MAX];
+	/* a barrier's wall time on one CPU (local_wake; o->openmp), per
+	 * round (ns) */
+	double lwv[ROUNDS_MAX];
 	double exit_gap;       /* ns: the rounds' median of gapv             */
 	char *why;
 	size_t len;
@@ -823,6 +916,10 @@ static void *run_job(void *arg)
 				goto out;
 		if (cycles_round(j, r) < 0 || (n >= 2 && unbound_round(j, r) < 0))
 			goto out;
+		if (j->o->openmp && local_wake(m->os_cpu[0], j->n_pp, &j->lwv[r]) < 0) {
+			snprintf(j->why, j->len, "cannot run two threads on CPU %d", m->os_cpu[0]);
+			goto out;
+		}
 	}
 	int R = j->rounds;
 	m->switch_cost = fig_clamp(fig_of(j->pairs[0].h, R));
@@ -872,6 +969,10 @@ static void *run_job(void *arg)
 		m->unbound_start = fig_clamp(fig_of(j->usv, R));
 		m->unbound_exit = fig_clamp(fig_of(j->uxv, R));
 		m->has_unbound = 1;
+	}
+	if (j->o->openmp) {
+		m->wake_local = fig_of(j->lwv, R);
+		m->has_wake_local = 1;
 	}
 	j->rc = 0;
 out:

@@ -116,7 +116,7 @@ int mach_write(const struct mach *m, FILE *f)
 		fprintf(f, "margin = %g\t; allocate's advice margin on this machine, percent "
 		        "(measured by its user: docs/sim.md)\n", m->margin);
 	if (m->has_wake_local)
-		put_fig(f, "wake_local", m->wake_local, "a blocked thread's wait when woken from its own processor (not measured: bench/validate's OpenMP file)");
+		put_fig(f, "wake_local", m->wake_local, "a blocked thread's wait when woken from its own processor (OpenMP traces only: shadowbind-calibrate --openmp)");
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }

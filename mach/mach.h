@@ -132,14 +132,16 @@ struct mach {
 	double margin;
 	int has_margin;
 	/* wake_local: what a blocked thread woken by a release on its own
-	 * processor waits before it may go on (ns; has_wake_local).  Not
-	 * measured by mach_calibrate: a trace recorded with the pthread
-	 * calls holds a local hand-off's system calls and switch in its
-	 * work, so for it the figure is 0; bench/validate writes it into
-	 * the OpenMP programs' file, whose traces leave libgomp's waits out
-	 * (recorded on one CPU they sleep, on two they spin; on a shared
-	 * CPU every wait is a futex sleep, a wake-up and a switch:
-	 * docs/record.md, "OpenMP").  Optional in a file (without it, 0). */
+	 * processor waits before it may go on (ns; has_wake_local).  For
+	 * the traces of OpenMP programs only, which leave libgomp's waits
+	 * out (recorded on one CPU they sleep, on two they spin; on a shared
+	 * CPU every wait is a spin, a futex sleep, a wake-up and a switch:
+	 * docs/record.md, "OpenMP"); mach_calibrate measures it with
+	 * mach_opts.openmp (two threads on one CPU meeting at a barrier as
+	 * libgomp's, the wall time of one).  A trace recorded with the
+	 * pthread calls holds a local hand-off's system calls and switch in
+	 * its work, so its file has none.  Optional in a file (without it,
+	 * 0). */
 	struct mach_fig wake_local;
 	int has_wake_local;
 };
@@ -149,6 +151,8 @@ struct mach_opts {
 	int quick;             /* a few seconds instead of about a minute    */
 	uint32_t max_cpus;     /* 0: every CPU this process may use; else at
 	                          most this many                              */
+	int openmp;            /* also wake_local, for OpenMP programs'
+	                          traces (under a second more)              */
 };
 
 /*
@@ -156,7 +160,8 @@ struct mach_opts {
  * its threads pin themselves to them in turn).  Fills *m (release with
  * mach_release).  Takes about a minute (o->quick: a few seconds).  With
  * one usable CPU only the figures of one CPU (switch, create, exit) are
- * measured; the remote ones equal the local ones.  0, or -1 with why
+ * measured; the remote ones equal the local ones.  With o->openmp also
+ * wake_local (has_wake_local), on the first CPU.  0, or -1 with why
  * (hwloc failed, a thread could not be made or pinned, out of memory).
  */
 int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t len);

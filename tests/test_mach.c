@@ -877,11 +877,13 @@ static int in(double v, double lo, double hi)
 	return v >= lo && v <= hi;
 }
 
-/* mach_calibrate --quick, written and read back: every figure present,
- * lo <= median <= hi, and within what any machine that runs our tests
- * gives (0.1 us to 10 ms per creation or a hand-off's CPU time; what a
- * hand-off adds beyond its CPU time, and an exit, 0 to 10 ms).  Not a timing assertion: ranges wide enough
- * for a loaded machine. */
+/* mach_calibrate --quick --openmp, written and read back: every figure
+ * present, lo <= median <= hi, and within what any machine that runs our
+ * tests gives (0.1 us to 10 ms per creation or a hand-off's CPU time, or
+ * per barrier of two threads on one CPU, wake_local: a futex system call
+ * and a switch at least; what a hand-off adds beyond its CPU time, and an
+ * exit, 0 to 10 ms).  Not a timing assertion: ranges wide enough for a
+ * loaded machine. */
 static void test_calibrate_sane(void **state)
 {
 	(void)state;
@@ -890,7 +892,7 @@ static void test_calibrate_sane(void **state)
 	int ncpu = CPU_COUNT(&s);
 	struct mach m;
 	char why[512];
-	struct mach_opts o = {.quick = 1, .max_cpus = 4};
+	struct mach_opts o = {.quick = 1, .max_cpus = 4, .openmp = 1};
 	assert_int_equal(mach_calibrate(&m, &o, why, sizeof why), 0);
 	assert_int_equal(m.ncpu, (uint32_t)(ncpu < 4 ? ncpu : 4));
 	char *buf = NULL;
@@ -932,6 +934,11 @@ static void test_calibrate_sane(void **state)
 		assert_true(in(figs[i]->med, i == 1 || i == 2 ? 100 : 0, 1e7));
 	}
 	assert_true(in(r.switch_cpu.med, 100, 1e7)); /* two system calls at least */
+	/* the OpenMP figure (--openmp), on one CPU: measured with one CPU too */
+	assert_true(r.has_wake_local);
+	assert_true(r.wake_local.lo <= r.wake_local.med + 0.5 &&
+	            r.wake_local.med <= r.wake_local.hi + 0.5);
+	assert_true(in(r.wake_local.med, 100, 1e7));
 	for (uint32_t x = 0; x < r.ncpu; x++)
 		for (uint32_t y = 0; y < r.ncpu; y++) {
 			const struct mach_fig *l = &r.lat[x * r.ncpu + y];
@@ -990,7 +997,8 @@ static void test_calibrate_sane(void **state)
 	free(buf);
 }
 
-/* The command: -o writes the file (read back), an operand is a usage
+/* The command: -o writes the file (read back; without --openmp no
+ * wake_local: the file is for pthread traces too), an operand is a usage
  * error. */
 static void test_command(void **state)
 {
@@ -1010,6 +1018,7 @@ static void test_command(void **state)
 	if (mach_read(path, &m, why, sizeof why) != 0)
 		fail_msg("%s", why);
 	assert_true(m.ncpu >= 1 && m.ncpu <= 2);
+	assert_false(m.has_wake_local);
 	mach_release(&m);
 	unlink(path);
 	rc = tu_cmdf("shadowbind-calibrate", &out, &err, "extra");
