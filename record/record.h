@@ -426,17 +426,23 @@ int rec_correct_worth(const struct rec_report *rep);
  * thread id), once the program has ended, however it ended.
  *
  * Layout: a header page (struct rec_spool_head, REC_SPOOL_HEAD bytes),
- * then blocks of `block` slots of 32 bytes each (block a multiple of
- * 128), then, when the recorder finished normally, the footer: the
- * `thread N name` lines of the trace as text.  A block's first slot is
- * its header: op REC_SPOOL_TAIL (a thread's buffer: its records follow
- * until the first empty slot; those not past the stamps of the thread's
- * REC_SPOOL_BLOCKs are copies and skipped) or REC_SPOOL_BLOCK (`work`
- * records follow, `stamp` the last one's), tid the thread; an empty
- * header (all zeros) an unused block.  In each thread's blocks, in file
- * order, then its buffer, the stamps increase.
+ * then blocks of `block` slots of 16 bytes each (block a multiple of
+ * 256: whole pages), then, when the recorder finished normally, the
+ * footer: the `thread N name` lines of the trace as text.  A block's
+ * first slot is its header: op REC_SPOOL_TAIL (a thread's buffer: its
+ * records follow until the first empty slot; those not past the stamps
+ * of the thread's REC_SPOOL_BLOCKs are copies and skipped) or
+ * REC_SPOOL_BLOCK (`x` slots of records follow, the head's stamp the
+ * last one's), `y` the thread; an empty header (all zeros) an unused
+ * block.  In each thread's blocks, in file order, then its buffer, the
+ * stamps increase.  A record takes one slot (its work and operands
+ * both under 2^32: every mutex's lock and unlock) or two (REC_SPOOL_LONG:
+ * the second, REC_SPOOL_EXT, holds the operands); the thread is its
+ * block's.  SBSPOOL2 (before 2026-11-27 15:00) had 32-byte records
+ * with the thread in each: a full buffer's copy was 14.5% of BARNES's
+ * recorded process (docs/record.md, "A record of 16 bytes").
  */
-#define REC_SPOOL_MAGIC "SBSPOOL2" /* 8 bytes, no NUL */
+#define REC_SPOOL_MAGIC "SBSPOOL3" /* 8 bytes, no NUL */
 #define REC_SPOOL_HEAD 4096        /* bytes                              */
 
 enum rec_spool_state {
@@ -449,33 +455,100 @@ struct rec_spool_head {
 	char magic[8];
 	uint64_t state;    /* enum rec_spool_state, written last            */
 	uint64_t emitted;  /* DONE: the records written                     */
-	uint64_t block;    /* a block's size; slots (a multiple of 128)     */
+	uint64_t block;    /* a block's size; slots (a multiple of 256)     */
 	uint64_t foot;     /* DONE: byte offset of the footer (the blocks'
 	                      end)                                          */
 	uint64_t footlen;  /* DONE: its length; bytes                       */
 	char why[128];     /* how the recording ended ("process exit", ...) */
+	uint64_t threads;  /* the largest thread id given so far            */
+	uint64_t ids;      /* the largest object id given so far (any kind) */
 };
 
-/* One record (or a block's header, or a declaration): 32 bytes. */
+/* One slot: 16 bytes.  head: the stamp (its low REC_SPOOL_STAMP_BITS
+ * bits), the flags (4 bits) and the op (the top 8 bits); 0 an empty
+ * slot.  A record of one slot: x its work (ns), y its operand a (for
+ * sleep the duration in ns; b is 0).  A long record (REC_SPOOL_LONG):
+ * x | y << 32 its work, and the next slot, head REC_SPOOL_EXT << 56
+ * (stamp 0: never a record's), x | y << 32 its operands a | b << 32
+ * (sleep: the duration).  A block's header: op REC_SPOOL_TAIL or
+ * _BLOCK, x the slots used (BLOCK), y the thread. */
 struct rec_spool_rec {
-	uint64_t stamp;    /* Lamport stamp (the merge's key, with tid)     */
-	uint64_t work;     /* CPU time before the operation; ns             */
-	uint64_t arg;      /* a | b << 32; for sleep the duration in ns     */
-	uint32_t tid;      /* trace thread id; 0: an empty slot             */
-	uint8_t op;        /* enum trace_op, or REC_SPOOL_SEMINIT, or a
-	                      block's header (REC_SPOOL_TAIL, _BLOCK)       */
-	uint8_t flags;     /* REC_SPOOL_DEAD, REC_SPOOL_NOTE                */
-	uint16_t pad;
+	uint64_t head;
+	uint32_t x, y;
 };
+
+#define REC_SPOOL_STAMP_BITS 52
+#define REC_SPOOL_STAMP_MAX ((UINT64_C(1) << REC_SPOOL_STAMP_BITS) - 1)
 
 enum {
 	REC_SPOOL_DEAD = 1,      /* not written (a reservation not used)      */
 	REC_SPOOL_NOTE = 2,      /* an exit written at process exit (comment) */
+	REC_SPOOL_LONG = 4,      /* two slots: the next is REC_SPOOL_EXT      */
 	REC_SPOOL_SEMINIT = 200, /* declaration: semaphore a starts with b
 	                            tokens (sem_init), before its first use */
 	REC_SPOOL_TAIL = 201,    /* a block's header: a thread's buffer       */
-	REC_SPOOL_BLOCK = 202    /* a block's header: a full buffer copied    */
+	REC_SPOOL_BLOCK = 202,   /* a block's header: a full buffer copied    */
+	REC_SPOOL_EXT = 203      /* a long record's second slot               */
 };
+
+static inline uint64_t rec_spool_stamp(uint64_t head)
+{
+	return head & REC_SPOOL_STAMP_MAX;
+}
+
+static inline unsigned rec_spool_flags(uint64_t head)
+{
+	return (unsigned)(head >> REC_SPOOL_STAMP_BITS) & 15u;
+}
+
+static inline unsigned rec_spool_op(uint64_t head)
+{
+	return (unsigned)(head >> 56);
+}
+
+/* The slots a record takes: 1, or 2 when its work or arg needs more
+ * than 32 bits. */
+static inline unsigned rec_spool_len(uint64_t work, uint64_t arg)
+{
+	return (work | arg) >> 32 ? 2u : 1u;
+}
+
+/*
+ * rec_spool_put - write the record (stamp, 1..REC_SPOOL_STAMP_MAX; work,
+ * ns; arg, a | b << 32 or the sleep's duration; op; flags, REC_SPOOL_DEAD
+ * | _NOTE) at s: one slot, or two (rec_spool_len).  The head is stored
+ * last (release): a slot with a head is written whole, the second slot
+ * of a long record before it.  The slots must be empty (zeros) or the
+ * recorder's own records' copies (their stamps not past the thread's).
+ * Returns the slots written.  (The preload library and the tests' hand
+ * spools both write through it.)
+ */
+static inline unsigned rec_spool_put(struct rec_spool_rec *s, uint64_t stamp, uint64_t work,
+                                     uint64_t arg, unsigned op, unsigned flags)
+{
+	uint64_t head = stamp | (uint64_t)(flags & 3u) << REC_SPOOL_STAMP_BITS | (uint64_t)op << 56;
+	s[0].x = (uint32_t)work;
+	if (!((work | arg) >> 32)) {
+		s[0].y = (uint32_t)arg;
+		__atomic_store_n(&s[0].head, head, __ATOMIC_RELEASE);
+		return 1;
+	}
+	s[0].y = (uint32_t)(work >> 32);
+	s[1].x = (uint32_t)arg;
+	s[1].y = (uint32_t)(arg >> 32);
+	__atomic_store_n(&s[1].head, (uint64_t)REC_SPOOL_EXT << 56, __ATOMIC_RELEASE);
+	__atomic_store_n(&s[0].head, head | (uint64_t)REC_SPOOL_LONG << REC_SPOOL_STAMP_BITS,
+	                 __ATOMIC_RELEASE);
+	return 2;
+}
+
+/* A written record's flags changed (REC_SPOOL_DEAD, _NOTE; its
+ * length kept). */
+static inline void rec_spool_set_flags(struct rec_spool_rec *s, unsigned flags)
+{
+	uint64_t h = s->head & ~((uint64_t)3u << REC_SPOOL_STAMP_BITS);
+	s->head = h | (uint64_t)(flags & 3u) << REC_SPOOL_STAMP_BITS;
+}
 
 /* What rec_spool_convert found. */
 struct rec_spool_info {

@@ -13,29 +13,42 @@
 
 #include "record/recint.h"
 
-_Static_assert(sizeof(struct rec_spool_rec) == 32, "a spool record is 32 bytes");
+_Static_assert(sizeof(struct rec_spool_rec) == 16, "a spool slot is 16 bytes");
 _Static_assert(sizeof(struct rec_spool_head) <= REC_SPOOL_HEAD, "the header fits its page");
 
-#define SP_BUF 64 /* slots each thread's stream reads at once */
+#define SP_BUF 128 /* slots each thread's stream reads at once */
 
-/* A block of the spool: where it is and how many records it holds. */
+/* A record as read: its stamp, work (ns), operands (a | b << 32; sleep:
+ * the duration in ns), thread, op and flags (REC_SPOOL_DEAD, _NOTE). */
+struct sp_rec {
+	uint64_t stamp, work, arg;
+	uint32_t tid;
+	uint8_t op, flags;
+};
+
+/* A block of the spool: where it is and how many slots it holds. */
 struct sp_blk {
 	uint64_t off;            /* bytes                                  */
-	uint64_t n;              /* records after its header               */
+	uint64_t n;              /* slots of records after its header      */
+	uint32_t tid;
+	uint8_t tail;            /* its thread's buffer                    */
+	uint64_t stamp;          /* BLOCK: its last record's stamp         */
 };
 
 /* One thread's records: its blocks in file order, then its buffer. */
 struct sp_stream {
 	uint32_t tid;
-	struct sp_blk *blk;      /* its blocks, as sp_scan read them        */
-	size_t nblk, capblk;
+	struct sp_blk *blk;      /* its blocks, in file order (into in->blk) */
+	size_t nblk;
 	uint64_t tail;           /* its buffer's offset, 0: none           */
 	uint64_t bstamp;         /* its blocks' last stamp                 */
 	size_t bi;               /* current block (nblk: the buffer)       */
 	uint64_t slot, end;      /* next slot to read, the block's end     */
 	uint64_t prev;           /* the last stamp returned                */
 	size_t have, pos;
-	struct rec_spool_rec buf[SP_BUF];
+	unsigned len;            /* slots of the record at pos             */
+	struct sp_rec cur;       /* the record at pos, decoded             */
+	struct rec_spool_rec raw[SP_BUF];
 };
 
 /* The records of every thread merged by (stamp, thread id): a binary
@@ -43,23 +56,22 @@ struct sp_stream {
 struct sp_in {
 	int fd;
 	uint64_t bsize;          /* a block's size; bytes                  */
-	struct sp_stream **st;   /* by thread id (NULL: none)              */
+	uint64_t maxtid;         /* the largest thread id the header allows */
+	struct sp_blk *blk;      /* every used block, by (thread, offset)   */
+	size_t nblk;
+	struct sp_stream *st;    /* by thread id, ascending                 */
 	size_t nst;
 	struct sp_stream **heap;
 	size_t nheap;
 	uint64_t i;              /* records returned so far                */
-	struct rec_spool_rec cur;
+	struct sp_rec cur;
 };
 
 static void sp_in_free(struct sp_in *in)
 {
 	if (!in)
 		return;
-	for (size_t k = 0; k < in->nst; k++)
-		if (in->st[k]) {
-			free(in->st[k]->blk);
-			free(in->st[k]);
-		}
+	free(in->blk);
 	free(in->st);
 	free(in->heap);
 	free(in);
@@ -81,10 +93,22 @@ static int sp_pread(int fd, void *buf, size_t len, uint64_t off, size_t *got)
 	return 0;
 }
 
-/* The spool's blocks [REC_SPOOL_HEAD, end) sorted into streams.  0, or
- * an errno (ENOMEM; EINVAL: not a spool's block). */
-static int sp_scan(struct sp_in *in, uint64_t end)
+static int sp_blk_cmp(const void *x, const void *y)
 {
+	const struct sp_blk *a = x, *b = y;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* The spool's blocks [REC_SPOOL_HEAD, end) sorted into streams, one per
+ * thread: memory per block, whatever ids the headers hold.  0, or an
+ * errno (ENOMEM; EINVAL: not a spool's block, or a thread id past the
+ * header's `threads`: *bad is its offset). */
+static int sp_scan(struct sp_in *in, uint64_t end, uint64_t *bad)
+{
+	size_t cap = 0;
+	uint64_t slots = in->bsize / sizeof(struct rec_spool_rec) - 1;
 	for (uint64_t off = REC_SPOOL_HEAD; off + sizeof(struct rec_spool_rec) <= end; off += in->bsize) {
 		struct rec_spool_rec h;
 		size_t got;
@@ -93,51 +117,58 @@ static int sp_scan(struct sp_in *in, uint64_t end)
 			return e;
 		if (got < sizeof h)
 			break;
-		if (!h.tid)
+		if (!h.head)
 			continue; /* never used */
-		if ((h.op != REC_SPOOL_TAIL && h.op != REC_SPOOL_BLOCK) || h.tid == UINT32_MAX)
+		unsigned op = rec_spool_op(h.head);
+		if ((op != REC_SPOOL_TAIL && op != REC_SPOOL_BLOCK) || !h.y || h.y > in->maxtid) {
+			*bad = off;
 			return EINVAL;
-		if (h.tid >= in->nst) {
-			size_t n = in->nst ? in->nst : 64;
-			while (n <= h.tid)
-				n *= 2;
-			struct sp_stream **ns = realloc(in->st, n * sizeof *ns);
-			if (!ns)
-				return ENOMEM;
-			memset(ns + in->nst, 0, (n - in->nst) * sizeof *ns);
-			in->st = ns;
-			in->nst = n;
 		}
-		struct sp_stream *s = in->st[h.tid];
-		if (!s) {
-			s = calloc(1, sizeof *s);
-			if (!s)
-				return ENOMEM;
-			s->tid = h.tid;
-			in->st[h.tid] = s;
-		}
-		if (h.op == REC_SPOOL_TAIL) {
-			s->tail = off;
-			continue;
-		}
-		if (s->nblk == s->capblk) {
-			size_t n = s->capblk ? 2 * s->capblk : 8;
-			struct sp_blk *nb = realloc(s->blk, n * sizeof *nb);
+		if (in->nblk == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct sp_blk *nb = realloc(in->blk, cap * sizeof *nb);
 			if (!nb)
 				return ENOMEM;
-			s->blk = nb;
-			s->capblk = n;
+			in->blk = nb;
 		}
-		uint64_t cap = in->bsize / sizeof(struct rec_spool_rec) - 1;
-		s->blk[s->nblk++] = (struct sp_blk){ .off = off, .n = h.work < cap ? h.work : cap };
-		if (h.stamp > s->bstamp)
-			s->bstamp = h.stamp;
+		in->blk[in->nblk++] = (struct sp_blk){
+			.off = off, .n = h.x < slots ? h.x : slots, .tid = h.y,
+			.tail = op == REC_SPOOL_TAIL, .stamp = rec_spool_stamp(h.head),
+		};
+	}
+	if (!in->nblk)
+		return 0;
+	qsort(in->blk, in->nblk, sizeof *in->blk, sp_blk_cmp);
+	size_t nst = 1;
+	for (size_t k = 1; k < in->nblk; k++)
+		nst += in->blk[k].tid != in->blk[k - 1].tid;
+	in->st = calloc(nst, sizeof *in->st);
+	if (!in->st)
+		return ENOMEM;
+	/* each thread's blocks in file order; its buffer (the last one in
+	 * the file, if several) taken out of them */
+	for (size_t k = 0; k < in->nblk;) {
+		struct sp_stream *s = &in->st[in->nst++];
+		s->tid = in->blk[k].tid;
+		s->blk = &in->blk[k];
+		size_t j = k, w = k;
+		for (; j < in->nblk && in->blk[j].tid == s->tid; j++) {
+			if (in->blk[j].tail) {
+				s->tail = in->blk[j].off;
+				continue;
+			}
+			if (in->blk[j].stamp > s->bstamp)
+				s->bstamp = in->blk[j].stamp;
+			in->blk[w++] = in->blk[j];
+		}
+		s->nblk = w - k;
+		k = j;
 	}
 	return 0;
 }
 
 /* Position s on block bi (its records' slots). */
-static int sp_block(struct sp_in *in, struct sp_stream *s)
+static void sp_block(struct sp_in *in, struct sp_stream *s)
 {
 	for (; s->bi <= s->nblk; s->bi++) {
 		/* a block's count comes from its header (sp_scan); the
@@ -150,40 +181,60 @@ static int sp_block(struct sp_in *in, struct sp_stream *s)
 		s->slot = off + sizeof(struct rec_spool_rec);
 		s->end = s->slot + n * sizeof(struct rec_spool_rec);
 		s->have = s->pos = 0;
-		return 0;
+		return;
 	}
+}
+
+/* Read s's next slots from the file, keeping the `keep` not yet used
+ * (a long record's first slot); 0 or an errno. */
+static int sp_fill(struct sp_in *in, struct sp_stream *s, size_t keep)
+{
+	memmove(s->raw, s->raw + s->have - keep, keep * sizeof *s->raw);
+	uint64_t want = (s->end - s->slot) / sizeof *s->raw;
+	if (want > SP_BUF - keep)
+		want = SP_BUF - keep;
+	size_t got = 0;
+	int e = want ? sp_pread(in->fd, s->raw + keep, (size_t)want * sizeof *s->raw, s->slot, &got) : 0;
+	if (e)
+		return e;
+	got /= sizeof *s->raw;
+	s->have = keep + got;
+	s->pos = 0;
+	s->slot += (uint64_t)got * sizeof *s->raw;
 	return 0;
 }
 
-/* s's next record into s->buf[s->pos] (not consumed); 1, 0 at its
+/* s's next record into s->cur (not consumed: s->len slots); 1, 0 at its
  * end, or -errno. */
 static int sp_peek(struct sp_in *in, struct sp_stream *s)
 {
 	for (;;) {
 		if (s->bi > s->nblk)
 			return 0;
+		int e;
 		if (s->pos == s->have) {
-			uint64_t want = (s->end - s->slot) / sizeof *s->buf;
-			if (want > SP_BUF)
-				want = SP_BUF;
-			size_t got = 0;
-			int e = want ? sp_pread(in->fd, s->buf, (size_t)want * sizeof *s->buf, s->slot, &got) : 0;
-			if (e)
+			if ((e = sp_fill(in, s, 0)) != 0)
 				return -e;
-			s->have = got / sizeof *s->buf;
-			s->pos = 0;
-			s->slot += (uint64_t)s->have * sizeof *s->buf;
 			if (!s->have) { /* the block's end */
 				s->bi++;
-				if ((e = sp_block(in, s)) != 0)
-					return -e;
+				sp_block(in, s);
 				continue;
 			}
 		}
-		struct rec_spool_rec *r = &s->buf[s->pos];
+		const struct rec_spool_rec *r = &s->raw[s->pos];
+		uint64_t stamp = rec_spool_stamp(r->head);
+		unsigned fl = rec_spool_flags(r->head), len = fl & REC_SPOOL_LONG ? 2 : 1;
 		int in_tail = s->bi == s->nblk;
-		if (!r->tid || (in_tail && s->prev > s->bstamp && r->stamp <= s->prev)) {
-			/* an empty slot (or a copy behind the buffer's records):
+		if (len == 2 && s->pos + 1 == s->have) {
+			if ((e = sp_fill(in, s, 1)) != 0)
+				return -e;
+			r = &s->raw[0];
+		}
+		const struct rec_spool_rec *x = len == 2 && s->pos + 1 < s->have ? &s->raw[s->pos + 1] : NULL;
+		if (!stamp || (len == 2 && (!x || x->head != (uint64_t)REC_SPOOL_EXT << 56)) ||
+		    (in_tail && s->prev > s->bstamp && stamp <= s->prev)) {
+			/* an empty slot, a long record not written whole (the
+			 * process died), or a copy behind the buffer's records:
 			 * a block's records end, the buffer's too */
 			s->pos = s->have;
 			s->slot = s->end;
@@ -191,18 +242,24 @@ static int sp_peek(struct sp_in *in, struct sp_stream *s)
 				s->bi = s->nblk + 1;
 			continue;
 		}
-		if (in_tail && r->stamp <= s->bstamp) {
-			s->pos++; /* a copy of a block's record */
+		if (in_tail && stamp <= s->bstamp) {
+			s->pos += len; /* a copy of a block's record */
 			continue;
 		}
+		s->len = len;
+		s->cur = (struct sp_rec){
+			.stamp = stamp, .tid = s->tid, .op = (uint8_t)rec_spool_op(r->head),
+			.flags = (uint8_t)(fl & (REC_SPOOL_DEAD | REC_SPOOL_NOTE)),
+			.work = len == 1 ? r->x : r->x | (uint64_t)r->y << 32,
+			.arg = len == 1 ? r->y : x->x | (uint64_t)x->y << 32,
+		};
 		return 1;
 	}
 }
 
 static int sp_less(const struct sp_stream *a, const struct sp_stream *b)
 {
-	const struct rec_spool_rec *x = &a->buf[a->pos], *y = &b->buf[b->pos];
-	return x->stamp < y->stamp || (x->stamp == y->stamp && a->tid < b->tid);
+	return a->cur.stamp < b->cur.stamp || (a->cur.stamp == b->cur.stamp && a->tid < b->tid);
 }
 
 static void sp_down(struct sp_in *in, size_t k)
@@ -232,16 +289,12 @@ static int sp_start(struct sp_in *in)
 	in->nheap = 0;
 	in->i = 0;
 	for (size_t k = 0; k < in->nst; k++) {
-		struct sp_stream *s = in->st[k];
-		if (!s)
-			continue;
+		struct sp_stream *s = &in->st[k];
 		s->bi = 0;
 		s->prev = 0;
 		s->have = s->pos = 0;
 		s->slot = s->end = 0;
-		int e = sp_block(in, s);
-		if (e)
-			return e;
+		sp_block(in, s);
 		int r = sp_peek(in, s);
 		if (r < 0)
 			return -r;
@@ -254,12 +307,13 @@ static int sp_start(struct sp_in *in)
 }
 
 /* The next record, or NULL at the end (or on a read error: *rerr set). */
-static const struct rec_spool_rec *sp_next(struct sp_in *in, int *rerr)
+static const struct sp_rec *sp_next(struct sp_in *in, int *rerr)
 {
 	if (!in->nheap)
 		return NULL;
 	struct sp_stream *s = in->heap[0];
-	in->cur = s->buf[s->pos++];
+	in->cur = s->cur;
+	s->pos += s->len;
 	s->prev = in->cur.stamp;
 	in->i++;
 	int r = sp_peek(in, s);
@@ -281,7 +335,7 @@ struct sp_thread {
 	uint8_t exited;
 	uint8_t revive;   /* cut: its last record, a reservation, is live */
 	uint8_t cwait;    /* cut: a signal claimed it: append its cwait   */
-	struct rec_spool_rec lastrec;
+	struct sp_rec lastrec;
 };
 struct sp_sem { uint64_t initial; int64_t count; };
 struct sp_bar { uint64_t n, lines, seen; };
@@ -444,19 +498,49 @@ static void o_note(struct sp_out *o, uint32_t tid, const char *when)
 
 /* ---- the two passes ---- */
 
-static int is_wait(const struct rec_spool_rec *r)
+static int is_wait(const struct sp_rec *r)
 {
 	return r->op == TRACE_WAIT || (r->op == TRACE_TRYWAIT && (r->arg >> 32));
 }
 
+/* The id r names past the spool header's bounds (threads: maxtid, other
+ * objects: maxid), or 0: the tables are indexed by id, so that a
+ * corrupt spool is refused rather than allocating for ids no recorder
+ * gave. */
+static uint64_t bad_id(const struct sp_rec *r, uint64_t maxtid, uint64_t maxid)
+{
+	uint64_t v[2] = { r->arg & 0xffffffffu, r->arg >> 32 };
+	if (r->op == REC_SPOOL_SEMINIT)
+		return v[0] > maxid ? v[0] : 0;
+	if (r->op == TRACE_UNLOCK && v[1] > maxid)
+		return v[1]; /* a reservation's condvar */
+	for (int k = 0; k < 2; k++) {
+		const struct trace_operand *ai = &trace_ops[r->op].arg[k];
+		if (ai->type == TRACE_ARG_OBJ && v[k] > (ai->kind == TRACE_K_THREAD ? maxtid : maxid))
+			return v[k];
+	}
+	return 0;
+}
+
 /* Pass 1: what the header needs (semaphore initial tokens), the barrier
  * episodes, and the state of each thread at the end. */
-static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err, const char *path)
+static int pass1(struct sp_in *in, const struct rec_spool_head *h, struct sp_tables *t,
+                 struct trace_error *err, const char *path)
 {
-	const struct rec_spool_rec *r;
+	const struct sp_rec *r;
 	int rerr = 0;
 	while ((r = sp_next(in, &rerr))) {
 		uint64_t i = in->i - 1, a = r->arg & 0xffffffffu, b = r->arg >> 32;
+		if (r->op >= TRACE_NOPS && r->op != REC_SPOOL_SEMINIT)
+			return rec_fail(err, "%s: record %" PRIu64 " has no operation %u: not a spool", path,
+			                i, r->op);
+		uint64_t bad = bad_id(r, h->threads, h->ids);
+		if (bad)
+			return rec_fail(err,
+			                "%s: record %" PRIu64 " of thread %" PRIu32 " names id %" PRIu64
+			                ", past the recorder's %" PRIu64 " threads and %" PRIu64
+			                " objects: not a recorder's spool",
+			                path, i, r->tid, bad, h->threads, h->ids);
 		if (r->op == REC_SPOOL_SEMINIT) {
 			if (sp_need(&t->sem, &t->nsem, sizeof *t->sem, a) < 0)
 				goto oom;
@@ -464,9 +548,6 @@ static int pass1(struct sp_in *in, struct sp_tables *t, struct trace_error *err,
 			t->sem[a].count += (int64_t)b;
 			continue;
 		}
-		if (r->op >= TRACE_NOPS)
-			return rec_fail(err, "%s: record %" PRIu64 " has no operation %u: not a spool", path,
-			                i, r->op);
 		if (sp_need(&t->th, &t->nth, sizeof *t->th, r->tid) < 0)
 			goto oom;
 		struct sp_thread *th = &t->th[r->tid];
@@ -622,14 +703,30 @@ int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
 	}
 	in->fd = fd;
 	in->bsize = bsize;
-	int e = sp_scan(in, end);
+	in->maxtid = h.threads;
+	uint64_t bad = 0;
+	int e = sp_scan(in, end, &bad);
+	if (e == EINVAL) {
+		struct rec_spool_rec b = { 0 };
+		size_t got;
+		sp_pread(fd, &b, sizeof b, bad, &got);
+		if (rec_spool_op(b.head) == REC_SPOOL_TAIL || rec_spool_op(b.head) == REC_SPOOL_BLOCK)
+			rec_fail(err,
+			         "%s: the block at byte %" PRIu64 " names thread %" PRIu32
+			         ", past the recorder's %" PRIu64 " threads: not a recorder's spool",
+			         path, bad, b.y, h.threads);
+		else
+			rec_fail(err, "%s: the block at byte %" PRIu64 " has no block header: not a recorder's spool",
+			         path, bad);
+		goto out;
+	}
 	if (!e)
 		e = sp_start(in);
 	if (e) {
-		rec_fail(err, "%s: %s", path, e == EINVAL ? "not a recorder's spool" : strerror(e));
+		rec_fail(err, "%s: %s", path, strerror(e));
 		goto out;
 	}
-	if (pass1(in, &t, err, path) < 0)
+	if (pass1(in, &h, &t, err, path) < 0)
 		goto out;
 	info->kept = in->i;
 	info->emitted = info->complete ? h.emitted : in->i;
@@ -680,7 +777,7 @@ int rec_spool_convert(const char *path, uint64_t teardown_ns, FILE *out,
 		rec_fail(err, "%s: %s", path, strerror(e));
 		goto out;
 	}
-	const struct rec_spool_rec *r;
+	const struct sp_rec *r;
 	int rerr = 0;
 	while ((r = sp_next(in, &rerr)) && !o->err) {
 		if (r->op == REC_SPOOL_SEMINIT || r->tid >= t.nth)

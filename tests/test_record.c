@@ -12,6 +12,7 @@
  * runs in a few seconds.
  */
 #include <glob.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -526,8 +527,8 @@ static void test_abrupt(void **state)
 	free(err);
 }
 
-/* The recorder streams: with buffers of 1 or 3 records (a page: copied
- * out every 127 records, a thread's latest record kept in its buffer to
+/* The recorder streams: with buffers of 1 or 3 slots (a page: copied
+ * out every 255 slots, a thread's latest record kept in its buffer to
  * be patched) the examples and the condition-variable torture still give
  * valid traces with the programs' own counts. */
 static void test_small_buffer(void **state)
@@ -560,8 +561,8 @@ static void test_small_buffer(void **state)
  * unlock records of several threads, stamped without G in their own
  * buffers, interleave with the records taken under G (condition
  * variables, semaphores, creates, a mutex's first use), with the default
- * buffers and with buffers of 127 records (SHADOWBIND_BUFFER=3 rounded
- * up to a page: copied out every 127 records), each trace, merged by
+ * buffers and with buffers of 255 slots (SHADOWBIND_BUFFER=3 rounded
+ * up to a page: copied out every 255 slots), each trace, merged by
  * stamp, must replay (record() reads it back) and hold the calls the
  * program counted itself (lockprobe 3000 8: 2 threads x 3000 lock and
  * unlock pairs on their own mutexes). */
@@ -602,7 +603,7 @@ static void test_all_cpus_fast(void **state)
 	unsetenv("SHADOWBIND_BUFFER");
 }
 
-/* SIGKILL and _exit: with buffers of 4 records (a block of 128 slots),
+/* SIGKILL and _exit: with buffers of 4 slots (a block of 256),
  * the trace of what was written, cut and completed (a valid trace of the 4 threads, each
  * unfinished thread's exit after a comment), and the loss said. */
 static void test_cut(void **state)
@@ -710,59 +711,147 @@ static void test_zst_output(void **state)
 	}
 }
 
+/* A record of a hand spool, as rec_spool_convert reads it back. */
+struct hand_rec {
+	uint64_t stamp, work, arg;
+	uint32_t tid;
+	uint8_t op, flags;
+};
+#define SR(s, t, w, o, a, b, fl) { .stamp = (s), .work = (w), \
+                                   .arg = (uint64_t)(a) | (uint64_t)(b) << 32, \
+                                   .tid = (t), .op = (o), .flags = (fl) }
+
 /* A spool's block by hand: a thread's buffer (REC_SPOOL_TAIL) or a full
- * buffer copied out (REC_SPOOL_BLOCK), its records; tid 0: an unused
- * block (zeros). */
+ * buffer copied out (REC_SPOOL_BLOCK), its records (each of thread
+ * tid); tid 0: an unused block (zeros). */
 struct hand_block {
 	int kind;
 	uint32_t tid;
-	const struct rec_spool_rec *r;
+	const struct hand_rec *r;
 	size_t n;
 };
-#define HB_SLOTS 4 /* a block: its header and 3 records */
+#define HB_SLOTS 8 /* a block: its header and 7 slots */
 #define HB(k, t, a) { (k), (t), (a), sizeof(a) / sizeof *(a) }
 
-/* Write a spool by hand: its blocks in this order, finished (`done`,
- * with the thread names) or cut (state RUNNING). */
-static void write_spool(const char *path, const struct hand_block *b, size_t nb, int done,
-                        const char *names)
+/* A hand spool: its blocks in this order, finished (`done`, with the
+ * thread names) or cut (state RUNNING), and the header's bounds: the
+ * largest thread and object ids the recorder gave. */
+struct hand_spool {
+	const struct hand_block *b;
+	size_t nb;
+	int done;
+	uint64_t threads, ids;
+};
+#define HS(a, d) { (a), sizeof(a) / sizeof *(a), (d), 3, 9 }
+
+/* Write the hand spool at path, its records through rec_spool_put (their
+ * layout by hand: test_spool_layout). */
+static void write_spool(const char *path, const struct hand_spool *sp, const char *names)
 {
 	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
 	static char page[REC_SPOOL_HEAD];
 	memset(page, 0, sizeof page);
 	uint64_t n = 0;
-	for (size_t k = 0; k < nb; k++)
-		n += b[k].n;
-	struct rec_spool_head h = { .state = done ? REC_SPOOL_DONE : REC_SPOOL_RUNNING,
-	                            .emitted = n, .block = HB_SLOTS };
+	for (size_t k = 0; k < sp->nb; k++)
+		n += sp->b[k].n;
+	struct rec_spool_head h = { .state = sp->done ? REC_SPOOL_DONE : REC_SPOOL_RUNNING,
+	                            .emitted = n, .block = HB_SLOTS, .threads = sp->threads,
+	                            .ids = sp->ids };
 	memcpy(h.magic, REC_SPOOL_MAGIC, 8);
 	snprintf(h.why, sizeof h.why, "process exit");
-	h.foot = REC_SPOOL_HEAD + nb * HB_SLOTS * sizeof(struct rec_spool_rec);
-	h.footlen = done ? strlen(names) : 0;
+	h.foot = REC_SPOOL_HEAD + sp->nb * HB_SLOTS * sizeof(struct rec_spool_rec);
+	h.footlen = sp->done ? strlen(names) : 0;
 	memcpy(page, &h, sizeof h);
 	assert_int_equal(fwrite(page, 1, sizeof page, f), sizeof page);
-	for (size_t k = 0; k < nb; k++) {
+	for (size_t k = 0; k < sp->nb; k++) {
+		const struct hand_block *b = &sp->b[k];
 		struct rec_spool_rec slot[HB_SLOTS];
 		memset(slot, 0, sizeof slot);
-		assert_true(b[k].n < HB_SLOTS);
-		if (b[k].tid) {
-			slot[0].tid = b[k].tid;
-			slot[0].op = (uint8_t)b[k].kind;
-			slot[0].work = b[k].n;
-			slot[0].stamp = b[k].n ? b[k].r[b[k].n - 1].stamp : 0;
-			memcpy(slot + 1, b[k].r, b[k].n * sizeof *b[k].r);
+		if (b->tid) {
+			unsigned used = 1;
+			for (size_t i = 0; i < b->n; i++) {
+				const struct hand_rec *r = &b->r[i];
+				assert_int_equal(r->tid, b->tid); /* the table's own check */
+				assert_true(used + rec_spool_len(r->work, r->arg) <= HB_SLOTS);
+				used += rec_spool_put(&slot[used], r->stamp, r->work, r->arg, r->op, r->flags);
+			}
+			/* a BLOCK's head: its last stamp; a buffer's none */
+			slot[0].head = (b->kind == REC_SPOOL_BLOCK && b->n ? b->r[b->n - 1].stamp : 0) |
+			               (uint64_t)b->kind << 56;
+			slot[0].x = used - 1;
+			slot[0].y = b->tid;
 		}
 		assert_int_equal(fwrite(slot, sizeof *slot, HB_SLOTS, f), HB_SLOTS);
 	}
-	if (done)
+	if (sp->done)
 		fputs(names, f);
 	assert_int_equal(fclose(f), 0);
 }
 
-#define SR(s, t, w, o, a, b, fl) { .stamp = (s), .work = (w), \
-                                   .arg = (uint64_t)(a) | (uint64_t)(b) << 32, \
-                                   .tid = (t), .op = (o), .flags = (fl) }
+/* The trace rec_spool_convert should write, built from its parts: the
+ * header (a finished spool's, or a cut one's with `kept` records), the
+ * `thread`/`sem` lines `decl`, the records `body` and, cut, the lines
+ * `added` after the cut's comment, then each thread 1..`exits`' exit
+ * after its comment.  Into buf (size len). */
+static const char *want_trace(char *buf, size_t len, int done, uint64_t kept, const char *decl,
+                              const char *body, const char *added, uint32_t exits)
+{
+	size_t k = 0;
+	if (done)
+		k += (size_t)snprintf(buf + k, len - k,
+		                      "shadowbind-trace 1\n# recorded by shadowbind-record (process exit); "
+		                      "work is thread CPU time\nunit ns\n%s\n%s", decl, body);
+	else
+		k += (size_t)snprintf(buf + k, len - k,
+		                      "shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program "
+		                      "ended without the recorder's exit; %" PRIu64 " records kept, those "
+		                      "being written then lost); work is thread CPU time\nunit ns\n%s\n%s"
+		                      "# the recording was cut here: what follows ends the threads still "
+		                      "running\n%s",
+		                      kept, decl, body, added);
+	for (uint32_t t = 1; !done && t <= exits; t++)
+		k += (size_t)snprintf(buf + k, len - k,
+		                      "# thread %" PRIu32 " was still running when the recording was cut: "
+		                      "its exit is recorded here\n%" PRIu32 " 0 exit\n", t, t);
+	assert_true(k < len);
+	return buf;
+}
+
+/* rec_spool_put's layout by hand (record.h): one slot when work and
+ * arg fit 32 bits, else two, the second REC_SPOOL_EXT's. */
+static void test_spool_layout(void **state)
+{
+	(void)state;
+	struct rec_spool_rec s[3];
+	memset(s, 0, sizeof s);
+	/* lock 3, stamp 5, work 7 ns: head 5 | op << 56, x 7, y 3 */
+	assert_int_equal(rec_spool_put(s, 5, 7, 3, TRACE_LOCK, 0), 1);
+	assert_true(s[0].head == (5 | (uint64_t)TRACE_LOCK << 56));
+	assert_int_equal(s[0].x, 7);
+	assert_int_equal(s[0].y, 3);
+	assert_int_equal(s[1].head, 0);
+	/* cwait 1 2 (b = 2: arg 1 + 2 * 2^32), work 2^32 + 1 ns, dead:
+	 * flags DEAD 1 | LONG 4 = 5 at bit 52; x, y the work's halves (1,
+	 * 1); the second slot 203 << 56, x 1, y 2 */
+	memset(s, 0, sizeof s);
+	assert_int_equal(rec_spool_put(s, 9, ((uint64_t)1 << 32) + 1, 1 | (uint64_t)2 << 32, TRACE_CWAIT,
+	                               REC_SPOOL_DEAD), 2);
+	assert_true(s[0].head == (9 | (uint64_t)5 << 52 | (uint64_t)TRACE_CWAIT << 56));
+	assert_int_equal(s[0].x, 1);
+	assert_int_equal(s[0].y, 1);
+	assert_true(s[1].head == (uint64_t)203 << 56);
+	assert_int_equal(s[1].x, 1);
+	assert_int_equal(s[1].y, 2);
+	/* its flags changed to NOTE (2): the length stays (6 at bit 52) */
+	rec_spool_set_flags(&s[0], REC_SPOOL_NOTE);
+	assert_true(s[0].head == (9 | (uint64_t)6 << 52 | (uint64_t)TRACE_CWAIT << 56));
+	assert_int_equal(rec_spool_stamp(s[0].head), 9);
+	assert_int_equal(rec_spool_op(s[0].head), TRACE_CWAIT);
+	/* a sleep of 2^32 ns: two slots */
+	assert_int_equal(rec_spool_len(0, (uint64_t)1 << 32), 2);
+	assert_int_equal(rec_spool_len(UINT32_MAX, UINT32_MAX), 1);
+}
 
 /* rec_spool_convert by hand: the expected traces follow
  * docs/record.md ("Buffers", "The end of the run", "Lamport stamps"):
@@ -776,7 +865,7 @@ static void test_spool_convert(void **state)
 	snprintf(tpath, sizeof tpath, "%s/hand.trace", g_dir);
 	/* stamps 1-11: thread 1's 1, 2, 3, 6, 7, 11, thread 2's 4, 5, 8,
 	 * 9, 10; thread 2's blocks first in the file */
-	static const struct rec_spool_rec d1a[] = {
+	static const struct hand_rec d1a[] = {
 		SR(1, 1, 0, REC_SPOOL_SEMINIT, 1, 2, 0),      /* sem 1 starts with 2 */
 		SR(2, 1, 10, TRACE_CREATE, 2, 0, 0),
 		SR(3, 1, 5, TRACE_WAIT, 1, 0, 0),             /* token 1 of 2 */
@@ -792,31 +881,27 @@ static void test_spool_convert(void **state)
 		SR(9, 2, 8, TRACE_BARRIER, 1, 2, 0),          /* episode 2 unfinished: dropped, */
 		SR(10, 2, 2, TRACE_EXIT, 0, 0, REC_SPOOL_NOTE), /* its work 8 goes here: 10 */
 	};
-	static const struct hand_block done[] = {
+	static const struct hand_block done_b[] = {
 		HB(REC_SPOOL_BLOCK, 2, d2a), HB(REC_SPOOL_TAIL, 2, d2b), { 0, 0, NULL, 0 },
 		HB(REC_SPOOL_BLOCK, 1, d1a), HB(REC_SPOOL_TAIL, 1, d1b),
 	};
+	static const struct hand_spool done = HS(done_b, 1);
 	/* expected: sems 1 (2 tokens) and 2 (1 token); no dead line; the
-	 * second episode's line dropped */
-	static const char want_done[] =
-		"shadowbind-trace 1\n# recorded by shadowbind-record (process exit); work is thread CPU time\n"
-		"unit ns\nthread 1 main\nthread 2 w\nsem 1 2\nsem 2 1\n\n"
-		"1 10 create 2\n1 5 wait 1\n2 7 wait 1\n2 1 wait 2\n1 4 barrier 1 2\n2 6 barrier 1 2\n"
-		"# thread 2 was still running at process exit: its exit is recorded here\n"
-		"2 10 exit\n1 1 exit\n";
-	static const char want_done_td[] =
-		"shadowbind-trace 1\n# recorded by shadowbind-record (process exit); work is thread CPU time\n"
-		"unit ns\nthread 1 main\nthread 2 w\nsem 1 2\nsem 2 1\n\n"
-		"1 10 create 2\n1 5 wait 1\n2 7 wait 1\n2 1 wait 2\n1 4 barrier 1 2\n2 6 barrier 1 2\n"
-		"# thread 2 was still running at process exit: its exit is recorded here\n"
-		"2 10 exit\n1 101 exit\n";
+	 * second episode's line dropped; thread 1's exit 1 ns (and, with a
+	 * teardown of 100 ns, 101) */
+	static const char decl_done[] = "thread 1 main\nthread 2 w\nsem 1 2\nsem 2 1\n";
+#define DONE_BODY(exit1) \
+	"1 10 create 2\n1 5 wait 1\n2 7 wait 1\n2 1 wait 2\n1 4 barrier 1 2\n2 6 barrier 1 2\n" \
+	"# thread 2 was still running at process exit: its exit is recorded here\n" \
+	"2 10 exit\n1 " exit1 " exit\n"
 	/* two threads on mutex 1: the mutex's records alternate between
 	 * them (stamps 2, 3 thread 1; 4, 5 thread 2; 6, 7 thread 1), and
 	 * thread 2's sleep ties with thread 1's unlock at 7 (the lower
 	 * thread id first).  Each thread's records in file order (thread
 	 * 2's first) would lock a held mutex and run thread 2 before its
-	 * create: only the merge by (stamp, thread) replays. */
-	static const struct rec_spool_rec m1a[] = {
+	 * create: only the merge by (stamp, thread) replays.  Thread 2's
+	 * sleep of 2^32 ns takes two slots. */
+	static const struct hand_rec m1a[] = {
 		SR(1, 1, 10, TRACE_CREATE, 2, 0, 0), SR(2, 1, 1, TRACE_LOCK, 1, 0, 0),
 		SR(3, 1, 2, TRACE_UNLOCK, 1, 0, 0),
 	}, m1b[] = {
@@ -826,25 +911,24 @@ static void test_spool_convert(void **state)
 		SR(11, 1, 6, TRACE_EXIT, 0, 0, 0),
 	}, m2a[] = {
 		SR(4, 2, 20, TRACE_LOCK, 1, 0, 0), SR(5, 2, 21, TRACE_UNLOCK, 1, 0, 0),
-		SR(7, 2, 22, TRACE_SLEEP, 50, 0, 0),
+		SR(7, 2, 22, TRACE_SLEEP, 0, 1, 0),
 	}, m2b[] = {
 		SR(8, 2, 23, TRACE_EXIT, 0, 0, 0),
 	};
-	static const struct hand_block merge[] = {
+	static const struct hand_block merge_b[] = {
 		HB(REC_SPOOL_BLOCK, 2, m2a), HB(REC_SPOOL_TAIL, 2, m2b),
 		HB(REC_SPOOL_BLOCK, 1, m1a), HB(REC_SPOOL_BLOCK, 1, m1b), HB(REC_SPOOL_TAIL, 1, m1c),
 	};
-	static const char want_merge[] =
-		"shadowbind-trace 1\n# recorded by shadowbind-record (process exit); work is thread CPU time\n"
-		"unit ns\nthread 1 main\nthread 2 w\n\n"
+	static const struct hand_spool merge = HS(merge_b, 1);
+	static const char body_merge[] =
 		"1 10 create 2\n1 1 lock 1\n1 2 unlock 1\n2 20 lock 1\n2 21 unlock 1\n1 3 lock 1\n"
-		"1 4 unlock 1\n2 22 sleep 50\n2 23 exit\n1 5 join 2\n1 6 exit\n";
+		"1 4 unlock 1\n2 22 sleep 4294967296\n2 23 exit\n1 5 join 2\n1 6 exit\n";
 	/* cut: thread 2 waits on condvar 3 (its reservation, a dead unlock
 	 * of mutex 1 naming the condvar), thread 1's signal claimed it; the
 	 * records being written (thread 1's unlock, thread 2's cwait) were
 	 * lost: its cwait is appended, then the exits; thread 3 was created
 	 * and has no record */
-	static const struct rec_spool_rec c1[] = {
+	static const struct hand_rec c1[] = {
 		SR(1, 1, 10, TRACE_CREATE, 2, 0, 0), SR(2, 1, 1, TRACE_CREATE, 3, 0, 0),
 		SR(5, 1, 40, TRACE_LOCK, 1, 0, 0),
 	}, c1b[] = {
@@ -852,80 +936,67 @@ static void test_spool_convert(void **state)
 	}, c2[] = {
 		SR(3, 2, 20, TRACE_LOCK, 1, 0, 0), SR(4, 2, 30, TRACE_UNLOCK, 1, 3, REC_SPOOL_DEAD),
 	};
-	static const struct hand_block cut[] = {
+	static const struct hand_block cut_b[] = {
 		HB(REC_SPOOL_BLOCK, 1, c1), HB(REC_SPOOL_TAIL, 2, c2), HB(REC_SPOOL_TAIL, 1, c1b),
 	};
-	static const char want_cut[] =
-		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
-		"recorder's exit; 6 records kept, those being written then lost); work is thread CPU time\n"
-		"unit ns\nthread 1 main\n\n"
-		"1 10 create 2\n1 1 create 3\n2 20 lock 1\n1 40 lock 1\n1 50 signal 3 1\n"
-		"# the recording was cut here: what follows ends the threads still running\n"
-		"1 0 unlock 1\n2 30 cwait 3 1\n2 0 unlock 1\n"
-		"# thread 1 was still running when the recording was cut: its exit is recorded here\n1 0 exit\n"
-		"# thread 2 was still running when the recording was cut: its exit is recorded here\n2 0 exit\n"
-		"# thread 3 was still running when the recording was cut: its exit is recorded here\n3 0 exit\n";
+	static const struct hand_spool cut = HS(cut_b, 0);
 	/* the same cut before thread 1's lock and signal: thread 2 gets its
 	 * unlock where it began waiting */
-	static const struct rec_spool_rec c1e[] = {
+	static const struct hand_rec c1e[] = {
 		SR(1, 1, 10, TRACE_CREATE, 2, 0, 0), SR(2, 1, 1, TRACE_CREATE, 3, 0, 0),
 	};
-	static const struct hand_block cut2[] = {
+	static const struct hand_block cut2_b[] = {
 		HB(REC_SPOOL_TAIL, 2, c2), HB(REC_SPOOL_TAIL, 1, c1e),
 	};
-	static const char want_cut2[] =
-		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
-		"recorder's exit; 4 records kept, those being written then lost); work is thread CPU time\n"
-		"unit ns\nthread 1 main\n\n"
-		"1 10 create 2\n1 1 create 3\n2 20 lock 1\n2 30 unlock 1\n"
-		"# the recording was cut here: what follows ends the threads still running\n"
-		"# thread 1 was still running when the recording was cut: its exit is recorded here\n1 0 exit\n"
-		"# thread 2 was still running when the recording was cut: its exit is recorded here\n2 0 exit\n"
-		"# thread 3 was still running when the recording was cut: its exit is recorded here\n3 0 exit\n";
+	static const struct hand_spool cut2 = HS(cut2_b, 0);
 	/* cut while buffers were being copied out: thread 2's buffer still
 	 * holds both records of its block (stamps 4, 5: not past the
 	 * block's 5, skipped); thread 1's holds its latest record (3, kept
 	 * in the buffer) and, behind it, a stale record of its block (2: not
 	 * past 3, the buffer's end).  Each record once: */
-	static const struct rec_spool_rec k1[] = {
+	static const struct hand_rec k1[] = {
 		SR(1, 1, 10, TRACE_CREATE, 2, 0, 0), SR(2, 1, 1, TRACE_LOCK, 1, 0, 0),
 	}, k1t[] = {
 		SR(3, 1, 2, TRACE_UNLOCK, 1, 0, 0), SR(2, 1, 1, TRACE_LOCK, 1, 0, 0),
 	}, k2[] = {
 		SR(4, 2, 20, TRACE_LOCK, 1, 0, 0), SR(5, 2, 21, TRACE_UNLOCK, 1, 0, 0),
 	};
-	static const struct hand_block copies[] = {
+	static const struct hand_block copies_b[] = {
 		HB(REC_SPOOL_BLOCK, 1, k1), HB(REC_SPOOL_BLOCK, 2, k2), HB(REC_SPOOL_TAIL, 2, k2),
 		HB(REC_SPOOL_TAIL, 1, k1t),
 	};
-	static const char want_copies[] =
-		"shadowbind-trace 1\n# recorded by shadowbind-record (cut: the program ended without the "
-		"recorder's exit; 5 records kept, those being written then lost); work is thread CPU time\n"
-		"unit ns\nthread 1 main\n\n"
-		"1 10 create 2\n1 1 lock 1\n1 2 unlock 1\n2 20 lock 1\n2 21 unlock 1\n"
-		"# the recording was cut here: what follows ends the threads still running\n"
-		"# thread 1 was still running when the recording was cut: its exit is recorded here\n1 0 exit\n"
-		"# thread 2 was still running when the recording was cut: its exit is recorded here\n2 0 exit\n";
+	static const struct hand_spool copies = HS(copies_b, 0);
 	static const struct {
-		const struct hand_block *b;
-		size_t nb;
-		int done;
-		const char *want;
-		uint64_t added, dropped;
+		const struct hand_spool *sp;
+		uint64_t kept;                /* cut: the records kept       */
+		const char *decl, *body, *added;
+		uint32_t exits;               /* cut: threads 1..exits end   */
+		uint64_t nadded, dropped;
 		uint64_t teardown, kept_teardown; /* given; added (ns) */
 	} cases[] = {
-		{ done, sizeof done / sizeof *done, 1, want_done, 0, 1, 0, 0 },
-		{ merge, sizeof merge / sizeof *merge, 1, want_merge, 0, 0, 0, 0 },
-		{ cut, sizeof cut / sizeof *cut, 0, want_cut, 6, 0, 0, 0 },
-		{ cut2, sizeof cut2 / sizeof *cut2, 0, want_cut2, 3, 0, 0, 0 },
-		{ copies, sizeof copies / sizeof *copies, 0, want_copies, 2, 0, 0, 0 },
+		{ &done, 0, decl_done, DONE_BODY("1"), "", 0, 0, 1, 0, 0 },
+		{ &merge, 0, "thread 1 main\nthread 2 w\n", body_merge, "", 0, 0, 0, 0, 0 },
+		{ &cut, 6, "thread 1 main\n",
+		  "1 10 create 2\n1 1 create 3\n2 20 lock 1\n1 40 lock 1\n1 50 signal 3 1\n",
+		  "1 0 unlock 1\n2 30 cwait 3 1\n2 0 unlock 1\n", 3, 6, 0, 0, 0 },
+		{ &cut2, 4, "thread 1 main\n", "1 10 create 2\n1 1 create 3\n2 20 lock 1\n2 30 unlock 1\n",
+		  "", 3, 3, 0, 0, 0 },
+		{ &copies, 5, "thread 1 main\n",
+		  "1 10 create 2\n1 1 lock 1\n1 2 unlock 1\n2 20 lock 1\n2 21 unlock 1\n", "", 2, 2, 0, 0,
+		  0 },
 		/* a teardown of 100 ns: thread 1's exit 1 + 100; a cut
 		 * spool has none (its process died) */
-		{ done, sizeof done / sizeof *done, 1, want_done_td, 0, 1, 100, 100 },
-		{ cut, sizeof cut / sizeof *cut, 0, want_cut, 6, 0, 100, 0 },
+		{ &done, 0, decl_done, DONE_BODY("101"), "", 0, 0, 1, 100, 100 },
+		{ &cut, 6, "thread 1 main\n",
+		  "1 10 create 2\n1 1 create 3\n2 20 lock 1\n1 40 lock 1\n1 50 signal 3 1\n",
+		  "1 0 unlock 1\n2 30 cwait 3 1\n2 0 unlock 1\n", 3, 6, 0, 100, 0 },
 	};
+#undef DONE_BODY
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		write_spool(path, cases[i].b, cases[i].nb, cases[i].done, "thread 1 main\nthread 2 w\n");
+		char want[2048];
+		want_trace(want, sizeof want, cases[i].sp->done, cases[i].kept, cases[i].decl,
+		           cases[i].body, cases[i].added, cases[i].exits);
+		write_spool(path, cases[i].sp, "thread 1 main\nthread 2 w\n");
 		FILE *f = fopen(tpath, "w");
 		assert_non_null(f);
 		struct rec_spool_info info;
@@ -934,11 +1005,11 @@ static void test_spool_convert(void **state)
 			fail_msg("case %zu: %s", i, e.msg);
 		fclose(f);
 		char *text = tu_slurp(tpath, NULL);
-		if (strcmp(text, cases[i].want))
-			fail_msg("case %zu: got\n%s\nwant\n%s", i, text, cases[i].want);
+		if (strcmp(text, want))
+			fail_msg("case %zu: got\n%s\nwant\n%s", i, text, want);
 		free(text);
-		assert_int_equal(info.complete, cases[i].done);
-		assert_int_equal(info.added, cases[i].added);
+		assert_int_equal(info.complete, cases[i].sp->done);
+		assert_int_equal(info.added, cases[i].nadded);
 		assert_int_equal(info.dropped, cases[i].dropped);
 		assert_int_equal(info.teardown, cases[i].kept_teardown);
 		struct trace *tr;
@@ -946,18 +1017,63 @@ static void test_spool_convert(void **state)
 			fail_msg("case %zu: not valid: %s", i, e.msg);
 		trace_free(tr);
 	}
-	/* not a spool, a failed one */
-	FILE *f = fopen(tpath, "w");
-	struct rec_spool_info info;
-	struct trace_error e;
-	write_spool(path, done, 2, 1, "");
-	FILE *g = fopen(path, "r+b");
-	assert_non_null(g);
-	fputs("XX", g);
-	fclose(g);
-	assert_int_equal(rec_spool_convert(path, 0, f, &info, &e), -1);
-	assert_non_null(strstr(e.msg, "not a recorder's spool"));
-	fclose(f);
+	unlink(path);
+	unlink(tpath);
+}
+
+/* Spools rec_spool_convert refuses, with its message: not a spool; ids
+ * past the header's bounds (the tables are indexed by id: a corrupt
+ * spool naming thread 2^32 - 2 would otherwise allocate 2^32 entries). */
+static void test_spool_bad(void **state)
+{
+	(void)state;
+	char path[PATH_MAX + 64], tpath[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/bad.spool", g_dir);
+	snprintf(tpath, sizeof tpath, "%s/bad.trace", g_dir);
+	static const struct hand_rec ok1[] = { SR(1, 1, 5, TRACE_LOCK, 1, 0, 0) },
+		far_tid[] = { SR(1, 4294967294u, 5, TRACE_LOCK, 1, 0, 0) },
+		far_obj[] = { SR(1, 1, 5, TRACE_LOCK, 10, 0, 0) },
+		far_child[] = { SR(1, 1, 5, TRACE_CREATE, 4, 0, 0) },
+		far_cond[] = { SR(1, 1, 5, TRACE_UNLOCK, 1, 10, REC_SPOOL_DEAD) },
+		far_sem[] = { SR(1, 1, 0, REC_SPOOL_SEMINIT, 10, 1, 0) };
+	static const struct hand_block b_ok[] = { HB(REC_SPOOL_TAIL, 1, ok1) },
+		b_tid[] = { HB(REC_SPOOL_TAIL, 4294967294u, far_tid) },
+		b_obj[] = { HB(REC_SPOOL_TAIL, 1, far_obj) },
+		b_child[] = { HB(REC_SPOOL_TAIL, 1, far_child) },
+		b_cond[] = { HB(REC_SPOOL_TAIL, 1, far_cond) },
+		b_sem[] = { HB(REC_SPOOL_TAIL, 1, far_sem) };
+	/* the header's bounds: threads 3, objects 9 (HS) */
+	static const struct {
+		struct hand_spool sp;
+		int magic;        /* 1: the magic spoiled */
+		const char *want; /* in the message */
+	} cases[] = {
+		{ HS(b_ok, 1), 1, "not a recorder's spool" },
+		{ HS(b_tid, 1), 0, "the block at byte 4096 names thread 4294967294, past the "
+		                   "recorder's 3 threads: not a recorder's spool" },
+		{ HS(b_obj, 1), 0, "record 0 of thread 1 names id 10, past the recorder's 3 threads "
+		                   "and 9 objects" },
+		{ HS(b_child, 0), 0, "names id 4, past the recorder's 3 threads" },
+		{ HS(b_cond, 1), 0, "names id 10, past" },
+		{ HS(b_sem, 1), 0, "names id 10, past" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		write_spool(path, &cases[i].sp, "thread 1 main\n");
+		if (cases[i].magic) {
+			FILE *g = fopen(path, "r+b");
+			assert_non_null(g);
+			fputs("XX", g);
+			fclose(g);
+		}
+		FILE *f = fopen(tpath, "w");
+		assert_non_null(f);
+		struct rec_spool_info info;
+		struct trace_error e;
+		assert_int_equal(rec_spool_convert(path, 0, f, &info, &e), -1);
+		fclose(f);
+		if (!strstr(e.msg, cases[i].want))
+			fail_msg("case %zu: %s (want %s)", i, e.msg, cases[i].want);
+	}
 	unlink(path);
 	unlink(tpath);
 }
@@ -2065,7 +2181,9 @@ int main(void)
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_all_cpus_fast),
 		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_spool_layout),
 		cmocka_unit_test(test_spool_convert),
+		cmocka_unit_test(test_spool_bad),
 		cmocka_unit_test(test_zst_output),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_pinning_two),

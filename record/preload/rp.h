@@ -65,8 +65,9 @@ struct rp_rec {
 	uint8_t note;   /* 1: an exit written at process exit (comment)     */
 };
 
-#define RP_BUFFER 4095 /* records in a thread's buffer by default: with its
-                          header 4096 slots, 128 KiB (SHADOWBIND_BUFFER:
+#define RP_BUFFER 8191 /* slots in a thread's buffer by default (a record
+                          takes one, rarely two): with its header 8192
+                          slots of 16 bytes, 128 KiB (SHADOWBIND_BUFFER:
                           rounded up to whole pages) */
 /* Spins waiting for another thread (the spool's block lock, a record
  * still being written at the end) before each sched_yield (the other
@@ -92,6 +93,11 @@ struct rp_thread {
 	uint32_t pos;            /* next free slot (1..cap)                 */
 	uint32_t cap;            /* slots in the block                      */
 	struct rec_spool_rec *pend_slot; /* where its latest record is     */
+	uint8_t pend_flags;      /* the flags its slot holds (rp_sync)     */
+	uint64_t put_last;       /* the stamp of its last slot written      */
+	uint64_t pend_before;    /* the stamp written before its latest
+	                            record (a full block's last, when that
+	                            record stays in the buffer)             */
 	uint64_t nrec;           /* records it wrote (the spool's count)    */
 	uint64_t last;           /* CPU time when its last wrapper was
 	                            entered; ns                              */

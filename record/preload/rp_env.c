@@ -46,4 +46,5 @@ void rp_env_clean(void)
 	unsetenv("SHADOWBIND_PIN");
 	unsetenv("SHADOWBIND_MODE");
 	unsetenv("SHADOWBIND_BUFFER");
+	unsetenv("SHADOWBIND_SPOOL_AHEAD");
 }

@@ -48,6 +48,9 @@ static uint32_t g_block;              /* slots (32 bytes) per block       */
 static uint64_t g_end;                /* the file's size: the next block's
                                          offset; bytes (under g_blk)      */
 static int g_blk;                     /* the block allocator's lock       */
+static uint64_t g_alloc;              /* bytes allocated (fallocate)      */
+static uint64_t g_ahead = 8u << 20;   /* allocated at a time; bytes (0:
+                                         none; SHADOWBIND_SPOOL_AHEAD)    */
 /* 1: rp_write_trace's membarrier (MEMBARRIER_CMD_PRIVATE_EXPEDITED) puts
  * a full barrier in every running thread of the process, so that
  * rp_emit_fast needs none of its own (an asymmetric Dekker, as in
@@ -233,6 +236,8 @@ static void mx_note(struct rp_obj *o)
 uint32_t rp_obj_newid(struct rp_obj *o)
 {
 	o->id = ++g_next_id[o->kind];
+	if (g_head && o->id > g_head->ids)
+		g_head->ids = o->id; /* the converter's bound */
 	if (o->kind == TRACE_K_MUTEX)
 		mx_note(o);
 	if (o->kind == TRACE_K_SEM && o->has_init) {
@@ -345,10 +350,13 @@ static void spool_pwrite(const void *buf, size_t len, uint64_t off)
 	}
 }
 
-/* A new block at the spool's end: its offset, or -1 (g_ioerr set); the
- * file grown to hold it when `map` (a buffer, to be mapped; a copied
- * block's pwrite grows it: an ftruncate per block was 2% of BARNES's
- * recorded process).  Any thread, without G: a lock of its own. */
+/* A new block at the spool's end: its offset, or -1 (g_ioerr set).  The
+ * file is allocated g_ahead bytes at a time (fallocate: the blocks'
+ * writes then neither extend the file nor allocate its blocks, page by
+ * page); without it (g_ahead 0, or a file system that cannot), grown to
+ * hold a buffer when `map` (a copied block's pwrite grows it: an
+ * ftruncate per block was 2% of BARNES's recorded process).  Any
+ * thread, without G: a lock of its own. */
 static int64_t blk_new(int map)
 {
 	unsigned i = 0;
@@ -356,7 +364,14 @@ static int64_t blk_new(int map)
 		backoff(&i);
 	uint64_t off = g_end, len = (uint64_t)g_block * sizeof(struct rec_spool_rec);
 	int64_t r = -1;
-	if (!map || ftruncate(g_fd, (off_t)(off + len)) == 0) {
+	if (off + len > g_alloc && g_ahead) {
+		uint64_t n = g_ahead > len ? g_ahead : len;
+		if (fallocate(g_fd, 0, (off_t)g_alloc, (off_t)(off + n - g_alloc)) == 0)
+			g_alloc = off + n;
+		else
+			g_ahead = 0; /* not here: as before */
+	}
+	if (!map || off + len <= g_alloc || ftruncate(g_fd, (off_t)(off + len)) == 0) {
 		g_end = off + len;
 		r = (int64_t)off;
 	} else {
@@ -369,7 +384,7 @@ static int64_t blk_new(int map)
 /* t's buffer: a new block mapped shared, its header slot written
  * (REC_SPOOL_TAIL); the calibration's thread a private one, never
  * written out.  0 or -1. */
-static int buf_open(struct rp_thread *t)
+__attribute__((noinline, cold)) static int buf_open(struct rp_thread *t)
 {
 	size_t len = (size_t)g_block * sizeof *t->buf;
 	void *p;
@@ -390,60 +405,70 @@ static int buf_open(struct rp_thread *t)
 	t->buf = p;
 	t->cap = g_block;
 	t->pos = 1;
-	t->buf[0].op = REC_SPOOL_TAIL;
-	__atomic_store_n(&t->buf[0].tid, t->id, __ATOMIC_RELEASE);
+	t->buf[0].y = t->id;
+	__atomic_store_n(&t->buf[0].head, (uint64_t)REC_SPOOL_TAIL << 56, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /* t's buffer is full: its records go out as a block (REC_SPOOL_BLOCK),
- * but its latest one (rp_sync may still patch it), which moves to slot
- * 1; the rest is emptied.  A crash between the copy and the emptying
- * leaves records twice: rec_spool_convert reads a buffer's records only
- * past the stamps of its thread's blocks. */
-static void buf_flush(struct rp_thread *t)
+ * but its latest one (rp_sync may still patch it) and what follows it
+ * (a declaration), which move to slot 1; the rest is emptied.  A crash
+ * between the copy and the emptying leaves records twice:
+ * rec_spool_convert reads a buffer's records only past the stamps of
+ * its thread's blocks. */
+__attribute__((noinline, cold)) static void buf_flush(struct rp_thread *t)
 {
-	uint32_t n = t->pos - 1, keep = t->pend_slot == &t->buf[t->pos - 1];
+	uint32_t from = t->pos; /* the first slot kept */
+	uint64_t last = t->put_last;
+	if (!t->cal)
+		rp_sync(t);
+	if (t->pend_slot && t->pend_slot > &t->buf[1] && t->pend_slot < &t->buf[t->pos]) {
+		from = (uint32_t)(t->pend_slot - t->buf);
+		last = t->pend_before;
+	}
+	uint32_t n = from - 1, keep = t->pos - from;
 	if (t->cal) {
 		t->pos = 1;
+		t->pend_slot = NULL;
 		return;
 	}
-	if (n > keep) {
+	if (n) {
 		struct rec_spool_rec h = {
-			.stamp = t->buf[n - keep].stamp, .work = n - keep, .op = REC_SPOOL_BLOCK,
-			.tid = t->id,
+			.head = last | (uint64_t)REC_SPOOL_BLOCK << 56, .x = n, .y = t->id,
 		};
 		int64_t off = blk_new(0);
 		if (off >= 0) {
 			spool_pwrite(&h, sizeof h, (uint64_t)off);
-			spool_pwrite(&t->buf[1], (n - keep) * sizeof h, (uint64_t)off + sizeof h);
+			spool_pwrite(&t->buf[1], (size_t)n * sizeof h, (uint64_t)off + sizeof h);
 		}
 	}
 	if (keep) {
-		t->buf[1] = t->buf[n];
+		memmove(&t->buf[1], &t->buf[from], (size_t)keep * sizeof *t->buf);
 		t->pend_slot = &t->buf[1];
+	} else {
+		t->pend_slot = NULL; /* in the block as it is */
 	}
-	memset(&t->buf[1 + keep], 0, (n - keep) * sizeof *t->buf);
+	memset(&t->buf[1 + keep], 0, (size_t)n * sizeof *t->buf);
 	t->pos = 1 + keep;
 }
 
 /* Append a record to t's buffer; its slot, or NULL (the spool failed:
- * g_oom or g_ioerr say it at the end).  The thread id is stored last: a
- * slot with a thread id is written. */
-static struct rec_spool_rec *put(struct rp_thread *t, uint64_t stamp, uint64_t work, uint64_t arg,
-                                 int op)
+ * g_oom or g_ioerr say it at the end).  Its head is stored last
+ * (rec_spool_put): a slot with a head is written. */
+static inline __attribute__((always_inline)) struct rec_spool_rec *
+put(struct rp_thread *t, uint64_t stamp, uint64_t work, uint64_t arg, int op)
 {
 	if (__builtin_expect(!t->buf, 0) && buf_open(t) < 0)
 		return NULL;
-	if (__builtin_expect(t->pos == t->cap, 0))
+	if (__builtin_expect(stamp > REC_SPOOL_STAMP_MAX, 0)) {
+		g_ioerr = EOVERFLOW; /* 2^52 records: not in this life */
+		return NULL;
+	}
+	if (__builtin_expect(t->pos + rec_spool_len(work, arg) > t->cap, 0))
 		buf_flush(t);
-	struct rec_spool_rec *d = &t->buf[t->pos++];
-	d->stamp = stamp;
-	d->work = work;
-	d->arg = arg;
-	d->op = (uint8_t)op;
-	d->flags = 0;
-	d->pad = 0;
-	__atomic_store_n(&d->tid, t->id, __ATOMIC_RELEASE); /* last: written */
+	struct rec_spool_rec *d = &t->buf[t->pos];
+	t->pos += rec_spool_put(d, stamp, work, arg, (unsigned)op, 0);
+	t->put_last = stamp;
 	t->nrec++;
 	return d;
 }
@@ -453,10 +478,19 @@ static uint8_t rec_flags(const struct rp_rec *r)
 	return (uint8_t)((r->dead ? REC_SPOOL_DEAD : 0) | (r->note ? REC_SPOOL_NOTE : 0));
 }
 
+/* rp_sync, inline in every record's path: the flags mostly stay 0 */
+static inline void sync_pend(struct rp_thread *t)
+{
+	uint8_t f = rec_flags(&t->pend);
+	if (__builtin_expect(f != t->pend_flags, 0) && t->has_pend && t->pend_slot) {
+		rec_spool_set_flags(t->pend_slot, f);
+		t->pend_flags = f;
+	}
+}
+
 void rp_sync(struct rp_thread *t)
 {
-	if (t->has_pend && t->pend_slot)
-		t->pend_slot->flags = rec_flags(&t->pend);
+	sync_pend(t);
 }
 
 static inline uint64_t stamp_load(const uint64_t *p)
@@ -515,7 +549,7 @@ static struct rp_rec *emit(struct rp_thread *t, uint64_t stamp, uint64_t work, i
 	if (t->cal)
 		t->cal_sum += work; /* the calibration: only the work counts */
 	else
-		rp_sync(t);
+		sync_pend(t);
 	struct rp_rec *r = &t->pend;
 	r->stamp = stamp;
 	r->work = work;
@@ -523,7 +557,10 @@ static struct rp_rec *emit(struct rp_thread *t, uint64_t stamp, uint64_t work, i
 	r->op = (uint8_t)op;
 	r->dead = 0;
 	r->note = 0;
+	uint64_t before = t->put_last; /* (put's flush reads the old one) */
 	t->pend_slot = put(t, stamp, work, r->arg, op);
+	t->pend_before = before;
+	t->pend_flags = 0;
 	t->has_pend = !t->cal;
 	return r;
 }
@@ -593,6 +630,8 @@ struct rp_thread *rp_thread_new(void *(*fn)(void *))
 	}
 	t->id = ++g_nth;
 	g_th[t->id] = t;
+	if (g_head && t->id > g_head->threads)
+		g_head->threads = t->id; /* the converter's bound */
 	t->fn = fn; /* named when the trace is written (rp_name.c) */
 	return t;
 }
@@ -816,9 +855,17 @@ static int spool_open(uint64_t records)
 	if (h == MAP_FAILED)
 		return -1;
 	uint64_t page = 4096 / sizeof(struct rec_spool_rec), b = records + 1; /* + its header */
+	_Static_assert(sizeof(struct rec_spool_rec) == 16, "a spool slot is 16 bytes");
 	b = (b + page - 1) / page * page;
 	g_block = (uint32_t)b;
-	g_end = REC_SPOOL_HEAD;
+	g_end = g_alloc = REC_SPOOL_HEAD;
+	const char *ah = getenv("SHADOWBIND_SPOOL_AHEAD");
+	if (ah && *ah) {
+		char *e;
+		unsigned long long v = strtoull(ah, &e, 10);
+		if (!*e && v <= (1ull << 32))
+			g_ahead = v;
+	}
 	g_head = h;
 	memcpy(g_head->magic, REC_SPOOL_MAGIC, 8);
 	g_head->block = b;
