@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "record/record.h"
+#include "record/spoolbuf.h"
 #include "trace/trace.h"
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -51,19 +52,6 @@
 #pragma GCC visibility push(hidden)
 
 enum rp_mode { RP_OFF = 0, RP_RECORD, RP_RUN };
-
-/* A thread's latest record: 32 bytes.  rp_emit returns a pointer to it
- * (in the thread's struct), valid until the thread's next record: the
- * wrapper that made it may still mark it dead (or alive again); it goes
- * to the spool as it is then. */
-struct rp_rec {
-	uint64_t stamp; /* Lamport stamp (rp.h's head)                      */
-	uint64_t work;  /* CPU time before the operation; units: ns         */
-	uint64_t arg;   /* a | b << 32; for sleep the duration in ns        */
-	uint8_t op;     /* enum trace_op                                    */
-	uint8_t dead;   /* 1: not written (a reservation that was not used) */
-	uint8_t note;   /* 1: an exit written at process exit (comment)     */
-};
 
 #define RP_BUFFER 8191 /* slots in a thread's buffer by default (a record
                           takes one, rarely two): with its header 8192
@@ -88,23 +76,13 @@ struct rp_thread {
 	                            rp_write_trace waits for 0              */
 	uint64_t stamp;          /* its last record's stamp (read by other
 	                            threads: relaxed atomics)               */
-	struct rec_spool_rec *buf; /* its buffer: a block of the spool
-	                            mapped shared, slot 0 its header        */
-	uint32_t pos;            /* next free slot (1..cap)                 */
-	uint32_t cap;            /* slots in the block                      */
-	struct rec_spool_rec *pend_slot; /* where its latest record is     */
-	uint8_t pend_flags;      /* the flags its slot holds (rp_sync)     */
-	uint64_t put_last;       /* the stamp of its last slot written      */
-	uint64_t pend_before;    /* the stamp written before its latest
-	                            record (a full block's last, when that
-	                            record stays in the buffer)             */
-	uint64_t nrec;           /* records it wrote (the spool's count)    */
+	struct rec_spool_buf sb; /* its buffer (a block of the spool mapped
+	                            shared) and its latest record, which
+	                            rp_emit returns (record/spoolbuf.h)      */
 	uint64_t last;           /* CPU time when its last wrapper was
 	                            entered; ns                              */
 	uint64_t carry;          /* work not yet in a record (a wrapper that
 	                            recorded nothing); ns                    */
-	struct rp_rec pend;      /* its latest record (see struct rp_rec)    */
-	int has_pend;
 	/* the clock (rp_clock.c): the word that tells a context switch,
 	 * the last exact reading and the TSC then */
 	const void *pg;          /* task-clock page (mmap'd) or NULL        */
@@ -137,8 +115,8 @@ struct rp_thread {
 	/* a condition wait in progress */
 	int cw_active;
 	const void *cw_cond, *cw_mutex;
-	struct rp_rec *cw_rec;   /* its reserved `unlock M` (dead unless the
-	                            wait ends without a wake-up)             */
+	struct rec_spool_pend *cw_rec; /* its reserved `unlock M` (dead
+	                            unless the wait ends without a wake-up) */
 	uint64_t cw_ticket;      /* its registration number on the condvar   */
 	int cw_claimed;          /* a signal/broadcast counted it as woken   */
 	uint64_t cw_limit;       /* the condvar's registration number when it
@@ -484,14 +462,14 @@ static inline uint32_t rp_obj_id(struct rp_obj *o)
  * again); `init` is its semaphore value or barrier count. */
 void rp_obj_reinit(const void *addr, int kind, uint32_t init);
 /* Under G: append a record for t; returns it (valid until t's next
- * record, see struct rp_rec; never NULL). */
-struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
-                       uint64_t a, uint64_t b);
+ * record, see struct rec_spool_pend; never NULL). */
+struct rec_spool_pend *rp_emit(struct rp_thread *t, uint64_t work, int op, uint64_t a,
+                               uint64_t b);
 /* Without G, for a mutex's lock or unlock whose id is known, by its
  * holder (the mutex guards the object's owner, depth and stamp): as
  * rp_emit, or NULL when the recording has finished (nothing recorded). */
-struct rp_rec *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint64_t work, int op,
-                            uint64_t a, uint64_t b);
+struct rec_spool_pend *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint64_t work,
+                                    int op, uint64_t a, uint64_t b);
 /* t's latest record's flags (dead, note: the only fields that change
  * after rp_emit) where the spool has it; by t itself or under G. */
 void rp_sync(struct rp_thread *t);

@@ -602,12 +602,12 @@ static void calibrate(struct rp_thread *t, int64_t out[TRACE_NOPS], int b2b)
 static struct rp_thread *cal_thread(void)
 {
 	static struct rp_thread ct;
-	struct rec_spool_rec *buf = ct.buf; /* its scratch buffer, kept */
-	uint32_t cap = ct.cap;
+	struct rec_spool_rec *buf = ct.sb.slot; /* its scratch buffer, kept */
+	uint32_t cap = ct.sb.cap;
 	memset(&ct, 0, sizeof ct);
-	ct.buf = buf;
-	ct.cap = cap;
-	ct.pos = 1;
+	ct.sb.slot = buf; /* (sb.out NULL: a full buffer is emptied) */
+	ct.sb.cap = cap;
+	ct.sb.pos = 1;
 	ct.cal = 1;
 	ct.started = 1;
 	rp_clock_open(&ct);

@@ -381,12 +381,25 @@ static int64_t blk_new(int map)
 	return r;
 }
 
+/* A full buffer's block into the spool (rec_spool_out): at the
+ * spool's end, without G (the block allocator's lock). */
+static void blk_out(void *ctx, const struct rec_spool_rec *h, const struct rec_spool_rec *r,
+                    uint32_t n)
+{
+	(void)ctx;
+	int64_t off = blk_new(0);
+	if (off >= 0) {
+		spool_pwrite(h, sizeof *h, (uint64_t)off);
+		spool_pwrite(r, (size_t)n * sizeof *r, (uint64_t)off + sizeof *h);
+	}
+}
+
 /* t's buffer: a new block mapped shared, its header slot written
  * (REC_SPOOL_TAIL); the calibration's thread a private one, never
  * written out.  0 or -1. */
 __attribute__((noinline, cold)) static int buf_open(struct rp_thread *t)
 {
-	size_t len = (size_t)g_block * sizeof *t->buf;
+	size_t len = (size_t)g_block * sizeof(struct rec_spool_rec);
 	void *p;
 	if (t->cal) {
 		p = rp_mmap(len);
@@ -402,95 +415,22 @@ __attribute__((noinline, cold)) static int buf_open(struct rp_thread *t)
 		g_oom = 1;
 		return -1;
 	}
-	t->buf = p;
-	t->cap = g_block;
-	t->pos = 1;
-	t->buf[0].y = t->id;
-	__atomic_store_n(&t->buf[0].head, (uint64_t)REC_SPOOL_TAIL << 56, __ATOMIC_RELEASE);
+	rec_spool_buf_open(&t->sb, p, g_block, t->id, t->cal ? NULL : blk_out, NULL);
 	return 0;
 }
 
-/* t's buffer is full: its records go out as a block (REC_SPOOL_BLOCK),
- * but its latest one (rp_sync may still patch it) and what follows it
- * (a declaration), which move to slot 1; the rest is emptied.  A crash
- * between the copy and the emptying leaves records twice:
- * rec_spool_convert reads a buffer's records only past the stamps of
- * its thread's blocks. */
-__attribute__((noinline, cold)) static void buf_flush(struct rp_thread *t)
+/* t's buffer open (or NULL: the spool failed, g_oom or g_ioerr say it
+ * at the end). */
+static inline __attribute__((always_inline)) struct rec_spool_buf *buf(struct rp_thread *t)
 {
-	uint32_t from = t->pos; /* the first slot kept */
-	uint64_t last = t->put_last;
-	if (!t->cal)
-		rp_sync(t);
-	if (t->pend_slot && t->pend_slot > &t->buf[1] && t->pend_slot < &t->buf[t->pos]) {
-		from = (uint32_t)(t->pend_slot - t->buf);
-		last = t->pend_before;
-	}
-	uint32_t n = from - 1, keep = t->pos - from;
-	if (t->cal) {
-		t->pos = 1;
-		t->pend_slot = NULL;
-		return;
-	}
-	if (n) {
-		struct rec_spool_rec h = {
-			.head = last | (uint64_t)REC_SPOOL_BLOCK << 56, .x = n, .y = t->id,
-		};
-		int64_t off = blk_new(0);
-		if (off >= 0) {
-			spool_pwrite(&h, sizeof h, (uint64_t)off);
-			spool_pwrite(&t->buf[1], (size_t)n * sizeof h, (uint64_t)off + sizeof h);
-		}
-	}
-	if (keep) {
-		memmove(&t->buf[1], &t->buf[from], (size_t)keep * sizeof *t->buf);
-		t->pend_slot = &t->buf[1];
-	} else {
-		t->pend_slot = NULL; /* in the block as it is */
-	}
-	memset(&t->buf[1 + keep], 0, (size_t)n * sizeof *t->buf);
-	t->pos = 1 + keep;
-}
-
-/* Append a record to t's buffer; its slot, or NULL (the spool failed:
- * g_oom or g_ioerr say it at the end).  Its head is stored last
- * (rec_spool_put): a slot with a head is written. */
-static inline __attribute__((always_inline)) struct rec_spool_rec *
-put(struct rp_thread *t, uint64_t stamp, uint64_t work, uint64_t arg, int op)
-{
-	if (__builtin_expect(!t->buf, 0) && buf_open(t) < 0)
+	if (__builtin_expect(!t->sb.slot, 0) && buf_open(t) < 0)
 		return NULL;
-	if (__builtin_expect(stamp > REC_SPOOL_STAMP_MAX, 0)) {
-		g_ioerr = EOVERFLOW; /* 2^52 records: not in this life */
-		return NULL;
-	}
-	if (__builtin_expect(t->pos + rec_spool_len(work, arg) > t->cap, 0))
-		buf_flush(t);
-	struct rec_spool_rec *d = &t->buf[t->pos];
-	t->pos += rec_spool_put(d, stamp, work, arg, (unsigned)op, 0);
-	t->put_last = stamp;
-	t->nrec++;
-	return d;
-}
-
-static uint8_t rec_flags(const struct rp_rec *r)
-{
-	return (uint8_t)((r->dead ? REC_SPOOL_DEAD : 0) | (r->note ? REC_SPOOL_NOTE : 0));
-}
-
-/* rp_sync, inline in every record's path: the flags mostly stay 0 */
-static inline void sync_pend(struct rp_thread *t)
-{
-	uint8_t f = rec_flags(&t->pend);
-	if (__builtin_expect(f != t->pend_flags, 0) && t->has_pend && t->pend_slot) {
-		rec_spool_set_flags(t->pend_slot, f);
-		t->pend_flags = f;
-	}
+	return &t->sb;
 }
 
 void rp_sync(struct rp_thread *t)
 {
-	sync_pend(t);
+	rec_spool_buf_sync(&t->sb);
 }
 
 static inline uint64_t stamp_load(const uint64_t *p)
@@ -538,37 +478,27 @@ static void emit_decl(int op, uint64_t a, uint64_t b)
 	struct rp_thread *t = rp_self ? rp_self : rp_thread_at(1);
 	if (!t || t->cal)
 		return; /* the calibration's objects */
-	put(t, stamp_g(t, op, 0, 0), 0, a | b << 32, op);
+	uint64_t s = stamp_g(t, op, 0, 0);
+	if (buf(t))
+		rec_spool_buf_decl(&t->sb, s, a | b << 32, (unsigned)op);
 }
 
 /* ---- records and threads ---- */
 
-static struct rp_rec *emit(struct rp_thread *t, uint64_t stamp, uint64_t work, int op,
-                           uint64_t a, uint64_t b)
+static struct rec_spool_pend *emit(struct rp_thread *t, uint64_t stamp, uint64_t work, int op,
+                                    uint64_t a, uint64_t b)
 {
 	if (t->cal)
 		t->cal_sum += work; /* the calibration: only the work counts */
-	else
-		sync_pend(t);
-	struct rp_rec *r = &t->pend;
-	r->stamp = stamp;
-	r->work = work;
-	r->arg = op == TRACE_SLEEP ? a : (a | b << 32);
-	r->op = (uint8_t)op;
-	r->dead = 0;
-	r->note = 0;
-	uint64_t before = t->put_last; /* (put's flush reads the old one) */
-	t->pend_slot = put(t, stamp, work, r->arg, op);
-	t->pend_before = before;
-	t->pend_flags = 0;
-	t->has_pend = !t->cal;
-	return r;
+	buf(t); /* (if it fails, the record is kept in t->sb.pend only) */
+	return rec_spool_buf_emit(&t->sb, stamp, work, (unsigned)op,
+	                          op == TRACE_SLEEP ? a : (a | b << 32));
 }
 
-struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
-                       uint64_t a, uint64_t b)
+struct rec_spool_pend *rp_emit(struct rp_thread *t, uint64_t work, int op, uint64_t a,
+                               uint64_t b)
 {
-	struct rp_rec *r = emit(t, stamp_g(t, op, a, b), work, op, a, b);
+	struct rec_spool_pend *r = emit(t, stamp_g(t, op, a, b), work, op, a, b);
 	if (op == TRACE_CREATE && !t->cal) {
 		/* the child's records follow its create */
 		struct rp_thread *c = rp_thread_at((uint32_t)a);
@@ -578,8 +508,8 @@ struct rp_rec *rp_emit(struct rp_thread *t, uint64_t work, int op,
 	return r;
 }
 
-struct rp_rec *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint64_t work, int op,
-                            uint64_t a, uint64_t b)
+struct rec_spool_pend *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint64_t work,
+                                    int op, uint64_t a, uint64_t b)
 {
 	/* rp_write_trace sets rp_finished, then waits until no thread's
 	 * app is 1: either it sees this thread's 1 and waits for the
@@ -594,7 +524,7 @@ struct rp_rec *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint64_t work
 		__atomic_exchange_n(&t->app, 1, __ATOMIC_SEQ_CST);
 		done = __atomic_load_n(&rp_finished, __ATOMIC_SEQ_CST);
 	}
-	struct rp_rec *r = NULL;
+	struct rec_spool_pend *r = NULL;
 	if (!done) {
 		/* the caller holds the mutex: its stamp is ours to advance */
 		uint64_t s = stamp_load(&t->stamp), m = stamp_load(&o->stamp);
@@ -782,7 +712,7 @@ static void finalize_records(void)
 				w = t->carry + (now > t->last ? now - t->last : 0);
 			}
 		}
-		struct rp_rec *r = rp_emit(t, w, TRACE_EXIT, 0, 0);
+		struct rec_spool_pend *r = rp_emit(t, w, TRACE_EXIT, 0, 0);
 		if (t != rp_self)
 			r->note = 1;
 		t->exited = 1;
@@ -809,7 +739,9 @@ static void rp_write_trace(const char *why)
 	uint64_t n = 0;
 	for (uint32_t i = 1; i <= g_nth; i++) {
 		rp_sync(g_th[i]);
-		n += g_th[i]->nrec;
+		n += g_th[i]->sb.nrec;
+		if (g_th[i]->sb.err && !g_ioerr)
+			g_ioerr = g_th[i]->sb.err; /* a stamp past 2^52 */
 	}
 	g_head->emitted = n;
 	uint64_t foot = g_end;

@@ -91,7 +91,7 @@ int pthread_create(pthread_t *pt, const pthread_attr_t *attr,
 		return r;
 	}
 	uint64_t w = rp_work(t, TRACE_CREATE);
-	struct rp_rec *rec = NULL;
+	struct rec_spool_pend *rec = NULL;
 	if (rp_lock() == 0) {
 		s->t = rp_thread_new(fn);
 		if (s->t)
@@ -183,7 +183,7 @@ static int mutex_acquired(struct rp_thread *t, pthread_mutex_t *m, uint64_t w,
  * says; *nested: a recursive re-lock or inner unlock), -1: take the path
  * under G. */
 static int mutex_fast(struct rp_thread *t, pthread_mutex_t *m, uint64_t w, int op,
-                      struct rp_rec **rec, int *nested)
+                      struct rec_spool_pend **rec, int *nested)
 {
 	struct rp_obj *o = rp_obj_peek(m, TRACE_K_MUTEX);
 	uint32_t id = o ? __atomic_load_n(&o->id, __ATOMIC_RELAXED) : 0;
@@ -224,7 +224,7 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	if (!t)
 		return r;
 	uint64_t w = rp_work_at(t, TRACE_LOCK, rp_now_at(t, c));
-	struct rp_rec *fr;
+	struct rec_spool_pend *fr;
 	int nested;
 	if (r == 0 && mutex_fast(t, m, w, TRACE_LOCK, &fr, &nested) == 0) {
 		rec = fr != NULL;
@@ -310,7 +310,7 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 	if (!t)
 		return rp_real.mutex_unlock(m);
 	uint64_t w = rp_work_at(t, TRACE_UNLOCK, rp_now_at(t, c));
-	struct rp_rec *rec = NULL;
+	struct rec_spool_pend *rec = NULL;
 	int recursive = 0;
 	/* the record takes its place before the real release (see
 	 * rp_release_undo): nobody can acquire M before it */
@@ -635,7 +635,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	if (!t)
 		return rp_real.rw_unlock(l);
 	uint64_t w = rp_work(t, TRACE_RWUNLOCK);
-	struct rp_rec *rec = NULL;
+	struct rec_spool_pend *rec = NULL;
 	if (rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(l, TRACE_K_RWLOCK);
 		if (o)
@@ -758,7 +758,7 @@ int sem_post(sem_t *s)
 	if (!t)
 		return rp_real.sem_post(s);
 	uint64_t w = rp_work(t, TRACE_POST);
-	struct rp_rec *rec = NULL;
+	struct rec_spool_pend *rec = NULL;
 	struct rp_obj *o = NULL;
 	if (rp_lock() == 0) {
 		o = rp_obj(s, TRACE_K_SEM);
