@@ -102,19 +102,29 @@ static inline void rec_spool_buf_sync(struct rec_spool_buf *b)
 	}
 }
 
-/* b is full: its records go out as a block (REC_SPOOL_BLOCK), but its
- * latest one (rec_spool_buf_sync may still patch it) and what follows it
- * (a declaration), which move to slot 1; the rest is emptied.  A crash
- * between the copy and the emptying leaves records twice:
+/* b cannot take `need` more slots: its records go out as a block
+ * (REC_SPOOL_BLOCK), but its latest one (rec_spool_buf_sync may still
+ * patch it) and what follows it (a declaration), which move to slot 1
+ * (unless that would leave no room for `need`: then they go out too,
+ * the latest record's flags as its slot has them); the rest is emptied.
+ * The flags are not synced here: whoever writes a slot syncs the latest
+ * record first (rec_spool_buf_emit, _decl), so its slot holds what its
+ * wrapper said, and b->pend may already be the record being written
+ * (a flush that synced b->pend itself, as the first 16-byte version
+ * did, gave the previous record the flags of the one being written, 0:
+ * a condition wait's dead reservation came back as a live `unlock M`
+ * before its `cwait C M` when the buffer filled there, idle run C's
+ * invalid FMM trace of 2026-11-27; test_spool_writer).
+ * A crash between the copy and the emptying leaves records twice:
  * rec_spool_convert reads a buffer's records only past the stamps of
  * its thread's blocks. */
-static __attribute__((noinline, cold, unused)) void rec_spool_buf_flush(struct rec_spool_buf *b)
+static __attribute__((noinline, cold, unused)) void rec_spool_buf_flush(struct rec_spool_buf *b,
+                                                                        uint32_t need)
 {
 	uint32_t from = b->pos; /* the first slot kept */
 	uint64_t last = b->put_last;
-	if (b->out)
-		rec_spool_buf_sync(b);
-	if (b->pend_slot && b->pend_slot > &b->slot[1] && b->pend_slot < &b->slot[b->pos]) {
+	if (b->pend_slot && b->pend_slot > &b->slot[1] && b->pend_slot < &b->slot[b->pos] &&
+	    b->pos - (uint32_t)(b->pend_slot - b->slot) + 1 + need <= b->cap) {
 		from = (uint32_t)(b->pend_slot - b->slot);
 		last = b->pend_before;
 	}
@@ -144,7 +154,9 @@ static __attribute__((noinline, cold, unused)) void rec_spool_buf_flush(struct r
  * declaration, REC_SPOOL_SEMINIT) to b; its slot, or NULL (b not open,
  * or the stamp past REC_SPOOL_STAMP_MAX: b->err EOVERFLOW).  Its head
  * is stored last (rec_spool_put): a slot with a head is written.  It
- * does not become the latest record (rec_spool_buf_emit does that). */
+ * does not become the latest record (rec_spool_buf_emit does that), and
+ * the latest record's flags must have been synced (a full buffer may
+ * send it out). */
 static inline __attribute__((always_inline)) struct rec_spool_rec *
 rec_spool_buf_put(struct rec_spool_buf *b, uint64_t stamp, uint64_t work, uint64_t arg, unsigned op)
 {
@@ -154,8 +166,9 @@ rec_spool_buf_put(struct rec_spool_buf *b, uint64_t stamp, uint64_t work, uint64
 		b->err = EOVERFLOW; /* 2^52 records: not in this life */
 		return NULL;
 	}
-	if (__builtin_expect(b->pos + rec_spool_len(work, arg) > b->cap, 0))
-		rec_spool_buf_flush(b);
+	unsigned len = rec_spool_len(work, arg);
+	if (__builtin_expect(b->pos + len > b->cap, 0))
+		rec_spool_buf_flush(b, len);
 	struct rec_spool_rec *d = &b->slot[b->pos];
 	b->pos += rec_spool_put(d, stamp, work, arg, op, 0);
 	b->put_last = stamp;
@@ -164,24 +177,28 @@ rec_spool_buf_put(struct rec_spool_buf *b, uint64_t stamp, uint64_t work, uint64
 }
 
 /* A declaration (REC_SPOOL_SEMINIT: arg a | b << 32) after the latest
- * record, which stays the latest. */
+ * record, which stays the latest (its flags synced first). */
 static inline void rec_spool_buf_decl(struct rec_spool_buf *b, uint64_t stamp, uint64_t arg,
                                       unsigned op)
 {
+	rec_spool_buf_sync(b);
 	rec_spool_buf_put(b, stamp, 0, arg, op);
 }
 
 /*
  * rec_spool_buf_emit - the thread's next record (stamp, work in ns, op,
  * arg a | b << 32 or a sleep's duration): the previous one's flags
- * synced to its slot, then this one written, flags 0, and made the
- * latest.  Returns b->pend (also when b is not open: then it is
- * nowhere but there).
+ * synced to its slot, then this one written (a full buffer flushed:
+ * the previous one is final by then), flags 0, and made the latest.
+ * Returns b->pend (also when b is not open: then it is nowhere but
+ * there).
  */
 static inline __attribute__((always_inline)) struct rec_spool_pend *
 rec_spool_buf_emit(struct rec_spool_buf *b, uint64_t stamp, uint64_t work, unsigned op, uint64_t arg)
 {
 	rec_spool_buf_sync(b);
+	uint64_t before = b->put_last;
+	struct rec_spool_rec *slot = rec_spool_buf_put(b, stamp, work, arg, op);
 	struct rec_spool_pend *r = &b->pend;
 	r->stamp = stamp;
 	r->work = work;
@@ -189,8 +206,7 @@ rec_spool_buf_emit(struct rec_spool_buf *b, uint64_t stamp, uint64_t work, unsig
 	r->op = (uint8_t)op;
 	r->dead = 0;
 	r->note = 0;
-	uint64_t before = b->put_last; /* (put's flush reads the old one) */
-	b->pend_slot = rec_spool_buf_put(b, stamp, work, arg, op);
+	b->pend_slot = slot;
 	b->pend_before = before;
 	b->pend_flags = 0;
 	b->has_pend = b->out != NULL;

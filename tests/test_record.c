@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "record/record.h"
+#include "record/spoolbuf.h"
 #include "sim/sim.h"
 #include "tests/testutil.h"
 #include "trace/trace.h"
@@ -1073,6 +1074,243 @@ static void test_spool_bad(void **state)
 		fclose(f);
 		if (!strstr(e.msg, cases[i].want))
 			fail_msg("case %zu: %s (want %s)", i, e.msg, cases[i].want);
+	}
+	unlink(path);
+	unlink(tpath);
+}
+
+/* ---- the spool writer (record/spoolbuf.h), driven as the library drives it ---- */
+
+#define WS_CAP 8     /* a buffer: its header and 7 slots, as a block */
+#define WS_MAXBLK 8  /* blocks a case may give out */
+
+/* The blocks the writer gave out (rec_spool_out), in order, each
+ * padded to WS_CAP slots as the spool's blocks are. */
+struct ws_sink {
+	struct rec_spool_rec blk[WS_MAXBLK][WS_CAP];
+	size_t n;
+};
+
+static void ws_out(void *ctx, const struct rec_spool_rec *h, const struct rec_spool_rec *r,
+                   uint32_t n)
+{
+	struct ws_sink *s = ctx;
+	assert_true(s->n < WS_MAXBLK && n < WS_CAP);
+	memset(s->blk[s->n], 0, sizeof s->blk[s->n]);
+	s->blk[s->n][0] = *h;
+	memcpy(&s->blk[s->n][1], r, n * sizeof *r);
+	s->n++;
+}
+
+/* One step of a thread, as the library's wrappers take it:
+ * WS_REC a record (rp_emit: rec_spool_buf_emit); WS_FAILED its real
+ * call failed (pthread_mutex_unlock, sem_post: `rec->dead = 1`, synced
+ * with the next record); WS_WAITS a condition wait's reservation made
+ * dead while the thread waits (cond_wait_any: dead, then rp_sync);
+ * WS_DECL a declaration (emit_decl: REC_SPOOL_SEMINIT a b). */
+enum ws_kind { WS_END, WS_REC, WS_FAILED, WS_WAITS, WS_DECL };
+struct ws_step {
+	enum ws_kind k;
+	uint64_t stamp, work;
+	uint8_t op;
+	uint32_t a, b;
+};
+#define WR(s, w, o, a, b) { WS_REC, (s), (w), (o), (a), (b) }
+#define WP(n) WR(2 * (n) + 2, 1, TRACE_LOCK, 2, 0), WR(2 * (n) + 3, 1, TRACE_UNLOCK, 2, 0)
+
+static void ws_run(struct rec_spool_buf *b, const struct ws_step *st)
+{
+	struct rec_spool_pend *r = NULL;
+	for (; st->k != WS_END; st++) {
+		switch (st->k) {
+		case WS_REC:
+			r = rec_spool_buf_emit(b, st->stamp, st->work, st->op,
+			                       st->a | (uint64_t)st->b << 32);
+			break;
+		case WS_FAILED:
+			r->dead = 1;
+			break;
+		case WS_WAITS:
+			r->dead = 1;
+			rec_spool_buf_sync(b);
+			break;
+		case WS_DECL:
+			rec_spool_buf_decl(b, st->stamp, st->a | (uint64_t)st->b << 32, REC_SPOOL_SEMINIT);
+			break;
+		case WS_END:
+			break;
+		}
+	}
+}
+
+/*
+ * The writer with buffers of 7 slots, its threads' steps as the
+ * library's wrappers take them, its blocks and buffers made a spool
+ * (finished), converted: the trace must be the records the threads
+ * kept, each once, the dead ones nowhere (docs/record.md, "Buffers").
+ * Slots by hand (record.h): one for a record of 32-bit work and no `b`
+ * (create, lock, unlock, join, exit, wait), two for one with a `b`
+ * (signal C N, cwait C M, a reservation `unlock M C`, a SEMINIT);
+ * a buffer flushes when the next record does not fit its slots 1-7, and
+ * keeps its latest record (and what follows it) in slot 1.
+ *
+ * The condition wait (thread 1 waits on condvar 1 under mutex 1, thread
+ * 2's signal claims it), with P pairs `lock 2`, `unlock 2` before
+ * `lock 1`, which move the reservation (stamp 2P + 3, dead) along the
+ * buffer; thread 1's slots: create 1, the pairs 2P, lock 1 one, the
+ * reservation two from slot 2P + 3:
+ *   P 0: reservation 3-4, cwait 5-6, unlock 1 at 7; the join flushes
+ *        (the unlock kept in slot 1): one block;
+ *   P 1: reservation 5-6: the cwait (7 + 2 > 8) flushes while the
+ *        reservation is the latest record, dead (idle run C's FMM);
+ *        then cwait 3-4, unlock 1, join, exit 5-7: one block;
+ *   P 2: lock 1 at 6: the reservation (7 + 2 > 8) flushes with lock 1
+ *        the latest; reservation 2-3, cwait 4-5, unlock 1 6, join 7;
+ *        the exit flushes again: two blocks;
+ *   P 3: the pairs fill 2-7: lock 1 flushes; lock 1 2, reservation
+ *        3-4, cwait 5-6, unlock 1 7; the join flushes: two blocks.
+ * Thread 2 (stamps from 2P + 4): lock 1, signal 1 1, unlock 1, exit;
+ * then thread 1: cwait 1 1 (work 161, the reservation's), unlock 1,
+ * join 2, exit.  The trace: thread 1's records and the pairs, thread
+ * 2's, thread 1's from the cwait; no `unlock 1` where it began waiting.
+ */
+static void test_spool_writer(void **state)
+{
+	(void)state;
+	char path[PATH_MAX + 64], tpath[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/writer.spool", g_dir);
+	snprintf(tpath, sizeof tpath, "%s/writer.trace", g_dir);
+#define WAIT1(P, ...) { \
+	WR(1, 10, TRACE_CREATE, 2, 0), __VA_ARGS__ \
+	WR(2 * (P) + 2, 1, TRACE_LOCK, 1, 0), WR(2 * (P) + 3, 161, TRACE_UNLOCK, 1, 1), \
+	{ WS_WAITS, 0, 0, 0, 0, 0 }, \
+	WR(2 * (P) + 8, 161, TRACE_CWAIT, 1, 1), WR(2 * (P) + 9, 2, TRACE_UNLOCK, 1, 0), \
+	WR(2 * (P) + 10, 3, TRACE_JOIN, 2, 0), WR(2 * (P) + 11, 4, TRACE_EXIT, 0, 0), \
+	{ WS_END, 0, 0, 0, 0, 0 } }
+#define WAIT2(P) { \
+	WR(2 * (P) + 4, 20, TRACE_LOCK, 1, 0), WR(2 * (P) + 5, 21, TRACE_SIGNAL, 1, 1), \
+	WR(2 * (P) + 6, 22, TRACE_UNLOCK, 1, 0), WR(2 * (P) + 7, 23, TRACE_EXIT, 0, 0), \
+	{ WS_END, 0, 0, 0, 0, 0 } }
+	static const struct ws_step w1_0[] = WAIT1(0, ), w1_1[] = WAIT1(1, WP(0), ),
+		w1_2[] = WAIT1(2, WP(0), WP(1), ), w1_3[] = WAIT1(3, WP(0), WP(1), WP(2), ),
+		w2_0[] = WAIT2(0), w2_1[] = WAIT2(1), w2_2[] = WAIT2(2), w2_3[] = WAIT2(3);
+#undef WAIT1
+#undef WAIT2
+#define WAIT_HEAD "1 10 create 2\n"
+#define PAIR "1 1 lock 2\n1 1 unlock 2\n"
+#define WAIT_TAIL "1 1 lock 1\n2 20 lock 1\n2 21 signal 1 1\n2 22 unlock 1\n2 23 exit\n" \
+	"1 161 cwait 1 1\n1 2 unlock 1\n1 3 join 2\n1 4 exit\n"
+	/* A failed unlock of mutex 1 (stamp 7, dead, not yet synced) is
+	 * the latest record in slot 7 when the next record (unlock 2)
+	 * flushes; slots: lock 1, three pairs on mutex 2 but the last
+	 * unlock (2-6), the failed unlock 7. */
+	static const struct ws_step f1[] = {
+		WR(1, 5, TRACE_LOCK, 1, 0), WP(0), WP(1), WR(6, 1, TRACE_LOCK, 2, 0),
+		WR(7, 6, TRACE_UNLOCK, 1, 0), { WS_FAILED, 0, 0, 0, 0, 0 },
+		WR(8, 7, TRACE_UNLOCK, 2, 0), WR(9, 8, TRACE_UNLOCK, 1, 0), WR(10, 9, TRACE_EXIT, 0, 0),
+		{ WS_END, 0, 0, 0, 0, 0 },
+	}, none[] = { { WS_END, 0, 0, 0, 0, 0 } };
+	/* The same failed unlock in slot 6, then the first use of semaphore
+	 * 1 (2 tokens): its declaration (two slots, 7 + 2 > 8) flushes
+	 * while the failed unlock is the latest record, not yet synced; then
+	 * the wait on it. */
+	static const struct ws_step d1[] = {
+		WR(1, 5, TRACE_LOCK, 1, 0), WP(0), WP(1), WR(6, 6, TRACE_UNLOCK, 1, 0),
+		{ WS_FAILED, 0, 0, 0, 0, 0 }, { WS_DECL, 7, 0, 0, 1, 2 }, WR(8, 7, TRACE_WAIT, 1, 0),
+		WR(9, 8, TRACE_UNLOCK, 1, 0), WR(10, 9, TRACE_EXIT, 0, 0), { WS_END, 0, 0, 0, 0, 0 },
+	};
+	/* Declarations after the latest record, a failed unlock of mutex 1
+	 * in slot 2 (dead, not yet synced): sems 1 and 2 (2 tokens, two
+	 * slots each: 3-6), sem 3 (none: one slot, 7); sem 4's (two slots)
+	 * flushes, and the latest record with what follows it (6 slots)
+	 * would leave 1 slot for its 2: they all go out, the failed unlock
+	 * dead as its wrapper said; sem 4's declaration in slots 1-2, the
+	 * waits and the post 3-7; the unlock flushes again (the wait on sem
+	 * 4 kept): two blocks. */
+	static const struct ws_step g1[] = {
+		WR(1, 5, TRACE_LOCK, 1, 0), WR(2, 6, TRACE_UNLOCK, 1, 0), { WS_FAILED, 0, 0, 0, 0, 0 },
+		{ WS_DECL, 3, 0, 0, 1, 2 }, { WS_DECL, 4, 0, 0, 2, 2 }, { WS_DECL, 5, 0, 0, 3, 0 },
+		{ WS_DECL, 6, 0, 0, 4, 2 }, WR(7, 7, TRACE_WAIT, 1, 0), WR(8, 8, TRACE_WAIT, 2, 0),
+		WR(9, 9, TRACE_POST, 3, 0), WR(10, 10, TRACE_WAIT, 3, 0), WR(11, 11, TRACE_WAIT, 4, 0),
+		WR(12, 12, TRACE_UNLOCK, 1, 0), WR(13, 13, TRACE_EXIT, 0, 0), { WS_END, 0, 0, 0, 0, 0 },
+	};
+	static const struct {
+		const char *what;
+		const struct ws_step *t1, *t2;
+		const char *names, *decl, *body;
+		size_t blocks; /* thread 1's full buffers, by hand (above) */
+	} cases[] = {
+		{ "wait, P 0", w1_0, w2_0, "thread 1 main\nthread 2 w\n", "thread 1 main\nthread 2 w\n",
+		  WAIT_HEAD WAIT_TAIL, 1 },
+		{ "wait, P 1: the cwait flushes", w1_1, w2_1, "thread 1 main\nthread 2 w\n",
+		  "thread 1 main\nthread 2 w\n", WAIT_HEAD PAIR WAIT_TAIL, 1 },
+		{ "wait, P 2", w1_2, w2_2, "thread 1 main\nthread 2 w\n", "thread 1 main\nthread 2 w\n",
+		  WAIT_HEAD PAIR PAIR WAIT_TAIL, 2 },
+		{ "wait, P 3", w1_3, w2_3, "thread 1 main\nthread 2 w\n", "thread 1 main\nthread 2 w\n",
+		  WAIT_HEAD PAIR PAIR PAIR WAIT_TAIL, 2 },
+		{ "failed unlock, the next record flushes", f1, none, "thread 1 main\n", "thread 1 main\n",
+		  "1 5 lock 1\n" PAIR PAIR "1 1 lock 2\n1 7 unlock 2\n1 8 unlock 1\n1 9 exit\n", 1 },
+		{ "failed unlock, a declaration flushes", d1, none, "thread 1 main\n",
+		  "thread 1 main\nsem 1 2\n", "1 5 lock 1\n" PAIR PAIR "1 7 wait 1\n1 8 unlock 1\n1 9 exit\n",
+		  1 },
+		{ "declarations fill the buffer", g1, none, "thread 1 main\n",
+		  "thread 1 main\nsem 1 2\nsem 2 2\nsem 4 2\n", /* sem 3: 0 tokens, no line */
+		  "1 5 lock 1\n1 7 wait 1\n1 8 wait 2\n1 9 post 3\n1 10 wait 3\n1 11 wait 4\n"
+		  "1 12 unlock 1\n1 13 exit\n", 2 },
+	};
+#undef WAIT_HEAD
+#undef PAIR
+#undef WAIT_TAIL
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		static struct ws_sink sink;
+		static struct rec_spool_rec s1[WS_CAP], s2[WS_CAP];
+		memset(&sink, 0, sizeof sink);
+		memset(s1, 0, sizeof s1);
+		memset(s2, 0, sizeof s2);
+		struct rec_spool_buf b1 = { 0 }, b2 = { 0 };
+		rec_spool_buf_open(&b1, s1, WS_CAP, 1, ws_out, &sink);
+		rec_spool_buf_open(&b2, s2, WS_CAP, 2, ws_out, &sink);
+		ws_run(&b1, cases[i].t1);
+		ws_run(&b2, cases[i].t2);
+		if (sink.n != cases[i].blocks)
+			fail_msg("%s: %zu full buffers (want %zu)", cases[i].what, sink.n, cases[i].blocks);
+		/* the spool: its header page, the blocks in the order given
+		 * out, thread 2's buffer, thread 1's, the names */
+		FILE *f = fopen(path, "wb");
+		assert_non_null(f);
+		static char page[REC_SPOOL_HEAD];
+		memset(page, 0, sizeof page);
+		struct rec_spool_head h = { .state = REC_SPOOL_DONE, .emitted = b1.nrec + b2.nrec,
+		                            .block = WS_CAP, .threads = 2, .ids = 4 };
+		memcpy(h.magic, REC_SPOOL_MAGIC, 8);
+		snprintf(h.why, sizeof h.why, "process exit");
+		h.foot = REC_SPOOL_HEAD + (sink.n + 2) * WS_CAP * sizeof(struct rec_spool_rec);
+		h.footlen = strlen(cases[i].names);
+		memcpy(page, &h, sizeof h);
+		assert_int_equal(fwrite(page, 1, sizeof page, f), sizeof page);
+		for (size_t k = 0; k < sink.n; k++)
+			assert_int_equal(fwrite(sink.blk[k], sizeof *s1, WS_CAP, f), WS_CAP);
+		assert_int_equal(fwrite(s2, sizeof *s2, WS_CAP, f), WS_CAP);
+		assert_int_equal(fwrite(s1, sizeof *s1, WS_CAP, f), WS_CAP);
+		fputs(cases[i].names, f);
+		assert_int_equal(fclose(f), 0);
+		char want[2048];
+		want_trace(want, sizeof want, 1, 0, cases[i].decl, cases[i].body, "", 0);
+		f = fopen(tpath, "w");
+		assert_non_null(f);
+		struct rec_spool_info info;
+		struct trace_error e;
+		if (rec_spool_convert(path, 0, f, &info, &e) < 0)
+			fail_msg("%s: %s", cases[i].what, e.msg);
+		fclose(f);
+		char *text = tu_slurp(tpath, NULL);
+		if (strcmp(text, want))
+			fail_msg("%s: got\n%s\nwant\n%s", cases[i].what, text, want);
+		free(text);
+		struct trace *tr;
+		if (trace_read_file(tpath, &tr, &e) < 0)
+			fail_msg("%s: not valid: %s", cases[i].what, e.msg);
+		trace_free(tr);
 	}
 	unlink(path);
 	unlink(tpath);
@@ -2184,6 +2422,7 @@ int main(void)
 		cmocka_unit_test(test_spool_layout),
 		cmocka_unit_test(test_spool_convert),
 		cmocka_unit_test(test_spool_bad),
+		cmocka_unit_test(test_spool_writer),
 		cmocka_unit_test(test_zst_output),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_pinning_two),
