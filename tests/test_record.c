@@ -566,13 +566,18 @@ static void test_small_buffer(void **state)
  * up to a page: copied out every 255 slots), each trace, merged by
  * stamp, must replay (record() reads it back) and hold the calls the
  * program counted itself (lockprobe 3000 8: 2 threads x 3000 lock and
- * unlock pairs on their own mutexes). */
+ * unlock pairs on their own mutexes; ompbarrier 2000 0 2 1: 2 x 2000
+ * barrier records, each after every member's previous record). */
 static void test_all_cpus_fast(void **state)
 {
 	(void)state;
 	static const struct { const char *name, *args; } progs[] = {
 		{ "lockprobe", "3000 8" }, { "cvstress", "12" }, { "prodcons", "20" },
 		{ "sieve", "60 20" },
+		/* OpenMP barriers, recorded without G (rp_gomp.c's bar_fast):
+		 * 2000 balanced barriers of 2 threads without work, and ompmix
+		 * (tasks run inside barriers, nested regions) */
+		{ "ompbarrier", "2000 0 2 1" }, { "ompmix", "20" },
 	};
 	static const char *const sizes[] = { NULL, "3" };
 	char path[PATH_MAX + 64];
