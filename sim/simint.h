@@ -641,12 +641,11 @@ static inline stime lat_wake(const struct sim_work *w, uint32_t u, int32_t x, in
 	return lat_pair(w, x, y);
 }
 
-/* Blocked u is woken by a release at T on x, its own processor: it
+/* Blocked u is woken by a release on x, its own processor: it
  * spends wake_local of CPU time on it before its next record's work
  * (sim_params.wake_local; 0: nothing). */
-static inline void nb_wake_local(struct sim_work *w, uint32_t u, stime T, int32_t x)
+static inline void nb_wake_local(struct sim_work *w, uint32_t u, int32_t x)
 {
-	(void)T;
 	if (w->par->wake_local && x != NOPROC && x == w->th[u].lproc) {
 		w->th[u].pend += w->par->wake_local;
 		if (w->flags & SIM_STATS)
@@ -667,7 +666,7 @@ static inline void nb_wake_since(struct sim_work *w, uint32_t u, stime T, int32_
 		if (t > w->th[u].nb)
 			w->th[u].nb = t;
 	} else {
-		nb_wake_local(w, u, T, x);
+		nb_wake_local(w, u, x);
 	}
 }
 
