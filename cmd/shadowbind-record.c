@@ -162,10 +162,10 @@ static int run_alone(const char *path, const char *opt, int *st, uint64_t *wall_
 	int rc = in_offset(opt, &in);
 	if (rc != CLI_OK)
 		return rc;
-	pid_t cp = rec_spawn(path, A.argv, NULL, &err);
-	if (cp < 0)
+	struct rec_child cp = {0};
+	if (rec_spawn(&cp, path, A.argv, NULL, &err) < 0)
 		return fail(err.msg, CLI_EINPUT);
-	*st = rec_wait_cpu(cp, wall_ns, cpu_ns);
+	*st = rec_wait(&cp, wall_ns, cpu_ns, NULL);
 	if (in >= 0 && lseek(0, in, SEEK_SET) < 0) {
 		fprintf(stderr, "shadowbind-record: %s: cannot rewind the standard input: %s\n", opt, strerror(errno));
 		return CLI_ESYSTEM;
@@ -270,13 +270,14 @@ static int run_program(struct rec *R)
 	    !getenv("OMP_WAIT_POLICY"))
 		extra[R->pe[1] ? 4 : 3] = REC_OMP_SPIN;
 	unlink(R->raw);
-	pid_t pid = rec_spawn(R->prog.path, A.argv, extra, &err);
+	struct rec_child child = {0};
+	int sprc = rec_spawn(&child, R->prog.path, A.argv, extra, &err);
 	free(R->pe[0]);
 	free(R->pe[1]);
 	R->pe[0] = R->pe[1] = NULL;
-	if (pid < 0)
+	if (sprc < 0)
 		return fail(err.msg, CLI_EINPUT);
-	R->st = rec_wait_usage(pid, &R->ns, &R->cpu_ns, &R->run.ivcsw);
+	R->st = rec_wait(&child, &R->ns, &R->cpu_ns, &R->run.ivcsw);
 	/* the library's figures (TRACE.stats): read, then removed */
 	char statp[PATH_MAX + 80];
 	snprintf(statp, sizeof statp, "%s.stats", R->raw);

@@ -29,8 +29,10 @@ int main(int argc, char **argv)
 		{CLI_FLAG, "unbound", .dst = &unbound,
 		 .help = "no pinning: the operating system schedules"},
 		{CLI_FLAG, "time", .dst = &timed,
-		 .help = "print the wall time of the run and the program's CPU time\n"
-		         "(user + system of it and the children it reaped; not this\n"
+		 .help = "print the wall time of the run, from just before the fork\n"
+		         "to the reaping (the program's exec and loading included,\n"
+		         "as `time PROGRAM`), and the program's CPU time (user +\n"
+		         "system of it and the children it reaped; not this\n"
 		         "command's own, such as reading --trace) on stderr"},
 		{CLI_END}};
 	const struct cli_cmd cmd = {
@@ -118,15 +120,16 @@ int main(int argc, char **argv)
 		if (spin)
 			extra[pe[1] ? 4 : 3] = REC_OMP_SPIN;
 	}
-	pid_t pid = rec_spawn(prog.path, argv + i, extra, &err);
+	struct rec_child child = {0};
+	int sprc = rec_spawn(&child, prog.path, argv + i, extra, &err);
 	free(pe[0]);
 	free(pe[1]);
-	if (pid < 0) {
+	if (sprc < 0) {
 		fprintf(stderr, "shadowbind-run: %s\n", err.msg);
 		return 2;
 	}
 	uint64_t ns, cpu_ns; /* wall, the program's user + system: ns */
-	int st = rec_wait_cpu(pid, &ns, &cpu_ns);
+	int st = rec_wait(&child, &ns, &cpu_ns, NULL);
 	if (timed)
 		fprintf(stderr, "shadowbind-run: elapsed %.6f s, the program's CPU %.6f s\n", (double)ns / 1e9,
 		        (double)cpu_ns / 1e9);

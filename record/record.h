@@ -110,13 +110,28 @@ int rec_cpu_count(const cpu_set_t *s);
 int rec_cpu_first(const cpu_set_t *s);
 
 /*
+ * A child that rec_spawn started and rec_wait waits for.  `now` is the
+ * clock both read (ns; NULL: CLOCK_MONOTONIC), a seam for tests; the
+ * caller sets it (or zeroes the struct), rec_spawn fills the rest.
+ */
+struct rec_child {
+	uint64_t (*now)(void *ctx); /* the clock; NULL: CLOCK_MONOTONIC      */
+	void *ctx;                  /* its argument                          */
+	pid_t pid;                  /* the child                             */
+	uint64_t t0_ns;             /* `now` just before the fork; ns        */
+};
+
+/*
  * rec_spawn - run argv[0] (resolved path `path`) with `extra` added to the
  * environment (NAME=VALUE strings, NULL-terminated; LD_PRELOAD is put in
- * front of an existing one) in a child process.  Returns its pid, or -1
- * with err.
+ * front of an existing one) in a child process.  Reads c->now just before
+ * the fork (c->t0_ns), so that rec_wait's wall time covers the fork, the
+ * exec and the program's loading, as a shell's `time PROGRAM` does, and
+ * not only what follows the exec.  Returns 0 with c->pid, or -1 with err
+ * (the exec failed: the child is reaped).
  */
-pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
-                struct trace_error *err);
+int rec_spawn(struct rec_child *c, const char *path, char *const argv[], char *const extra[],
+              struct trace_error *err);
 
 /*
  * rec_pin_env - the environment that pins a program's threads as the
@@ -132,18 +147,15 @@ pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
 int rec_pin_env(const char *binding, const char *trace, const cpu_set_t *allowed,
                 char *env[2], char **advice, struct trace_error *err);
 /*
- * rec_wait - wait for pid; forwards SIGINT and SIGTERM sent to us to the
- * child meanwhile.  Returns the exit status in shell form (0..255, or
- * 128 + signal) and the elapsed wall time in *ns (may be NULL).
- * rec_wait_cpu also gives the CPU time (user + system) of the child and
- * the children it waited for, in *cpu_ns (may be NULL).
+ * rec_wait - wait for the child c; forwards SIGINT and SIGTERM sent to us
+ * to it meanwhile.  Returns the exit status in shell form (0..255, or
+ * 128 + signal); *ns (may be NULL): the wall time from c->t0_ns (before
+ * the fork) to c->now read once the child is reaped; *cpu_ns (may be
+ * NULL): the CPU time (user + system) of the child and the children it
+ * waited for; *ivcsw (may be NULL): the involuntary context switches of
+ * its threads (wait4's ru_nivcsw: preemptions).
  */
-int rec_wait(pid_t pid, uint64_t *ns);
-int rec_wait_cpu(pid_t pid, uint64_t *ns, uint64_t *cpu_ns);
-/* rec_wait_usage - rec_wait_cpu, and the involuntary context switches
- * of the child's threads (wait4's ru_nivcsw: preemptions) in *ivcsw (may
- * be NULL). */
-int rec_wait_usage(pid_t pid, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw);
+int rec_wait(const struct rec_child *c, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw);
 
 /* ---------------------------------------------------------------------
  * What shadowbind-record says about a recording (docs/record.md, "The

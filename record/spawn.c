@@ -1,6 +1,7 @@
 /*
  * spawn.c - run the program with the preload library in its environment
- * and wait for it (record.h: rec_spawn, rec_wait).
+ * and wait for it (record.h: rec_spawn, rec_wait), timed from before the
+ * fork to the reaping.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,12 +15,28 @@
 
 #include "record/recint.h"
 
-pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
-                struct trace_error *err)
+/* the child's clock: c->now, else CLOCK_MONOTONIC; ns */
+static uint64_t child_now(const struct rec_child *c)
+{
+	if (c->now)
+		return c->now(c->ctx);
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int rec_spawn(struct rec_child *c, const char *path, char *const argv[], char *const extra[],
+              struct trace_error *err)
 {
 	int fds[2];
+	c->pid = -1;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return rec_fail(err, "pipe: %s", strerror(errno));
+	/* the clock starts before the fork: the wall time covers the fork,
+	 * the exec and the loading as `time PROGRAM` does (issue 20: read
+	 * after the exec, it missed them, and a parent waiting for a CPU
+	 * the program held read it late) */
+	c->t0_ns = child_now(c);
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
@@ -69,7 +86,8 @@ pid_t rec_spawn(const char *path, char *const argv[], char *const extra[],
 		waitpid(pid, NULL, 0);
 		return rec_fail(err, "%s: cannot run: %s", path, strerror(e));
 	}
-	return pid;
+	c->pid = pid;
+	return 0;
 }
 
 static volatile pid_t g_child;
@@ -80,20 +98,9 @@ static void forward(int sig)
 		kill(g_child, sig);
 }
 
-int rec_wait(pid_t pid, uint64_t *ns)
+int rec_wait(const struct rec_child *c, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw)
 {
-	return rec_wait_cpu(pid, ns, NULL);
-}
-
-int rec_wait_cpu(pid_t pid, uint64_t *ns, uint64_t *cpu_ns)
-{
-	return rec_wait_usage(pid, ns, cpu_ns, NULL);
-}
-
-int rec_wait_usage(pid_t pid, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw)
-{
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	pid_t pid = c->pid;
 	g_child = pid;
 	struct sigaction sa, oi, ot;
 	memset(&sa, 0, sizeof sa);
@@ -105,18 +112,17 @@ int rec_wait_usage(pid_t pid, uint64_t *ns, uint64_t *cpu_ns, uint64_t *ivcsw)
 	memset(&ru, 0, sizeof ru);
 	while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
 		;
+	uint64_t t1 = child_now(c);
 	if (cpu_ns)
 		*cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
 		          (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
 	if (ivcsw)
 		*ivcsw = ru.ru_nivcsw > 0 ? (uint64_t)ru.ru_nivcsw : 0;
-	clock_gettime(CLOCK_MONOTONIC, &b);
 	sigaction(SIGINT, &oi, NULL);
 	sigaction(SIGTERM, &ot, NULL);
 	g_child = 0;
 	if (ns)
-		*ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec -
-		      (uint64_t)a.tv_nsec;
+		*ns = t1 - c->t0_ns;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	if (WIFSIGNALED(st))

@@ -11,6 +11,7 @@
  * from the recorder's own bookkeeping.  Sizes are small: the whole file
  * runs in a few seconds.
  */
+#include <errno.h>
 #include <glob.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -1513,6 +1515,70 @@ static void test_run_errors(void **state)
 	free(err);
 }
 
+/* rec_spawn and rec_wait through their clock seam: a clock that
+ * answers 100, then 350, and notes at each reading whether this process
+ * has a child (waitid without reaping: ECHILD means none).  The wall
+ * time must start before the fork (no child yet: a clock read after the
+ * exec, as before issue 20's fix, sees the child) and end after the
+ * reaping (no child left), and be 350 - 100 = 250 ns.  No timing: the
+ * clock is the test's. */
+struct seam_clock {
+	int n;           /* readings so far           */
+	int had_child[4]; /* at reading i: a child? */
+};
+
+static uint64_t seam_now(void *ctx)
+{
+	struct seam_clock *k = ctx;
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	int r = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+	if (k->n < 4)
+		k->had_child[k->n] = !(r < 0 && errno == ECHILD);
+	return k->n++ == 0 ? 100 : 350;
+}
+
+static void test_spawn_clock(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path;
+		char *argv[4];
+		int rc, status; /* rec_spawn's, the child's */
+	} cases[] = {
+		{.path = "/bin/sh", .argv = {"sh", "-c", "exit 3", NULL}, .rc = 0, .status = 3},
+		{.path = "/bin/sh", .argv = {"sh", "-c", "kill -TERM $$", NULL}, .rc = 0, .status = 128 + 15},
+		/* the exec fails: -1, the child reaped (no child at the end) */
+		{.path = "/nonexistent/prog", .argv = {"prog", NULL}, .rc = -1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct seam_clock k = {0};
+		struct rec_child c = {.now = seam_now, .ctx = &k};
+		struct trace_error e;
+		int rc = rec_spawn(&c, cases[i].path, cases[i].argv, NULL, &e);
+		assert_int_equal(rc, cases[i].rc);
+		/* one reading, before the fork: no child */
+		assert_int_equal(k.n, 1);
+		assert_int_equal(k.had_child[0], 0);
+		assert_int_equal(c.t0_ns, 100);
+		siginfo_t si;
+		if (rc < 0) {
+			if (!strstr(e.msg, "cannot run"))
+				fail_msg("case %zu: %s", i, e.msg);
+			assert_int_equal(waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT), -1);
+			assert_int_equal(errno, ECHILD);
+			continue;
+		}
+		uint64_t ns = 0, cpu = UINT64_MAX;
+		assert_int_equal(rec_wait(&c, &ns, &cpu, NULL), cases[i].status);
+		/* the second reading after the reaping: no child */
+		assert_int_equal(k.n, 2);
+		assert_int_equal(k.had_child[1], 0);
+		assert_int_equal(ns, 250);
+		assert_true(cpu != UINT64_MAX);
+	}
+}
+
 /* --trace numbers threads by their creator as recorded: a binding for
  * the recorded run of `affinity 2` applies to `affinity 2`; `affinity 3`
  * creates a thread the recorded main thread did not: exit 2. */
@@ -2432,6 +2498,7 @@ int main(void)
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_pinning_two),
 		cmocka_unit_test(test_run_errors),
+		cmocka_unit_test(test_spawn_clock),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_omp_pins),
 		cmocka_unit_test(test_pins_advice),
