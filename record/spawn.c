@@ -4,8 +4,9 @@
  * fork to the reaping.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -25,67 +26,99 @@ static uint64_t child_now(const struct rec_child *c)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* The child's environment: environ with each NAME=VALUE of `extra` in
+ * place of NAME's entry (LD_PRELOAD's value put in front of a non-empty
+ * one, joined by ':'), or added; names of 64 bytes or more, and entries
+ * without '=', left out.  *own: the strings made here (free them with
+ * the array).  NULL when out of memory. */
+static char **child_env(char *const extra[], char ***own)
+{
+	extern char **environ;
+	size_t ne = 0, nx = 0;
+	while (environ && environ[ne])
+		ne++;
+	while (extra && extra[nx])
+		nx++;
+	char **env = malloc((ne + nx + 1) * sizeof *env);
+	char **mine = calloc(nx + 1, sizeof *mine);
+	if (!env || !mine) {
+		free(env);
+		free(mine);
+		return NULL;
+	}
+	memcpy(env, environ, ne * sizeof *env);
+	size_t n = ne, nm = 0;
+	for (size_t i = 0; i < nx; i++) {
+		const char *eq = strchr(extra[i], '=');
+		size_t k = eq ? (size_t)(eq - extra[i]) : 0;
+		if (!eq || k >= 64)
+			continue;
+		size_t at = n;
+		for (size_t e = 0; e < n; e++)
+			if (!strncmp(env[e], extra[i], k + 1)) {
+				at = e;
+				break;
+			}
+		char *v = extra[i];
+		if (at < n && k == 10 && !strncmp(extra[i], "LD_PRELOAD", 10) && env[at][k + 1]) {
+			size_t l = strlen(extra[i]) + strlen(env[at] + k + 1) + 2;
+			if (!(v = malloc(l))) {
+				for (size_t m = 0; m < nm; m++)
+					free(mine[m]);
+				free(mine);
+				free(env);
+				return NULL;
+			}
+			snprintf(v, l, "%s:%s", extra[i], env[at] + k + 1);
+			mine[nm++] = v;
+		}
+		env[at] = v;
+		if (at == n)
+			n++;
+	}
+	env[n] = NULL;
+	*own = mine;
+	return env;
+}
+
 int rec_spawn(struct rec_child *c, const char *path, char *const argv[], char *const extra[],
               struct trace_error *err)
 {
-	int fds[2];
 	c->pid = -1;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return rec_fail(err, "pipe: %s", strerror(errno));
-	/* the clock starts before the fork: the wall time covers the fork,
-	 * the exec and the loading as `time PROGRAM` does (issue 20: read
-	 * after the exec, it missed them, and a parent waiting for a CPU
-	 * the program held read it late) */
+	char **own = NULL, **env = child_env(extra, &own);
+	if (!env)
+		return rec_fail(err, "out of memory");
+	/* SIGINT and SIGTERM as the shell leaves them for a program */
+	posix_spawnattr_t at;
+	sigset_t dfl;
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	int e = posix_spawnattr_init(&at);
+	if (!e)
+		e = posix_spawnattr_setsigdefault(&at, &dfl);
+	if (!e)
+		e = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	/* the clock starts before the spawn: the wall time covers the
+	 * fork, the exec and the loading as `time PROGRAM` does (issue 20:
+	 * read after the exec, it missed them, and a parent waiting for a
+	 * CPU the program held read it late).  posix_spawn, not fork: glibc
+	 * clones with the memory shared (CLONE_VM | CLONE_VFORK), so that a
+	 * command holding a large trace (shadowbind-record's --correct
+	 * runs, shadowbind-run --trace) neither copies its page tables nor
+	 * takes a copy-on-write fault at every page it writes afterwards;
+	 * an exec that fails is its return value, the child reaped */
+	pid_t pid = -1;
 	c->t0_ns = child_now(c);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return rec_fail(err, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		for (size_t i = 0; extra && extra[i]; i++) {
-			char *eq = strchr(extra[i], '=');
-			if (!eq)
-				continue;
-			size_t k = (size_t)(eq - extra[i]);
-			char name[64];
-			if (k >= sizeof name)
-				continue;
-			memcpy(name, extra[i], k);
-			name[k] = 0;
-			const char *old = getenv(name);
-			if (!strcmp(name, "LD_PRELOAD") && old && *old) {
-				size_t l = strlen(eq + 1) + strlen(old) + 2;
-				char *v = malloc(l);
-				if (v) {
-					snprintf(v, l, "%s:%s", eq + 1, old);
-					setenv(name, v, 1);
-				}
-			} else {
-				setenv(name, eq + 1, 1);
-			}
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execv(path, argv);
-		int e = errno;
-		if (write(fds[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(fds[1]);
-	int e = 0;
-	ssize_t r;
-	do
-		r = read(fds[0], &e, sizeof e);
-	while (r < 0 && errno == EINTR);
-	close(fds[0]);
-	if (r == (ssize_t)sizeof e) {
-		waitpid(pid, NULL, 0);
+	if (!e)
+		e = posix_spawn(&pid, path, NULL, &at, argv, env);
+	posix_spawnattr_destroy(&at);
+	for (size_t i = 0; own[i]; i++)
+		free(own[i]);
+	free(own);
+	free(env);
+	if (e)
 		return rec_fail(err, "%s: cannot run: %s", path, strerror(e));
-	}
 	c->pid = pid;
 	return 0;
 }
