@@ -605,11 +605,12 @@ static struct rp_thread *cal_thread(void)
 	struct rec_spool_rec *buf = ct.sb.slot; /* its scratch buffer, kept */
 	uint32_t cap = ct.sb.cap;
 	memset(&ct, 0, sizeof ct);
-	ct.sb.slot = buf; /* (sb.out NULL: a full buffer is emptied) */
-	ct.sb.cap = cap;
-	ct.sb.pos = 1;
 	ct.cal = 1;
 	ct.started = 1;
+	/* reopened as buf_open (rp_state.c) opened it: out NULL, a full
+	 * buffer is emptied; the first time, buf_open maps it */
+	if (buf)
+		rec_spool_buf_open(&ct.sb, buf, cap, ct.id, NULL, NULL);
 	rp_clock_open(&ct);
 	return &ct;
 }
