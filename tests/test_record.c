@@ -1544,18 +1544,25 @@ static void test_spawn_clock(void **state)
 	static const struct {
 		const char *path;
 		char *argv[4];
+		char *extra[4];
 		int rc, status; /* rec_spawn's, the child's */
 	} cases[] = {
+		/* the environment: an entry replaced (SBT_OLD=old set below),
+		 * one added, one without '=' left out */
+		{.path = "/bin/sh",
+		 .argv = {"sh", "-c", "test \"$SBT_OLD\" = new && test \"$SBT_ADD\" = 1 && exit 5; exit 6", NULL},
+		 .extra = {"SBT_OLD=new", "SBT_ADD=1", "SBT_NONE", NULL}, .rc = 0, .status = 5},
 		{.path = "/bin/sh", .argv = {"sh", "-c", "exit 3", NULL}, .rc = 0, .status = 3},
 		{.path = "/bin/sh", .argv = {"sh", "-c", "kill -TERM $$", NULL}, .rc = 0, .status = 128 + 15},
 		/* the exec fails: -1, the child reaped (no child at the end) */
 		{.path = "/nonexistent/prog", .argv = {"prog", NULL}, .rc = -1},
 	};
+	setenv("SBT_OLD", "old", 1);
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct seam_clock k = {0};
 		struct rec_child c = {.now = seam_now, .ctx = &k};
 		struct trace_error e;
-		int rc = rec_spawn(&c, cases[i].path, cases[i].argv, NULL, &e);
+		int rc = rec_spawn(&c, cases[i].path, cases[i].argv, cases[i].extra, &e);
 		assert_int_equal(rc, cases[i].rc);
 		/* one reading, before the fork: no child */
 		assert_int_equal(k.n, 1);
@@ -1577,6 +1584,10 @@ static void test_spawn_clock(void **state)
 		assert_int_equal(ns, 250);
 		assert_true(cpu != UINT64_MAX);
 	}
+	/* ours unchanged */
+	assert_string_equal(getenv("SBT_OLD"), "old");
+	assert_null(getenv("SBT_ADD"));
+	unsetenv("SBT_OLD");
 }
 
 /* --trace numbers threads by their creator as recorded: a binding for
