@@ -346,7 +346,7 @@ static void test_latency_units(void **state)
 static void test_help_exit_codes(void **state)
 {
 	(void)state;
-	const char *cmds[] = {"simulate", "allocate", "bound", "progen"};
+	const char *cmds[] = {"simulate", "allocate", "bound", "progen", "rebind"};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
 		char *out, *err;
 		assert_int_equal(tu_cmdf(cmds[i], &out, &err, "--help"), 0);

@@ -111,7 +111,7 @@ static void test_install(void **state)
 	free(err);
 
 	/* commands and man pages */
-	const char *cmds[] = {"simulate", "allocate", "bound", "progen"};
+	const char *cmds[] = {"simulate", "allocate", "bound", "progen", "rebind"};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
 		snprintf(cmd, sizeof cmd, "'%s/usr/bin/%s' --version && test -s "
 		         "'%s/usr/share/man/man1/%s.1'", dest, cmds[i], dest, cmds[i]);

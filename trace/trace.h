@@ -408,6 +408,53 @@ int trace_binding_write(const struct trace *tr, const struct trace_binding *b,
                         FILE *f);
 
 /* ---------------------------------------------------------------------
+ * A binding carried to another recording of the program (trace/rebind.c).
+ *
+ * A trace numbers threads in global creation order, which a program whose
+ * threads create threads (a parallel quicksort) does not repeat: two
+ * recordings number the same thread differently.  A thread's creator path
+ * names it in both: the initial thread "1", its j-th create "1.j", that
+ * thread's i-th create "1.j.i", ...  (shadowbind-run --trace pins a run's
+ * threads by the same path).  Two recordings correspond when every
+ * thread has the same number of creates in both.
+ */
+
+/*
+ * trace_rebind_map - for each dense thread t of `from`, map[t] = the dense
+ * index in `to` of the thread with the same creator path (map has
+ * from->nthreads entries; the caller's).  The names are for messages
+ * only.  Returns 0 (a bijection: every thread of `to` is some map[t]); or
+ * -1, map zeroed and *err filled ("TO_NAME: reason", line 0) when:
+ *   - a thread of `from` has no counterpart: its creator's counterpart
+ *     creates fewer threads in `to` ("no thread for thread 5 of FROM
+ *     (creator path 1.2.1): thread 4, its creator's counterpart, creates 0
+ *     threads here, 1 there");
+ *   - a thread of `to` has none in `from` (its creator creates more there:
+ *     "thread 6 (creator path 1.3) has no thread in FROM: ...");
+ *   - out of memory.
+ * Both traces must be valid (as trace_read_* leaves them).
+ */
+int trace_rebind_map(const struct trace *from, const char *from_name,
+                     const struct trace *to, const char *to_name, uint32_t *map,
+                     struct trace_error *err);
+
+/*
+ * trace_binding_rebind - binding `b` (made for `from`: b->n ==
+ * from->nthreads) as a binding for `to`: each thread of `to` on the
+ * processor of its counterpart in `from` (trace_rebind_map); `cpus` and
+ * the headers `unit`, `algorithm`, `map` and `advice` copied; `makespan`,
+ * `bound`, `lower` (predictions for the other trace), `trace` and `extra`
+ * left NULL for the caller.  Returns 0 and fills *out (release with
+ * trace_binding_release); or -1, *out zeroed and *err filled: the
+ * binding's thread count is not `from`'s, the traces do not correspond
+ * (trace_rebind_map's failures), out of memory.
+ */
+int trace_binding_rebind(const struct trace *from, const char *from_name,
+                         const struct trace_binding *b, const struct trace *to,
+                         const char *to_name, struct trace_binding *out,
+                         struct trace_error *err);
+
+/* ---------------------------------------------------------------------
  * SHA-256 (trace/sha256.c), for the `trace` header of binding files: the
  * digest of the trace's bytes (FIPS 180-4).
  */
