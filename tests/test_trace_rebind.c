@@ -3,6 +3,7 @@
  * creator path (trace/rebind.c: trace_rebind_map, trace_binding_rebind).
  * Each expected mapping is worked out by hand in the comments: every
  * thread's creator path in both traces, then the thread of the same path.
+ * The command: test_cli_rebind.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "tests/testutil.h"
@@ -275,42 +275,6 @@ static void test_binding_count(void **state)
 	trace_free(b);
 }
 
-/* The command: the binding of TWO_A as a file for TWO_B. */
-static void test_cmd(void **state)
-{
-	(void)state;
-	char *fa = tu_tmpfile(TWO_A), *fb = tu_tmpfile(TWO_B);
-	char *bind = tu_tmpfile("shadowbind-binding 1\ncpus 2\nmakespan 50\n1 0\n2 1\n3 0\n4 1\n5 0\n");
-	char *out = NULL, *errs = NULL;
-	int rc = tu_cmdf("rebind", &out, &errs, "--from %s %s %s", fa, bind, fb);
-	assert_int_equal(rc, 0);
-	/* B's threads in id order: 1 0, 2 1, 3 1, 4 0, 5 0 (test_binding) */
-	const char *lines[] = {"\n1 0", "\n2 1", "\n3 1", "\n4 0", "\n5 0", "\ncpus 2\n",
-	                       "\nrebound-from "};
-	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
-		if (!strstr(out, lines[i]))
-			fail_msg("no \"%s\" in:\n%s", lines[i], out);
-	assert_null(strstr(out, "makespan"));
-	free(out);
-	free(errs);
-	/* the other way round the binding does not fit: status 2 */
-	char *fc = tu_tmpfile("shadowbind-trace 1\n1 1 create 2\n2 1 exit\n1 1 exit\n");
-	rc = tu_cmdf("rebind", &out, &errs, "--from %s %s %s", fa, bind, fc);
-	assert_int_equal(rc, 2);
-	assert_non_null(strstr(errs, "no thread for thread 3 of "));
-	free(out);
-	free(errs);
-	rc = tu_cmdf("rebind", &out, &errs, "%s %s", bind, fb);
-	assert_int_equal(rc, 1);
-	free(out);
-	free(errs);
-	char *files[] = {fa, fb, fc, bind};
-	for (size_t i = 0; i < 4; i++) {
-		unlink(files[i]);
-		free(files[i]);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,7 +282,6 @@ int main(void)
 		cmocka_unit_test(test_binding),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_binding_count),
-		cmocka_unit_test(test_cmd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
