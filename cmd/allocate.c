@@ -17,7 +17,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -686,10 +685,7 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 {
 	const struct alloc_result *res = &o->res;
 	sim_time_format(res->makespan, h->ms, sizeof h->ms);
-	char *pc = strdup(A.trace_path);
-	snprintf(h->tline, sizeof h->tline, "%s sha256:%s", pc ? basename(pc) : "-",
-	         in->hex);
-	free(pc);
+	cmd_trace_line(h->tline, sizeof h->tline, A.trace_path, in->hex);
 	struct trace_binding b = {
 		.cpus = res->cpus,
 		.n = res->nthreads,

@@ -1,6 +1,8 @@
 /* common.c - what the commands share (common.h). */
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc/alloc.h"
@@ -234,4 +236,12 @@ const char *cmd_proc_name(int32_t p, char *b, size_t len)
 	else
 		snprintf(b, len, "%d", p);
 	return b;
+}
+
+char *cmd_trace_line(char *buf, size_t len, const char *path, const char *hex)
+{
+	char *pc = strdup(path);
+	snprintf(buf, len, "%s sha256:%s", pc ? basename(pc) : "-", hex);
+	free(pc);
+	return buf;
 }

@@ -176,4 +176,9 @@ int cmd_flush(const struct cli_cmd *cmd);
  * a pool's worker), else the number.  Returns b. */
 const char *cmd_proc_name(int32_t p, char *b, size_t len);
 
+/* A binding file's `trace` header for the trace read from `path` with
+ * digest `hex` (64 hex digits): "NAME sha256:HEX", NAME the path's last
+ * component ("-" if it cannot be copied), cut to len.  Returns buf. */
+char *cmd_trace_line(char *buf, size_t len, const char *path, const char *hex);
+
 #endif

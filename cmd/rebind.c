@@ -5,22 +5,14 @@
  *
  *   rebind --from OLD.trace [-o FILE] BINDING NEW.trace
  */
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/out.h"
+#include "cmd/common.h"
 #include "trace/trace.h"
-
-/* "NAME sha256:HEX", the `trace` header allocate writes */
-static void trace_line(char *buf, size_t len, const char *path, const char *hex)
-{
-	char *pc = strdup(path);
-	snprintf(buf, len, "%s sha256:%s", pc ? basename(pc) : "-", hex);
-	free(pc);
-}
 
 int main(int argc, char **argv)
 {
@@ -71,8 +63,8 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	char tline[4200], fbody[4200], fline[4300];
-	trace_line(tline, sizeof tline, to_path, hex_to);
-	trace_line(fbody, sizeof fbody, from_path, hex_from);
+	cmd_trace_line(tline, sizeof tline, to_path, hex_to);
+	cmd_trace_line(fbody, sizeof fbody, from_path, hex_from);
 	snprintf(fline, sizeof fline, "rebound-from %s", fbody);
 	nb.trace = strdup(tline);
 	nb.extra = strdup(fline);
