@@ -650,7 +650,7 @@ static int rec_escape(struct tr_p1 *P, uint32_t i, unsigned op, uint64_t work,
 static int rec_loc(struct tr_p1 *P, uint32_t i, uint32_t lo)
 {
 	if (!P->loc) {
-		P->loc = malloc(P->rcap * sizeof *P->loc);
+		P->loc = tr_big_alloc(P->rcap * sizeof *P->loc);
 		if (!P->loc)
 			return -1;
 		for (size_t k = 0; k < i; k++)
@@ -1566,7 +1566,7 @@ static int read_src(const char *name, struct src *S,
 		size_t cap = S->size / 9 + 1;
 		if (cap > P.lim.max_rec)
 			cap = (size_t)P.lim.max_rec;
-		if ((P.rec = malloc(cap * sizeof *P.rec)))
+		if ((P.rec = tr_big_alloc(cap * sizeof *P.rec)))
 			P.rcap = cap;
 	}
 	tr_opmap_init(&P.opmap);

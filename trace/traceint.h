@@ -299,6 +299,13 @@ struct tr_esc {
 
 void tr_p1_release(struct tr_p1 *P);
 
+/* tr_big_alloc - malloc(bytes) (at least 1), the 2 MB-aligned inside of
+ * a block of 8 MB or more advised for transparent huge pages
+ * (MADV_HUGEPAGE) before anything touches it: for the large arrays that
+ * pass 1 and the check's replay fill (trace/util.c).  NULL when out of
+ * memory; free() it. */
+void *tr_big_alloc(size_t bytes);
+
 /*
  * tr_finish - pass 2: permute the records of P into thread-major order,
  * replay them in file order (docs/trace-format.md, Order), fill pair[],

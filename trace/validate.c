@@ -269,26 +269,6 @@ static int reg(struct v *V, uint32_t t, const struct tr_rec1 *c, uint32_t k,
 	return 0;
 }
 
-/* malloc(bytes), with the 2 MB-aligned inside of a large block marked
- * for transparent huge pages before anything touches it: the replay
- * writes each record once to one of nthreads places, and with 4 KB pages
- * every page was a fault and a fresh TLB entry (BARNES's 4.3 M records:
- * the replay's stores most of the check's time; with huge pages the read
- * took 0.46-0.69 s against 0.94-1.30 s, loaded, rec33).  Only advice:
- * where THP is off it changes nothing. */
-static void *big_alloc(size_t bytes)
-{
-	void *a = malloc(bytes ? bytes : 1);
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	if (a && bytes >= 4 * huge) {
-		uintptr_t lo = ((uintptr_t)a + huge - 1) & ~(huge - 1);
-		uintptr_t hi = ((uintptr_t)a + bytes) & ~(huge - 1);
-		if (hi > lo)
-			madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-	}
-	return a;
-}
-
 /* The whole pages of a[0, bytes) not given back yet (*done: the address
  * up to which they were) go back to the system (their contents are not
  * read again; the block is freed later). */
@@ -754,7 +734,7 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 	newidx = malloc(((size_t)nth + 1) * sizeof *newidx);
 	V.thid = malloc(((size_t)nth + 1) * sizeof *V.thid);
 	V.th = calloc((size_t)nth + 1, sizeof *V.th);
-	pair = big_alloc(n * sizeof *pair);
+	pair = tr_big_alloc(n * sizeof *pair);
 	if (!key || !ord || !newidx || !V.thid || !V.th || !pair) {
 		voom(&V);
 		goto done;
@@ -783,9 +763,9 @@ int tr_finish(struct tr_p1 *P, int truncated, struct trace **out)
 		V.th[t].created = NOT_CREATED;
 		V.th[t].woken_by = NONE;
 	}
-	rec = big_alloc(n * sizeof *rec);
+	rec = tr_big_alloc(n * sizeof *rec);
 	if (P->loc)
-		loc = big_alloc(n * sizeof *loc);
+		loc = tr_big_alloc(n * sizeof *loc);
 	if (!rec || (P->loc && !loc)) {
 		voom(&V);
 		goto done;
