@@ -33,11 +33,13 @@
  * What is not mapped is said once by a warning (warn_once).
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record/preload/rp.h"
+#include "record/preload/rp_gomp_bar.h"
 
 /* ---- the real functions, resolved at first use (libgomp may be loaded
  * after us; dlsym(RTLD_NEXT) from here finds it) ---- */
@@ -230,6 +232,29 @@ static uint64_t drop_wait(struct rp_thread *t, int op)
 	return c;
 }
 
+/* Whether the process could use two or more CPUs when it started (read
+ * in a constructor that runs before the library's own, rp_ctor, which
+ * pins the initial thread for a bound recording): libgomp's team then
+ * spins between regions, and the master's time in GOMP_parallel before
+ * the region's function starts (gomp_team_start: the team's set-up, then
+ * the store that releases the docked members, and any wait for a member
+ * not docked yet) is on the path of the whole team before the members'
+ * work: it is kept as the master's work before its `barrier D`.  NAS MG
+ * W200 (8,861 regions) recorded on two CPUs (2026-11-27, omp14, loaded,
+ * under SCHED_FIFO): 1.1-2.3 us per region, the median of each of three
+ * recordings, against 0.13-0.23 us with it dropped; its two-CPU
+ * predictions from the six idle round traces of runs F and G missed 1.6
+ * us per region on average.  On one CPU the members sleep and that time
+ * is mostly the futex wake-up, the hand-off the simulator charges at
+ * `barrier D` itself: dropped as a wait (kept as work with
+ * rp_wait_work, as every wait). */
+static int g_spins;
+__attribute__((constructor(101))) static void spins_ctor(void)
+{
+	cpu_set_t cpus;
+	g_spins = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2;
+}
+
 static void region_member(void *p)
 {
 	struct gregion *r = p;
@@ -240,10 +265,12 @@ static void region_member(void *p)
 	struct rp_thread *t = recording() ? rp_enter() : NULL;
 	if (t) {
 		/* a member's time since its previous region ended was in
-		 * libgomp's dock; the master's since region_begin in
-		 * libgomp's start of the team (its serial part before that
-		 * is in its carry) */
-		uint64_t w = drop_wait(t, TRACE_BARRIER);
+		 * libgomp's dock (a wait); the master's since region_begin
+		 * in libgomp's start of the team (its serial part before
+		 * that is in its carry), which is work where the team spins
+		 * (g_spins) and a wait where it sleeps */
+		uint64_t w = t->id == r->master && g_spins ? rp_work(t, TRACE_BARRIER)
+		                                                : drop_wait(t, TRACE_BARRIER);
 		int rec = 0;
 		if (rp_lock() == 0) {
 			int si = 0;
@@ -537,17 +564,10 @@ static int bar_fast(struct rp_thread *t, struct gctx *c)
 	struct gsize *z = &c->team->sz[c->si];
 	struct rp_obj *o = __atomic_load_n(&z->bo, __ATOMIC_ACQUIRE);
 	uint32_t id = o ? __atomic_load_n(&o->id, __ATOMIC_RELAXED) : 0;
-	if (!id || !r || c->task || r->n != c->n || r->n > r->cap)
+	uint64_t s = 0;
+	if (!id || !r || c->task || r->n != c->n ||
+	    rp_gomp_bar_stamp(__atomic_load_n(&t->stamp, __ATOMIC_RELAXED), r->slot, r->n, r->cap, &s) < 0)
 		return -1;
-	uint64_t s = __atomic_load_n(&t->stamp, __ATOMIC_RELAXED);
-	for (uint32_t i = 0; i < r->n; i++) {
-		struct rp_thread *m = r->slot[i];
-		if (!m)
-			return -1;
-		uint64_t x = __atomic_load_n(&m->stamp, __ATOMIC_RELAXED);
-		if (x > s)
-			s = x;
-	}
 	__atomic_store_n(&t->stamp, s, __ATOMIC_RELAXED);
 	if (!rp_emit_fast(t, &g_bstamp, t->carry, TRACE_BARRIER, id, c->n))
 		return 0;

@@ -1,0 +1,48 @@
+/*
+ * rp_gomp_bar.h - the stamp rule of an OpenMP barrier record written
+ * without the recorder lock G (rp_gomp.c's bar_fast), as a pure function
+ * of the members' stamps so that a test checks it without running a
+ * program (tests/test_gomp_bar.c: by-hand mutants of the rule, e.g. the
+ * members' stamps dropped, made only 1 recording of ompmix in 4 invalid).
+ */
+#ifndef RP_GOMP_BAR_H
+#define RP_GOMP_BAR_H
+
+#include <stdint.h>
+
+#include "record/preload/rp.h"
+
+/*
+ * rp_gomp_bar_stamp - the stamp that a member's `barrier B N` record must
+ * pass: the largest of `own` (the member's last record's stamp) and the
+ * last stamps of the region's n members, slot[0..n-1] (the member itself
+ * among them).  Every member's record before the barrier precedes the
+ * group (docs/trace-format.md, barriers), so the record, stamped one more
+ * than this (rp_emit_fast), sorts after all of them; G's rule for a
+ * barrier passes every live thread's stamp, this one the team's only.
+ * The members' stamps are read with relaxed atomic loads (each member
+ * writes its own; the barrier's release made the ones before it visible).
+ *
+ * Returns 0 and sets *out; -1, *out unchanged, when n is 0, n > cap (the
+ * region has fewer slots than members) or a member has no recorder
+ * thread (slot[i] NULL): the caller then writes the record under G.
+ */
+static inline int rp_gomp_bar_stamp(uint64_t own, struct rp_thread *const *slot, uint32_t n,
+                                    uint32_t cap, uint64_t *out)
+{
+	if (n == 0 || n > cap)
+		return -1;
+	uint64_t s = own;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rp_thread *m = slot[i];
+		if (!m)
+			return -1;
+		uint64_t x = __atomic_load_n(&m->stamp, __ATOMIC_RELAXED);
+		if (x > s)
+			s = x;
+	}
+	*out = s;
+	return 0;
+}
+
+#endif
