@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "record/preload/rp.h"
 #include "record/preload/rp_gomp_bar.h"
@@ -232,27 +233,39 @@ static uint64_t drop_wait(struct rp_thread *t, int op)
 	return c;
 }
 
-/* Whether the process could use two or more CPUs when it started (read
- * in a constructor that runs before the library's own, rp_ctor, which
- * pins the initial thread for a bound recording): libgomp's team then
- * spins between regions, and the master's time in GOMP_parallel before
- * the region's function starts (gomp_team_start: the team's set-up, then
- * the store that releases the docked members, and any wait for a member
- * not docked yet) is on the path of the whole team before the members'
- * work: it is kept as the master's work before its `barrier D`.  NAS MG
- * W200 (8,861 regions) recorded on two CPUs (2026-11-27, omp14, loaded,
- * under SCHED_FIFO): 1.1-2.3 us per region, the median of each of three
+/* SHADOWBIND_OMP_START_WORK=1 in the recorder's environment (not the
+ * default: measured loaded only; docs/record.md, "NAS MG's regions"),
+ * on a process that could use two or more CPUs when it started (read in
+ * a constructor that runs before the library's own, rp_ctor, which pins
+ * the initial thread for a bound recording) and whose libgomp spins: the
+ * master's time in GOMP_parallel before the region's function starts
+ * (gomp_team_start: the team's set-up, then the store that releases the
+ * docked members, and any wait for a member not docked yet) is on the
+ * path of the whole team before the members' work, and is kept as the
+ * master's work before its `barrier D` (g_spins).  NAS MG W200 (8,861
+ * regions) recorded on two CPUs (2026-11-28, omp14, loaded, under
+ * SCHED_FIFO): 1.1-2.3 us per region, the median of each of three
  * recordings, against 0.13-0.23 us with it dropped; its two-CPU
  * predictions from the six idle round traces of runs F and G missed 1.6
- * us per region on average.  On one CPU the members sleep and that time
- * is mostly the futex wake-up, the hand-off the simulator charges at
- * `barrier D` itself: dropped as a wait (kept as work with
- * rp_wait_work, as every wait). */
+ * us per region on average, but from nine loaded recordings each way
+ * its bound runs were predicted -3.1% (mean) dropped and +3.7% kept.
+ * By default, on one CPU (where that time is mostly the futex wake-up
+ * that the simulator charges at `barrier D` itself), and where the team
+ * sleeps (a short GOMP_SPINCOUNT, a passive wait policy) it is dropped
+ * as a wait (kept as work with rp_wait_work, as every wait). */
 static int g_spins;
 __attribute__((constructor(101))) static void spins_ctor(void)
 {
 	cpu_set_t cpus;
-	g_spins = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2;
+	/* a short spin (GOMP_SPINCOUNT=100, which shadowbind-record
+	 * --binding sets for a binding that shares a CPU between team
+	 * threads) or a passive wait policy: the team sleeps */
+	const char *sc = getenv("GOMP_SPINCOUNT"), *wp = getenv("OMP_WAIT_POLICY");
+	int sleeps = (sc && strtoul(sc, NULL, 10) < 10000 && strcasecmp(sc, "infinite") != 0) ||
+	             (wp && strcasecmp(wp, "passive") == 0);
+	const char *on = getenv("SHADOWBIND_OMP_START_WORK");
+	g_spins = on && strcmp(on, "1") == 0 && !sleeps && sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+	          CPU_COUNT(&cpus) >= 2;
 }
 
 static void region_member(void *p)
@@ -383,12 +396,12 @@ static int region_begin(struct gregion *r, fn_t fn, void *data, unsigned nthread
 	memset(r->ctx, 0, (size_t)cap * sizeof *r->ctx);
 	r->cap = cap;
 	/* The master's serial part up to here is work.  What GOMP_parallel
-	 * does before the region's function starts in the master (waking
-	 * the docked team) is not: recorded on one CPU the team sleeps and
-	 * the wake-up is a futex system call (NPB MG: 4.2 us per region,
-	 * 1819 regions), on as many CPUs as threads it spins and the
-	 * release is a store (0.6 us per region, serial part included);
-	 * the simulator charges the hand-off at `barrier D` itself. */
+	 * does before the region's function starts in the master (setting
+	 * up and waking the docked team) is not, unless g_spins (1.1-2.3 us
+	 * per region of NPB MG on two CPUs): recorded on one CPU the team
+	 * sleeps and the wake-up is a futex system call (NPB MG: 4.2 us per
+	 * region, 1819 regions); the simulator charges the hand-off at
+	 * `barrier D` itself. */
 	struct rp_thread *t = rp_enter();
 	if (t) {
 		rp_work(t, TRACE_BARRIER);
