@@ -242,7 +242,7 @@ static uint64_t drop_wait(struct rp_thread *t, int op)
  * (gomp_team_start: the team's set-up, then the store that releases the
  * docked members, and any wait for a member not docked yet) is on the
  * path of the whole team before the members' work, and is kept as the
- * master's work before its `barrier D` (g_spins).  NAS MG W200 (8,861
+ * master's work before its `barrier D` (g_start_work).  NAS MG W200 (8,861
  * regions) recorded on two CPUs (2026-11-28, omp14, loaded, under
  * SCHED_FIFO): 1.1-2.3 us per region, the median of each of three
  * recordings, against 0.13-0.23 us with it dropped; its two-CPU
@@ -253,8 +253,8 @@ static uint64_t drop_wait(struct rp_thread *t, int op)
  * that the simulator charges at `barrier D` itself), and where the team
  * sleeps (a short GOMP_SPINCOUNT, a passive wait policy) it is dropped
  * as a wait (kept as work with rp_wait_work, as every wait). */
-static int g_spins;
-__attribute__((constructor(101))) static void spins_ctor(void)
+static int g_start_work;
+__attribute__((constructor(101))) static void start_work_ctor(void)
 {
 	cpu_set_t cpus;
 	/* a short spin (GOMP_SPINCOUNT=100, which shadowbind-record
@@ -264,8 +264,8 @@ __attribute__((constructor(101))) static void spins_ctor(void)
 	int sleeps = (sc && strtoul(sc, NULL, 10) < 10000 && strcasecmp(sc, "infinite") != 0) ||
 	             (wp && strcasecmp(wp, "passive") == 0);
 	const char *on = getenv("SHADOWBIND_OMP_START_WORK");
-	g_spins = on && strcmp(on, "1") == 0 && !sleeps && sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
-	          CPU_COUNT(&cpus) >= 2;
+	g_start_work = on && strcmp(on, "1") == 0 && !sleeps &&
+	               sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 2;
 }
 
 static void region_member(void *p)
@@ -280,10 +280,11 @@ static void region_member(void *p)
 		/* a member's time since its previous region ended was in
 		 * libgomp's dock (a wait); the master's since region_begin
 		 * in libgomp's start of the team (its serial part before
-		 * that is in its carry), which is work where the team spins
-		 * (g_spins) and a wait where it sleeps */
-		uint64_t w = t->id == r->master && g_spins ? rp_work(t, TRACE_BARRIER)
-		                                                : drop_wait(t, TRACE_BARRIER);
+		 * that is in its carry), which is work only under
+		 * g_start_work (opted in, the team spinning) and otherwise a
+		 * wait, as by default */
+		uint64_t w = t->id == r->master && g_start_work ? rp_work(t, TRACE_BARRIER)
+		                                                     : drop_wait(t, TRACE_BARRIER);
 		int rec = 0;
 		if (rp_lock() == 0) {
 			int si = 0;
@@ -397,8 +398,8 @@ static int region_begin(struct gregion *r, fn_t fn, void *data, unsigned nthread
 	r->cap = cap;
 	/* The master's serial part up to here is work.  What GOMP_parallel
 	 * does before the region's function starts in the master (setting
-	 * up and waking the docked team) is not, unless g_spins (1.1-2.3 us
-	 * per region of NPB MG on two CPUs): recorded on one CPU the team
+	 * up and waking the docked team) is not, unless g_start_work
+	 * (1.1-2.3 us per region of NPB MG on two CPUs): recorded on one CPU the team
 	 * sleeps and the wake-up is a futex system call (NPB MG: 4.2 us per
 	 * region, 1819 regions); the simulator charges the hand-off at
 	 * `barrier D` itself. */
