@@ -1002,9 +1002,17 @@ int alloc_run(const struct sim_program *p, const struct alloc_params *par,
 		/* the OS's scheduling under the same model (alloc.h) */
 		struct sim_params spu = c.sim;
 		spu.mode = SIM_UNBOUND;
-		res->has_unbound = sim_makespan(c.prog, c.wk[0], &spu, NULL, &res->unbound) == SIM_OK;
-		if (!res->has_unbound)
-			res->unbound = sim_time_int(0);
+		/* the model asked for, as simulate --unbound: under auto the
+		 * scheme runs on the unbound run itself (alloc.h) */
+		spu.model = par->sim.model;
+		struct sim_result sru;
+		res->unbound_run = 1;
+		res->unbound_status = sim_run(c.prog, c.wk[0], &spu, NULL, 0, &sru);
+		res->unbound_model = res->unbound_status == SIM_OK ||
+		                     res->unbound_status == SIM_DEADLOCK
+		                     ? sru.model : spu.model == SIM_AUTO ? SIM_DIRECT : spu.model;
+		res->has_unbound = res->unbound_status == SIM_OK;
+		res->unbound = res->has_unbound ? sru.makespan : sim_time_int(0);
 	}
 	if (!c.have_best) {
 		/* Nothing complete was tested (cancelled at once, or no thread):

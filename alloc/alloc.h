@@ -220,9 +220,24 @@ struct alloc_result {
 	 * files").  has_unbound 1 when `unbound` holds it (its simulation
 	 * returned SIM_OK); 0 otherwise (no machine model, k = 1, or a
 	 * deadlock), `unbound` then 0.  Not counted in `sims` (a
-	 * prediction beside the search, as the caller's own would be). */
+	 * prediction beside the search, as the caller's own would be).
+	 * Its model is the one asked for (par->sim.model), as `simulate
+	 * --unbound` with the same options: under SIM_AUTO Paper VIII's
+	 * scheme on the unbound run itself (Direct, on deadlock
+	 * client-server, then strict), so it may differ from `model`, the
+	 * search's (pigz: Direct wakes another waiter than the recording
+	 * did and deadlocks unbound, not under binpacking's binding). */
 	int has_unbound;
 	sim_time unbound;      /* units: trace unit                        */
+	int unbound_run;       /* 1: the unbound simulation was run (a
+	                          machine model and k >= 2), 0: not      */
+	int unbound_status;    /* its sim_run status (SIM_OK when
+	                          has_unbound; SIM_DEADLOCK: deadlocked
+	                          under the model asked for, or under each
+	                          of the scheme's); 0 without unbound_run */
+	enum sim_model unbound_model; /* the model that produced it (never
+	                          SIM_AUTO; the last one tried when it
+	                          failed); SIM_DIRECT without unbound_run */
 	/* 1: has_unbound, and either the binding is not predicted at
 	 * least par->unbound_margin percent faster than unbound ((unbound -
 	 * makespan) / unbound): within the model's error, so leave the

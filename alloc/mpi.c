@@ -36,6 +36,7 @@ struct part {
 	int64_t history_full, enumerated, complete, model;
 	sim_time makespan, binpack, serial, unbound;
 	int64_t binpack_status, serial_status, has_unbound, run_unbound, cpus_used;
+	int64_t unbound_run, unbound_status, unbound_model;
 	uint64_t tests, sims, deadlocks, restarts, cutoffs, pruned;
 	uint64_t history_bytes;
 	double seconds, unbound_margin;
@@ -121,6 +122,9 @@ static void to_part(const struct alloc_result *r, int rc, struct part *q)
 	q->binpack_status = r->binpack_status;
 	q->serial_status = r->serial_status;
 	q->has_unbound = r->has_unbound;
+	q->unbound_run = r->unbound_run;
+	q->unbound_status = r->unbound_status;
+	q->unbound_model = r->unbound_model;
 	q->run_unbound = r->run_unbound;
 	q->cpus_used = r->cpus_used;
 	q->unbound_margin = r->unbound_margin;
@@ -156,6 +160,9 @@ static int from_part(const struct part *q, const int32_t *b,
 	r->serial = q->serial;
 	r->serial_status = (int)q->serial_status;
 	r->has_unbound = (int)q->has_unbound;
+	r->unbound_run = (int)q->unbound_run;
+	r->unbound_status = (int)q->unbound_status;
+	r->unbound_model = (enum sim_model)q->unbound_model;
 	r->run_unbound = (int)q->run_unbound;
 	r->cpus_used = (uint32_t)q->cpus_used;
 	r->unbound_margin = q->unbound_margin;

@@ -90,6 +90,9 @@ void alloc_result_merge(struct alloc_result *a, struct alloc_result *b)
 		a->status = b->status;
 		a->makespan = b->makespan;
 		a->restart = b->restart;
+		/* what the advice is decided by goes with the binding */
+		a->cpus_used = b->cpus_used;
+		a->run_unbound = b->run_unbound;
 	}
 	a->stop = stop;
 	a->tests += b->tests;

@@ -178,6 +178,31 @@ static int judge_finish(struct judge *j)
 	return j->rc == BOUND_OK ? 0 : -1;
 }
 
+/* Why the bound and lower lines are missing when the judgement failed:
+ * one word for the header's `no_bound` and --json's (docs/alloc.md). */
+static const char *bound_why(int rc)
+{
+	switch (rc) {
+	case BOUND_EDEADLOCK: return "deadlock";    /* under every model */
+	case BOUND_ETOOBIG: return "too-many-threads";
+	case BOUND_ENOMEM: return "out-of-memory";
+	case BOUND_EINVAL: return "no-work";        /* T(P,n,0) undefined */
+	default: return "failed";
+	}
+}
+
+/* Why the unbound and advice lines are missing (the unbound run's
+ * status): one word for the header's `no_unbound` and --json's. */
+static const char *unbound_why(int st)
+{
+	switch (st) {
+	case SIM_DEADLOCK: return "deadlock";
+	case SIM_EOVERFLOW: return "overflow";
+	case SIM_ENOMEM: return "out-of-memory";
+	default: return "failed";
+	}
+}
+
 /* The lower bound valid for the model the search used, as printed. */
 static const char *lower_for(const struct bound_result *br, enum sim_model m,
                              char *buf, size_t len)
@@ -209,7 +234,7 @@ static char *binding_text(const struct trace *tr, const struct trace_binding *b,
  * bound's --json). */
 static void write_json(FILE *f, const struct trace *tr, const struct alloc_result *res,
                        const struct trace_binding *b, const struct bound_result *br,
-                       const char *stopped, const sim_time *unbound)
+                       const char *stopped, const char *no_bound)
 {
 	struct cli_json j;
 	char t[64];
@@ -236,17 +261,32 @@ static void write_json(FILE *f, const struct trace *tr, const struct alloc_resul
 	cli_json_key(&j, "bound");
 	cli_json_number(&j, br ? b->bound : NULL);
 	cli_json_key(&j, "lower");
-	cli_json_number(&j, br ? b->lower : NULL);
+	cli_json_number(&j, b->lower); /* NULL (null) when missing */
+	if (no_bound) { /* why bound (and lower) are null (the header's no_bound) */
+		cli_json_key(&j, "no_bound");
+		cli_json_str(&j, no_bound);
+	}
 	if (br && br->capped) {
 		cli_json_key(&j, "bound_search");
 		cli_json_str(&j, bound_cap_name(br->capped));
 	}
-	if (unbound) { /* under a machine file (the header's unbound) */
+	if (res->has_unbound) { /* under a machine file (the header's unbound) */
 		cli_json_key(&j, "unbound");
-		cli_json_number(&j, sim_time_format(*unbound, t, sizeof t));
+		cli_json_number(&j, sim_time_format(res->unbound, t, sizeof t));
 		/* the advice of the warning "run it unbound" (docs/alloc.md) */
 		cli_json_key(&j, "run_unbound");
 		cli_json_bool(&j, res->run_unbound);
+	} else if (res->unbound_run) { /* tried, failed: null and why */
+		cli_json_key(&j, "unbound");
+		cli_json_null(&j);
+		cli_json_key(&j, "run_unbound");
+		cli_json_null(&j);
+		cli_json_key(&j, "no_unbound");
+		cli_json_str(&j, unbound_why(res->unbound_status));
+	}
+	if (res->unbound_run && res->unbound_model != res->model) {
+		cli_json_key(&j, "unbound_model");
+		cli_json_str(&j, sim_model_name(res->unbound_model));
 	}
 	cli_json_key(&j, "tests");
 	cli_json_u64(&j, res->tests);
@@ -314,8 +354,11 @@ static const struct {
 	{"stopped", "why the search stopped"},
 	{"complete", "exhaustive enumeration stopped before the end"},
 	{"bound_search", "the bound's search was capped: a weaker upper bound"},
-	{"unbound", "predicted left unbound (the OS), same model (--machine)"},
+	{"unbound", "predicted left unbound (the OS; --machine)"},
 	{"advice", "binding: predicted the margin faster than unbound; unbound: run it unbound"},
+	{"unbound_model", "the model of the unbound run (simulate's fallback)"},
+	{"no_unbound", "why the unbound and advice lines are missing"},
+	{"no_bound", "why bound (and lower, if absent) is missing"},
 };
 
 /* text with the notes appended to its header lines; malloc'd (NULL: out
@@ -361,6 +404,7 @@ static struct args {
 	struct cmd_machine M;
 	const char *out_path, *config, *algorithm, *traj_path, *trace_path;
 	int quiet, no_bound, full_bound, list, json, explain;
+	const char *no_bound_why; /* the header's no_bound word when no_bound */
 	uint32_t progress_fd, restarts;
 	uint64_t seed, max_tests, stop_after;
 	double time_limit;
@@ -565,15 +609,20 @@ static int load(struct input *in, struct alloc_params *par)
 		input_release(in);
 		return rc;
 	}
-	if (in->pool)
-		A.no_bound = 1; /* the bound and the lower bound fix each thread's work */
-	if (par->sim.machine)
-		A.no_bound = 1; /* Paper VII's bound knows one latency and no costs:
-		                   with the machine's it is no upper bound */
+	/* the first reason is the header's no_bound word (docs/alloc.md) */
+	A.no_bound_why = A.no_bound ? "option" : NULL;
+	if (in->pool && !A.no_bound_why)
+		A.no_bound_why = "pool"; /* the bound and the lower bound fix each
+		                            thread's work */
+	if (par->sim.machine && !A.no_bound_why)
+		A.no_bound_why = "machine"; /* Paper VII's bound knows one latency
+		                               and no costs: with the machine's it
+		                               is no upper bound */
 	if (A.M.mm.has_margin)
 		par->unbound_margin = A.M.mm.margin; /* the file's advice margin */
-	if (par->sim.spin)
-		A.no_bound = 1; /* nor does it know the spinning wait's CPU */
+	if (par->sim.spin && !A.no_bound_why)
+		A.no_bound_why = "spin"; /* nor does it know the spinning wait's CPU */
+	A.no_bound = A.no_bound_why != NULL;
 	return CLI_OK;
 }
 
@@ -584,6 +633,9 @@ static int load(struct input *in, struct alloc_params *par)
 struct outcome {
 	struct alloc_result res;
 	int judged;             /* 0: br holds the bound and lower bound  */
+	int lower_only;         /* 1: the analytic bound failed after the
+	                           lower bound: br's lower bound (the parts
+	                           valid under every model) stands alone  */
 	int judge_rc;           /* why not (BOUND_*), when judged != 0 and
 	                           the bound was asked for                */
 	struct bound_result br;
@@ -635,6 +687,12 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 	if (o->judged == 0) {
 		o->judged = judge_finish(&jd);
 		o->judge_rc = jd.rc;
+		/* the lower bound was computed (judge_start); the analytic one
+		 * failed (more than BOUND_MAX_THREADS threads: threadtask's
+		 * 20,000): the lower line stays, no_bound says why bound is
+		 * missing; lower_str is the lower half's, which holds under
+		 * every model (bound_for_trace_upper writes it only on success) */
+		o->lower_only = o->judged != 0;
 	}
 	if (ranks > 1 && (rank != 0 || r < 0)) {
 		/* Rank 0 reports every rank's failure (merr names the rank)
@@ -676,8 +734,9 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 
 /* The binding file's fields for o's result; the strings in bufs. */
 struct header {
-	char ms[64], tline[4200], extra[512], lower[48], capped[96];
+	char ms[64], tline[4200], extra[640], lower[48], capped[96];
 	const char *stopped;
+	const char *no_bound;   /* why bound and lower are missing, or NULL */
 };
 
 static struct trace_binding binding_of(const struct input *in, struct outcome *o,
@@ -704,7 +763,7 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	for (char *c = h->capped; *c; c++)
 		if (*c == ' ' && c > h->capped + 13)
 			*c = '-'; /* one word: "stopped-at-time-cap" */
-	char unb[96] = "";
+	char unb[160] = "";
 	if (res->has_unbound) {
 		char u[64];
 		snprintf(unb, sizeof unb, "\nunbound %s",
@@ -714,23 +773,38 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 		 * 0.4% faster, ran 2.3-11.9% slower than the OS); a key of
 		 * trace/binding.c's, which shadowbind-run reads */
 		b.advice = (char *)(res->run_unbound ? "unbound" : "binding");
+	} else if (res->unbound_run) {
+		/* tried and failed: say why unbound and advice are missing */
+		snprintf(unb, sizeof unb, "\nno_unbound %s", unbound_why(res->unbound_status));
+	}
+	if (res->unbound_run && res->unbound_model != res->model) {
+		/* the unbound run fell back (or not) on its own, as simulate
+		 * --unbound does: its model, when not the search's */
+		size_t l = strlen(unb);
+		snprintf(unb + l, sizeof unb - l, "\nunbound_model %s",
+		         sim_model_name(res->unbound_model));
 	}
 	snprintf(h->extra, sizeof h->extra, "tests %" PRIu64 "\nmodel %s\nbinpack_input %s\n"
 	         "stopped %s%s%s%s", res->tests, sim_model_name(res->model),
 	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped, unb);
-	if (o->judged != 0 && o->judge_rc != BOUND_OK) {
+	h->no_bound = o->judged == 0 ? NULL
+	              : o->lower_only ? bound_why(o->judge_rc)
+	              : o->judge_rc != BOUND_OK ? bound_why(o->judge_rc) : A.no_bound_why;
+	if (h->no_bound) {
 		/* say why the bound and lower lines are missing (a header line
 		 * of its own: the binding writer takes no comment there, and
 		 * readers ignore a key they do not know) */
 		size_t l = strlen(h->extra);
-		snprintf(h->extra + l, sizeof h->extra - l, "\nno_bound %s",
-		         bound_strerror(o->judge_rc));
+		snprintf(h->extra + l, sizeof h->extra - l, "\nno_bound %s", h->no_bound);
 	}
 	b.extra = h->extra;
 	if (o->judged == 0) {
 		b.bound = o->br.bound_str;
 		b.lower = (char *)lower_for(&o->br, res->model, h->lower, sizeof h->lower);
+	} else if (o->lower_only) {
+		snprintf(h->lower, sizeof h->lower, "%" PRIu64, o->br.lower_any);
+		b.lower = h->lower;
 	}
 	return b;
 }
@@ -739,15 +813,15 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
  * CLI_OK, or the exit status after the message: a file that cannot be
  * written 2, standard output that cannot be written 4 (as cmd_flush). */
 static int write_result(const struct input *in, const struct outcome *o,
-                        const struct trace_binding *b, const char *stopped)
+                        const struct trace_binding *b, const struct header *h)
 {
 	char why[600];
 	struct cli_out out;
 	if (cli_out_open(&out, A.out_path, why, sizeof why) != 0)
 		return cli_errorf(CLI_EINPUT, "%s", why);
 	if (A.json) {
-		write_json(out.f, in->tr, &o->res, b, o->judged == 0 ? &o->br : NULL, stopped,
-		           o->res.has_unbound ? &o->res.unbound : NULL);
+		write_json(out.f, in->tr, &o->res, b, o->judged == 0 ? &o->br : NULL, h->stopped,
+		           h->no_bound);
 	} else {
 		size_t rawlen = 0, len = 0;
 		char *raw = binding_text(in->tr, b, &rawlen);
@@ -801,8 +875,11 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 		char un[64];
 		sim_time_format_dec(res->unbound, un, sizeof un);
 		double u = sim_time_to_double(res->unbound), gain = 100.0 * (u - m) / u;
-		fprintf(stderr, "%s: unbound (the OS's scheduling) predicted %s: the binding %.1f%% %s\n",
-		        prog, un, gain < 0 ? -gain : gain, gain < 0 ? "slower" : "faster");
+		char um[64] = "";
+		if (res->unbound_model != res->model)
+			snprintf(um, sizeof um, " under the %s model", sim_model_name(res->unbound_model));
+		fprintf(stderr, "%s: unbound (the OS's scheduling) predicted %s%s: the binding %.1f%% %s\n",
+		        prog, un, um, gain < 0 ? -gain : gain, gain < 0 ? "slower" : "faster");
 		uint32_t most = res->nthreads < res->cpus ? res->nthreads : res->cpus;
 		if (res->run_unbound && res->cpus_used < most)
 			fprintf(stderr, "%s: warning: the binding puts the threads on %u of %u "
@@ -816,7 +893,12 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 			        "by the model's error on 2 CPUs): run it unbound\n", prog,
 			        res->unbound_margin);
 	}
-	if (o->judged != 0) {
+	if (res->unbound_run && !res->has_unbound)
+		fprintf(stderr, "%s: no unbound prediction and no advice: the unbound run %s "
+		        "(model %s)\n", prog, res->unbound_status == SIM_DEADLOCK ? "deadlocks"
+		        : res->unbound_status == SIM_EOVERFLOW ? "overflows 64-bit exact times"
+		        : "failed", sim_model_name(res->unbound_model));
+	if (o->judged != 0 && !o->lower_only) {
 		if (o->judge_rc != BOUND_OK)
 			fprintf(stderr, "%s: no bound or lower bound: %s\n", prog, bound_strerror(o->judge_rc));
 		return;
@@ -826,9 +908,13 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 	if (m > lo && lo > 0)
 		snprintf(pct, sizeof pct, "%.1f%% above the lower bound %s",
 		         100.0 * (m - lo) / lo, b->lower);
-	fprintf(stderr, "%s: %s; %s\n", prog, pct,
-	        m > o->br.bound ? "above the analytic bound: a better allocation exists"
-	                        : "below the analytic bound");
+	if (o->lower_only)
+		fprintf(stderr, "%s: %s; no analytic bound: %s\n", prog, pct,
+		        bound_strerror(o->judge_rc));
+	else
+		fprintf(stderr, "%s: %s; %s\n", prog, pct,
+		        m > o->br.bound ? "above the analytic bound: a better allocation exists"
+		                        : "below the analytic bound");
 }
 
 /* Under mpirun, a rank that fails before the searches' results are in
@@ -876,7 +962,7 @@ int main(int argc, char **argv)
 	}
 	struct header h;
 	struct trace_binding b = binding_of(&in, &o, &h);
-	rc = write_result(&in, &o, &b, h.stopped);
+	rc = write_result(&in, &o, &b, &h);
 	if (rc == CLI_OK && !A.quiet)
 		summary(&o, &b);
 	if (rc == CLI_OK && A.explain &&

@@ -365,6 +365,167 @@ static void test_deadlock_exit(void **state)
 	free(tr);
 }
 
+/* The lines a binding file normally has and why one is missing (issue 20
+ * item 5, issue 25).  A lock-order inversion among three threads, with a
+ * machine file whose costs are all zero (so the contract's rules):
+ *   main creates 2, 3, 4 at 0 and joins them; 2 takes mutex 1, works 5,
+ *   takes 2; 3 takes 2, works 5, takes 1 (recorded after 2's unlocks);
+ *   4 works 10.
+ * Binpacking by work under fifo: 4 (10) on 0, 2 (5) on 1, 3 (5) on 1
+ * (load 5 < 10), main (0) on 0.  Under Direct, cpu 1 runs 2 from 0 to 5
+ * (both locks free), then 3 from 5 to 10; cpu 0 runs 4 from 0 to 10:
+ * makespan 10, no deadlock, so the search's model is direct.
+ * Unbound (the OS: one queue, 2 processors), Direct: 2 and 3 start at 0
+ * on the two processors, each takes its first mutex at 0, works 5, and
+ * waits for the other's: deadlock.  simulate --unbound falls back to
+ * client-server (Paper VIII's scheme), where each lock waits for its
+ * recorded release: 3's locks wait for 2's unlocks (at 5), so 3 is
+ * idle and 4 runs from 0 to 10; 2 from 0 to 5; 3 from 5 to 10: unbound
+ * 10, under client-server, which the header names.  The binding is
+ * (10 - 10) / 10 = 0% faster: under the 13% margin, advice unbound.
+ * With --model direct the unbound run deadlocks: no unbound, no advice,
+ * and `no_unbound deadlock` says why.  The machine file leaves out the
+ * bound and lower lines (`no_bound machine`); --no-bound too (`no_bound
+ * option`). */
+static void test_missing_lines(void **state)
+{
+	(void)state;
+	char *tr = tu_tmpfile("shadowbind-trace 1\nunit ns\n"
+	                      "1 0 create 2\n1 0 create 3\n1 0 create 4\n"
+	                      "2 0 lock 1\n2 5 lock 2\n2 0 unlock 2\n2 0 unlock 1\n2 0 exit\n"
+	                      "3 0 lock 2\n3 5 lock 1\n3 0 unlock 1\n3 0 unlock 2\n3 0 exit\n"
+	                      "4 10 exit\n"
+	                      "1 0 join 2\n1 0 join 3\n1 0 join 4\n1 0 exit\n");
+	char *mf = tu_tmpfile("[machine]\nunit = ns\ncpus = 0 1\nlatency.0 = 0 0\n"
+	                      "latency.1 = 0 0\nswitch = 0\ncreate = 0\ncreate_remote = 0\n"
+	                      "exit = 0\nexit_remote = 0\n");
+	char *out, *err;
+	/* simulate, the independent method: Direct deadlocks unbound,
+	 * auto falls back to client-server at 10 */
+	assert_int_equal(tu_cmdf("simulate", &out, &err, "--unbound --cpus 2 --policy fifo "
+	                          "--model direct --machine '%s' '%s'", mf, tr), 3);
+	free(out);
+	free(err);
+	assert_int_equal(tu_cmdf("simulate", &out, &err, "--unbound --cpus 2 --policy fifo "
+	                          "--machine '%s' '%s'", mf, tr), 0);
+	assert_non_null(strstr(out, "makespan 10\n"));
+	assert_non_null(strstr(out, "\nmodel client-server\n"));
+	free(out);
+	free(err);
+	int rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --policy fifo "
+	                 "--machine '%s' '%s'", mf, tr);
+	if (rc != 0)
+		fail_msg("allocate: status %d: %s", rc, err);
+	assert_non_null(strstr(out,
+		"\nmakespan 10 "));
+	assert_non_null(strstr(out,
+		"\nadvice unbound      # binding: predicted the margin faster than unbound; unbound: run it unbound\n"
+		"tests 1             # allocations simulated by the search\n"
+		"model direct        # the simulation model every test used\n"
+		"binpack_input work  # what binpacking was told of each thread\n"
+		"stopped done        # why the search stopped\n"
+		"unbound 10          # predicted left unbound (the OS; --machine)\n"
+		"unbound_model client-server  # the model of the unbound run (simulate's fallback)\n"
+		"no_bound machine    # why bound (and lower, if absent) is missing\n"
+		"\n1 0\n2 1\n3 1\n4 0\n"));
+	assert_null(strstr(out, "\nbound "));
+	assert_null(strstr(out, "\nlower "));
+	free(out);
+	free(err);
+	/* the same in --json: reasons, not bare nulls */
+	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --policy fifo --json "
+	             "--machine '%s' '%s'", mf, tr);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"bound\": null, \"lower\": null, \"no_bound\": \"machine\", "
+	                       "\"unbound\": 10, \"run_unbound\": true, "
+	                       "\"unbound_model\": \"client-server\""));
+	free(out);
+	free(err);
+	/* --model direct: the unbound run deadlocks under the model asked for */
+	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -a binpack --policy fifo --model direct "
+	             "--machine '%s' '%s'", mf, tr);
+	if (rc != 0)
+		fail_msg("allocate: status %d: %s", rc, err);
+	assert_non_null(strstr(out,
+		"stopped done        # why the search stopped\n"
+		"no_unbound deadlock # why the unbound and advice lines are missing\n"
+		"no_bound machine    # why bound (and lower, if absent) is missing\n"
+		"\n1 0\n"));
+	assert_null(strstr(out, "\nadvice "));
+	assert_null(strstr(out, "\nunbound "));
+	assert_non_null(strstr(err, "no unbound prediction and no advice: the unbound run "
+	                       "deadlocks (model direct)\n"));
+	free(out);
+	free(err);
+	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --policy fifo --model direct "
+	             "--json --machine '%s' '%s'", mf, tr);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"unbound\": null, \"run_unbound\": null, "
+	                       "\"no_unbound\": \"deadlock\""));
+	free(out);
+	free(err);
+	/* without a machine file: bound and lower (no reason line); with
+	 * --no-bound the reason is the option */
+	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --policy fifo '%s'", tr);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\nbound "));
+	assert_non_null(strstr(out, "\nlower "));
+	assert_null(strstr(out, "\nno_"));
+	assert_null(strstr(out, "unbound"));
+	free(out);
+	free(err);
+	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --policy fifo --no-bound '%s'",
+	             tr);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\nno_bound option "));
+	assert_null(strstr(out, "\nbound "));
+	free(out);
+	free(err);
+	unlink(mf);
+	free(mf);
+	unlink(tr);
+	free(tr);
+}
+
+/* More threads than Paper VII's bound takes (BOUND_MAX_THREADS, 4096;
+ * threadtask has 20,000): the lower bound still holds and stays; the
+ * bound's line is missing and `no_bound too-many-threads` says why.
+ * Main creates 4097 threads of work 1 each (and does no work): the
+ * partition of 4097 units on 2 processors is at least ceil(4097 / 2) =
+ * 2049, which binpacking's halves (2049 and 2048) reach. */
+static void test_lower_without_bound(void **state)
+{
+	(void)state;
+	size_t cap = 64 + 4097 * 40, n = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	n += (size_t)snprintf(text + n, cap - n, "shadowbind-trace 1\n");
+	for (int i = 2; i <= 4098; i++)
+		n += (size_t)snprintf(text + n, cap - n, "1 0 create %d\n%d 1 exit\n", i, i);
+	snprintf(text + n, cap - n, "1 0 exit\n");
+	char *tr = tu_tmpfile(text);
+	free(text);
+	char *out, *err;
+	int rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -a binpack '%s'", tr);
+	if (rc != 0)
+		fail_msg("allocate: status %d: %s", rc, err);
+	assert_non_null(strstr(out, "\nmakespan 2049 "));
+	assert_non_null(strstr(out, "\nlower 2049 "));
+	assert_non_null(strstr(out, "\nno_bound too-many-threads "));
+	assert_null(strstr(out, "\nbound "));
+	assert_non_null(strstr(err, "at the lower bound (optimal); no analytic bound: too many threads\n"));
+	free(out);
+	free(err);
+	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --json '%s'", tr);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"bound\": null, \"lower\": 2049, "
+	                       "\"no_bound\": \"too-many-threads\""));
+	free(out);
+	free(err);
+	unlink(tr);
+	free(tr);
+}
+
 /* The same bytes for OMP_NUM_THREADS=1 and 2, and a binding file for a
  * larger generated program. */
 static void test_determinism(void **state)
@@ -496,6 +657,8 @@ int main(void)
 		cmocka_unit_test(test_deadlock_exit),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_binpack_input),
+		cmocka_unit_test(test_missing_lines),
+		cmocka_unit_test(test_lower_without_bound),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
