@@ -1107,7 +1107,8 @@ static void test_commands_machine(void **state)
 		"model direct        # the simulation model every test used\n"
 		"binpack_input work  # what binpacking was told of each thread\n"
 		"stopped done        # why the search stopped\n"
-		"unbound 76          # predicted left unbound (the OS), same model (--machine)\n"
+		"unbound 76          # predicted left unbound (the OS; --machine)\n"
+		"no_bound machine    # why bound (and lower, if absent) is missing\n"
 		"\n1 1\n2 0\n3 1\n"));
 	free(out);
 	free(err);
