@@ -359,8 +359,9 @@ int alloc_run_share(const struct sim_program *p,
 /*
  * alloc_result_merge - fold *b (a search's result, its restart index set)
  * into *a, as alloc_run_share does: *a keeps the better binding of the
- * two (the first by status, makespan, restart index), the sums, and the
- * stop rule above; *b is released.  *a may be zeroed (it then takes *b).
+ * two (the first by status, makespan, restart index) with its
+ * cpus_used and run_unbound, the sums, and the stop rule above; *b is
+ * released.  *a may be zeroed (it then takes *b).
  */
 void alloc_result_merge(struct alloc_result *a, struct alloc_result *b);
 

@@ -214,12 +214,46 @@ static void test_cancel(void **state)
 	trace_free(tr);
 }
 
+/* The advice goes with the binding kept: a later search's better binding
+ * brings its own processor count and advice (alloc.h: run_unbound is
+ * decided by the binding's makespan and cpus_used).  a: makespan 100 on
+ * one processor, advised unbound; b: 80 on two, advised binding; b is
+ * better (80 < 100), so the merge holds b's binding, 2 and 0. */
+static void test_merge_advice(void **state)
+{
+	(void)state;
+	struct alloc_result a, b;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.binding = calloc(2, sizeof *a.binding);
+	b.binding = calloc(2, sizeof *b.binding);
+	assert_non_null(a.binding);
+	assert_non_null(b.binding);
+	a.nthreads = b.nthreads = 2;
+	a.cpus = b.cpus = 2;
+	a.status = b.status = SIM_OK;
+	a.makespan = sim_time_int(100);
+	a.cpus_used = 1;
+	a.run_unbound = 1;
+	b.makespan = sim_time_int(80);
+	b.binding[1] = 1;
+	b.cpus_used = 2;
+	b.run_unbound = 0;
+	b.restart = 1;
+	alloc_result_merge(&a, &b);
+	assert_int_equal(a.binding[1], 1);
+	assert_int_equal(a.cpus_used, 2);
+	assert_int_equal(a.run_unbound, 0);
+	alloc_result_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_definition),
 		cmocka_unit_test(test_not_restartable),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_merge_advice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
