@@ -185,6 +185,9 @@ struct rec_stats {
 	int64_t checked;             /* 1: the calibration was repeated       */
 	int64_t omp_wait_ns;         /* CPU time inside libgomp's waits, not
 	                                work (docs/record.md, OpenMP); ns     */
+	int64_t buffers_mapped;      /* threads' buffers mapped, and opened   */
+	int64_t buffers_reused;      /* from ended threads' (docs/record.md,
+	                                Buffers)                              */
 	int64_t calls[TRACE_NOPS];   /* wrapper calls per kind                */
 	int64_t excl[TRACE_NOPS];    /* the recorder's spans excluded; ns     */
 	int64_t resid[TRACE_NOPS];   /* subtracted per call (start); ns       */
@@ -347,6 +350,9 @@ struct rec_report {
 	int64_t unaccounted_ns;      /* process CPU - work - recorder - the
 	                                OpenMP waits                          */
 	uint64_t omp_wait_ns;        /* CPU time in libgomp's waits; ns       */
+	uint64_t buffers_mapped, buffers_reused; /* as rec_stats'             */
+	uint64_t thread_excl_ns;     /* the recorder's spans at threads'
+	                                starts and ends (create, exit); ns    */
 	struct rec_spin spin;
 	/* set by the caller after rec_report_make when --correct changed
 	 * the trace (rec_correct): then the residual is reported as

@@ -34,6 +34,8 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 		{"children_cpu_ns", offsetof(struct rec_stats, children_cpu_ns)},
 		{"checked", offsetof(struct rec_stats, checked)},
 		{"omp_wait_ns", offsetof(struct rec_stats, omp_wait_ns)},
+		{"buffers_mapped", offsetof(struct rec_stats, buffers_mapped)},
+		{"buffers_reused", offsetof(struct rec_stats, buffers_reused)},
 	};
 	static const struct {
 		const char *prefix;
@@ -215,6 +217,10 @@ void rec_report_make(const struct trace *tr, const struct rec_stats *st, const s
 			}
 		}
 		rep->excluded_ns = (uint64_t)excl;
+		rep->buffers_mapped = st->buffers_mapped > 0 ? (uint64_t)st->buffers_mapped : 0;
+		rep->buffers_reused = st->buffers_reused > 0 ? (uint64_t)st->buffers_reused : 0;
+		int64_t te = st->excl[TRACE_CREATE] + st->excl[TRACE_EXIT];
+		rep->thread_excl_ns = te > 0 ? (uint64_t)te : 0;
 		rep->subtracted_ns = st->subtracted_ns;
 		rep->calibration_ns = (uint64_t)st->calibration_ns;
 		if (calls) {
@@ -367,6 +373,16 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 			        who, (double)r->cpu_ns / 1e9, work_s,
 			        (double)(r->excluded_ns + r->calibration_ns + r->write_ns + (uint64_t)(r->subtracted_ns > 0 ? r->subtracted_ns : 0)) / 1e9,
 			        omp, un / 1e9, pct(aun, (double)r->cpu_ns), per);
+			/* a thread per task: what the recorder spent on each
+			 * thread (its set-up, its buffer, its end), out of the
+			 * trace, and how few buffers it mapped (docs/record.md,
+			 * Buffers) */
+			if (per_task && r->buffers_mapped)
+				fprintf(f, "%s: per thread: the recorder's set-up and end %.1f us (excluded, not "
+				        "work); %" PRIu64 " buffers mapped for %" PRIu32 " threads (%" PRIu64
+				        " opened again from threads that had ended)\n",
+				        who, (double)r->thread_excl_ns / 1e3 / r->threads, r->buffers_mapped,
+				        r->threads, r->buffers_reused);
 			if (aun > 0.05 * (double)r->cpu_ns && aun > 10e6) {
 				fprintf(f, "%s: warning: %.0f%% of the process's CPU time is in no record: the trace "
 				        "%s the program's work%s (docs/record.md, CPU accounting)\n",

@@ -186,6 +186,42 @@ static inline void rec_spool_buf_decl(struct rec_spool_buf *b, uint64_t stamp, u
 }
 
 /*
+ * rec_spool_buf_release - b's thread ended (its exit is its latest
+ * record, which nothing patches any more): the records still in b go
+ * out as a block (REC_SPOOL_BLOCK, the last one's stamp; none when b has
+ * no out: the calibration's), the slots they used are zeroed, and b is
+ * closed (slot NULL).  Returns the slots, for rec_spool_buf_open by
+ * another thread, or NULL when b was not open.  Until that open their
+ * header still names b's thread, and a spool cut in between holds its
+ * records in the block; its buffer then reads as empty (zeroed slots)
+ * or, cut before the zeroing, as copies of the block's records, which
+ * rec_spool_convert skips (a buffer's records count only past the
+ * stamps of its thread's blocks).  A thread per task reuses the buffers
+ * of the threads that ended instead of mapping one each
+ * (docs/record.md, "Buffers").
+ */
+static inline struct rec_spool_rec *rec_spool_buf_release(struct rec_spool_buf *b)
+{
+	struct rec_spool_rec *s = b->slot;
+	if (!s)
+		return NULL;
+	rec_spool_buf_sync(b);
+	uint32_t n = b->pos - 1;
+	if (n && b->out) {
+		struct rec_spool_rec h = {
+			.head = b->put_last | (uint64_t)REC_SPOOL_BLOCK << 56, .x = n, .y = b->tid,
+		};
+		b->out(b->ctx, &h, &s[1], n);
+	}
+	memset(&s[1], 0, (size_t)n * sizeof *s);
+	b->slot = NULL;
+	b->pos = 1;
+	b->pend_slot = NULL;
+	b->has_pend = 0;
+	return s;
+}
+
+/*
  * rec_spool_buf_emit - the thread's next record (stamp, work in ns, op,
  * arg a | b << 32 or a sleep's duration): the previous one's flags
  * synced to its slot, then this one written (a full buffer flushed:

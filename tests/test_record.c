@@ -1323,6 +1323,124 @@ static void test_spool_writer(void **state)
 	unlink(tpath);
 }
 
+/*
+ * A thread per task: an ended thread's buffer goes out as a block and
+ * serves the next thread (rec_spool_buf_release, then
+ * rec_spool_buf_open on the same slots), as rp_thread_exit and buf_open
+ * use them.  Thread 1 creates and joins thread 2, then thread 3; each
+ * task takes and releases mutex 1 and exits.  Stamps by hand: create 2
+ * 1, thread 2's lock, unlock, exit 2-4, join 2 5, create 3 6, thread 3's
+ * 7-9, join 3 10, exit 11; the trace is them in that order, thread 2's
+ * records once although its buffer (s2) was thread 3's afterwards:
+ *   reused: thread 2's three records in one block (3 slots), s2 then
+ *     thread 3's buffer with its three records: one block;
+ *   both released: thread 3's records in a second block, s2's slots
+ *     1-3 zeroed, its header thread 3's: two blocks;
+ *   cut before the zeroing: the file holds thread 2's block and s2 as
+ *     it was before the release (its header thread 2's, the same three
+ *     records: copies, read once); thread 1 only joins 2 and exits.
+ */
+static void test_spool_reuse(void **state)
+{
+	(void)state;
+	char path[PATH_MAX + 64], tpath[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/reuse.spool", g_dir);
+	snprintf(tpath, sizeof tpath, "%s/reuse.trace", g_dir);
+	static const struct ws_step m3[] = {
+		WR(1, 10, TRACE_CREATE, 2, 0), WR(5, 11, TRACE_JOIN, 2, 0), WR(6, 12, TRACE_CREATE, 3, 0),
+		WR(10, 13, TRACE_JOIN, 3, 0), WR(11, 14, TRACE_EXIT, 0, 0), { WS_END, 0, 0, 0, 0, 0 },
+	}, m2[] = {
+		WR(1, 10, TRACE_CREATE, 2, 0), WR(5, 11, TRACE_JOIN, 2, 0), WR(6, 14, TRACE_EXIT, 0, 0),
+		{ WS_END, 0, 0, 0, 0, 0 },
+	}, t2[] = {
+		WR(2, 20, TRACE_LOCK, 1, 0), WR(3, 21, TRACE_UNLOCK, 1, 0), WR(4, 22, TRACE_EXIT, 0, 0),
+		{ WS_END, 0, 0, 0, 0, 0 },
+	}, t3[] = {
+		WR(7, 30, TRACE_LOCK, 1, 0), WR(8, 31, TRACE_UNLOCK, 1, 0), WR(9, 32, TRACE_EXIT, 0, 0),
+		{ WS_END, 0, 0, 0, 0, 0 },
+	};
+#define T2 "2 20 lock 1\n2 21 unlock 1\n2 22 exit\n"
+	static const struct {
+		const char *what;
+		const struct ws_step *t1, *t3; /* t3 NULL: thread 3 never ran */
+		int release3, cut;             /* cut: s2 as before its release */
+		const char *names, *body; /* body NULL: body3, thread 3's too */
+		size_t blocks;
+	} cases[] = {
+		{ "reused", m3, t3, 0, 0, "thread 1 main\nthread 2 w\nthread 3 w\n", NULL, 1 },
+		{ "both released", m3, t3, 1, 0, "thread 1 main\nthread 2 w\nthread 3 w\n", NULL, 2 },
+		{ "cut before the zeroing", m2, NULL, 0, 1, "thread 1 main\nthread 2 w\n",
+		  "1 10 create 2\n" T2 "1 11 join 2\n1 14 exit\n", 1 },
+	};
+	static const char body3[] = "1 10 create 2\n" T2 "1 11 join 2\n1 12 create 3\n"
+	                            "3 30 lock 1\n3 31 unlock 1\n3 32 exit\n1 13 join 3\n1 14 exit\n";
+#undef T2
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		static struct ws_sink sink;
+		static struct rec_spool_rec s1[WS_CAP], s2[WS_CAP], snap[WS_CAP];
+		memset(&sink, 0, sizeof sink);
+		memset(s1, 0, sizeof s1);
+		memset(s2, 0, sizeof s2);
+		struct rec_spool_buf b1 = { 0 }, b2 = { 0 }, b3 = { 0 };
+		rec_spool_buf_open(&b1, s1, WS_CAP, 1, ws_out, &sink);
+		rec_spool_buf_open(&b2, s2, WS_CAP, 2, ws_out, &sink);
+		ws_run(&b1, cases[i].t1);
+		ws_run(&b2, t2);
+		memcpy(snap, s2, sizeof snap);
+		struct rec_spool_rec *r = rec_spool_buf_release(&b2);
+		assert_ptr_equal(r, s2);
+		assert_null(b2.slot);
+		assert_null(rec_spool_buf_release(&b2)); /* closed: nothing twice */
+		for (int k = 1; k < WS_CAP; k++)
+			assert_int_equal(s2[k].head, 0); /* slots 1-3 zeroed, 4-7 were */
+		uint32_t threads = 2;
+		if (cases[i].t3) {
+			rec_spool_buf_open(&b3, r, WS_CAP, 3, ws_out, &sink);
+			ws_run(&b3, cases[i].t3);
+			if (cases[i].release3)
+				assert_ptr_equal(rec_spool_buf_release(&b3), s2);
+			threads = 3;
+		}
+		if (sink.n != cases[i].blocks)
+			fail_msg("%s: %zu blocks (want %zu)", cases[i].what, sink.n, cases[i].blocks);
+		FILE *f = fopen(path, "wb");
+		assert_non_null(f);
+		static char page[REC_SPOOL_HEAD];
+		memset(page, 0, sizeof page);
+		struct rec_spool_head h = { .state = REC_SPOOL_DONE,
+		                            .emitted = b1.nrec + b2.nrec + b3.nrec,
+		                            .block = WS_CAP, .threads = threads, .ids = 1 };
+		memcpy(h.magic, REC_SPOOL_MAGIC, 8);
+		snprintf(h.why, sizeof h.why, "process exit");
+		h.foot = REC_SPOOL_HEAD + (sink.n + 2) * WS_CAP * sizeof(struct rec_spool_rec);
+		h.footlen = strlen(cases[i].names);
+		memcpy(page, &h, sizeof h);
+		assert_int_equal(fwrite(page, 1, sizeof page, f), sizeof page);
+		for (size_t k = 0; k < sink.n; k++)
+			assert_int_equal(fwrite(sink.blk[k], sizeof *s1, WS_CAP, f), WS_CAP);
+		assert_int_equal(fwrite(cases[i].cut ? snap : s2, sizeof *s2, WS_CAP, f), WS_CAP);
+		assert_int_equal(fwrite(s1, sizeof *s1, WS_CAP, f), WS_CAP);
+		fputs(cases[i].names, f);
+		assert_int_equal(fclose(f), 0);
+		char want[2048];
+		want_trace(want, sizeof want, 1, 0, cases[i].names,
+		           cases[i].t3 ? body3 : cases[i].body, "", 0);
+		f = fopen(tpath, "w");
+		assert_non_null(f);
+		struct rec_spool_info info;
+		struct trace_error e;
+		if (rec_spool_convert(path, 0, f, &info, &e) < 0)
+			fail_msg("%s: %s", cases[i].what, e.msg);
+		fclose(f);
+		char *text = tu_slurp(tpath, NULL);
+		if (strcmp(text, want))
+			fail_msg("%s: got\n%s\nwant\n%s", cases[i].what, text, want);
+		free(text);
+	}
+	unlink(path);
+	unlink(tpath);
+}
+
 /* ---- the launcher ---- */
 
 /* The OS CPUs this process may use (the launcher's identity map takes the
@@ -2505,6 +2623,7 @@ int main(void)
 		cmocka_unit_test(test_spool_convert),
 		cmocka_unit_test(test_spool_bad),
 		cmocka_unit_test(test_spool_writer),
+		cmocka_unit_test(test_spool_reuse),
 		cmocka_unit_test(test_zst_output),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_pinning_two),

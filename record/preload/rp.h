@@ -127,7 +127,9 @@ struct rp_thread {
 	                            waits, not work; ns                     */
 	void *omp_region;        /* rp_gomp.c: the OpenMP region whose end
 	                            it reached, not yet written (under G)   */
-};
+} __attribute__((aligned(128))); /* side by side in their chunks
+	                            (rp_state.c): no two threads' states
+	                            share a line or its prefetched pair     */
 
 /* An object's recorder state (address -> current id), 64 bytes aligned:
  * recorded on several CPUs, two threads' own mutexes must not share a
@@ -475,8 +477,11 @@ struct rec_spool_pend *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint6
 void rp_sync(struct rp_thread *t);
 /* Under G: a new thread (id in creation order); NULL when out of memory. */
 struct rp_thread *rp_thread_new(void *(*fn)(void *));
-/* Record the calling thread's exit (once). */
+/* Record the calling thread's exit (once); its buffer then serves the
+ * next thread (rec_spool_buf_release). */
 void rp_thread_exit(struct rp_thread *t);
+/* Buffers mapped, and opened from ended threads' (the end's figures). */
+void rp_buf_counts(uint64_t *mapped, uint64_t *reused);
 /* Under G: the thread id of pthread_t pt, 0 if unknown; remember it. */
 uint32_t rp_thread_of(pthread_t pt);
 void rp_thread_map(pthread_t pt, uint32_t id);

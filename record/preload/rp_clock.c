@@ -774,6 +774,10 @@ void rp_stats_write(const char *trace_path)
 	put(fd, "children_cpu_ns", (int64_t)children);
 	put(fd, "checked", g_checked);
 	put(fd, "omp_wait_ns", (int64_t)omp_wait);
+	uint64_t mapped, reused;
+	rp_buf_counts(&mapped, &reused);
+	put(fd, "buffers_mapped", (int64_t)mapped);
+	put(fd, "buffers_reused", (int64_t)reused);
 	for (int op = 0; op < TRACE_NOPS; op++) {
 		if (!ncall[op])
 			continue;

@@ -350,6 +350,19 @@ static void spool_pwrite(const void *buf, size_t len, uint64_t off)
 	}
 }
 
+/* g_blk, the block allocator's lock (any thread, without G) */
+static void blk_lock(void)
+{
+	unsigned i = 0;
+	while (__atomic_exchange_n(&g_blk, 1, __ATOMIC_ACQUIRE))
+		backoff(&i);
+}
+
+static void blk_unlock(void)
+{
+	__atomic_store_n(&g_blk, 0, __ATOMIC_RELEASE);
+}
+
 /* A new block at the spool's end: its offset, or -1 (g_ioerr set).  The
  * file is allocated g_ahead bytes at a time (fallocate: the blocks'
  * writes then neither extend the file nor allocate its blocks, page by
@@ -359,9 +372,7 @@ static void spool_pwrite(const void *buf, size_t len, uint64_t off)
  * thread, without G: a lock of its own. */
 static int64_t blk_new(int map)
 {
-	unsigned i = 0;
-	while (__atomic_exchange_n(&g_blk, 1, __ATOMIC_ACQUIRE))
-		backoff(&i);
+	blk_lock();
 	uint64_t off = g_end, len = (uint64_t)g_block * sizeof(struct rec_spool_rec);
 	int64_t r = -1;
 	if (off + len > g_alloc && g_ahead) {
@@ -377,7 +388,7 @@ static int64_t blk_new(int map)
 	} else {
 		g_ioerr = errno;
 	}
-	__atomic_store_n(&g_blk, 0, __ATOMIC_RELEASE);
+	blk_unlock();
 	return r;
 }
 
@@ -394,22 +405,47 @@ static void blk_out(void *ctx, const struct rec_spool_rec *h, const struct rec_s
 	}
 }
 
-/* t's buffer: a new block mapped shared, its header slot written
- * (REC_SPOOL_TAIL); the calibration's thread a private one, never
- * written out.  0 or -1. */
+/* The buffers of threads that ended (rec_spool_buf_release), for the
+ * next threads' buf_open: a thread per task then maps, faults in and
+ * allocates a block of the spool only as many times as threads were
+ * alive at once, not once per thread (issues 20 and 25: threadtask's
+ * 20,000 threads spent 200-490 us each there, loaded; docs/record.md,
+ * "Buffers").  Under g_blk: emit opens a buffer without G
+ * (rp_emit_fast).  g_nbufs: buffers mapped, g_reused: opened from
+ * here (the end-of-recording figures). */
+static struct rec_spool_rec **g_free;
+static uint32_t g_nfree, g_freecap;
+static uint64_t g_nbufs, g_reused;
+
+/* t's buffer: a released one, or a new block mapped shared, its header
+ * slot written (REC_SPOOL_TAIL); the calibration's thread a private
+ * one, never written out.  0 or -1 (also for a thread that has
+ * ended: its buffer was released). */
 __attribute__((noinline, cold)) static int buf_open(struct rp_thread *t)
 {
 	size_t len = (size_t)g_block * sizeof(struct rec_spool_rec);
-	void *p;
+	void *p = NULL;
+	if (t->exited)
+		return -1;
 	if (t->cal) {
 		p = rp_mmap(len);
 	} else {
+		blk_lock();
+		if (g_nfree) {
+			p = g_free[--g_nfree];
+			g_reused++;
+		}
+		blk_unlock();
+	}
+	if (!p && !t->cal) {
 		int64_t off = blk_new(1);
 		if (off < 0)
 			return -1;
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, g_fd, (off_t)off);
 		if (p == MAP_FAILED)
 			p = NULL;
+		else
+			__atomic_fetch_add(&g_nbufs, 1, __ATOMIC_RELAXED);
 	}
 	if (!p) {
 		g_oom = 1;
@@ -417,6 +453,41 @@ __attribute__((noinline, cold)) static int buf_open(struct rp_thread *t)
 	}
 	rec_spool_buf_open(&t->sb, p, g_block, t->id, t->cal ? NULL : blk_out, NULL);
 	return 0;
+}
+
+/* Under G: t has ended (its exit recorded): its records out of its
+ * buffer into a block, the buffer kept for the next thread's buf_open
+ * (rec_spool_buf_release).  A buffer the list cannot take stays mapped,
+ * unused. */
+static void buf_release(struct rp_thread *t)
+{
+	if (t->cal || !t->sb.slot)
+		return;
+	struct rec_spool_rec *s = rec_spool_buf_release(&t->sb);
+	if (!s)
+		return;
+	blk_lock();
+	if (g_nfree == g_freecap) {
+		uint32_t ncap = g_freecap ? g_freecap * 2 : 256;
+		struct rec_spool_rec **n = rp_mmap((size_t)ncap * sizeof *n);
+		if (n) {
+			if (g_free) {
+				memcpy(n, g_free, (size_t)g_freecap * sizeof *n);
+				munmap(g_free, (size_t)g_freecap * sizeof *g_free);
+			}
+			g_free = n;
+			g_freecap = ncap;
+		}
+	}
+	if (g_nfree < g_freecap)
+		g_free[g_nfree++] = s;
+	blk_unlock();
+}
+
+void rp_buf_counts(uint64_t *mapped, uint64_t *reused)
+{
+	*mapped = g_nbufs;
+	*reused = g_reused;
 }
 
 /* t's buffer open (or NULL: the spool failed, g_oom or g_ioerr say it
@@ -537,6 +608,25 @@ struct rec_spool_pend *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint6
 	return r;
 }
 
+/* The threads' states, RP_TH_CHUNK to a mapping (one mapping and its
+ * page faults per thread were 4.5% of a thread-per-task recording's
+ * samples, perf, 2026-11-28); never freed (rp_reset forgets them). */
+#define RP_TH_CHUNK 64
+static struct rp_thread *g_tharena;
+static size_t g_tharena_left;
+
+static struct rp_thread *thread_alloc(void)
+{
+	if (!g_tharena_left) {
+		g_tharena = rp_mmap(RP_TH_CHUNK * sizeof *g_tharena);
+		if (!g_tharena)
+			return NULL;
+		g_tharena_left = RP_TH_CHUNK;
+	}
+	g_tharena_left--;
+	return g_tharena++; /* zeroed (fresh anonymous memory) */
+}
+
 struct rp_thread *rp_thread_new(void *(*fn)(void *))
 {
 	if (g_nth + 1 >= g_thcap) {
@@ -553,7 +643,7 @@ struct rp_thread *rp_thread_new(void *(*fn)(void *))
 		g_th = n;
 		g_thcap = ncap;
 	}
-	struct rp_thread *t = rp_mmap(sizeof *t);
+	struct rp_thread *t = thread_alloc();
 	if (!t) {
 		g_oom = 1;
 		return NULL;
@@ -592,8 +682,11 @@ void rp_thread_exit(struct rp_thread *t)
 	if (rp_lock() == 0) {
 		rp_emit(t, w, TRACE_EXIT, 0, 0);
 		t->exited = 1;
+		buf_release(t);
 		rp_unlock();
 	}
+	rp_mark(t); /* the exit's span (its buffer's release, a pwrite):
+	               the recorder's, not in no record */
 	t->exited = 1;
 	rp_clock_close(t);
 }
@@ -610,10 +703,8 @@ struct rp_thread *rp_thread_at(uint32_t id)
 
 void rp_reset(void)
 {
-	for (uint32_t i = 1; i <= g_nth; i++) {
-		munmap(g_th[i], sizeof *g_th[i]);
-		g_th[i] = NULL;
-	}
+	for (uint32_t i = 1; i <= g_nth; i++)
+		g_th[i] = NULL; /* their states stay mapped (thread_alloc) */
 	g_nth = 0;
 	rp_hot.stamp = 0;
 	if (g_mx)
