@@ -609,8 +609,9 @@ struct rec_spool_pend *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint6
 }
 
 /* The threads' states, RP_TH_CHUNK to a mapping (one mapping and its
- * page faults per thread were 4.5% of a thread-per-task recording's
- * samples, perf, 2026-11-28); never freed (rp_reset forgets them). */
+ * page fault per thread: rp_thread_new was 7% of a thread-per-task
+ * recording's samples, perf, 2026-11-28); never freed (rp_reset
+ * forgets them). */
 #define RP_TH_CHUNK 64
 static struct rp_thread *g_tharena;
 static size_t g_tharena_left;
