@@ -8,7 +8,11 @@
  * records after all of them.  Recording ompmix on two CPUs caught a
  * by-hand mutant of this rule 1 time in 4 (it depends on which member
  * leaves first); this checks the rule itself, with no program run, each
- * expected stamp worked out by hand in its row.
+ * expected stamp worked out by hand in its row.  Since 2026-11-28 (omp15)
+ * a member publishes its stamp as it arrives on a line of its own
+ * (struct rp_gomp_pub) and the rule reads that, falling back to the
+ * member's own stamp where it published none (RP_GOMP_PUB_LIVE): rows
+ * with `pub` set check both.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +31,9 @@ struct row {
 	uint32_t n, cap;         /* members, the region's slots            */
 	uint64_t stamp[MAXM];    /* each member's last stamp               */
 	int absent;              /* 1 + the member with no recorder thread */
+	int pub;                 /* 1: the published stamps below; 0: none
+	                          * (pub NULL: every member's own read)   */
+	uint64_t pubs[MAXM];     /* each member's published stamp         */
 	int ret;                 /* expected: 0 or -1                      */
 	uint64_t want;           /* expected stamp (ret 0); else unchanged */
 };
@@ -68,6 +75,30 @@ static const struct row ROWS[] = {
 	  .own = 3, .n = 3, .cap = 2, .stamp = { 3, 4, 5 }, .ret = -1 },
 	{ .what = "no members: under G",
 	  .own = 3, .n = 0, .cap = 2, .ret = -1 },
+	{ .what = "published stamps: read instead of the threads'",
+	  /* member 1 published 9 as it arrived; its thread's stamp (4 here,
+	   * a value no arrival gives, to tell which was read) is not read:
+	   * max(5, 5, 9) = 9 (reading the threads' would give 5) */
+	  .own = 5, .n = 2, .cap = 2, .stamp = { 5, 4 }, .pub = 1, .pubs = { 5, 9 }, .want = 9 },
+	{ .what = "a member not published (LIVE): its thread's stamp",
+	  /* member 1 ran a task inside the barrier (RP_GOMP_PUB_LIVE):
+	   * its thread's 13 counts, not a stale published value:
+	   * max(5, 5, 13) = 13 */
+	  .own = 5, .n = 2, .cap = 2, .stamp = { 5, 13 }, .pub = 1,
+	  .pubs = { 5, RP_GOMP_PUB_LIVE }, .want = 13 },
+	{ .what = "three members, one published, two LIVE",
+	  /* member 0 published 3 (its thread's 30 not read), members 1 and
+	   * 2 LIVE: their threads' 8 and 6; max(2, 3, 8, 6) = 8 */
+	  .own = 2, .n = 3, .cap = 3, .stamp = { 30, 8, 6 }, .pub = 1,
+	  .pubs = { 3, RP_GOMP_PUB_LIVE, RP_GOMP_PUB_LIVE }, .want = 8 },
+	{ .what = "published, the last member latest",
+	  /* max(4, 4, 6, 11) = 11 from the published values (the threads'
+	   * 0 not read); a loop one member short gives 6 */
+	  .own = 4, .n = 3, .cap = 3, .stamp = { 0, 0, 0 }, .pub = 1, .pubs = { 4, 6, 11 }, .want = 11 },
+	{ .what = "published, a member without a recorder thread: under G",
+	  /* member 1 has no slot: -1 whatever it published */
+	  .own = 3, .n = 2, .cap = 2, .stamp = { 3, 50 }, .pub = 1, .pubs = { 3, 50 }, .absent = 2,
+	  .ret = -1 },
 };
 
 static void test_rows(void **state)
@@ -76,6 +107,7 @@ static void test_rows(void **state)
 	for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
 		const struct row *r = &ROWS[i];
 		static struct rp_thread th[MAXM];
+		static struct rp_gomp_pub pub[MAXM];
 		struct rp_thread *slot[MAXM] = { 0 };
 		for (uint32_t m = 0; m < MAXM; m++) {
 			memset(&th[m], 0, sizeof th[m]);
@@ -83,16 +115,19 @@ static void test_rows(void **state)
 			th[m].stamp = r->stamp[m];
 			if ((int)m + 1 != r->absent)
 				slot[m] = &th[m];
+			pub[m].stamp = r->pubs[m];
 		}
 		const uint64_t untouched = 0xdeadbeef;
 		uint64_t got = untouched;
-		int ret = rp_gomp_bar_stamp(r->own, slot, r->n, r->cap, &got);
+		int ret = rp_gomp_bar_stamp(r->own, slot, r->pub ? pub : NULL, r->n, r->cap, &got);
 		if (ret != r->ret || got != (r->ret ? untouched : r->want))
 			fail_msg("row %zu (%s): returned %d, stamp %llu; want %d, %llu", i, r->what, ret,
 			         (unsigned long long)got, r->ret, (unsigned long long)(r->ret ? untouched : r->want));
 		/* the members' stamps are read, never written */
-		for (uint32_t m = 0; m < MAXM; m++)
+		for (uint32_t m = 0; m < MAXM; m++) {
 			assert_int_equal(th[m].stamp, r->stamp[m]);
+			assert_int_equal(pub[m].stamp, r->pubs[m]);
+		}
 	}
 }
 

@@ -170,6 +170,8 @@ struct gregion {
 	int ended;                   /* its end is written (under G)     */
 	struct rp_thread **slot;     /* [team member] its recorder thread */
 	struct gctx **ctx;           /* [team member] its implicit task   */
+	struct rp_gomp_pub *pub;     /* [team member] its stamp at its
+	                              * arrival at a barrier (bar_begin)  */
 };
 
 /* A thread's place: its current team and task (implicit or explicit). */
@@ -183,13 +185,18 @@ struct gctx {
 	uint32_t children;           /* created since its last taskwait   */
 	int task;                    /* 1: an explicit task's             */
 	struct gregion *reg;         /* the region (an implicit task's)   */
+	uint32_t me;                 /* its member number there (reg set) */
 	uint64_t bseq;               /* its `barrier B` records in it (an
 	                              * implicit task's; read by the other
 	                              * members: bar_early)               */
 	struct gctx *outer;
 };
-static __thread struct gctx *g_cur;
-static __thread int g_joined;    /* has been in a team (the first lock Q) */
+/* initial-exec: the library is loaded at start (LD_PRELOAD), and the
+ * default model for a shared library called __tls_get_addr at every
+ * wrapper (perf, ompbarrier recorded on two CPUs) */
+#define RP_TLS __attribute__((tls_model("initial-exec")))
+static __thread struct gctx *g_cur RP_TLS;
+static __thread int g_joined RP_TLS;    /* has been in a team (the first lock Q) */
 static uint64_t g_key;           /* task keys                          */
 
 /* Keys of the semaphores of tasks: never addresses of the program. */
@@ -300,6 +307,7 @@ static void region_member(void *p)
 				c.si = si;
 				c.n = n;
 				c.reg = r;
+				c.me = (uint32_t)me;
 				rp_emit(t, w, TRACE_BARRIER, d, n);
 				rec = 1;
 				if (!g_joined) {
@@ -376,7 +384,8 @@ static void region_end(struct gregion *r)
 }
 
 static int region_begin(struct gregion *r, fn_t fn, void *data, unsigned nthreads,
-                        struct rp_thread **stack_slots, struct gctx **stack_ctx, uint32_t stack_cap)
+                        struct rp_thread **stack_slots, struct gctx **stack_ctx,
+                        struct rp_gomp_pub *stack_pub, uint32_t stack_cap)
 {
 	memset(r, 0, sizeof *r);
 	r->fn = fn;
@@ -386,15 +395,22 @@ static int region_begin(struct gregion *r, fn_t fn, void *data, unsigned nthread
 	if (cap <= stack_cap) {
 		r->slot = stack_slots;
 		r->ctx = stack_ctx;
+		r->pub = stack_pub;
 		cap = stack_cap;
 	} else if (!(r->slot = calloc(cap, sizeof *r->slot))) {
 		return -1;
 	} else if (!(r->ctx = calloc(cap, sizeof *r->ctx))) {
 		free(r->slot);
 		return -1;
+	} else if (!(r->pub = aligned_alloc(_Alignof(struct rp_gomp_pub), (size_t)cap * sizeof *r->pub))) {
+		free(r->slot);
+		free(r->ctx);
+		return -1;
 	}
 	memset(r->slot, 0, (size_t)cap * sizeof *r->slot);
 	memset(r->ctx, 0, (size_t)cap * sizeof *r->ctx);
+	for (uint32_t i = 0; i < cap; i++)
+		r->pub[i].stamp = RP_GOMP_PUB_LIVE;
 	r->cap = cap;
 	/* The master's serial part up to here is work.  What GOMP_parallel
 	 * does before the region's function starts in the master (setting
@@ -417,6 +433,7 @@ static void region_free(struct gregion *r, struct rp_thread **stack_slots)
 	if (r->slot != stack_slots) {
 		free(r->slot);
 		free(r->ctx);
+		free(r->pub);
 	}
 }
 
@@ -430,8 +447,9 @@ static void region_free(struct gregion *r, struct rp_thread **stack_slots)
 		void *d_ = data; \
 		struct rp_thread *st_[STACK_SLOTS]; \
 		struct gctx *sc_[STACK_SLOTS]; \
+		struct rp_gomp_pub sp_[STACK_SLOTS]; \
 		struct gregion r_; \
-		if (!recording() || region_begin(&r_, fn, data, nthreads, st_, sc_, STACK_SLOTS) < 0) { \
+		if (!recording() || region_begin(&r_, fn, data, nthreads, st_, sc_, sp_, STACK_SLOTS) < 0) { \
 			EXPR; \
 			break; \
 		} \
@@ -516,7 +534,7 @@ struct gbar {
 	struct gctx *c;              /* NULL: in no barrier (or written)   */
 	uint64_t group;
 };
-static __thread struct gbar g_bar;
+static __thread struct gbar g_bar RP_TLS;
 
 /* After t's record of the barrier: one more of its implicit task's
  * (c's) records; the first member's record of a group shows the other
@@ -571,7 +589,7 @@ static int bar_write(struct rp_thread *t, struct gctx *c)
  * through rp_emit_fast with a private object of the thread's (the
  * barrier's own would be one more line both members write).  1 written,
  * 0 not (the recording has finished), -1 to be written under G. */
-static __thread struct rp_obj g_bstamp;
+static __thread struct rp_obj g_bstamp RP_TLS;
 static int bar_fast(struct rp_thread *t, struct gctx *c)
 {
 	struct gregion *r = c->reg;
@@ -580,7 +598,8 @@ static int bar_fast(struct rp_thread *t, struct gctx *c)
 	uint32_t id = o ? __atomic_load_n(&o->id, __ATOMIC_RELAXED) : 0;
 	uint64_t s = 0;
 	if (!id || !r || c->task || r->n != c->n ||
-	    rp_gomp_bar_stamp(__atomic_load_n(&t->stamp, __ATOMIC_RELAXED), r->slot, r->n, r->cap, &s) < 0)
+	    rp_gomp_bar_stamp(__atomic_load_n(&t->stamp, __ATOMIC_RELAXED), r->slot, r->pub, r->n,
+	                      r->cap, &s) < 0)
 		return -1;
 	__atomic_store_n(&t->stamp, s, __ATOMIC_RELAXED);
 	if (!rp_emit_fast(t, &g_bstamp, t->carry, TRACE_BARRIER, id, c->n))
@@ -589,22 +608,38 @@ static int bar_fast(struct rp_thread *t, struct gctx *c)
 	return 1;
 }
 
+/* c's member's stamp for the other members' bar_fast (struct
+ * rp_gomp_pub): v, or RP_GOMP_PUB_LIVE */
+static void bar_pub(struct gctx *c, uint64_t v)
+{
+	struct gregion *r = c->reg;
+	if (r && !c->task && c->me < r->cap)
+		__atomic_store_n(&r->pub[c->me].stamp, v, __ATOMIC_RELAXED);
+}
+
 /* Before a barrier of the team: the work so far (the time inside is
- * dropped by bar_end, drop_wait); 1 if it is to be recorded. */
+ * dropped by bar_end, drop_wait) and the stamp it arrives with
+ * (bar_pub); 1 if it is to be recorded.  No rp_mark: the span from here
+ * to bar_end is dropped as libgomp's wait whether or not the recorder's
+ * few instructions at its start are excluded first, so the second clock
+ * read told only the recorder's own cost (2026-11-28, omp15: two of the
+ * four reads a barrier took). */
 static int bar_begin(void)
 {
 	struct gctx *c = g_cur;
 	if (!recording() || !c || !c->team || c->n < 2)
 		return 0;
 	struct rp_thread *t = rp_enter();
-	if (!t)
+	if (!t) {
+		bar_pub(c, RP_GOMP_PUB_LIVE);
 		return 0;
+	}
 	rp_work(t, TRACE_BARRIER);
 	g_bar = (struct gbar){
 		.c = c,
 		.group = c->bseq,
 	};
-	rp_mark(t);
+	bar_pub(c, __atomic_load_n(&t->stamp, __ATOMIC_RELAXED));
 	rp_leave(t, 0);
 	return 1;
 }
@@ -622,7 +657,18 @@ static void bar_end(int on, int write)
 	if (!t)
 		return;
 	int rec = write && c ? -1 : 0;
-	drop_wait(t, TRACE_BARRIER);
+	/* The record's work is the carry bar_begin left (the wait is
+	 * dropped), so with the fast clock the record is written first and
+	 * one clock read at the recorder's exit ends the wait: the
+	 * recorder's span after the release is then counted in libgomp's
+	 * waits, not in its own cost, and the trace is the same (the span
+	 * was excluded from every record before too).  With the slow clock
+	 * (rp_mark a no-op: the calibration subtracts the span from the next
+	 * record's work) or the waits kept as work (rp_wait_work: the record
+	 * carries the wait) the wait ends first, as before. */
+	int late = t->sw && !rp_wait_work;
+	if (!late)
+		drop_wait(t, TRACE_BARRIER);
 	if (rec)
 		rec = bar_fast(t, c);
 	if (rec < 0) {
@@ -632,7 +678,10 @@ static void bar_end(int on, int write)
 			rp_unlock();
 		}
 	}
-	rp_mark(t);
+	if (late)
+		drop_wait(t, TRACE_BARRIER);
+	else
+		rp_mark(t);
 	rp_leave(t, rec);
 }
 
@@ -1190,6 +1239,8 @@ static void task_run(void *arg)
 		c.si = o->si;
 		c.n = o->n;
 	}
+	if (g_bar.c) /* inside a barrier: it records after its arrival */
+		bar_pub(g_bar.c, RP_GOMP_PUB_LIVE);
 	bar_early();
 	struct gbar in = g_bar;
 	g_bar.c = NULL;

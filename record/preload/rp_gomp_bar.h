@@ -13,22 +13,41 @@
 #include "record/preload/rp.h"
 
 /*
+ * A member's stamp as it arrived at a barrier, published on a cache
+ * line of its own (rp_gomp.c's bar_begin writes it, the other members'
+ * bar_fast read it after the release).  Reading the members' stamps in
+ * their struct rp_thread instead moved that line, which its owner writes
+ * at every wrapper (busy, the buffer, the clock), between the CPUs twice
+ * per barrier.  RP_GOMP_PUB_LIVE: not published (a region's start, a
+ * task run inside the barrier, which records after the arrival): read
+ * the member's own stamp.
+ */
+#define RP_GOMP_PUB_LIVE UINT64_MAX
+struct rp_gomp_pub {
+	_Alignas(64) uint64_t stamp; /* RP_GOMP_PUB_LIVE or a stamp        */
+	char pad[56];
+};
+
+/*
  * rp_gomp_bar_stamp - the stamp that a member's `barrier B N` record must
  * pass: the largest of `own` (the member's last record's stamp) and the
  * last stamps of the region's n members, slot[0..n-1] (the member itself
- * among them).  Every member's record before the barrier precedes the
- * group (docs/trace-format.md, barriers), so the record, stamped one more
- * than this (rp_emit_fast), sorts after all of them; G's rule for a
- * barrier passes every live thread's stamp, this one the team's only.
- * The members' stamps are read with relaxed atomic loads (each member
- * writes its own; the barrier's release made the ones before it visible).
+ * among them): member i's published stamp pub[i].stamp, or where that is
+ * RP_GOMP_PUB_LIVE (or pub is NULL) slot[i]'s stamp.  Every member's
+ * record before the barrier precedes the group (docs/trace-format.md,
+ * barriers), so the record, stamped one more than this (rp_emit_fast),
+ * sorts after all of them; G's rule for a barrier passes every live
+ * thread's stamp, this one the team's only.  The stamps are read with
+ * relaxed atomic loads (each member writes its own; the barrier's
+ * release made the ones before it visible).
  *
  * Returns 0 and sets *out; -1, *out unchanged, when n is 0, n > cap (the
  * region has fewer slots than members) or a member has no recorder
  * thread (slot[i] NULL): the caller then writes the record under G.
  */
-static inline int rp_gomp_bar_stamp(uint64_t own, struct rp_thread *const *slot, uint32_t n,
-                                    uint32_t cap, uint64_t *out)
+static inline int rp_gomp_bar_stamp(uint64_t own, struct rp_thread *const *slot,
+                                    const struct rp_gomp_pub *pub, uint32_t n, uint32_t cap,
+                                    uint64_t *out)
 {
 	if (n == 0 || n > cap)
 		return -1;
@@ -37,7 +56,9 @@ static inline int rp_gomp_bar_stamp(uint64_t own, struct rp_thread *const *slot,
 		const struct rp_thread *m = slot[i];
 		if (!m)
 			return -1;
-		uint64_t x = __atomic_load_n(&m->stamp, __ATOMIC_RELAXED);
+		uint64_t x = pub ? __atomic_load_n(&pub[i].stamp, __ATOMIC_RELAXED) : RP_GOMP_PUB_LIVE;
+		if (x == RP_GOMP_PUB_LIVE)
+			x = __atomic_load_n(&m->stamp, __ATOMIC_RELAXED);
 		if (x > s)
 			s = x;
 	}
