@@ -9,10 +9,12 @@
  * by-hand mutant of this rule 1 time in 4 (it depends on which member
  * leaves first); this checks the rule itself, with no program run, each
  * expected stamp worked out by hand in its row.  Since 2026-11-28 (omp15)
- * a member publishes its stamp as it arrives on a line of its own
- * (struct rp_gomp_pub) and the rule reads that, falling back to the
- * member's own stamp where it published none (RP_GOMP_PUB_LIVE): rows
- * with `pub` set check both.
+ * a member publishes its arrival stamp a, as a - k after k recorded
+ * groups, on a line of its own (struct rp_gomp_pub) and the rule reads
+ * that, falling back to the member's own stamp where it published none
+ * (RP_GOMP_PUB_LIVE): rows with `pub` set check both; test_steady checks
+ * that a barrier loop's members publish nothing new after its first
+ * group (why the value is relative to k).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,7 +35,8 @@ struct row {
 	int absent;              /* 1 + the member with no recorder thread */
 	int pub;                 /* 1: the published stamps below; 0: none
 	                          * (pub NULL: every member's own read)   */
-	uint64_t pubs[MAXM];     /* each member's published stamp         */
+	uint64_t pubs[MAXM];     /* each member's published value a - k   */
+	uint64_t k;              /* the groups recorded before             */
 	int ret;                 /* expected: 0 or -1                      */
 	uint64_t want;           /* expected stamp (ret 0); else unchanged */
 };
@@ -95,6 +98,21 @@ static const struct row ROWS[] = {
 	  /* max(4, 4, 6, 11) = 11 from the published values (the threads'
 	   * 0 not read); a loop one member short gives 6 */
 	  .own = 4, .n = 3, .cap = 3, .stamp = { 0, 0, 0 }, .pub = 1, .pubs = { 4, 6, 11 }, .want = 11 },
+	{ .what = "published after 3 groups: the value plus 3",
+	  /* k = 3: member 0 published 2 (arrival 5), member 1 6 (arrival 9);
+	   * max(5, 5, 9) = 9 (the values alone would give 6) */
+	  .own = 5, .n = 2, .cap = 2, .stamp = { 0, 0 }, .pub = 1, .pubs = { 2, 6 }, .k = 3, .want = 9 },
+	{ .what = "published, a member already at the next barrier",
+	  /* k = 3: member 1 left, recorded its group-3 record (stamp 10) and
+	   * arrived at the next barrier with 10, publishing 10 - 4 = 6: read
+	   * here as 6 + 3 = 9, its arrival at this one (at least); member
+	   * 0's 4 + 3 = 7; max(7, 7, 9) = 9 */
+	  .own = 7, .n = 2, .cap = 2, .stamp = { 0, 0 }, .pub = 1, .pubs = { 4, 6 }, .k = 3, .want = 9 },
+	{ .what = "published after 2 groups, one member LIVE",
+	  /* member 0: 10 + 2 = 12; member 1 LIVE: its thread's 15;
+	   * max(1, 12, 15) = 15 */
+	  .own = 1, .n = 2, .cap = 2, .stamp = { 0, 15 }, .pub = 1, .pubs = { 10, RP_GOMP_PUB_LIVE },
+	  .k = 2, .want = 15 },
 	{ .what = "published, a member without a recorder thread: under G",
 	  /* member 1 has no slot: -1 whatever it published */
 	  .own = 3, .n = 2, .cap = 2, .stamp = { 3, 50 }, .pub = 1, .pubs = { 3, 50 }, .absent = 2,
@@ -119,7 +137,7 @@ static void test_rows(void **state)
 		}
 		const uint64_t untouched = 0xdeadbeef;
 		uint64_t got = untouched;
-		int ret = rp_gomp_bar_stamp(r->own, slot, r->pub ? pub : NULL, r->n, r->cap, &got);
+		int ret = rp_gomp_bar_stamp(r->own, slot, r->pub ? pub : NULL, r->k, r->n, r->cap, &got);
 		if (ret != r->ret || got != (r->ret ? untouched : r->want))
 			fail_msg("row %zu (%s): returned %d, stamp %llu; want %d, %llu", i, r->what, ret,
 			         (unsigned long long)got, r->ret, (unsigned long long)(r->ret ? untouched : r->want));
@@ -131,10 +149,62 @@ static void test_rows(void **state)
 	}
 }
 
+/* A barrier loop of three members that record nothing between
+ * barriers, as bar_begin and bar_fast run it (a member's record gets the
+ * rule's stamp plus one, rp_emit_fast; each arrival publishes
+ * rp_gomp_pub_value of its stamp and its count of groups): after the
+ * first group every record of a group has the same stamp, one more per
+ * group, and from the second arrival on no member's published value
+ * changes, so no line is written again.  Start: the members' `barrier D`
+ * records under G, stamps 4, 7 and 5: group 0's records get max(4, 7,
+ * 5) + 1 = 8, group 1's 9, group g's 8 + g; the values are 4, 7, 5 at
+ * group 0 and 8 - 1 = 7 from group 1 on (arrival 8 + g - 1 at group g,
+ * less g): members 0 and 2 write once at group 1 (4 -> 7, 5 -> 7),
+ * member 1 never. */
+static void test_steady(void **state)
+{
+	(void)state;
+	static struct rp_thread th[3];
+	static struct rp_gomp_pub pub[3];
+	struct rp_thread *slot[3];
+	const uint64_t d_stamp[3] = { 4, 7, 5 };
+	for (int m = 0; m < 3; m++) {
+		memset(&th[m], 0, sizeof th[m]);
+		th[m].stamp = d_stamp[m];
+		pub[m].stamp = RP_GOMP_PUB_LIVE;
+		slot[m] = &th[m];
+	}
+	int writes_g1 = 0, writes_later = 0;
+	for (uint64_t g = 0; g < 6; g++) {
+		for (int m = 0; m < 3; m++) {
+			uint64_t v = rp_gomp_pub_value(th[m].stamp, g);
+			if (pub[m].stamp != v) {
+				pub[m].stamp = v;
+				writes_g1 += g == 1;
+				writes_later += g > 1;
+			}
+			assert_int_equal(pub[m].stamp, g == 0 ? d_stamp[m] : 7);
+		}
+		uint64_t rec[3];
+		for (int m = 0; m < 3; m++) {
+			uint64_t s = 0;
+			assert_int_equal(rp_gomp_bar_stamp(th[m].stamp, slot, pub, g, 3, 3, &s), 0);
+			rec[m] = s + 1;
+		}
+		for (int m = 0; m < 3; m++) {
+			th[m].stamp = rec[m];
+			assert_int_equal(rec[m], 8 + g);
+		}
+	}
+	assert_int_equal(writes_g1, 2);
+	assert_int_equal(writes_later, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_steady),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -590,7 +590,7 @@ static int bar_write(struct rp_thread *t, struct gctx *c)
  * barrier's own would be one more line both members write).  1 written,
  * 0 not (the recording has finished), -1 to be written under G. */
 static __thread struct rp_obj g_bstamp RP_TLS;
-static int bar_fast(struct rp_thread *t, struct gctx *c)
+static int bar_fast(struct rp_thread *t, struct gctx *c, uint64_t k)
 {
 	struct gregion *r = c->reg;
 	struct gsize *z = &c->team->sz[c->si];
@@ -598,7 +598,7 @@ static int bar_fast(struct rp_thread *t, struct gctx *c)
 	uint32_t id = o ? __atomic_load_n(&o->id, __ATOMIC_RELAXED) : 0;
 	uint64_t s = 0;
 	if (!id || !r || c->task || r->n != c->n ||
-	    rp_gomp_bar_stamp(__atomic_load_n(&t->stamp, __ATOMIC_RELAXED), r->slot, r->pub, r->n,
+	    rp_gomp_bar_stamp(__atomic_load_n(&t->stamp, __ATOMIC_RELAXED), r->slot, r->pub, k, r->n,
 	                      r->cap, &s) < 0)
 		return -1;
 	__atomic_store_n(&t->stamp, s, __ATOMIC_RELAXED);
@@ -608,12 +608,14 @@ static int bar_fast(struct rp_thread *t, struct gctx *c)
 	return 1;
 }
 
-/* c's member's stamp for the other members' bar_fast (struct
- * rp_gomp_pub): v, or RP_GOMP_PUB_LIVE */
+/* c's member's published value for the other members' bar_fast
+ * (struct rp_gomp_pub): v (rp_gomp_pub_value, or RP_GOMP_PUB_LIVE),
+ * written only where it changed, so that the line stays in the other
+ * members' caches in a barrier loop's steady state */
 static void bar_pub(struct gctx *c, uint64_t v)
 {
 	struct gregion *r = c->reg;
-	if (r && !c->task && c->me < r->cap)
+	if (r && !c->task && c->me < r->cap && __atomic_load_n(&r->pub[c->me].stamp, __ATOMIC_RELAXED) != v)
 		__atomic_store_n(&r->pub[c->me].stamp, v, __ATOMIC_RELAXED);
 }
 
@@ -639,7 +641,7 @@ static int bar_begin(void)
 		.c = c,
 		.group = c->bseq,
 	};
-	bar_pub(c, __atomic_load_n(&t->stamp, __ATOMIC_RELAXED));
+	bar_pub(c, rp_gomp_pub_value(__atomic_load_n(&t->stamp, __ATOMIC_RELAXED), c->bseq));
 	rp_leave(t, 0);
 	return 1;
 }
@@ -652,6 +654,7 @@ static int bar_begin(void)
 static void bar_end(int on, int write)
 {
 	struct gctx *c = g_bar.c;
+	uint64_t k = g_bar.group; /* the groups recorded before this one */
 	g_bar.c = NULL;
 	struct rp_thread *t = on ? rp_enter() : NULL;
 	if (!t)
@@ -670,7 +673,7 @@ static void bar_end(int on, int write)
 	if (!late)
 		drop_wait(t, TRACE_BARRIER);
 	if (rec)
-		rec = bar_fast(t, c);
+		rec = bar_fast(t, c, k);
 	if (rec < 0) {
 		rec = 0;
 		if (rp_lock() == 0) {
