@@ -621,9 +621,10 @@ static void bar_pub(struct gctx *c, uint64_t v)
 
 /* Before a barrier of the team: the work so far (the time inside is
  * dropped by bar_end, drop_wait) and the stamp it arrives with
- * (bar_pub); 1 if it is to be recorded.  No rp_mark: the span from here
- * to bar_end is dropped as libgomp's wait whether or not the recorder's
- * few instructions at its start are excluded first, so the second clock
+ * (bar_pub); 1 if it is to be recorded.  No rp_mark (but where the
+ * waits are kept as work, rp_wait_work): the span from here to bar_end
+ * is dropped as libgomp's wait whether or not the recorder's few
+ * instructions at its start are excluded first, so the second clock
  * read told only the recorder's own cost (2026-11-28, omp15: two of the
  * four reads a barrier took). */
 static int bar_begin(void)
@@ -642,6 +643,8 @@ static int bar_begin(void)
 		.group = c->bseq,
 	};
 	bar_pub(c, rp_gomp_pub_value(__atomic_load_n(&t->stamp, __ATOMIC_RELAXED), c->bseq));
+	if (rp_wait_work)
+		rp_mark(t); /* the wait is kept as work: the span excluded as before */
 	rp_leave(t, 0);
 	return 1;
 }
