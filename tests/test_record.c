@@ -1181,6 +1181,23 @@ static void ws_run(struct rec_spool_buf *b, const struct ws_step *st)
  * join 2, exit.  The trace: thread 1's records and the pairs, thread
  * 2's, thread 1's from the cwait; no `unlock 1` where it began waiting.
  */
+/* The spool at path, converted into the trace file tpath, reads exactly
+ * want (what names the case in the failure). */
+static void ws_expect(const char *path, const char *tpath, const char *want, const char *what)
+{
+	FILE *f = fopen(tpath, "w");
+	assert_non_null(f);
+	struct rec_spool_info info;
+	struct trace_error e;
+	if (rec_spool_convert(path, 0, f, &info, &e) < 0)
+		fail_msg("%s: %s", what, e.msg);
+	fclose(f);
+	char *text = tu_slurp(tpath, NULL);
+	if (strcmp(text, want))
+		fail_msg("%s: got\n%s\nwant\n%s", what, text, want);
+	free(text);
+}
+
 static void test_spool_writer(void **state)
 {
 	(void)state;
@@ -1303,18 +1320,9 @@ static void test_spool_writer(void **state)
 		assert_int_equal(fclose(f), 0);
 		char want[2048];
 		want_trace(want, sizeof want, 1, 0, cases[i].decl, cases[i].body, "", 0);
-		f = fopen(tpath, "w");
-		assert_non_null(f);
-		struct rec_spool_info info;
-		struct trace_error e;
-		if (rec_spool_convert(path, 0, f, &info, &e) < 0)
-			fail_msg("%s: %s", cases[i].what, e.msg);
-		fclose(f);
-		char *text = tu_slurp(tpath, NULL);
-		if (strcmp(text, want))
-			fail_msg("%s: got\n%s\nwant\n%s", cases[i].what, text, want);
-		free(text);
+		ws_expect(path, tpath, want, cases[i].what);
 		struct trace *tr;
+		struct trace_error e;
 		if (trace_read_file(tpath, &tr, &e) < 0)
 			fail_msg("%s: not valid: %s", cases[i].what, e.msg);
 		trace_free(tr);
@@ -1425,17 +1433,7 @@ static void test_spool_reuse(void **state)
 		char want[2048];
 		want_trace(want, sizeof want, 1, 0, cases[i].names,
 		           cases[i].t3 ? body3 : cases[i].body, "", 0);
-		f = fopen(tpath, "w");
-		assert_non_null(f);
-		struct rec_spool_info info;
-		struct trace_error e;
-		if (rec_spool_convert(path, 0, f, &info, &e) < 0)
-			fail_msg("%s: %s", cases[i].what, e.msg);
-		fclose(f);
-		char *text = tu_slurp(tpath, NULL);
-		if (strcmp(text, want))
-			fail_msg("%s: got\n%s\nwant\n%s", cases[i].what, text, want);
-		free(text);
+		ws_expect(path, tpath, want, cases[i].what);
 	}
 	unlink(path);
 	unlink(tpath);

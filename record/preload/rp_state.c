@@ -145,22 +145,37 @@ void rp_g_wake(void)
 
 /* ---- objects ---- */
 
+/* Items of one size carved from anonymous mappings of `n` items each,
+ * never freed (a pointer stays valid for the process's life); the item
+ * is zeroed (fresh anonymous memory), NULL when out of memory.  The
+ * caller serialises (G). */
+struct rp_chunks {
+	char *next;  /* the next item of the current mapping */
+	size_t left; /* items left in it                     */
+};
+
+static void *chunk_take(struct rp_chunks *c, size_t size, size_t n)
+{
+	if (!c->left) {
+		c->next = rp_mmap(n * size);
+		if (!c->next)
+			return NULL;
+		c->left = n;
+	}
+	c->left--;
+	void *p = c->next;
+	c->next += size;
+	return p;
+}
+
 /* The objects themselves, in chunks that are never freed (so that a
  * pointer a lock-free lookup found stays valid): RP_OBJ_CHUNK at a time. */
 #define RP_OBJ_CHUNK 4096
-static struct rp_obj *g_arena;
-static size_t g_arena_left;
+static struct rp_chunks g_objs;
 
 static struct rp_obj *obj_alloc(void)
 {
-	if (!g_arena_left) {
-		g_arena = rp_mmap(RP_OBJ_CHUNK * sizeof *g_arena);
-		if (!g_arena)
-			return NULL;
-		g_arena_left = RP_OBJ_CHUNK;
-	}
-	g_arena_left--;
-	return g_arena++; /* zeroed (fresh anonymous memory) */
+	return chunk_take(&g_objs, sizeof(struct rp_obj), RP_OBJ_CHUNK);
 }
 
 static int rp_obj_grow(void)
@@ -613,19 +628,11 @@ struct rec_spool_pend *rp_emit_fast(struct rp_thread *t, struct rp_obj *o, uint6
  * recording's samples, perf, 2026-11-28); never freed (rp_reset
  * forgets them). */
 #define RP_TH_CHUNK 64
-static struct rp_thread *g_tharena;
-static size_t g_tharena_left;
+static struct rp_chunks g_ths;
 
 static struct rp_thread *thread_alloc(void)
 {
-	if (!g_tharena_left) {
-		g_tharena = rp_mmap(RP_TH_CHUNK * sizeof *g_tharena);
-		if (!g_tharena)
-			return NULL;
-		g_tharena_left = RP_TH_CHUNK;
-	}
-	g_tharena_left--;
-	return g_tharena++; /* zeroed (fresh anonymous memory) */
+	return chunk_take(&g_ths, sizeof(struct rp_thread), RP_TH_CHUNK);
 }
 
 struct rp_thread *rp_thread_new(void *(*fn)(void *))
