@@ -1181,6 +1181,34 @@ static void ws_run(struct rec_spool_buf *b, const struct ws_step *st)
  * join 2, exit.  The trace: thread 1's records and the pairs, thread
  * 2's, thread 1's from the cwait; no `unlock 1` where it began waiting.
  */
+/* A finished spool at path: its header page (emitted records, the
+ * largest thread and object ids), the sink's blocks in the order given
+ * out, then the buffers second and first (WS_CAP slots each), then the
+ * names. */
+static void ws_spool(const char *path, const struct ws_sink *sink, uint64_t emitted,
+                     uint64_t threads, uint64_t ids, const struct rec_spool_rec *second,
+                     const struct rec_spool_rec *first, const char *names)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	static char page[REC_SPOOL_HEAD];
+	memset(page, 0, sizeof page);
+	struct rec_spool_head h = { .state = REC_SPOOL_DONE, .emitted = emitted,
+	                            .block = WS_CAP, .threads = threads, .ids = ids };
+	memcpy(h.magic, REC_SPOOL_MAGIC, 8);
+	snprintf(h.why, sizeof h.why, "process exit");
+	h.foot = REC_SPOOL_HEAD + (sink->n + 2) * WS_CAP * sizeof(struct rec_spool_rec);
+	h.footlen = strlen(names);
+	memcpy(page, &h, sizeof h);
+	assert_int_equal(fwrite(page, 1, sizeof page, f), sizeof page);
+	for (size_t k = 0; k < sink->n; k++)
+		assert_int_equal(fwrite(sink->blk[k], sizeof *first, WS_CAP, f), WS_CAP);
+	assert_int_equal(fwrite(second, sizeof *second, WS_CAP, f), WS_CAP);
+	assert_int_equal(fwrite(first, sizeof *first, WS_CAP, f), WS_CAP);
+	fputs(names, f);
+	assert_int_equal(fclose(f), 0);
+}
+
 /* The spool at path, converted into the trace file tpath, reads exactly
  * want (what names the case in the failure). */
 static void ws_expect(const char *path, const char *tpath, const char *want, const char *what)
@@ -1300,24 +1328,7 @@ static void test_spool_writer(void **state)
 			fail_msg("%s: %zu full buffers (want %zu)", cases[i].what, sink.n, cases[i].blocks);
 		/* the spool: its header page, the blocks in the order given
 		 * out, thread 2's buffer, thread 1's, the names */
-		FILE *f = fopen(path, "wb");
-		assert_non_null(f);
-		static char page[REC_SPOOL_HEAD];
-		memset(page, 0, sizeof page);
-		struct rec_spool_head h = { .state = REC_SPOOL_DONE, .emitted = b1.nrec + b2.nrec,
-		                            .block = WS_CAP, .threads = 2, .ids = 4 };
-		memcpy(h.magic, REC_SPOOL_MAGIC, 8);
-		snprintf(h.why, sizeof h.why, "process exit");
-		h.foot = REC_SPOOL_HEAD + (sink.n + 2) * WS_CAP * sizeof(struct rec_spool_rec);
-		h.footlen = strlen(cases[i].names);
-		memcpy(page, &h, sizeof h);
-		assert_int_equal(fwrite(page, 1, sizeof page, f), sizeof page);
-		for (size_t k = 0; k < sink.n; k++)
-			assert_int_equal(fwrite(sink.blk[k], sizeof *s1, WS_CAP, f), WS_CAP);
-		assert_int_equal(fwrite(s2, sizeof *s2, WS_CAP, f), WS_CAP);
-		assert_int_equal(fwrite(s1, sizeof *s1, WS_CAP, f), WS_CAP);
-		fputs(cases[i].names, f);
-		assert_int_equal(fclose(f), 0);
+		ws_spool(path, &sink, b1.nrec + b2.nrec, 2, 4, s2, s1, cases[i].names);
 		char want[2048];
 		want_trace(want, sizeof want, 1, 0, cases[i].decl, cases[i].body, "", 0);
 		ws_expect(path, tpath, want, cases[i].what);
@@ -1411,25 +1422,8 @@ static void test_spool_reuse(void **state)
 		}
 		if (sink.n != cases[i].blocks)
 			fail_msg("%s: %zu blocks (want %zu)", cases[i].what, sink.n, cases[i].blocks);
-		FILE *f = fopen(path, "wb");
-		assert_non_null(f);
-		static char page[REC_SPOOL_HEAD];
-		memset(page, 0, sizeof page);
-		struct rec_spool_head h = { .state = REC_SPOOL_DONE,
-		                            .emitted = b1.nrec + b2.nrec + b3.nrec,
-		                            .block = WS_CAP, .threads = threads, .ids = 1 };
-		memcpy(h.magic, REC_SPOOL_MAGIC, 8);
-		snprintf(h.why, sizeof h.why, "process exit");
-		h.foot = REC_SPOOL_HEAD + (sink.n + 2) * WS_CAP * sizeof(struct rec_spool_rec);
-		h.footlen = strlen(cases[i].names);
-		memcpy(page, &h, sizeof h);
-		assert_int_equal(fwrite(page, 1, sizeof page, f), sizeof page);
-		for (size_t k = 0; k < sink.n; k++)
-			assert_int_equal(fwrite(sink.blk[k], sizeof *s1, WS_CAP, f), WS_CAP);
-		assert_int_equal(fwrite(cases[i].cut ? snap : s2, sizeof *s2, WS_CAP, f), WS_CAP);
-		assert_int_equal(fwrite(s1, sizeof *s1, WS_CAP, f), WS_CAP);
-		fputs(cases[i].names, f);
-		assert_int_equal(fclose(f), 0);
+		ws_spool(path, &sink, b1.nrec + b2.nrec + b3.nrec, threads, 1,
+		         cases[i].cut ? snap : s2, s1, cases[i].names);
 		char want[2048];
 		want_trace(want, sizeof want, 1, 0, cases[i].names,
 		           cases[i].t3 ? body3 : cases[i].body, "", 0);
