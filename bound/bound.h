@@ -41,6 +41,11 @@ enum {
 };
 /* A static one-line description of a BOUND_E* code. */
 const char *bound_strerror(int code);
+/* The same code as one static word for a file's header (allocate's
+ * `no_bound WORD`, docs/alloc.md): "deadlock", "too-many-threads",
+ * "out-of-memory", "no-work" (BOUND_EINVAL: n = 0 or no work, where the
+ * bound is undefined), "failed" (BOUND_ESIM or an unknown code). */
+const char *bound_errword(int code);
 
 /* Largest n (threads) the bound accepts. */
 #define BOUND_MAX_THREADS 4096u

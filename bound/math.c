@@ -24,17 +24,32 @@
 #include <string.h>
 #include <time.h>
 
+/* What each BOUND_* code means: a line for people, a word for files
+ * (allocate's `no_bound WORD`); indexed by -code. */
+static const struct {
+	const char *text, *word;
+} bound_codes[] = {
+	[-BOUND_OK] = {.text = "ok", .word = "ok"},
+	[-BOUND_EINVAL] = {.text = "invalid argument", .word = "no-work"},
+	[-BOUND_ENOMEM] = {.text = "out of memory", .word = "out-of-memory"},
+	[-BOUND_ETOOBIG] = {.text = "too many threads", .word = "too-many-threads"},
+	[-BOUND_EDEADLOCK] = {.text = "the program deadlocks with one processor per thread",
+	                      .word = "deadlock"},
+	[-BOUND_ESIM] = {.text = "the simulation failed", .word = "failed"},
+};
+
 const char *bound_strerror(int code)
 {
-	switch (code) {
-	case BOUND_OK: return "ok";
-	case BOUND_EINVAL: return "invalid argument";
-	case BOUND_ENOMEM: return "out of memory";
-	case BOUND_ETOOBIG: return "too many threads";
-	case BOUND_EDEADLOCK: return "the program deadlocks with one processor per thread";
-	case BOUND_ESIM: return "the simulation failed";
-	}
-	return "unknown error";
+	if (code > 0 || -code >= (int)(sizeof bound_codes / sizeof *bound_codes))
+		return "unknown error";
+	return bound_codes[-code].text;
+}
+
+const char *bound_errword(int code)
+{
+	if (code > 0 || -code >= (int)(sizeof bound_codes / sizeof *bound_codes))
+		return "failed";
+	return bound_codes[-code].word;
 }
 
 void bd_mpz_set_u128(mpz_t z, bd_u128 v)

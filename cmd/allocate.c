@@ -178,19 +178,6 @@ static int judge_finish(struct judge *j)
 	return j->rc == BOUND_OK ? 0 : -1;
 }
 
-/* Why the bound and lower lines are missing when the judgement failed:
- * one word for the header's `no_bound` and --json's (docs/alloc.md). */
-static const char *bound_why(int rc)
-{
-	switch (rc) {
-	case BOUND_EDEADLOCK: return "deadlock";    /* under every model */
-	case BOUND_ETOOBIG: return "too-many-threads";
-	case BOUND_ENOMEM: return "out-of-memory";
-	case BOUND_EINVAL: return "no-work";        /* T(P,n,0) undefined */
-	default: return "failed";
-	}
-}
-
 /* Why the unbound and advice lines are missing (the unbound run's
  * status): one word for the header's `no_unbound` and --json's. */
 static const char *unbound_why(int st)
@@ -789,8 +776,8 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped, unb);
 	h->no_bound = o->judged == 0 ? NULL
-	              : o->lower_only ? bound_why(o->judge_rc)
-	              : o->judge_rc != BOUND_OK ? bound_why(o->judge_rc) : A.no_bound_why;
+	              : o->lower_only ? bound_errword(o->judge_rc)
+	              : o->judge_rc != BOUND_OK ? bound_errword(o->judge_rc) : A.no_bound_why;
 	if (h->no_bound) {
 		/* say why the bound and lower lines are missing (a header line
 		 * of its own: the binding writer takes no comment there, and

@@ -1490,9 +1490,35 @@ static void test_qfmt(void **state)
 	mpq_clear(q);
 }
 
+/* Each BOUND_* code's line and word (bound.h; the words are allocate's
+ * `no_bound WORD`, docs/alloc.md), and what an unknown code gives. */
+static void test_codes(void **state)
+{
+	(void)state;
+	static const struct {
+		int code;
+		const char *text, *word;
+	} rows[] = {
+		{.code = BOUND_OK, .text = "ok", .word = "ok"},
+		{.code = BOUND_EINVAL, .text = "invalid argument", .word = "no-work"},
+		{.code = BOUND_ENOMEM, .text = "out of memory", .word = "out-of-memory"},
+		{.code = BOUND_ETOOBIG, .text = "too many threads", .word = "too-many-threads"},
+		{.code = BOUND_EDEADLOCK, .text = "the program deadlocks with one processor per thread",
+		 .word = "deadlock"},
+		{.code = BOUND_ESIM, .text = "the simulation failed", .word = "failed"},
+		{.code = -99, .text = "unknown error", .word = "failed"},
+		{.code = 7, .text = "unknown error", .word = "failed"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		assert_string_equal(bound_strerror(rows[i].code), rows[i].text);
+		assert_string_equal(bound_errword(rows[i].code), rows[i].word);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_codes),
 		cmocka_unit_test(test_pi_paper),
 		cmocka_unit_test(test_pi_brute),
 		cmocka_unit_test(test_f_paper),
