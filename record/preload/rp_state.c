@@ -77,6 +77,27 @@ static void *rp_mmap(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* old, an rp_mmap'd array of *cap elements of elem bytes (NULL when *cap
+ * is 0), grown to hold at least need: its capacity doubled (first when
+ * it had none) until it does, the elements copied, old unmapped, *cap
+ * set; the new array, or NULL when out of memory (old and *cap as they
+ * were).  The caller serialises. */
+static void *rp_grow(void *old, uint32_t *cap, uint32_t need, uint32_t first, size_t elem)
+{
+	uint32_t ncap = *cap ? *cap * 2 : first;
+	while (ncap < need)
+		ncap *= 2;
+	void *n = rp_mmap((size_t)ncap * elem);
+	if (!n)
+		return NULL;
+	if (old) {
+		memcpy(n, old, (size_t)*cap * elem);
+		munmap(old, (size_t)*cap * elem);
+	}
+	*cap = ncap;
+	return n;
+}
+
 uint64_t rp_ts_ns(const struct timespec *ts)
 {
 	if (ts->tv_sec < 0)
@@ -230,20 +251,12 @@ static void emit_decl(int op, uint64_t a, uint64_t b);
 static void mx_note(struct rp_obj *o)
 {
 	if (o->id >= g_mxcap) {
-		uint32_t ncap = g_mxcap ? g_mxcap * 2 : 1024;
-		while (ncap <= o->id)
-			ncap *= 2;
-		struct rp_obj **n = rp_mmap((size_t)ncap * sizeof *n);
+		struct rp_obj **n = rp_grow(g_mx, &g_mxcap, o->id + 1, 1024, sizeof *g_mx);
 		if (!n) {
 			g_oom = 1;
 			return;
 		}
-		if (g_mx) {
-			memcpy(n, g_mx, (size_t)g_mxcap * sizeof *n);
-			munmap(g_mx, (size_t)g_mxcap * sizeof *g_mx);
-		}
 		g_mx = n;
-		g_mxcap = ncap;
 	}
 	g_mx[o->id] = o;
 }
@@ -483,16 +496,9 @@ static void buf_release(struct rp_thread *t)
 		return;
 	blk_lock();
 	if (g_nfree == g_freecap) {
-		uint32_t ncap = g_freecap ? g_freecap * 2 : 256;
-		struct rec_spool_rec **n = rp_mmap((size_t)ncap * sizeof *n);
-		if (n) {
-			if (g_free) {
-				memcpy(n, g_free, (size_t)g_freecap * sizeof *n);
-				munmap(g_free, (size_t)g_freecap * sizeof *g_free);
-			}
+		struct rec_spool_rec **n = rp_grow(g_free, &g_freecap, g_nfree + 1, 256, sizeof *g_free);
+		if (n)
 			g_free = n;
-			g_freecap = ncap;
-		}
 	}
 	if (g_nfree < g_freecap)
 		g_free[g_nfree++] = s;
@@ -638,18 +644,12 @@ static struct rp_thread *thread_alloc(void)
 struct rp_thread *rp_thread_new(void *(*fn)(void *))
 {
 	if (g_nth + 1 >= g_thcap) {
-		uint32_t ncap = g_thcap ? g_thcap * 2 : 1024;
-		struct rp_thread **n = rp_mmap((size_t)ncap * sizeof *n);
+		struct rp_thread **n = rp_grow(g_th, &g_thcap, g_nth + 2, 1024, sizeof *g_th);
 		if (!n) {
 			g_oom = 1;
 			return NULL;
 		}
-		if (g_th) {
-			memcpy(n, g_th, (size_t)g_thcap * sizeof *n);
-			munmap(g_th, (size_t)g_thcap * sizeof *g_th);
-		}
 		g_th = n;
-		g_thcap = ncap;
 	}
 	struct rp_thread *t = thread_alloc();
 	if (!t) {
