@@ -240,6 +240,41 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
  * already more than the 3% mean error predictions aim at (issue 20). */
 #define REC_CHECK_PCT 5
 
+/* What the machine model adds per thread when it simulates a one-CPU
+ * trace on two CPUs (each thread's creation, start, exit and join on
+ * another CPU than its creator's, and its exit): 93 us a thread for
+ * prodcons (225 threads) and 108 us for threadtask (20,000) with idle run
+ * J's machine file (2026-11-28, offline); ns. */
+#define REC_THREAD_MODEL_NS 100000
+
+/* Over this share of the recorded work (percent), those per-thread
+ * costs are too large for a recording on several CPUs: it holds them as
+ * work and the model adds them again (bench/validate's MODE_MODEL, its
+ * mode probe: threadtask's share 56-77% in idle runs H-L, its two-CPU
+ * recordings' 2p predictions +15 to +53% against -11 to +21% from its
+ * one-CPU ones; every other probed program 0.1-4.8%). */
+#define REC_MODE_MODEL_PCT 10
+
+/* rec_mode_advice's answers */
+enum rec_mode_advice {
+	REC_ADVICE_NONE,     /* the work and the CPU time agree (or unknown) */
+	REC_ADVICE_ALL_CPUS, /* record on the CPUs of the predictions        */
+	REC_ADVICE_ONE_CPU,  /* keep the one-CPU trace: the model adds the
+	                        threads' remote costs a several-CPU
+	                        recording would hold                          */
+};
+
+/*
+ * rec_mode_advice - the recording mode a one-CPU recording's --check
+ * suggests for predictions on several CPUs, by bench/validate's rule for
+ * its mode probe: work_ns of recorded work against check_cpu_ns of CPU
+ * time unrecorded on several CPUs (ns; 0: unknown, NONE), threads the
+ * trace's threads.  NONE when they differ by REC_CHECK_PCT or less;
+ * otherwise ONE_CPU when threads x REC_THREAD_MODEL_NS is over
+ * REC_MODE_MODEL_PCT of work_ns, ALL_CPUS if not.
+ */
+enum rec_mode_advice rec_mode_advice(uint64_t work_ns, uint64_t check_cpu_ns, uint32_t threads);
+
 /* Retry loops seen in a trace (rec_spin_scan): on one thread, two or more
  * consecutive failed tries (`trylock M busy`, `trywait S busy`) of the
  * same object, or two or more consecutive yields (`sleep 0`) or short

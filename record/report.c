@@ -316,6 +316,21 @@ static double pct(double a, double b)
 	return b > 0 ? 100.0 * a / b : 0;
 }
 
+enum rec_mode_advice rec_mode_advice(uint64_t work_ns, uint64_t check_cpu_ns, uint32_t threads)
+{
+	if (!work_ns || !check_cpu_ns)
+		return REC_ADVICE_NONE;
+	/* |work - cpu| <= REC_CHECK_PCT % of cpu, in integers */
+	uint64_t d = work_ns > check_cpu_ns ? work_ns - check_cpu_ns : check_cpu_ns - work_ns;
+	if ((unsigned __int128)d * 100 <= (unsigned __int128)check_cpu_ns * REC_CHECK_PCT)
+		return REC_ADVICE_NONE;
+	/* threads x REC_THREAD_MODEL_NS over REC_MODE_MODEL_PCT % of the work */
+	if ((unsigned __int128)threads * REC_THREAD_MODEL_NS * 100 >
+	    (unsigned __int128)work_ns * REC_MODE_MODEL_PCT)
+		return REC_ADVICE_ONE_CPU;
+	return REC_ADVICE_ALL_CPUS;
+}
+
 int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 {
 	int warned = 0;
@@ -455,13 +470,24 @@ int rec_report_print(FILE *f, const char *who, const struct rec_report *r)
 			        "threads (--all-cpus) (docs/record.md, Distortion and spinning)\n", who, ratio);
 			warned = 1;
 		} else if (ratio > 1 + REC_CHECK_PCT / 100.0 || ratio < 1 - REC_CHECK_PCT / 100.0) {
+			/* the advice follows bench/validate's mode probe */
+			enum rec_mode_advice adv = r->one_cpu ? rec_mode_advice(r->work_ns, r->check_cpu_ns, r->threads)
+			                                      : REC_ADVICE_NONE;
 			fprintf(f, "%s: warning: the trace's work differs from the program's own CPU time by "
 			        "%+.0f%%%s: predictions inherit it (docs/record.md, Distortion and spinning)\n", who,
 			        100 * (ratio - 1),
-			        r->one_cpu && ratio > 1 ? " (threads time-sliced on one processor share its "
-			                                  "caches; for predictions on several processors record "
-			                                  "with --all-cpus on them, which runs the threads side by "
-			                                  "side; keep this trace for one processor)" : "");
+			        adv == REC_ADVICE_ONE_CPU
+			        ? " (its threads' creations, starts and ends on other processors are a large part "
+			          "of its CPU time there, and a machine file's remote costs add them to predictions: "
+			          "keep this trace, a recording on several processors would hold them twice)"
+			        : adv != REC_ADVICE_ALL_CPUS ? ""
+			        : ratio > 1 ? " (threads time-sliced on one processor share its "
+			                      "caches; for predictions on several processors record "
+			                      "with --all-cpus on them, which runs the threads side by "
+			                      "side; keep this trace for one processor)"
+			                    : " (threads side by side cost each other more, e.g. wake-ups across "
+			                      "processors; for predictions on several processors record with "
+			                      "--all-cpus on them; keep this trace for one processor)");
 			warned = 1;
 		}
 	}

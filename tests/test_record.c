@@ -2056,8 +2056,13 @@ static void test_report_preempt(void **state)
  * 1.356 s: 1.504 / 1.356 = 1.1091, +11%: warns, pointing to --all-cpus;
  * docs/record.md's example 0.858 / 0.846 = 1.0142: quiet; 1.049 / 1.000
  * (+4.9%) quiet, 1.051 / 1.000 (+5.1%) warns; 0.940 / 1.000 (-6%) warns
- * without the pointer (less work is no shared cache's); recorded on all
- * CPUs +11% warns without it; 2.5x on one CPU is the spinning warning. */
+ * with the pointer too (more CPU side by side: prodcons's case, which
+ * bench/validate's mode probe records on all CPUs; until rec36 no
+ * pointer); recorded on all CPUs +11% warns without it; 2.5x on one CPU
+ * is the spinning warning.  threadtask (idle run J): 2.8418 s of work on
+ * one CPU, 5.060 s of CPU on two: -44%, and 20,001 threads x 100 us =
+ * 2.0001 s, 70% of the work, over REC_MODE_MODEL_PCT 10: keep the trace,
+ * no pointer (rec_mode_advice, test_mode_advice). */
 static void test_report_check(void **state)
 {
 	(void)state;
@@ -2067,6 +2072,7 @@ static void test_report_check(void **state)
 		int one_cpu;
 		const char *want; /* NULL: no warning */
 		int hint;         /* the --all-cpus pointer of the differs warning */
+		uint32_t threads;
 	} rows[] = {
 		{.name = "pbzip2", .work_ns = 1504000000, .check_ns = 1356000000, .one_cpu = 1,
 		 .want = "differs from the program's own CPU time by +11%", .hint = 1},
@@ -2074,7 +2080,10 @@ static void test_report_check(void **state)
 		{.name = "+4.9%", .work_ns = 1049000000, .check_ns = 1000000000, .one_cpu = 1},
 		{.name = "+5.1%", .work_ns = 1051000000, .check_ns = 1000000000, .one_cpu = 1,
 		 .want = "by +5%", .hint = 1},
-		{.name = "-6%", .work_ns = 940000000, .check_ns = 1000000000, .one_cpu = 1, .want = "by -6%"},
+		{.name = "-6%", .work_ns = 940000000, .check_ns = 1000000000, .one_cpu = 1, .want = "by -6%",
+		 .hint = 1},
+		{.name = "threadtask", .work_ns = 2841800000, .check_ns = 5060000000, .one_cpu = 1,
+		 .threads = 20001, .want = "keep this trace, a recording on several processors would hold them twice"},
 		{.name = "all CPUs", .work_ns = 1109000000, .check_ns = 1000000000, .one_cpu = 0,
 		 .want = "by +11%"},
 		{.name = "spin", .work_ns = 2500000000, .check_ns = 1000000000, .one_cpu = 1,
@@ -2088,6 +2097,7 @@ static void test_report_check(void **state)
 		r.one_cpu = rows[i].one_cpu;
 		r.check_ncpu = 2;
 		r.check_cpu_ns = rows[i].check_ns;
+		r.threads = rows[i].threads;
 		char *text = report_text(&r);
 		assert_non_null(strstr(text, "--check: unrecorded on 2 CPUs the program used"));
 		int warns = strstr(text, "warning") != NULL;
@@ -2096,6 +2106,46 @@ static void test_report_check(void **state)
 			fail_msg("%s: want %s%s: %s", rows[i].name, rows[i].want ? rows[i].want : "no warning",
 			         rows[i].hint ? " and the --all-cpus pointer" : "", text);
 		free(text);
+	}
+}
+
+/* rec_mode_advice (record.h: REC_CHECK_PCT 5, REC_THREAD_MODEL_NS 100 us,
+ * REC_MODE_MODEL_PCT 10), by hand: the work against the CPU time differs
+ * when |work - cpu| > 5% of cpu; then ONE_CPU when threads x 100 us >
+ * 10% of the work.  prodcons (idle run J): 0.5710 s against 0.626 s,
+ * 0.055 / 0.626 = 8.8%; 226 x 100 us = 22.6 ms, 4.0% of 0.571 s:
+ * ALL_CPUS.  threadtask (J): 2.8418 s against 5.060 s, 44%; 2.0001 s,
+ * 70% of the work: ONE_CPU.  quicksort (J, one CPU above): 0.8605
+ * against 0.730 s, +17.9%; 73 threads, 0.85%: ALL_CPUS.  The edges:
+ * 1.05 s against 1 s is 5% exactly (NONE), 1 ns more differs; 0.95 s
+ * NONE; 100 threads on 0.1 s of work are 10% exactly (ALL_CPUS), 101
+ * over (ONE_CPU); nothing measured (0): NONE. */
+static void test_mode_advice(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t work_ns, cpu_ns;
+		uint32_t threads;
+		enum rec_mode_advice want;
+	} rows[] = {
+		{571000000, 626000000, 226, REC_ADVICE_ALL_CPUS},
+		{2841800000, 5060000000, 20001, REC_ADVICE_ONE_CPU},
+		{860500000, 730000000, 73, REC_ADVICE_ALL_CPUS},
+		{1050000000, 1000000000, 1, REC_ADVICE_NONE},
+		{1050000001, 1000000000, 1, REC_ADVICE_ALL_CPUS},
+		{950000000, 1000000000, 1, REC_ADVICE_NONE},
+		{949999999, 1000000000, 1, REC_ADVICE_ALL_CPUS},
+		{100000000, 200000000, 100, REC_ADVICE_ALL_CPUS},
+		{100000000, 200000000, 101, REC_ADVICE_ONE_CPU},
+		{100000000, 200000000, 20001, REC_ADVICE_ONE_CPU},
+		{0, 1000000000, 5, REC_ADVICE_NONE},
+		{1000000000, 0, 5, REC_ADVICE_NONE},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		enum rec_mode_advice got = rec_mode_advice(rows[i].work_ns, rows[i].cpu_ns, rows[i].threads);
+		if (got != rows[i].want)
+			fail_msg("row %zu: work %" PRIu64 " cpu %" PRIu64 " threads %" PRIu32 ": %d, want %d", i,
+			         rows[i].work_ns, rows[i].cpu_ns, rows[i].threads, (int)got, (int)rows[i].want);
 	}
 }
 
@@ -2597,6 +2647,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_preempt),
 		cmocka_unit_test(test_report_check),
+		cmocka_unit_test(test_mode_advice),
 		cmocka_unit_test(test_report_accounting),
 		cmocka_unit_test(test_report_clock),
 		cmocka_unit_test(test_report_omp_waits),
