@@ -1787,6 +1787,59 @@ static void test_report(void **state)
 	free(err);
 }
 
+/* The calibration's rule, from the library's statistics (the .stats file
+ * of a run with the library preloaded, no launcher): at the end it
+ * measures again, unclamped (check_, back to back; gap_, with the
+ * computation between the calls).  Each case's excess per iteration is
+ * the sum of its kinds' figures (split cases: ex/2 + (ex - ex/2); the
+ * others: ex - second + second): lock+unlock, trylock+unlock, post+wait,
+ * trywait+post, wrlock+rwunlock, rdlock+rwunlock, signal, broadcast;
+ * every other kind, the barrier's included (no case of its own since
+ * rec36: its futex call's noise), gets their sum over the 14 calls of
+ * the eight cases (6 of two calls, 2 of one), truncated as C divides. */
+static void test_calibration_rule(void **state)
+{
+	(void)state;
+	need_example("lockprobe");
+	char lib[PATH_MAX], cmd[3 * PATH_MAX + 200], path[PATH_MAX + 32];
+	tu_bin("libshadowbind-record.so", lib, sizeof lib);
+	snprintf(path, sizeof path, "%s/calrule.raw", g_dir);
+	snprintf(cmd, sizeof cmd, "SHADOWBIND_TRACE='%s' LD_PRELOAD='%s' '%s/lockprobe' 20 2", path, lib, g_ex);
+	char *out = NULL, *err = NULL;
+	assert_int_equal(tu_run(cmd, &out, &err), 0);
+	free(out);
+	free(err);
+	char sp[PATH_MAX + 40];
+	snprintf(sp, sizeof sp, "%s.stats", path);
+	struct rec_stats st;
+	struct trace_error e;
+	assert_int_equal(rec_stats_read(sp, &st, &e), 0);
+	assert_int_equal(st.checked, 1);
+	static const int cases[][2] = {
+		{TRACE_LOCK, TRACE_UNLOCK}, {TRACE_TRYLOCK, TRACE_UNLOCK}, {TRACE_POST, TRACE_WAIT},
+		{TRACE_TRYWAIT, TRACE_POST}, {TRACE_WRLOCK, TRACE_RWUNLOCK}, {TRACE_RDLOCK, TRACE_RWUNLOCK},
+		{TRACE_SIGNAL, -1}, {TRACE_BROADCAST, -1},
+	};
+	for (int which = 0; which < 2; which++) {
+		const int64_t *f = which ? st.gap : st.check;
+		int64_t sum = 0;
+		int known[TRACE_NOPS] = {0};
+		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+			sum += f[cases[c][0]] + (cases[c][1] >= 0 ? f[cases[c][1]] : 0);
+			known[cases[c][0]] = 1;
+			if (cases[c][1] >= 0)
+				known[cases[c][1]] = 1;
+		}
+		assert_false(known[TRACE_BARRIER]);
+		for (int op = 0; op < TRACE_NOPS; op++)
+			if (!known[op] && f[op] != sum / 14)
+				fail_msg("%s_%s: %" PRId64 ", want %" PRId64 " / 14 = %" PRId64, which ? "gap" : "check",
+				         trace_ops[op].name, f[op], sum, sum / 14);
+	}
+	unlink(sp);
+	unlink(path);
+}
+
 /* The text of trace t as the trace writer writes it (free it). */
 static char *trace_text(const struct trace *t)
 {
@@ -2645,6 +2698,7 @@ int main(void)
 		cmocka_unit_test(test_spin_poll_block),
 		cmocka_unit_test(test_spin_scan),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_calibration_rule),
 		cmocka_unit_test(test_report_preempt),
 		cmocka_unit_test(test_report_check),
 		cmocka_unit_test(test_mode_advice),

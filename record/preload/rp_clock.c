@@ -413,11 +413,19 @@ uint64_t rp_work_at(struct rp_thread *t, int op, uint64_t now)
 /* ---- calibration ---- */
 
 enum cal_case { CAL_LOCK, CAL_TRYLOCK, CAL_SEM, CAL_TRYWAIT, CAL_WR, CAL_RD, CAL_SIGNAL,
-	        CAL_BROADCAST, CAL_BARRIER, CAL_NCASES };
+	        CAL_BROADCAST, CAL_NCASES };
 
 /* Each case: the calls it makes per iteration and how its excess per
  * iteration is divided between their kinds (`first` takes the excess
- * minus what `second` was given by an earlier case). */
+ * minus what `second` was given by an earlier case).  No barrier case
+ * since rec36 (2026-11-28): glibc's pthread_barrier_wait makes a futex
+ * system call even alone at a barrier of one, whose variance swamped the
+ * wrapper's few nanoseconds (15 start-ups, loaded: 0 to 99 ns a record,
+ * median 43, against 5-13 ns for every other kind, each within 2-4 ns),
+ * and its 400 calls were half of each calibration's CPU time (start-up
+ * and end calibrations 4.85 ms -> 2.47 ms, medians, interleaved); a
+ * barrier's record now gets the mean, as create, join and exit do
+ * (docs/record.md, "The calibration's cost"). */
 static const struct cal_row {
 	int first, second;  /* trace ops; second -1: one call           */
 	int split;          /* 1: the two share the excess equally       */
@@ -430,13 +438,11 @@ static const struct cal_row {
 	[CAL_RD] = {.first = TRACE_RDLOCK, .second = TRACE_RWUNLOCK},
 	[CAL_SIGNAL] = {.first = TRACE_SIGNAL, .second = -1},
 	[CAL_BROADCAST] = {.first = TRACE_BROADCAST, .second = -1},
-	[CAL_BARRIER] = {.first = TRACE_BARRIER, .second = -1},
 };
 
 static pthread_mutex_t cal_m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t cal_rw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_cond_t cal_c = PTHREAD_COND_INITIALIZER;
-static pthread_barrier_t cal_b;
 static sem_t cal_s;
 
 /* n iterations of case c, through the wrappers (wrapped) or the real
@@ -503,9 +509,6 @@ static void cal_run(int c, int n, int wrapped)
 		case CAL_BROADCAST:
 			W(pthread_cond_broadcast(&cal_c), rp_real.cond_broadcast(&cal_c));
 			break;
-		case CAL_BARRIER:
-			W(pthread_barrier_wait(&cal_b), rp_real.barrier_wait(&cal_b));
-			break;
 		}
 	}
 }
@@ -550,7 +553,6 @@ static void calibrate(struct rp_thread *t, int64_t out[TRACE_NOPS], int b2b)
 	cal_batches = env_int("SHADOWBIND_CAL_BATCHES", CAL_BATCHES, 1, 1000);
 	rp_self = t;
 	sem_init(&cal_s, 0, 0);
-	pthread_barrier_init(&cal_b, NULL, 1);
 	int64_t ex[CAL_NCASES], res[TRACE_NOPS];
 	for (int c = 0; c < CAL_NCASES; c++) {
 		uint64_t bare = UINT64_MAX, rec = UINT64_MAX;
@@ -581,7 +583,7 @@ static void calibrate(struct rp_thread *t, int64_t out[TRACE_NOPS], int b2b)
 		else
 			res[r->first] = ex[c] - res[r->second];
 	}
-	/* kinds not calibrated (create, join, exit, cwait, sleep): the mean */
+	/* kinds not calibrated (create, join, exit, cwait, sleep, barrier): the mean */
 	int64_t s = 0;
 	int n = 0;
 	for (int c = 0; c < CAL_NCASES; c++)
@@ -778,18 +780,20 @@ void rp_stats_write(const char *trace_path)
 	rp_buf_counts(&mapped, &reused);
 	put(fd, "buffers_mapped", (int64_t)mapped);
 	put(fd, "buffers_reused", (int64_t)reused);
+	/* the calibration's figures for every kind, the calls and spans for
+	 * those called */
 	for (int op = 0; op < TRACE_NOPS; op++) {
-		if (!ncall[op])
-			continue;
 		char k[64];
 		const char *nm = trace_ops[op].name;
 		size_t n = strlen(nm);
-		memcpy(k, "calls_", 6);
-		memcpy(k + 6, nm, n + 1);
-		put(fd, k, (int64_t)ncall[op]);
-		memcpy(k, "excl_", 5);
-		memcpy(k + 5, nm, n + 1);
-		put(fd, k, (int64_t)excl[op]);
+		if (ncall[op]) {
+			memcpy(k, "calls_", 6);
+			memcpy(k + 6, nm, n + 1);
+			put(fd, k, (int64_t)ncall[op]);
+			memcpy(k, "excl_", 5);
+			memcpy(k + 5, nm, n + 1);
+			put(fd, k, (int64_t)excl[op]);
+		}
 		memcpy(k, "resid_", 6);
 		memcpy(k + 6, nm, n + 1);
 		put(fd, k, g_resid[op]);
