@@ -47,8 +47,16 @@ const char *bound_strerror(int code);
  * bound is undefined), "failed" (BOUND_ESIM or an unknown code). */
 const char *bound_errword(int code);
 
-/* Largest n (threads) the bound accepts. */
-#define BOUND_MAX_THREADS 4096u
+/* Largest n (threads) the bound accepts: 2^31 - 1, so that n + 2 fits in
+ * a uint32_t and an int, every loop `q <= n` over uint32_t ends, n(n-1)
+ * (r's denominator, and sum a_i(a_i-1) <= n(n-1)) fits in a uint64_t
+ * (< 2^62), and the arrays of n + 2 numbers (16 bytes each) have sizes
+ * far inside size_t.  Nothing else grows with n but GMP numbers: the
+ * counting keeps O(n) numbers (no (n+1)^2 table above BD_WIDE_MAX = 121
+ * threads, and C(n,q) only up to the largest q with v_q != 0), so memory
+ * runs out (BOUND_ENOMEM) long before this limit (docs/bound.md §9).
+ * Was 4096 up to issue 20 item 5. */
+#define BOUND_MAX_THREADS 0x7fffffffu
 /* Largest n for brute-force enumeration of rows (2^n rows). */
 #define BOUND_BRUTE_MAX 24u
 

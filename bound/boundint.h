@@ -37,7 +37,12 @@ struct bd_count {
 	bd_u128 *binom;    /* [(n+1)*(n+1)] C(i,j) at i*(n+1)+j              */
 	bd_u128 *poly, *tmp, *F;        /* [n+1]                             */
 	mpz_t *zpoly, *ztmp, *zF;       /* [n+1]                             */
-	mpz_t *zCn;        /* [n+1] C(n, q)                                   */
+	mpz_t *zCn;        /* [n+1] C(n, q), valid for q < zCn_len: made on
+	                      demand up to the largest qmax asked for (not
+	                      the whole row: at n = 20,001 that row is
+	                      0.72 n^2 bits = 36 MB where threadtask needs
+	                      q <= 3)                                        */
+	uint32_t zCn_len;  /* entries of zCn computed (>= 1 after init)      */
 	mpz_t *zrowA;      /* [n+1] a binomial row C(a_i, .), made on demand  */
 	mpz_t *zQ;         /* [n+1] a group's power P^g (GMP path)           */
 	mpz_t *zP;         /* [BD_GROUPS * (n+1)] group factors (GMP path)   */

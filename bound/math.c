@@ -183,7 +183,8 @@ int bd_count_init2(struct bd_count *c, uint32_t n, int wide)
 		if (!c->zpoly || !c->ztmp || !c->zF || !c->zCn || !c->zrowA ||
 		    !c->zQ || !c->zP || !c->zA || !c->zB || !c->zD || !c->zN)
 			goto nomem;
-		binom_row(c->zCn, n, n);
+		mpz_set_ui(c->zCn[0], 1);
+		c->zCn_len = 1;
 	}
 	return BOUND_OK;
 nomem:
@@ -405,9 +406,23 @@ static int prod_rec(struct bd_count *c, const uint32_t *a, const uint32_t *e,
 	return BOUND_OK;
 }
 
+/* Extend c->zCn (C(n, q)) to q = 0..qmax, from the last entry made:
+ * C(n, q) = C(n, q-1) (n - q + 1) / q, exact (the same steps as
+ * binom_row, so the same values as the whole row made at once). */
+static void cn_upto(struct bd_count *c, uint32_t qmax)
+{
+	for (uint32_t q = c->zCn_len; q <= qmax; q++) {
+		mpz_mul_ui(c->zCn[q], c->zCn[q - 1], c->n - q + 1);
+		mpz_divexact_ui(c->zCn[q], c->zCn[q], q);
+	}
+	if (qmax >= c->zCn_len)
+		c->zCn_len = qmax + 1;
+}
+
 static int f_poly_mpz(struct bd_count *c, const uint32_t *s, uint32_t m_,
                       uint32_t l, uint32_t qmax)
 {
+	cn_upto(c, qmax);
 	mpz_t *Cn = c->zCn;
 	mpz_t *F = c->zF, *poly = c->zpoly, *tmp = c->ztmp;
 	const uint32_t a1 = s[0];

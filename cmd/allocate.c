@@ -675,8 +675,8 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 		o->judged = judge_finish(&jd);
 		o->judge_rc = jd.rc;
 		/* the lower bound was computed (judge_start); the analytic one
-		 * failed (more than BOUND_MAX_THREADS threads: threadtask's
-		 * 20,000): the lower line stays, no_bound says why bound is
+		 * failed (out of memory, or more than BOUND_MAX_THREADS
+		 * threads): the lower line stays, no_bound says why bound is
 		 * missing; lower_str is the lower half's, which holds under
 		 * every model (bound_for_trace_upper writes it only on success) */
 		o->lower_only = o->judged != 0;

@@ -574,6 +574,126 @@ static void test_p_properties(void **state)
 	mpq_clears(t, prev, NULL);
 }
 
+/*
+ * Issue 20 item 5: C(n,q) is made on demand up to the largest q_max asked
+ * for (no whole row of n + 1 big binomials).  One GMP workspace reused
+ * over a sequence of q_max that rises, falls and jumps must give, for
+ * every allocation, the same F[0..q_max] as brute force over all 2^20
+ * rows (an independent method) on a fresh wide workspace.
+ */
+static void test_f_qmax_reuse(void **state)
+{
+	(void)state;
+	enum { N = 20 };
+	static const uint32_t allocs[][5] = {
+		{20, 0, 0, 0, 0}, {10, 10, 0, 0, 0}, {7, 7, 6, 0, 0},
+		{9, 5, 3, 2, 1}, {4, 4, 4, 4, 4}, {13, 1, 1, 1, 4},
+	};
+	static const uint32_t qmaxes[] = {2, 0, 5, 20, 3, 20, 11, 1, 19};
+	struct bd_count z;
+	assert_int_equal(bd_count_init2(&z, N, 0), BOUND_OK);
+	assert_int_equal(z.wide, 0);
+	mpz_t a, b;
+	mpz_inits(a, b, NULL);
+	for (size_t i = 0; i < sizeof allocs / sizeof *allocs; i++) {
+		struct bd_count br;
+		assert_int_equal(bd_count_init2(&br, N, 1), BOUND_OK);
+		assert_int_equal(bd_f_all(&br, allocs[i], 5, 0, BOUND_BRUTE), BOUND_OK);
+		for (size_t j = 0; j < sizeof qmaxes / sizeof *qmaxes; j++) {
+			assert_int_equal(bd_f_upto(&z, allocs[i], 5, 0, BOUND_POLY,
+			                           qmaxes[j]), BOUND_OK);
+			for (uint32_t q = 0; q <= qmaxes[j]; q++) {
+				bd_F_get(&br, q, a);
+				bd_F_get(&z, q, b);
+				if (mpz_cmp(a, b))
+					fail_msg("alloc %zu, qmax %u, q %u differ", i,
+					         qmaxes[j], q);
+			}
+		}
+		bd_count_release(&br);
+	}
+	/* the row was made only as far as asked: q_max 20 = n */
+	assert_int_equal(z.zCn_len, N + 1);
+	bd_count_release(&z);
+	/* and no further than asked */
+	assert_int_equal(bd_count_init2(&z, N, 0), BOUND_OK);
+	static const uint32_t two[] = {10, 10};
+	assert_int_equal(bd_f_upto(&z, two, 2, 0, BOUND_POLY, 3), BOUND_OK);
+	assert_int_equal(z.zCn_len, 4);
+	bd_count_release(&z);
+	mpz_clears(a, b, NULL);
+}
+
+/*
+ * p for more threads than BOUND_MAX_THREADS was before issue 20 item 5
+ * (4096), by hand: n = 5000, V = (v_2 = 1), k = 2, t = 0.  Every row has
+ * two ones; a pair on one processor takes 2, a split pair 1, so f(A,2,0)
+ * = C(n,2) + C(a_1,2) + C(a_2,2) and s = 1 + sum a_i(a_i-1) / (n(n-1)),
+ * least at (2500,2500): 1 + 2 x 2500 x 2499 / (5000 x 4999) = 1 +
+ * 2499/4999 = 7498/4999.  At k = 1: s = 2 (f = 2 C(n,2)).
+ * n = 9000, V = (v_1 = 1/2, v_3 = 1/2), k = 3: the even split (3000 x 3)
+ * gives f(A,3,0) = 3 x C(3000,3) x 3 (all three on one processor: takes
+ * 3) + 6 x C(3000,2) x 3000 x 2 (two on one, one elsewhere: 2) +
+ * 3000^3 x 1 (one each) over C(9000,3); exact value checked with
+ * bound_s at that allocation, and p equals it (Theorem 3: the even split
+ * is best when t = 0).
+ */
+static void test_p_many_threads(void **state)
+{
+	(void)state;
+	struct bound_prog bp;
+	assert_int_equal(bound_prog_init(&bp, 5000), BOUND_OK);
+	mpq_set_ui(bp.v[2], 1, 1);
+	mpq_t t, want;
+	mpq_inits(t, want, NULL);
+	struct bound_pres r;
+	assert_int_equal(bound_p(&bp, 2, t, NULL, &r), BOUND_OK);
+	mpq_set_ui(want, 7498, 4999);
+	assert_int_equal(mpq_cmp(r.p, want), 0);
+	assert_int_equal(r.capped, 0);
+	assert_int_equal(r.alloc[0], 2500);
+	assert_int_equal(r.alloc[1], 2500);
+	bound_pres_release(&r);
+	assert_int_equal(bound_p(&bp, 1, t, NULL, &r), BOUND_OK);
+	assert_int_equal(mpq_cmp_ui(r.p, 2, 1), 0);
+	bound_pres_release(&r);
+	bound_prog_release(&bp);
+
+	assert_int_equal(bound_prog_init(&bp, 9000), BOUND_OK);
+	mpq_set_ui(bp.v[1], 1, 2);
+	mpq_set_ui(bp.v[3], 1, 2);
+	assert_int_equal(bound_p(&bp, 3, t, NULL, &r), BOUND_OK);
+	assert_int_equal(r.capped, 0);
+	assert_int_equal(r.alloc[0], 3000);
+	assert_int_equal(r.alloc[1], 3000);
+	assert_int_equal(r.alloc[2], 3000);
+	/* s = 1/2 + 1/2 f / C(9000,3), f by hand as above */
+	mpz_t f, c, x;
+	mpz_inits(f, c, x, NULL);
+	mpz_bin_uiui(c, 3000, 3);
+	mpz_mul_ui(f, c, 9);                 /* 3 processors x C(3000,3) x 3 */
+	mpz_bin_uiui(c, 3000, 2);
+	mpz_mul_ui(x, c, 6ul * 3000 * 2);    /* 6 ordered pairs of processors */
+	mpz_add(f, f, x);
+	mpz_ui_pow_ui(x, 3000, 3);           /* one on each: takes 1 */
+	mpz_add(f, f, x);
+	mpz_bin_uiui(c, 9000, 3);
+	mpq_set_num(want, f);
+	mpq_set_den(want, c);
+	mpq_canonicalize(want);
+	mpq_t half;
+	mpq_init(half);
+	mpq_set_ui(half, 1, 2);
+	mpq_mul(want, want, half);
+	mpq_add(want, want, half);
+	assert_int_equal(mpq_cmp(r.p, want), 0);
+	mpq_clear(half);
+	mpz_clears(f, c, x, NULL);
+	bound_pres_release(&r);
+	bound_prog_release(&bp);
+	mpq_clears(t, want, NULL);
+}
+
 /* n = 79, k = 16 (Section 7.2's size): lazy and eager branch-and-bound
  * agree, evaluate a tiny fraction of the 6,158,681 allocations, and the
  * answer's value checks with the paper's own f. */
@@ -1529,6 +1649,8 @@ int main(void)
 		cmocka_unit_test(test_p_vs_exhaustive),
 		cmocka_unit_test(test_p_properties),
 		cmocka_unit_test(test_p_n79),
+		cmocka_unit_test(test_f_qmax_reuse),
+		cmocka_unit_test(test_p_many_threads),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_cap_forkjoin),
 		cmocka_unit_test(test_qfmt),

@@ -404,6 +404,76 @@ static void test_pipeline79(void **state)
 	free(path);
 }
 
+/*
+ * More threads than the bound took before issue 20 item 5 (4096): main
+ * creates threads 2..5001 one at a time; each child works 10 and exits
+ * while main works 10 and joins it.  n = 5001.  With one processor per
+ * thread exactly two threads run at every instant: T(P,n,0) = 5000 x 10
+ * = 50000, V = (v_2 = 1).  Signals: 5000 creates + 5000 joins = 10000,
+ * work 100000, z = 1/10; sum q v_q = 2.
+ * Every row has q = 2 ones: f(A,2,0) = C(n,2) + sum_i C(a_i,2) (a pair on
+ * one processor takes 2), so with x = sum a_i(a_i-1) / (n(n-1)):
+ *   s = 1 + x,  z r = (1 - x) t 2 / 10,  value = 1 + x + (1 - x) t / 5,
+ * linear in x: for t < 5 the smallest x wins (the even split), for t > 5
+ * the largest (one processor, x = 1, value 2).
+ *   k = 2, t = 0: (2501,2500): x = (2501*2500 + 2500*2499) / (5001*5000)
+ *     = 2500/5001, p = 7501/5001 = 1.49990001.. -> 1.499901 (up);
+ *     bound = 50000 * 7501/5001 = 74995.00099.. -> 74995.001 (up).
+ *   k = 3, t = 0: (1667,1667,1667): x = 3*1667*1666 / (5001*5000)
+ *     = 1666/5000, p = 1.3332, bound 66660.
+ *   k = 2, t = 4: p = 1 + 2500/5001 + (2501/5001)(4/5) = 47509/25005 =
+ *     1.89998000.. -> 1.899981; bound = 50000 p = 94999.0002.. ->
+ *     94999.001.
+ *   k = 2, t = 8: one processor, p = 2, bound 100000.
+ * The lower bound: the partition of works (main 50000, children 10
+ * each) is at least main's 50000 = T.
+ */
+static void test_many_threads(void **state)
+{
+	(void)state;
+	size_t cap = 64 + 5000 * 64, len = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
+	for (int i = 2; i <= 5001; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+		                        "1 0 create %d\n%d 10 exit\n1 10 join %d\n", i, i, i);
+	snprintf(text + len, cap - len, "1 0 exit\n");
+	char *tr = tu_tmpfile(text);
+	free(text);
+	static const struct {
+		const char *args, *p, *p_exact, *bound, *alloc;
+	} rows[] = {
+		{.args = "--cpus 2", .p = "1.499901", .p_exact = "7501/5001",
+		 .bound = "74995.001", .alloc = "2501,2500"},
+		{.args = "--cpus 3", .p = "1.3332", .p_exact = "3333/2500",
+		 .bound = "66660", .alloc = "1667,1667,1667"},
+		{.args = "--cpus 2 --latency 4", .p = "1.899981",
+		 .p_exact = "47509/25005", .bound = "94999.001", .alloc = "2501,2500"},
+		{.args = "--cpus 2 --latency 8", .p = "2", .p_exact = "2",
+		 .bound = "100000", .alloc = "5001"},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		char *out, *err;
+		int rc = tu_cmdf("bound", &out, &err, "%s --exact '%s'", rows[i].args, tr);
+		if (rc != 0)
+			fail_msg("bound %s: status %d: %s", rows[i].args, rc, err);
+		assert_string_equal(val(out, "n"), "5001");
+		assert_string_equal(val(out, "T"), "50000");
+		assert_string_equal(val(out, "z_exact"), "1/10");
+		assert_string_equal(val(out, "p"), rows[i].p);
+		assert_string_equal(val(out, "p_exact"), rows[i].p_exact);
+		assert_string_equal(val(out, "bound"), rows[i].bound);
+		assert_string_equal(val(out, "allocation"), rows[i].alloc);
+		assert_string_equal(val(out, "p_search"), "minimal");
+		assert_string_equal(val(out, "lower"), "50000");
+		free(out);
+		free(err);
+	}
+	unlink(tr);
+	free(tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_exact_round_trip),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_pipeline79),
+		cmocka_unit_test(test_many_threads),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
