@@ -215,15 +215,27 @@ struct bound_pres {
 	                        unit)                                       */
 	int capped;          /* 0: p is Paper VII's minimum.  Else the search
 	                        stopped at a cap (BOUND_CAP_WORK or
-	                        BOUND_CAP_TIME) and p is the value of the best
+	                        BOUND_CAP_TIME; BOUND_CAP_MEMORY: it did not
+	                        start, p is the one-processor value) and p is the value of the best
 	                        complete allocation it had evaluated (alloc
 	                        holds it), or of the one-processor allocation
 	                        (= v0 + sum q v_q): p >= Paper VII's minimum,
 	                        so p T(P,n,0) is still an upper bound on the
 	                        minimal completion time, only a weaker one  */
 };
-enum { BOUND_CAP_WORK = 1, BOUND_CAP_TIME = 2 };
-/* "minimal", "stopped at work cap", "stopped at time cap". */
+enum { BOUND_CAP_WORK = 1, BOUND_CAP_TIME = 2, BOUND_CAP_MEMORY = 3 };
+/* The memory cap (BOUND_CAP_MEMORY): bound_p does not start a search
+ * whose exact numbers would need more than about this many bits: the
+ * common denominator's numerators, about 1.443 (n + 1) bits (the lcm of
+ * the C(n,q)) for each q with v_q != 0, plus 3 (q_max + 1) n for the
+ * rows of the counting.  It gives the one-processor value instead (p = v0
+ * + sum q v_q, capped = BOUND_CAP_MEMORY).  Only many threads with many
+ * distinct numbers running reach it: at n <= 4096 the estimate stays
+ * below 2^27; a uniform profile over 1..20,001 (estimate 1.8 10^9 bits,
+ * 118 MB measured) is still searched; over 1..25,000 it is not. */
+#define BOUND_MEMORY_CAP_BITS 2147483648.0
+/* "minimal", "stopped at work cap", "stopped at time cap", "stopped at
+ * memory cap". */
 const char *bound_cap_name(int capped);
 /* bound_pres_release - free what *r owns and zero it; accepts zeroed. */
 void bound_pres_release(struct bound_pres *r);

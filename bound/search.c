@@ -629,6 +629,7 @@ const char *bound_cap_name(int capped)
 	case 0: return "minimal";
 	case BOUND_CAP_WORK: return "stopped at work cap";
 	case BOUND_CAP_TIME: return "stopped at time cap";
+	case BOUND_CAP_MEMORY: return "stopped at memory cap";
 	}
 	return "?";
 }
@@ -669,6 +670,50 @@ void bound_pres_release(struct bound_pres *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* The bits a search would hold (BOUND_MEMORY_CAP_BITS says what is
+ * counted); a double: only compared with the cap. */
+static double search_bits(const struct bound_prog *bp)
+{
+	double used = 0, qmax = 0;
+	for (uint32_t q = 1; q <= bp->n; q++)
+		if (mpq_sgn(bp->v[q])) {
+			used++;
+			qmax = q;
+		}
+	return used * 1.4427 * ((double)bp->n + 1) +
+	       3 * (qmax + 1) * (double)bp->n;
+}
+
+/* Past the memory cap: the one-processor allocation's value, v0 + sum q
+ * v_q (every row's busiest processor runs all q; r = 0), exact, with no
+ * common denominator and no counting. */
+static int memory_capped(const struct bound_prog *bp, uint32_t k,
+                         struct bound_pres *out)
+{
+	out->alloc = calloc(k, sizeof *out->alloc);
+	if (!out->alloc)
+		return BOUND_ENOMEM;
+	out->alloc[0] = bp->n;
+	mpq_init(out->p);
+	mpq_t x;
+	mpq_init(x);
+	mpq_set(out->p, bp->v[0]);
+	for (uint32_t q = 1; q <= bp->n; q++)
+		if (mpq_sgn(bp->v[q])) {
+			mpq_set_ui(x, q, 1);
+			mpq_mul(x, x, bp->v[q]);
+			mpq_add(out->p, out->p, x);
+		}
+	mpq_clear(x);
+	out->k = k;
+	out->classes = 1;
+	out->complete = 1;
+	out->capped = BOUND_CAP_MEMORY;
+	mpz_init(out->total);
+	bound_allocations(out->total, bp->n, k);
+	return BOUND_OK;
+}
+
 int bound_p(const struct bound_prog *bp, uint32_t k, const mpq_t t,
             const struct bound_opts *o, struct bound_pres *out)
 {
@@ -682,6 +727,8 @@ int bound_p(const struct bound_prog *bp, uint32_t k, const mpq_t t,
 		return BOUND_EINVAL;
 	if (bp->n > BOUND_MAX_THREADS)
 		return BOUND_ETOOBIG;
+	if (search_bits(bp) > BOUND_MEMORY_CAP_BITS)
+		return memory_capped(bp, k, out);
 	struct search S;
 	int rc = search_init(&S, bp, k, t, o->method);
 	uint32_t *best = rc ? NULL : calloc(k, sizeof *best);

@@ -691,6 +691,26 @@ static void test_p_many_threads(void **state)
 	mpz_clears(f, c, x, NULL);
 	bound_pres_release(&r);
 	bound_prog_release(&bp);
+
+	/* The memory cap: a uniform profile over 1..25,000 would hold about
+	 * 25,000 x 1.443 x 25,001 + 3 x 25,001 x 25,000 = 2.8 10^9 bits >
+	 * BOUND_MEMORY_CAP_BITS = 2^31: no search, the one-processor value
+	 * sum q / 25000 = 25001/2, capped; over 1..20,001 (1.8 10^9 bits)
+	 * the estimate stays under the cap. */
+	assert_int_equal(bound_prog_init(&bp, 25000), BOUND_OK);
+	for (uint32_t q = 1; q <= 25000; q++)
+		mpq_set_ui(bp.v[q], 1, 25000);
+	assert_int_equal(bound_p(&bp, 2, t, NULL, &r), BOUND_OK);
+	assert_int_equal(r.capped, BOUND_CAP_MEMORY);
+	assert_string_equal(bound_cap_name(r.capped), "stopped at memory cap");
+	mpq_set_ui(want, 25001, 2);
+	assert_int_equal(mpq_cmp(r.p, want), 0);
+	assert_int_equal(r.alloc[0], 25000);
+	assert_int_equal(r.alloc[1], 0);
+	/* partitions of 25000 into at most 2 parts: 12501 */
+	assert_int_equal(mpz_cmp_ui(r.total, 12501), 0);
+	bound_pres_release(&r);
+	bound_prog_release(&bp);
 	mpq_clears(t, want, NULL);
 }
 
