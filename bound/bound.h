@@ -215,12 +215,13 @@ struct bound_pres {
 	                        unit)                                       */
 	int capped;          /* 0: p is Paper VII's minimum.  Else the search
 	                        stopped at a cap (BOUND_CAP_WORK or
-	                        BOUND_CAP_TIME; BOUND_CAP_MEMORY: it did not
-	                        start, p is the one-processor value) and p is the value of the best
+	                        BOUND_CAP_TIME) and p is the value of the best
 	                        complete allocation it had evaluated (alloc
 	                        holds it), or of the one-processor allocation
-	                        (= v0 + sum q v_q): p >= Paper VII's minimum,
-	                        so p T(P,n,0) is still an upper bound on the
+	                        (= v0 + sum q v_q), or it did not start
+	                        (BOUND_CAP_MEMORY) and p is the one-processor
+	                        value: p >= Paper VII's minimum, so
+	                        p T(P,n,0) is still an upper bound on the
 	                        minimal completion time, only a weaker one  */
 };
 enum { BOUND_CAP_WORK = 1, BOUND_CAP_TIME = 2, BOUND_CAP_MEMORY = 3 };

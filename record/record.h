@@ -242,7 +242,7 @@ int rec_stats_read(const char *path, struct rec_stats *st, struct trace_error *e
 
 /* What the machine model adds per thread when it simulates a one-CPU
  * trace on two CPUs (each thread's creation, start, exit and join on
- * another CPU than its creator's, and its exit): 93 us a thread for
+ * another CPU than its creator's): 93 us a thread for
  * prodcons (225 threads) and 108 us for threadtask (20,000) with idle run
  * J's machine file (2026-11-28, offline); ns. */
 #define REC_THREAD_MODEL_NS 100000

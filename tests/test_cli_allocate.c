@@ -504,15 +504,7 @@ static void test_missing_lines(void **state)
 static void test_bound_many_threads(void **state)
 {
 	(void)state;
-	size_t cap = 64 + 4097 * 40, n = 0;
-	char *text = malloc(cap);
-	assert_non_null(text);
-	n += (size_t)snprintf(text + n, cap - n, "shadowbind-trace 1\n");
-	for (int i = 2; i <= 4098; i++)
-		n += (size_t)snprintf(text + n, cap - n, "1 0 create %d\n%d 1 exit\n", i, i);
-	snprintf(text + n, cap - n, "1 0 exit\n");
-	char *tr = tu_tmpfile(text);
-	free(text);
+	char *tr = tu_fanout_trace(4097, 1, -1);
 	char *out, *err;
 	int rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -a binpack '%s'", tr);
 	if (rc != 0)

@@ -431,16 +431,7 @@ static void test_pipeline79(void **state)
 static void test_many_threads(void **state)
 {
 	(void)state;
-	size_t cap = 64 + 5000 * 64, len = 0;
-	char *text = malloc(cap);
-	assert_non_null(text);
-	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
-	for (int i = 2; i <= 5001; i++)
-		len += (size_t)snprintf(text + len, cap - len,
-		                        "1 0 create %d\n%d 10 exit\n1 10 join %d\n", i, i, i);
-	snprintf(text + len, cap - len, "1 0 exit\n");
-	char *tr = tu_tmpfile(text);
-	free(text);
+	char *tr = tu_fanout_trace(5000, 10, 10);
 	static const struct {
 		const char *args, *p, *p_exact, *bound, *alloc;
 	} rows[] = {

@@ -2181,18 +2181,18 @@ static void test_mode_advice(void **state)
 		uint32_t threads;
 		enum rec_mode_advice want;
 	} rows[] = {
-		{571000000, 626000000, 226, REC_ADVICE_ALL_CPUS},
-		{2841800000, 5060000000, 20001, REC_ADVICE_ONE_CPU},
-		{860500000, 730000000, 73, REC_ADVICE_ALL_CPUS},
-		{1050000000, 1000000000, 1, REC_ADVICE_NONE},
-		{1050000001, 1000000000, 1, REC_ADVICE_ALL_CPUS},
-		{950000000, 1000000000, 1, REC_ADVICE_NONE},
-		{949999999, 1000000000, 1, REC_ADVICE_ALL_CPUS},
-		{100000000, 200000000, 100, REC_ADVICE_ALL_CPUS},
-		{100000000, 200000000, 101, REC_ADVICE_ONE_CPU},
-		{100000000, 200000000, 20001, REC_ADVICE_ONE_CPU},
-		{0, 1000000000, 5, REC_ADVICE_NONE},
-		{1000000000, 0, 5, REC_ADVICE_NONE},
+		{.work_ns = 571000000, .cpu_ns = 626000000, .threads = 226, .want = REC_ADVICE_ALL_CPUS},
+		{.work_ns = 2841800000, .cpu_ns = 5060000000, .threads = 20001, .want = REC_ADVICE_ONE_CPU},
+		{.work_ns = 860500000, .cpu_ns = 730000000, .threads = 73, .want = REC_ADVICE_ALL_CPUS},
+		{.work_ns = 1050000000, .cpu_ns = 1000000000, .threads = 1, .want = REC_ADVICE_NONE},
+		{.work_ns = 1050000001, .cpu_ns = 1000000000, .threads = 1, .want = REC_ADVICE_ALL_CPUS},
+		{.work_ns = 950000000, .cpu_ns = 1000000000, .threads = 1, .want = REC_ADVICE_NONE},
+		{.work_ns = 949999999, .cpu_ns = 1000000000, .threads = 1, .want = REC_ADVICE_ALL_CPUS},
+		{.work_ns = 100000000, .cpu_ns = 200000000, .threads = 100, .want = REC_ADVICE_ALL_CPUS},
+		{.work_ns = 100000000, .cpu_ns = 200000000, .threads = 101, .want = REC_ADVICE_ONE_CPU},
+		{.work_ns = 100000000, .cpu_ns = 200000000, .threads = 20001, .want = REC_ADVICE_ONE_CPU},
+		{.work_ns = 0, .cpu_ns = 1000000000, .threads = 5, .want = REC_ADVICE_NONE},
+		{.work_ns = 1000000000, .cpu_ns = 0, .threads = 5, .want = REC_ADVICE_NONE},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		enum rec_mode_advice got = rec_mode_advice(rows[i].work_ns, rows[i].cpu_ns, rows[i].threads);

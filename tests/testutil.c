@@ -199,6 +199,24 @@ char *tu_tmpfile(const char *text)
 	return path;
 }
 
+char *tu_fanout_trace(int children, int child_work, int join_work)
+{
+	size_t cap = 64 + (size_t)children * 64, len = 0;
+	char *text = malloc(cap);
+	if (!text)
+		fail_msg("out of memory");
+	len += (size_t)snprintf(text + len, cap - len, "shadowbind-trace 1\n");
+	for (int i = 2; i <= children + 1; i++) {
+		len += (size_t)snprintf(text + len, cap - len, "1 0 create %d\n%d %d exit\n", i, i, child_work);
+		if (join_work >= 0)
+			len += (size_t)snprintf(text + len, cap - len, "1 %d join %d\n", join_work, i);
+	}
+	snprintf(text + len, cap - len, "1 0 exit\n");
+	char *path = tu_tmpfile(text);
+	free(text);
+	return path;
+}
+
 int tu_cmdf(const char *cmd, char **out, char **err, const char *fmt, ...)
 {
 	char bin[4096], args[8192], line[16384];

@@ -90,6 +90,12 @@ char *tu_slurp(const char *path, size_t *len);
  * (unlink and free it). */
 char *tu_tmpfile(const char *text);
 
+/* A fork-join trace in a new temporary file (as tu_tmpfile): thread 1
+ * creates threads 2..children+1, each runs child_work (ns) and exits;
+ * unless join_work < 0 it then joins each after join_work (ns) of its own
+ * work, right after that child's create.  Thread 1 exits last. */
+char *tu_fanout_trace(int children, int child_work, int join_work);
+
 /* The entries of directory `dir` other than . and .., or -1 when it
  * cannot be opened (tests that no temporary file is left behind). */
 int tu_dir_entries(const char *dir);
