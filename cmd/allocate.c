@@ -140,9 +140,9 @@ static void *judge_upper(void *arg)
 	return NULL;
 }
 
-/* Starts the judgement: 0 with the lower bound in *br (the analytic bound
- * maybe still being computed), or -1 (no bound/lower lines). */
-static int judge_start(struct judge *j, const struct trace *tr, const struct alloc_params *par,
+/* The lower bound alone into *br (bound_for_trace_lower): 0, or -1 with
+ * the failure in j->rc. */
+static int judge_lower(struct judge *j, const struct trace *tr, const struct alloc_params *par,
                        int full, struct bound_result *br)
 {
 	memset(j, 0, sizeof *j);
@@ -160,7 +160,15 @@ static int judge_start(struct judge *j, const struct trace *tr, const struct all
 	else if (par->time_limit > 0 && !par->max_tests)
 		j->o.max_seconds = par->time_limit / 10; /* the search is timed anyway */
 	j->rc = bound_for_trace_lower(tr, j->k, j->latency, &j->o, br);
-	if (j->rc != BOUND_OK)
+	return j->rc == BOUND_OK ? 0 : -1;
+}
+
+/* Starts the judgement: 0 with the lower bound in *br (the analytic bound
+ * maybe still being computed), or -1 (no bound/lower lines). */
+static int judge_start(struct judge *j, const struct trace *tr, const struct alloc_params *par,
+                       int full, struct bound_result *br)
+{
+	if (judge_lower(j, tr, par, full, br) != 0)
 		return -1;
 	if (sysconf(_SC_NPROCESSORS_ONLN) > 1 && pthread_create(&j->th, NULL, judge_upper, j) == 0)
 		j->threaded = 1;
@@ -396,12 +404,33 @@ static char *annotate(const char *text, size_t len, size_t *outlen)
  * The command line
  */
 
+/* Why allocate computes no analytic bound, in order of precedence (the
+ * first that applies is the header's `no_bound` word), and whether the
+ * lower bound's parts that hold under every model (the largest thread's
+ * work, the partition: bound_result.lower_any) still hold: they do when
+ * the model only adds non-negative costs to each thread's recorded work
+ * (a machine file's latencies and thread costs, the spinning wait's CPU),
+ * not when threads' work moves between them (--pool). */
+static const struct no_bound_reason {
+	const char *word;  /* the header's no_bound word                 */
+	int lower_holds;   /* 1: lower_any stays a proven lower bound    */
+	const char *text;  /* stderr: "no analytic bound: TEXT"          */
+} no_bound_reasons[] = {
+	{.word = "option", .lower_holds = 0, .text = "--no-bound"},
+	{.word = "pool", .lower_holds = 0,
+	 .text = "--pool moves work between threads, which the bounds fix"},
+	{.word = "machine", .lower_holds = 1,
+	 .text = "Paper VII's bound knows one latency and no machine file's costs"},
+	{.word = "spin", .lower_holds = 1,
+	 .text = "Paper VII's bound knows no spinning wait's CPU"},
+};
+
 /* The options as given (file scope: the option table points into it). */
 static struct args {
 	struct cmd_machine M;
 	const char *out_path, *config, *algorithm, *traj_path, *trace_path;
 	int quiet, no_bound, full_bound, list, json, explain;
-	const char *no_bound_why; /* the header's no_bound word when no_bound */
+	const struct no_bound_reason *why; /* why no analytic bound, or NULL */
 	uint32_t progress_fd, restarts;
 	uint64_t seed, max_tests, stop_after;
 	double time_limit;
@@ -606,20 +635,20 @@ static int load(struct input *in, struct alloc_params *par)
 		input_release(in);
 		return rc;
 	}
-	/* the first reason is the header's no_bound word (docs/alloc.md) */
-	A.no_bound_why = A.no_bound ? "option" : NULL;
-	if (in->pool && !A.no_bound_why)
-		A.no_bound_why = "pool"; /* the bound and the lower bound fix each
-		                            thread's work */
-	if (par->sim.machine && !A.no_bound_why)
-		A.no_bound_why = "machine"; /* Paper VII's bound knows one latency
-		                               and no costs: with the machine's it
-		                               is no upper bound */
+	/* the first reason that applies is the header's no_bound word
+	 * (docs/alloc.md); applies[i] is no_bound_reasons[i]'s condition */
+	const int applies[] = {A.no_bound, in->pool != NULL, par->sim.machine != 0,
+	                       par->sim.spin != 0};
+	_Static_assert(sizeof applies / sizeof *applies ==
+	               sizeof no_bound_reasons / sizeof *no_bound_reasons,
+	               "one condition per no_bound reason");
+	A.why = NULL;
+	for (size_t i = 0; i < sizeof no_bound_reasons / sizeof *no_bound_reasons && !A.why; i++)
+		if (applies[i])
+			A.why = &no_bound_reasons[i];
 	if (A.M.mm.has_margin)
 		par->unbound_margin = A.M.mm.margin; /* the file's advice margin */
-	if (par->sim.spin && !A.no_bound_why)
-		A.no_bound_why = "spin"; /* nor does it know the spinning wait's CPU */
-	A.no_bound = A.no_bound_why != NULL;
+	A.no_bound = A.why != NULL;
 	return CLI_OK;
 }
 
@@ -657,7 +686,13 @@ static int search(const struct input *in, struct alloc_params *par, struct outco
 	struct judge jd;
 	o->judged = A.no_bound ? -1 : judge_start(&jd, in->tr, par, A.full_bound, &o->br);
 	o->judge_rc = A.no_bound ? BOUND_OK : jd.rc;
-	if (o->judged == 0 && par->lower.num == 0)
+	/* no analytic bound asked for, but the lower bound holds (a machine
+	 * file, spinning): the lower line alone, with no_bound's word; a
+	 * failure here leaves both out and says nothing more (the search's
+	 * own result stands) */
+	if (A.no_bound && A.why->lower_holds && judge_lower(&jd, in->tr, par, A.full_bound, &o->br) == 0)
+		o->lower_only = 1;
+	if ((o->judged == 0 || o->lower_only) && par->lower.num == 0)
 		par->lower = sim_time_int(o->br.lower_any); /* valid for every model */
 
 	struct prog_state ps = {.show = !A.quiet && isatty(2) && rank == 0, .fd = -1};
@@ -786,8 +821,7 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 	         alloc_input_name(res->binpack_input), h->stopped,
 	         res->enumerated && !res->complete ? "\ncomplete no" : "", h->capped, unb);
 	h->no_bound = o->judged == 0 ? NULL
-	              : o->lower_only ? bound_errword(o->judge_rc)
-	              : o->judge_rc != BOUND_OK ? bound_errword(o->judge_rc) : A.no_bound_why;
+	              : o->judge_rc != BOUND_OK ? bound_errword(o->judge_rc) : A.why->word;
 	if (h->no_bound) {
 		/* say why the bound and lower lines are missing (a header line
 		 * of its own: the binding writer takes no comment there, and
@@ -907,7 +941,7 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 		         100.0 * (m - lo) / lo, b->lower);
 	if (o->lower_only)
 		fprintf(stderr, "%s: %s; no analytic bound: %s\n", prog, pct,
-		        bound_strerror(o->judge_rc));
+		        o->judge_rc != BOUND_OK ? bound_strerror(o->judge_rc) : A.why->text);
 	else
 		fprintf(stderr, "%s: %s; %s\n", prog, pct,
 		        m > o->br.bound ? "above the analytic bound: a better allocation exists"

@@ -385,8 +385,13 @@ static void test_deadlock_exit(void **state)
  * (10 - 10) / 10 = 0% faster: under the 13% margin, advice unbound.
  * With --model direct the unbound run deadlocks: no unbound, no advice,
  * and `no_unbound deadlock` says why.  The machine file leaves out the
- * bound and lower lines (`no_bound machine`); --no-bound too (`no_bound
- * option`). */
+ * bound line (`no_bound machine`: Paper VII's bound knows no machine
+ * costs) but keeps the lower bound, whose parts (the largest thread's
+ * work, the partition) hold when a model only adds non-negative costs:
+ * works 0, 5, 5, 10; the largest 10; the best partition of {5, 5, 10}
+ * on 2 processors {10 | 5 + 5} = 10: lower 10, which binpack's binding
+ * reaches (`stopped lower-bound`).  --spin keeps it too; --no-bound
+ * leaves both out (`no_bound option`). */
 static void test_missing_lines(void **state)
 {
 	(void)state;
@@ -419,24 +424,24 @@ static void test_missing_lines(void **state)
 	assert_non_null(strstr(out,
 		"\nmakespan 10 "));
 	assert_non_null(strstr(out,
-		"\nadvice unbound      # binding: predicted the margin faster than unbound; unbound: run it unbound\n"
+		"\nlower 10            # proven lower bound: no binding's makespan is below it\n"
+		"advice unbound      # binding: predicted the margin faster than unbound; unbound: run it unbound\n"
 		"tests 1             # allocations simulated by the search\n"
 		"model direct        # the simulation model every test used\n"
 		"binpack_input work  # what binpacking was told of each thread\n"
-		"stopped done        # why the search stopped\n"
+		"stopped lower-bound # why the search stopped\n"
 		"unbound 10          # predicted left unbound (the OS; --machine)\n"
 		"unbound_model client-server  # the model of the unbound run (simulate's fallback)\n"
 		"no_bound machine    # why bound (and lower, if absent) is missing\n"
 		"\n1 0\n2 1\n3 1\n4 0\n"));
 	assert_null(strstr(out, "\nbound "));
-	assert_null(strstr(out, "\nlower "));
 	free(out);
 	free(err);
 	/* the same in --json: reasons, not bare nulls */
 	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --policy fifo --json "
 	             "--machine '%s' '%s'", mf, tr);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "\"bound\": null, \"lower\": null, \"no_bound\": \"machine\", "
+	assert_non_null(strstr(out, "\"bound\": null, \"lower\": 10, \"no_bound\": \"machine\", "
 	                       "\"unbound\": 10, \"run_unbound\": true, "
 	                       "\"unbound_model\": \"client-server\""));
 	free(out);
@@ -447,7 +452,7 @@ static void test_missing_lines(void **state)
 	if (rc != 0)
 		fail_msg("allocate: status %d: %s", rc, err);
 	assert_non_null(strstr(out,
-		"stopped done        # why the search stopped\n"
+		"stopped lower-bound # why the search stopped\n"
 		"no_unbound deadlock # why the unbound and advice lines are missing\n"
 		"no_bound machine    # why bound (and lower, if absent) is missing\n"
 		"\n1 0\n"));
@@ -455,6 +460,8 @@ static void test_missing_lines(void **state)
 	assert_null(strstr(out, "\nunbound "));
 	assert_non_null(strstr(err, "no unbound prediction and no advice: the unbound run "
 	                       "deadlocks (model direct)\n"));
+	assert_non_null(strstr(err, "at the lower bound (optimal); no analytic bound: Paper VII's "
+	                       "bound knows one latency and no machine file's costs\n"));
 	free(out);
 	free(err);
 	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --policy fifo --model direct "
@@ -474,11 +481,22 @@ static void test_missing_lines(void **state)
 	assert_null(strstr(out, "unbound"));
 	free(out);
 	free(err);
+	/* --spin: no analytic bound, the lower bound stays */
+	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -a binpack --policy fifo --spin 1us '%s'", tr);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\nlower 10 "));
+	assert_non_null(strstr(out, "\nno_bound spin "));
+	assert_null(strstr(out, "\nbound "));
+	assert_non_null(strstr(err, "at the lower bound (optimal); no analytic bound: Paper VII's "
+	                       "bound knows no spinning wait's CPU\n"));
+	free(out);
+	free(err);
 	rc = tu_cmdf("allocate", &out, &err, "--cpus 2 -q -a binpack --policy fifo --no-bound '%s'",
 	             tr);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\nno_bound option "));
 	assert_null(strstr(out, "\nbound "));
+	assert_null(strstr(out, "\nlower "));
 	free(out);
 	free(err);
 	unlink(mf);

@@ -1101,6 +1101,10 @@ static void test_commands_machine(void **state)
 	 * session: `advice` is a key of the binding reader's, written after
 	 * the other known keys, so before the extra lines and `unbound`) */
 	assert_non_null(strstr(out, "\nadvice binding "));
+	/* no analytic bound under a machine file, but the lower bound (the
+	 * largest thread's work, 7; the best partition of works 5, 7, 4 on 2
+	 * processors, {7 | 5 + 4} = 9) holds: the file only adds costs */
+	assert_non_null(strstr(out, "\nlower 9 "));
 	assert_non_null(strstr(out,
 		"\nadvice binding      # binding: predicted the margin faster than unbound; unbound: run it unbound\n"
 		"tests 1             # allocations simulated by the search\n"
