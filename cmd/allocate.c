@@ -188,24 +188,26 @@ static int judge_finish(struct judge *j)
 
 /* Why the unbound and advice lines are missing: the unbound run's sim
  * status as one word for the header's `no_unbound` and --json's
- * (docs/alloc.md); any other status is "failed".  sim/ has no word
- * table of its own (bound's is bound_errword), so the fact lives here,
- * once. */
-static const struct {
-	int status; /* SIM_* */
-	const char *word;
-} unbound_words[] = {
-	{.status = SIM_DEADLOCK, .word = "deadlock"},
-	{.status = SIM_EOVERFLOW, .word = "overflow"},
-	{.status = SIM_ENOMEM, .word = "out-of-memory"},
+ * (docs/alloc.md), and as the verb of stderr's "the unbound run ...";
+ * any other status is the last row's.  sim/ has no word table of its own
+ * (bound's is bound_errword), so the fact lives here, once. */
+static const struct unbound_reason {
+	int status;       /* SIM_* */
+	const char *word; /* no_unbound's word */
+	const char *verb; /* stderr: "the unbound run VERB" */
+} unbound_reasons[] = {
+	{.status = SIM_DEADLOCK, .word = "deadlock", .verb = "deadlocks"},
+	{.status = SIM_EOVERFLOW, .word = "overflow", .verb = "overflows 64-bit exact times"},
+	{.status = SIM_ENOMEM, .word = "out-of-memory", .verb = "failed"},
+	{.word = "failed", .verb = "failed"}, /* any other status (not matched) */
 };
 
-static const char *unbound_why(int st)
+static const struct unbound_reason *unbound_why(int st)
 {
-	for (size_t i = 0; i < sizeof unbound_words / sizeof *unbound_words; i++)
-		if (unbound_words[i].status == st)
-			return unbound_words[i].word;
-	return "failed";
+	size_t i = 0, last = sizeof unbound_reasons / sizeof *unbound_reasons - 1;
+	while (i < last && unbound_reasons[i].status != st)
+		i++;
+	return &unbound_reasons[i];
 }
 
 /* The lower bound valid for the model the search used, as printed. */
@@ -287,7 +289,7 @@ static void write_json(FILE *f, const struct trace *tr, const struct alloc_resul
 		cli_json_key(&j, "run_unbound");
 		cli_json_null(&j);
 		cli_json_key(&j, "no_unbound");
-		cli_json_str(&j, unbound_why(res->unbound_status));
+		cli_json_str(&j, unbound_why(res->unbound_status)->word);
 	}
 	if (res->unbound_run && res->unbound_model != res->model) {
 		cli_json_key(&j, "unbound_model");
@@ -807,7 +809,7 @@ static struct trace_binding binding_of(const struct input *in, struct outcome *o
 		b.advice = (char *)(res->run_unbound ? "unbound" : "binding");
 	} else if (res->unbound_run) {
 		/* tried and failed: say why unbound and advice are missing */
-		snprintf(unb, sizeof unb, "\nno_unbound %s", unbound_why(res->unbound_status));
+		snprintf(unb, sizeof unb, "\nno_unbound %s", unbound_why(res->unbound_status)->word);
 	}
 	if (res->unbound_run && res->unbound_model != res->model) {
 		/* the unbound run fell back (or not) on its own, as simulate
@@ -926,9 +928,8 @@ static void summary(const struct outcome *o, const struct trace_binding *b)
 	}
 	if (res->unbound_run && !res->has_unbound)
 		fprintf(stderr, "%s: no unbound prediction and no advice: the unbound run %s "
-		        "(model %s)\n", prog, res->unbound_status == SIM_DEADLOCK ? "deadlocks"
-		        : res->unbound_status == SIM_EOVERFLOW ? "overflows 64-bit exact times"
-		        : "failed", sim_model_name(res->unbound_model));
+		        "(model %s)\n", prog, unbound_why(res->unbound_status)->verb,
+		        sim_model_name(res->unbound_model));
 	if (o->judged != 0 && !o->lower_only) {
 		if (o->judge_rc != BOUND_OK)
 			fprintf(stderr, "%s: no bound or lower bound: %s\n", prog, bound_strerror(o->judge_rc));
