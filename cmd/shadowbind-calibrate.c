@@ -64,6 +64,13 @@ int main(int argc, char **argv)
 		cli_out_abort(&o);
 		return cli_error(&cmd, CLI_ESYSTEM, "%s", why);
 	}
+	/* a process that has run on two CPUs (fresh processes: after
+	 * mach_calibrate's threads are gone) */
+	if (mach_calibrate_spread(&m, &mo, why, sizeof why) != 0) {
+		mach_release(&m);
+		cli_out_abort(&o);
+		return cli_error(&cmd, CLI_ESYSTEM, "%s", why);
+	}
 	int wr = mach_write(&m, o.f);
 	mach_release(&m);
 	if (wr != 0) {

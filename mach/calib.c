@@ -67,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -627,6 +628,118 @@ static struct mach_fig fig_clamp(struct mach_fig f)
 	f.lo = f.lo < 0 ? 0 : f.lo;
 	f.hi = f.hi < 0 ? 0 : f.hi;
 	return f;
+}
+
+/* ---- a process that has run on two CPUs (spread) ---- */
+
+/* m threads as threadtask's (sh_task, its CPU work and a mutex), each
+ * pinned to `cpu` (pthread_attr_setaffinity_np, as shadowbind-run does),
+ * CJ_BATCH created at a time and then joined; 0, or -1. */
+static int spread_run(int cpu, long m, pthread_mutex_t *mx)
+{
+	pthread_attr_t a;
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	if (pthread_attr_init(&a) != 0)
+		return -1;
+	int rc = pthread_attr_setaffinity_np(&a, sizeof s, &s) != 0 ? -1 : 0;
+	struct sh_child c[CJ_BATCH];
+	pthread_t t[CJ_BATCH];
+	for (long i = 0; rc == 0 && i < m; i += CJ_BATCH) {
+		long b = m - i < CJ_BATCH ? m - i : CJ_BATCH, k;
+		for (k = 0; k < b; k++) {
+			c[k] = (struct sh_child){.cpu_work = 1, .mx = mx};
+			if (pthread_create(&t[k], &a, sh_task, &c[k]) != 0)
+				break;
+		}
+		for (long j = 0; j < k; j++)
+			pthread_join(t[j], NULL);
+		rc = k < b ? -1 : 0;
+	}
+	pthread_attr_destroy(&a);
+	return rc;
+}
+
+/* In a fresh process (a child of fork, one thread): pinned to x, a
+ * warm-up of n / 4 threads on x (glibc's stack cache, the first page
+ * faults), then with `once` a single thread on y, then n threads on x
+ * (spread_run): the process's CPU time per thread of the last n (ns),
+ * or -1. */
+static double spread_batch(int x, int y, int once, long n)
+{
+	pthread_mutex_t mx = PTHREAD_MUTEX_INITIALIZER;
+	if (pin_self(x) != 0 || spread_run(x, n / 4, &mx) != 0 ||
+	    (once && spread_run(y, 1, &mx) != 0))
+		return -1;
+	double p0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	if (spread_run(x, n, &mx) != 0)
+		return -1;
+	return (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) / (double)n;
+}
+
+/* spread_batch in a fresh process: its figure (ns), or -1. */
+static double spread_fork(int x, int y, int once, long n)
+{
+	int fd[2];
+	if (pipe(fd) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		double v = spread_batch(x, y, once, n);
+		_exit(write(fd[1], &v, sizeof v) == (ssize_t)sizeof v ? 0 : 1);
+	}
+	close(fd[1]);
+	double v = -1;
+	ssize_t got;
+	do
+		got = read(fd[0], &v, sizeof v);
+	while (got < 0 && errno == EINTR);
+	close(fd[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return got == (ssize_t)sizeof v && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? v : -1;
+}
+
+/* The rounds of spread (mach.h): each round a fresh process that never
+ * ran on y and one that ran a single thread there, their order
+ * alternating by round (a phase of the host falls on both); the
+ * difference of their CPU per thread.  Measured on this host (issue 25,
+ * docs/sim.md, "A process on two CPUs: the per-thread cost"): one more
+ * TLB flush per thread once the process has run on the second CPU. */
+#define SPREAD_ROUNDS_MAX 15
+
+int mach_calibrate_spread(struct mach *m, const struct mach_opts *o, char *why, size_t len)
+{
+	if (m->ncpu < 2)
+		return 0;
+	int R = o->quick ? 3 : 9;
+	long n = o->quick ? 256 : 1024;
+	double d[SPREAD_ROUNDS_MAX];
+	int X = m->os_cpu[0], Y = m->os_cpu[1];
+	for (int r = 0; r < R; r++) {
+		double v[2];
+		for (int side = 0; side < 2; side++) {
+			int once = (side + r) % 2;
+			v[once] = spread_fork(X, Y, once, n);
+			if (v[once] < 0) {
+				snprintf(why, len, "cannot run a fresh process's threads on CPUs %d and %d", X, Y);
+				return -1;
+			}
+		}
+		d[r] = v[1] - v[0];
+	}
+	/* a negative median (noise) is none */
+	m->spread = fig_clamp(fig_of(d, R));
+	m->has_spread = 1;
+	return 0;
 }
 
 /* ---- topology ---- */

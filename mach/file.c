@@ -117,6 +117,8 @@ int mach_write(const struct mach *m, FILE *f)
 		        "(measured by its user: docs/sim.md)\n", m->margin);
 	if (m->has_wake_local)
 		put_fig(f, "wake_local", m->wake_local, "a blocked thread's wait when woken from its own processor (OpenMP traces only: shadowbind-calibrate --openmp)");
+	if (m->has_spread)
+		put_fig(f, "spread", m->spread, "a local thread's extra CPU (create to join) once the process has run a thread on another CPU");
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -276,7 +278,7 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 		 * the seen[] slot it fills (-1 none), and the optional group
 		 * it belongs to with its bit there (kinds of hand-off, start
 		 * costs) or the share. */
-		enum { G_NONE, G_KIND, G_START, G_SHARE, G_UNBOUND, G_WAIT, G_LOCAL };
+		enum { G_NONE, G_KIND, G_START, G_SHARE, G_UNBOUND, G_WAIT, G_LOCAL, G_SPREAD };
 		static const struct {
 			const char *key;
 			size_t off;  /* offsetof(struct mach, the figure) */
@@ -314,6 +316,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 			 .need = -1, .group = G_UNBOUND, .bit = 2},
 			{.key = "wake_local", .off = offsetof(struct mach, wake_local), .need = -1,
 			 .group = G_LOCAL},
+			{.key = "spread", .off = offsetof(struct mach, spread), .need = -1,
+			 .group = G_SPREAD},
 		};
 		for (size_t k = 0; k < sizeof rows / sizeof *rows && !done; k++) {
 			size_t l = strlen(rows[k].key);
@@ -345,6 +349,8 @@ int mach_parse(const char *name, const char *buf, size_t len, struct mach *m, ch
 				m->has_wait = 1;
 			if (!*rest && rows[k].group == G_LOCAL)
 				m->has_wake_local = 1;
+			if (!*rest && rows[k].group == G_SPREAD)
+				m->has_spread = 1;
 			if (!*rest && rows[k].group == G_UNBOUND)
 				unb |= 1u << rows[k].bit;
 			done = 1;
@@ -547,6 +553,10 @@ int mach_model_init(struct mach_model *mm, const struct mach *m, uint32_t k,
 	 * OpenMP file; none without it) */
 	double wl = m->has_wake_local ? m->wake_local.med : 0;
 	mm->wake_local = wl > 0 ? in_unit(wl, per) : 0;
+	/* bound: a local create's extra once the process is spread over
+	 * two processors (none without it) */
+	double sp = m->has_spread ? m->spread.med : 0;
+	mm->spread_create = sp > 0 ? in_unit(sp, per) : 0;
 	mm->lat_kinds = m->has_kinds;
 	mm->wake_busy = m->has_kinds ? in_unit(m->wake_busy.med, per) : 0;
 	mm->transfer = m->has_kinds ? in_unit(m->transfer.med, per) : 0;
@@ -586,5 +596,6 @@ void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
 	par->transfer = mm->transfer;
 	par->sleep = mm->sleep;
 	par->wake_local = mm->wake_local;
+	par->spread_create = mm->spread_create;
 	par->machine = 1;
 }

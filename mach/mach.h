@@ -144,6 +144,17 @@ struct mach {
 	 * 0). */
 	struct mach_fig wake_local;
 	int has_wake_local;
+	/* spread: the CPU one thread's life (its create and join by its
+	 * creator, its start and exit) costs more, all on the creator's
+	 * CPU, in a process that has once run a thread on another CPU than
+	 * in one that never has (ns; has_spread): mach_calibrate_spread's
+	 * fresh processes pinned to one CPU, a batch with and without one
+	 * earlier child on another CPU (docs/sim.md, "A process on two
+	 * CPUs: the per-thread cost").  The model charges it to the creator
+	 * of each later local create, bound mode (sim_params.spread_create).
+	 * Optional in a file (without it, 0). */
+	struct mach_fig spread;
+	int has_spread;
 };
 
 /* What to measure. */
@@ -168,6 +179,20 @@ int mach_calibrate(struct mach *m, const struct mach_opts *o, char *why, size_t 
 
 /* mach_release - free what *m owns and zero it; accepts a zeroed struct. */
 void mach_release(struct mach *m);
+
+/*
+ * mach_calibrate_spread - measure m->spread on m's first two CPUs (the
+ * CPUs of m->os_cpu; m as mach_calibrate filled it, ncpu >= 2): rounds
+ * of two fresh processes (fork) pinned to the first CPU, each running a
+ * batch of threads as threadtask's (64 at a time, a mutex each), one of
+ * them after a single child pinned to the second CPU; the process CPU
+ * time per thread of the second less the first's, median and extremes
+ * over the rounds (a negative median is 0).  o->quick: fewer rounds.
+ * Sets has_spread; with one CPU (ncpu < 2) does nothing and returns 0.
+ * Takes about 10 s here (o->quick: 1-2 s).  0, or -1 with why (a fork,
+ * a pipe or a thread that failed; m->spread untouched).
+ */
+int mach_calibrate_spread(struct mach *m, const struct mach_opts *o, char *why, size_t len);
 
 /*
  * mach_write - the `[machine]` INI of m on f (docs/sim.md shows one).
@@ -223,6 +248,8 @@ struct mach_model {
 	int has_margin;        /* the file's margin (struct mach), for      */
 	double margin;         /* allocate's advice; units: percent        */
 	uint64_t wake_local;   /* wake_local (0 without it); units: trace
+	                          unit                                      */
+	uint64_t spread_create; /* spread (>= 0; 0 without it); units: trace
 	                          unit                                      */
 };
 

@@ -96,13 +96,14 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 		return SIM_EINVAL;
 	if (lat >= lim || cc >= lim || ec >= lim || par->start_cost_remote >= lim ||
 	    par->create_wait_remote >= lim || par->switch_cost >= lim || par->quantum >= lim || par->spin >= lim ||
-	    par->wake_local >= lim)
+	    par->wake_local >= lim || par->spread_create >= lim)
 		return SIM_EOVERFLOW;
 	/* a create record may pay a latency (create_latency) besides its
 	 * cost, an exit record its cost; a wake-up from the thread's own
 	 * processor wake_local */
 	per = lat + cc + ec + par->switch_cost + par->spin + par->wake_local +
-	      (par->machine ? lat + par->start_cost_remote + par->create_wait_remote : 0);
+	      (par->machine ? lat + par->start_cost_remote + par->create_wait_remote +
+	                      par->spread_create : 0);
 	/* the checks below (a latency or a cost: per > 0), the lower bounds
 	 * of sim_makespan_within and the token rings (a latency) read the
 	 * program's per-record facts */
@@ -138,9 +139,12 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->opcost[TRACE_CREATE] = par->create_cost;
 	w->opcost[TRACE_EXIT] = par->exit_cost;
 	w->local_acc = 0;
+	w->spread = 0;
+	w->spread_cost = par->machine && par->mode == SIM_BOUND ? par->spread_create : 0;
 	w->op_remote = par->machine && (par->create_cost_remote != par->create_cost ||
 	                                par->exit_cost_remote != par->exit_cost || lat ||
-	                                par->start_cost_remote || par->create_wait_remote);
+	                                par->start_cost_remote || par->create_wait_remote ||
+	                                w->spread_cost);
 	w->pend_on = w->op_remote || par->wake_local;
 	w->held_on = p->has_signal;
 	w->nomem = 0;

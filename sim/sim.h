@@ -184,6 +184,20 @@ struct sim_params {
 	 * latency, whatever the per-object override says.  0: none (the
 	 * contract).  Units: trace unit. */
 	uint64_t wake_local;
+	/* Under machine, bound mode: once the process has a thread on a
+	 * processor other than its first thread's (the run's first create
+	 * of a thread bound to another processor than its creator's has
+	 * happened: every thread descends from the first by creates), each
+	 * later create of a thread on its creator's own processor costs the
+	 * creator spread_create more CPU, right after the create, before
+	 * its next record's work (a remote create's extra comes first in
+	 * the same place).  The kernel's cost per thread in a process that
+	 * has run on two CPUs, which a trace recorded on one CPU does not
+	 * hold (docs/sim.md, "A process on two CPUs: the per-thread
+	 * cost").  Remote creates pay none (create_cost_remote was measured
+	 * in such a process).  Unbound runs ignore it.  0: none (the
+	 * contract).  Units: trace unit. */
+	uint64_t spread_create;
 	/* Per-object latency override (what-if analyses: "what if this
 	 * lock's latency were 0"): obj_latency[kind] is NULL (every object
 	 * of that kind has the uniform `latency`, the default) or an array

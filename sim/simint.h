@@ -467,6 +467,9 @@ struct sim_work {
 	                        look at processors                        */
 	uint8_t pend_on;     /* some CPU may fall due before a record's
 	                        work (sth.pend): op_remote, or wake_local  */
+	uint8_t spread;      /* bound: a create across processors has
+	                        happened (par->spread_create applies)     */
+	stime spread_cost;   /* par->spread_create in bound mode, else 0  */
 	uint32_t local_acc;  /* unbound creates: the share of local children
 	                        accumulated (par->unbound_local_ppm per
 	                        create, less 10^6 per local one); units:

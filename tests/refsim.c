@@ -165,6 +165,7 @@ struct S {
 	long steps;
 	int oom;
 	uint64_t creates;    /* creates performed so far (remote_child) */
+	int spread;          /* bound: a remote create has happened       */
 };
 
 static const struct trace_rec *cur_rec(struct S *s, int i)
@@ -695,6 +696,18 @@ static void perform(struct S *s, int i)
 			c->rem += cost_sr(s);
 			if (cost_cr(s) > s->p->create_cost)
 				extra = cost_cr(s) - s->p->create_cost;
+		}
+		/* docs/sim.md, "A process on two CPUs: the per-thread cost":
+		 * "bound, once a create of a thread bound to another processor
+		 * than its creator's has happened, every later create of a
+		 * thread on the creator's own processor costs the creator
+		 * spread_create more, right after the create, before its next
+		 * record's work" */
+		if (s->p->machine && !unbound(s)) {
+			if (c->remote)
+				s->spread = 1;
+			else if (s->spread)
+				extra += s->p->spread_create;
 		}
 		/* "bound, the creator of a remote thread waits
 		 * create_wait_remote off its processor right after the

@@ -40,6 +40,9 @@ struct refsim_params {
 	uint64_t create_wait_remote; /* machine, bound: the creator's wait
 	                               off its processor after a remote
 	                               create; units: trace unit            */
+	uint64_t spread_create;     /* machine, bound: a local create's
+	                               extra once a remote create has
+	                               happened; units: trace unit          */
 	uint32_t unbound_local_ppm; /* machine, unbound: of the first n
 	                               creates, floor(n * this / 10^6) local */
 	int unbound_costs;          /* machine, unbound: a remote thread's

@@ -93,6 +93,9 @@ static void print_run(const struct run *r, FILE *f)
 		if (r->rp.create_wait_remote)
 			fprintf(f, ", create wait remote %llu",
 			        (unsigned long long)r->rp.create_wait_remote);
+		if (r->rp.spread_create)
+			fprintf(f, ", spread create %llu",
+			        (unsigned long long)r->rp.spread_create);
 		if (r->rp.unbound_costs)
 			fprintf(f, ", unbound remote costs: create %llu, start %llu, exit %llu",
 			        (unsigned long long)r->rp.unbound_create_cost_remote,
@@ -259,6 +262,7 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.exit_cost_remote = r->rp.exit_cost_remote;
 	par.start_cost_remote = r->rp.start_cost_remote;
 	par.create_wait_remote = r->rp.create_wait_remote;
+	par.spread_create = r->rp.spread_create;
 	par.unbound_local_ppm = r->rp.unbound_local_ppm;
 	par.unbound_costs = r->rp.unbound_costs;
 	par.unbound_create_cost_remote = r->rp.unbound_create_cost_remote;
@@ -827,6 +831,10 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 		 * them (drawn last, likewise) */
 		if (tu_rand(&ms) % 2)
 			r->rp.create_wait_remote = 1 + tu_rand(&ms) % 5;
+		/* a bound local create's extra once spread in half of them
+		 * (drawn last, likewise) */
+		if (tu_rand(&ms) % 2)
+			r->rp.spread_create = 1 + tu_rand(&ms) % 6;
 	}
 	/* the spinning wait in one run of three without a work queue
 	 * (drawn from a stream of its own, likewise) */

@@ -819,8 +819,110 @@ static void test_file_to_model(void **state)
 	assert_true(m.has_wake_local);
 	assert_int_equal(mm.wake_local, 5);
 	assert_int_equal(par.wake_local, 5);
+	assert_int_equal(par.spread_create, 0); /* no spread: none */
 	mach_model_release(&mm);
 	mach_release(&m);
+	/* a spread process's extra per local create, in us: 16.3 -> 16
+	 * (a negative median would be 0); written and read back */
+	parse_apply("s.ini", "spread = 16300\nspread.lo = 0\nspread.hi = 27800\n", &m, &mm, &par);
+	assert_true(m.has_spread);
+	assert_true(m.spread.med == 16300 && m.spread.hi == 27800);
+	assert_int_equal(mm.spread_create, 16);
+	assert_int_equal(par.spread_create, 16);
+	mach_model_release(&mm);
+	buf = NULL;
+	blen = 0;
+	mf = open_memstream(&buf, &blen);
+	assert_non_null(mf);
+	assert_int_equal(mach_write(&m, mf), 0);
+	fclose(mf);
+	mach_release(&m);
+	assert_int_equal(mach_parse("s2.ini", buf, blen, &m, why, sizeof why), 0);
+	assert_true(m.has_spread && m.spread.med == 16300 && m.spread.lo == 0);
+	free(buf);
+	mach_release(&m);
+}
+
+/*
+ * A process spread over two processors (spread_create S, bound; docs/
+ * sim.md, "A process on two CPUs: the per-thread cost"): once a create
+ * across processors has happened, every later local create costs its
+ * creator S more, before its next record's work.  Machine model with no
+ * other cost (latency 0, create, create_remote, exit 0).  1 creates 2, 3
+ * and 4 (work 1 before each), works 2, joins 2, 3 and 4; each child
+ * works 5.  Bound: 1, 2 on processor 0, and either 3 (A) or 4 (B) on
+ * processor 1, the other on 0.
+ *   A, fifo, S = 7: creates at 1 (2, local, not yet spread), 2 (3,
+ *      remote: spread; runs on 1 from 2, exits at 7) and 3 (4, local,
+ *      spread: S = 7 to 1); 1 works 2 + 7, 3..12, blocks in join 2; 2
+ *      runs 12..17, 4 17..22 (queued since 3, before 1 woke at 17); 1
+ *      joins 3 and 4, exits at 22: makespan 22, 1's CPU 5 + 7 = 12.
+ *   A, S = 0: 1 blocks at 5; 2 5..10, 4 10..15; makespan 15, CPU 5.
+ *   A, ps, S = 7: processor 0 never idles (1, 2, 4 share it until all
+ *      is done; 1's join of 3 has its answer at 7): its work 5 + 5 + 5
+ *      + 7 = 22 is the makespan; S = 0: 15.
+ *   B, S = 7: the remote create (4) is the last: no local create after
+ *      it pays; 1 blocks at 5, 2 5..10, 3 10..15, 4 on 1 3..8: 15, 1's
+ *      CPU 5.
+ *   All on processor 0, S = 7: no create is remote: 1's 5, then 2, 3,
+ *      4: 20.
+ * Unbound runs ignore S (below).
+ */
+static void test_spread_by_hand(void **state)
+{
+	(void)state;
+	static const char prog[] = "shadowbind-trace 1\nunit ns\n1 1 create 2\n1 1 create 3\n"
+	                           "1 1 create 4\n2 5 exit\n3 5 exit\n4 5 exit\n"
+	                           "1 2 join 2\n1 0 join 3\n1 0 join 4\n1 0 exit\n";
+	static const struct {
+		const char *policy;
+		int32_t bind[5]; /* by thread id 1..4 */
+		uint64_t s, makespan, cpu1;
+	} sc[] = {
+		{"fifo", {0, 0, 0, 1, 0}, 7, 22, 12},
+		{"fifo", {0, 0, 0, 1, 0}, 0, 15, 5},
+		{"ps", {0, 0, 0, 1, 0}, 7, 22, 12},
+		{"ps", {0, 0, 0, 1, 0}, 0, 15, 5},
+		{"fifo", {0, 0, 0, 0, 1}, 7, 15, 5},
+		{"fifo", {0, 0, 0, 0, 0}, 7, 20, 5},
+	};
+	for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
+		struct tu_sim c;
+		tu_sim_open(&c, prog);
+		struct sim_params par;
+		sim_params_init(&par);
+		par.cpus = 2;
+		assert_int_equal(sim_policy_parse(sc[i].policy, &par), 0);
+		par.machine = 1;
+		par.spread_create = sc[i].s;
+		int32_t b[4];
+		uint32_t t1 = 0;
+		for (uint32_t t = 0; t < c.tr->nthreads; t++) {
+			b[t] = sc[i].bind[c.tr->threads[t].id];
+			t1 = c.tr->threads[t].id == 1 ? t : t1;
+		}
+		struct sim_result res;
+		run_expect(&c, &par, b, sc[i].makespan, i, &res);
+		assert_int_equal(res.threads[t1].cpu.num, sc[i].cpu1);
+		tu_sim_close(&c);
+	}
+	/* unbound (fifo, 2 processors, every create remote): the same run
+	 * with S 7 as with S 0 */
+	struct tu_sim c;
+	tu_sim_open(&c, prog);
+	struct sim_params par;
+	sim_params_init(&par);
+	par.cpus = 2;
+	assert_int_equal(sim_policy_parse("fifo", &par), 0);
+	par.mode = SIM_UNBOUND;
+	par.machine = 1;
+	par.create_cost_remote = 1;
+	sim_time ms0, ms7;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, NULL, &ms0), SIM_OK);
+	par.spread_create = 7;
+	assert_int_equal(sim_makespan(c.p, c.w, &par, NULL, &ms7), SIM_OK);
+	assert_int_equal(ms7.num, ms0.num);
+	tu_sim_close(&c);
 }
 
 static void test_file_errors(void **state)
@@ -1216,6 +1318,7 @@ int main(void)
 		cmocka_unit_test(test_start_by_hand),
 		cmocka_unit_test(test_create_wait_by_hand),
 		cmocka_unit_test(test_wake_local_by_hand),
+		cmocka_unit_test(test_spread_by_hand),
 		cmocka_unit_test(test_unbound_start_by_hand),
 		cmocka_unit_test(test_unbound_share_by_hand),
 		cmocka_unit_test(test_unbound_costs_by_hand),
