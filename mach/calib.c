@@ -678,7 +678,12 @@ static double spread_batch(int x, int y, int once, long n)
 	return (now_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) / (double)n;
 }
 
-/* spread_batch in a fresh process: its figure (ns), or -1. */
+/* spread_batch in a fresh process: its figure (ns), or -1.  Called by
+ * a thread pinned to x (spread_pinned), so that the child starts on x:
+ * a process that starts on y and then pins itself to x has already run
+ * on y (in a first version the child was forked by the caller's
+ * unpinned thread, and calibrate's median came out 0 where the probe
+ * measured 16 us, see docs/sim.md). */
 static double spread_fork(int x, int y, int once, long n)
 {
 	int fd[2];
@@ -708,6 +713,19 @@ static double spread_fork(int x, int y, int once, long n)
 	return got == (ssize_t)sizeof v && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? v : -1;
 }
 
+struct spread_arg {
+	int x, y, once;
+	long n;
+	double v;              /* spread_fork's figure (ns), or -1        */
+};
+
+static void *spread_pinned(void *arg)
+{
+	struct spread_arg *a = arg;
+	a->v = pin_self(a->x) != 0 ? -1 : spread_fork(a->x, a->y, a->once, a->n);
+	return NULL;
+}
+
 /* The rounds of spread (mach.h): each round a fresh process that never
  * ran on y and one that ran a single thread there, their order
  * alternating by round (a phase of the host falls on both); the
@@ -728,7 +746,13 @@ int mach_calibrate_spread(struct mach *m, const struct mach_opts *o, char *why, 
 		double v[2];
 		for (int side = 0; side < 2; side++) {
 			int once = (side + r) % 2;
-			v[once] = spread_fork(X, Y, once, n);
+			/* from a thread of our own, pinned to X (the caller's
+			 * affinity stays as it is) */
+			struct spread_arg a = {.x = X, .y = Y, .once = once, .n = n, .v = -1};
+			pthread_t t;
+			if (pthread_create(&t, NULL, spread_pinned, &a) == 0)
+				pthread_join(t, NULL);
+			v[once] = a.v;
 			if (v[once] < 0) {
 				snprintf(why, len, "cannot run a fresh process's threads on CPUs %d and %d", X, Y);
 				return -1;
