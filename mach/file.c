@@ -597,5 +597,6 @@ void mach_model_apply(const struct mach_model *mm, struct sim_params *par)
 	par->sleep = mm->sleep;
 	par->wake_local = mm->wake_local;
 	par->spread_create = mm->spread_create;
+	par->spread_cached = MACH_STACKS_CACHED;
 	par->machine = 1;
 }

@@ -253,6 +253,11 @@ struct mach_model {
 	                          unit                                      */
 };
 
+/* The threads whose stacks glibc keeps without unmapping them (its
+ * default stack cache, 40 MB, holds five default 8 MB stacks): the
+ * first creates of a run that pay no `spread` (sim_params.spread_cached). */
+#define MACH_STACKS_CACHED 5
+
 /*
  * mach_model_init - m's figures for processors 0..k-1 (the file's first
  * k CPUs) in `unit` (a trace's: TRACE_TICK has no length and is refused).

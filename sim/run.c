@@ -140,6 +140,7 @@ static int setup(struct sim_work *w, const struct sim_params *par,
 	w->opcost[TRACE_EXIT] = par->exit_cost;
 	w->local_acc = 0;
 	w->spread = 0;
+	w->ncreated = 0;
 	w->spread_cost = par->machine && par->mode == SIM_BOUND ? par->spread_create : 0;
 	w->op_remote = par->machine && (par->create_cost_remote != par->create_cost ||
 	                                par->exit_cost_remote != par->exit_cost || lat ||

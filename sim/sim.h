@@ -195,9 +195,14 @@ struct sim_params {
 	 * has run on two CPUs, which a trace recorded on one CPU does not
 	 * hold (docs/sim.md, "A process on two CPUs: the per-thread
 	 * cost").  Remote creates pay none (create_cost_remote was measured
-	 * in such a process).  Unbound runs ignore it.  0: none (the
-	 * contract).  Units: trace unit. */
+	 * in such a process), and neither do the run's first spread_cached
+	 * creates (counted over all creates, local and remote): the cost is
+	 * the unmapping of joined threads' stacks, and glibc keeps the
+	 * stacks of that many threads (its 40 MB cache: five 8 MB stacks;
+	 * mach.h sets MACH_STACKS_CACHED) without unmapping them.  Unbound
+	 * runs ignore it.  0: none (the contract).  Units: trace unit. */
 	uint64_t spread_create;
+	uint32_t spread_cached;
 	/* Per-object latency override (what-if analyses: "what if this
 	 * lock's latency were 0"): obj_latency[kind] is NULL (every object
 	 * of that kind has the uniform `latency`, the default) or an array

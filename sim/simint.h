@@ -470,6 +470,7 @@ struct sim_work {
 	uint8_t spread;      /* bound: a create across processors has
 	                        happened (par->spread_create applies)     */
 	stime spread_cost;   /* par->spread_create in bound mode, else 0  */
+	uint32_t ncreated;   /* creates performed so far (under op_remote) */
 	uint32_t local_acc;  /* unbound creates: the share of local children
 	                        accumulated (par->unbound_local_ppm per
 	                        create, less 10^6 per local one); units:

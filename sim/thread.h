@@ -117,14 +117,16 @@ static inline void step_begin(struct sim_work *w, uint32_t u, const struct trace
  * earlier than T + that excess + the latency between their processors
  * (waiting it out counts as blocked time from T, its start); the first
  * remote create marks the process spread (w->spread), and from then on
- * a local create costs u spread_cost more the same way.  Returns
+ * a local create past the run's first spread_cached costs u spread_cost
+ * more the same way.  Returns
  * how long u waits off its processor right after the create (bound
  * mode, a remote a: create_wait_remote; else 0): the caller's step
  * (create_step) makes it wait. */
 static inline uint64_t create_thread(struct sim_work *w, uint32_t u, uint32_t a, stime T)
 {
 	struct sth *t = &w->th[a];
-	if (__builtin_expect(w->op_remote, 0) && create_is_remote(w, u, a)) {
+	/* (counting the creates: spread_cached) */
+	if (__builtin_expect(w->op_remote, 0) && (w->ncreated++, create_is_remote(w, u, a))) {
 		const struct sim_params *par = w->par;
 		w->spread = 1;
 		t->xremote = 1;
@@ -152,9 +154,10 @@ static inline uint64_t create_thread(struct sim_work *w, uint32_t u, uint32_t a,
 		make_ready(w, a, T);
 		return wait;
 	}
-	/* a local create in a bound process spread over two processors
-	 * (spread_cost is 0 unless bound with spread_create) */
-	if (__builtin_expect(w->spread, 0) && w->spread_cost) {
+	/* a local create in a bound process spread over two processors,
+	 * past the run's first spread_cached creates (spread_cost is 0
+	 * unless bound with spread_create) */
+	if (__builtin_expect(w->spread, 0) && w->spread_cost && w->ncreated > w->par->spread_cached) {
 		w->th[u].pend += w->spread_cost;
 		if (w->flags & SIM_STATS)
 			w->ist[u].cpu += w->spread_cost;

@@ -166,6 +166,7 @@ struct S {
 	int oom;
 	uint64_t creates;    /* creates performed so far (remote_child) */
 	int spread;          /* bound: a remote create has happened       */
+	uint64_t ncreated;   /* bound: creates performed so far           */
 };
 
 static const struct trace_rec *cur_rec(struct S *s, int i)
@@ -702,11 +703,13 @@ static void perform(struct S *s, int i)
 		 * than its creator's has happened, every later create of a
 		 * thread on the creator's own processor costs the creator
 		 * spread_create more, right after the create, before its next
-		 * record's work" */
+		 * record's work", but "not the run's first spread_cached
+		 * creates (counted over all creates)" */
 		if (s->p->machine && !unbound(s)) {
+			s->ncreated++;
 			if (c->remote)
 				s->spread = 1;
-			else if (s->spread)
+			else if (s->spread && s->ncreated > s->p->spread_cached)
 				extra += s->p->spread_create;
 		}
 		/* "bound, the creator of a remote thread waits

@@ -42,7 +42,10 @@ struct refsim_params {
 	                               create; units: trace unit            */
 	uint64_t spread_create;     /* machine, bound: a local create's
 	                               extra once a remote create has
-	                               happened; units: trace unit          */
+	                               happened, past the first
+	                               spread_cached creates; units: trace
+	                               unit                                 */
+	uint32_t spread_cached;
 	uint32_t unbound_local_ppm; /* machine, unbound: of the first n
 	                               creates, floor(n * this / 10^6) local */
 	int unbound_costs;          /* machine, unbound: a remote thread's

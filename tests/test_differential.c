@@ -94,8 +94,8 @@ static void print_run(const struct run *r, FILE *f)
 			fprintf(f, ", create wait remote %llu",
 			        (unsigned long long)r->rp.create_wait_remote);
 		if (r->rp.spread_create)
-			fprintf(f, ", spread create %llu",
-			        (unsigned long long)r->rp.spread_create);
+			fprintf(f, ", spread create %llu after %u creates",
+			        (unsigned long long)r->rp.spread_create, r->rp.spread_cached);
 		if (r->rp.unbound_costs)
 			fprintf(f, ", unbound remote costs: create %llu, start %llu, exit %llu",
 			        (unsigned long long)r->rp.unbound_create_cost_remote,
@@ -263,6 +263,7 @@ static void run_both(const char *text, const struct run *r, struct outcome *o)
 	par.start_cost_remote = r->rp.start_cost_remote;
 	par.create_wait_remote = r->rp.create_wait_remote;
 	par.spread_create = r->rp.spread_create;
+	par.spread_cached = r->rp.spread_cached;
 	par.unbound_local_ppm = r->rp.unbound_local_ppm;
 	par.unbound_costs = r->rp.unbound_costs;
 	par.unbound_create_cost_remote = r->rp.unbound_create_cost_remote;
@@ -833,8 +834,10 @@ static void random_run(uint64_t seed, const char *text, struct run *r)
 			r->rp.create_wait_remote = 1 + tu_rand(&ms) % 5;
 		/* a bound local create's extra once spread in half of them
 		 * (drawn last, likewise) */
-		if (tu_rand(&ms) % 2)
+		if (tu_rand(&ms) % 2) {
 			r->rp.spread_create = 1 + tu_rand(&ms) % 6;
+			r->rp.spread_cached = tu_rand(&ms) % 4;
+		}
 	}
 	/* the spinning wait in one run of three without a work queue
 	 * (drawn from a stream of its own, likewise) */

@@ -829,6 +829,7 @@ static void test_file_to_model(void **state)
 	assert_true(m.spread.med == 16300 && m.spread.hi == 27800);
 	assert_int_equal(mm.spread_create, 16);
 	assert_int_equal(par.spread_create, 16);
+	assert_int_equal(par.spread_cached, MACH_STACKS_CACHED);
 	mach_model_release(&mm);
 	buf = NULL;
 	blen = 0;
@@ -866,6 +867,9 @@ static void test_file_to_model(void **state)
  *      CPU 5.
  *   All on processor 0, S = 7: no create is remote: 1's 5, then 2, 3,
  *      4: 20.
+ *   A, fifo, S = 7, the first 2 creates free (spread_cached 2): 4's is
+ *      the third: 22 as above; the first 3 free: 4's pays nothing: 15.
+ * (The cases above: spread_cached 0.)
  * Unbound runs ignore S (below).
  */
 static void test_spread_by_hand(void **state)
@@ -877,14 +881,18 @@ static void test_spread_by_hand(void **state)
 	static const struct {
 		const char *policy;
 		int32_t bind[5]; /* by thread id 1..4 */
-		uint64_t s, makespan, cpu1;
+		uint64_t s;
+		uint32_t cached;
+		uint64_t makespan, cpu1;
 	} sc[] = {
-		{"fifo", {0, 0, 0, 1, 0}, 7, 22, 12},
-		{"fifo", {0, 0, 0, 1, 0}, 0, 15, 5},
-		{"ps", {0, 0, 0, 1, 0}, 7, 22, 12},
-		{"ps", {0, 0, 0, 1, 0}, 0, 15, 5},
-		{"fifo", {0, 0, 0, 0, 1}, 7, 15, 5},
-		{"fifo", {0, 0, 0, 0, 0}, 7, 20, 5},
+		{"fifo", {0, 0, 0, 1, 0}, 7, 0, 22, 12},
+		{"fifo", {0, 0, 0, 1, 0}, 0, 0, 15, 5},
+		{"ps", {0, 0, 0, 1, 0}, 7, 0, 22, 12},
+		{"ps", {0, 0, 0, 1, 0}, 0, 0, 15, 5},
+		{"fifo", {0, 0, 0, 0, 1}, 7, 0, 15, 5},
+		{"fifo", {0, 0, 0, 0, 0}, 7, 0, 20, 5},
+		{"fifo", {0, 0, 0, 1, 0}, 7, 2, 22, 12},
+		{"fifo", {0, 0, 0, 1, 0}, 7, 3, 15, 5},
 	};
 	for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
 		struct tu_sim c;
@@ -895,6 +903,7 @@ static void test_spread_by_hand(void **state)
 		assert_int_equal(sim_policy_parse(sc[i].policy, &par), 0);
 		par.machine = 1;
 		par.spread_create = sc[i].s;
+		par.spread_cached = sc[i].cached;
 		int32_t b[4];
 		uint32_t t1 = 0;
 		for (uint32_t t = 0; t < c.tr->nthreads; t++) {
