@@ -1006,6 +1006,10 @@ static void test_calibrate_sane(void **state)
 	struct mach_opts o = {.quick = 1, .max_cpus = 4, .openmp = 1};
 	assert_int_equal(mach_calibrate(&m, &o, why, sizeof why), 0);
 	assert_int_equal(m.ncpu, (uint32_t)(ncpu < 4 ? ncpu : 4));
+	/* a process that has run on two CPUs (fresh processes; none with
+	 * one CPU) */
+	assert_int_equal(mach_calibrate_spread(&m, &o, why, sizeof why), 0);
+	assert_int_equal(m.has_spread, m.ncpu >= 2);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -1102,6 +1106,13 @@ static void test_calibrate_sane(void **state)
 	for (int i = 0; i < 3; i++) {
 		assert_true(in(uf[i]->med, 0, 1e9));
 		assert_true(uf[i]->lo <= uf[i]->med + 0.5 && uf[i]->med <= uf[i]->hi + 0.5);
+	}
+	/* spread: per thread, in ns, under a second, not negative, its
+	 * median within its extremes */
+	if (m.ncpu >= 2) {
+		assert_true(r.has_spread);
+		assert_true(in(r.spread.med, 0, 1e9));
+		assert_true(r.spread.lo <= r.spread.med + 0.5 && r.spread.med <= r.spread.hi + 0.5);
 	}
 	mach_release(&m);
 	mach_release(&r);
