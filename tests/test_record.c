@@ -559,6 +559,50 @@ static void test_small_buffer(void **state)
 	unsetenv("SHADOWBIND_BUFFER");
 }
 
+/* Many objects, each used once (rec37: the recorder's objects, their
+ * table and the mutexes' id array come from an arena advised for huge
+ * pages instead of one mapping each): manyobj 10000 locks and unlocks
+ * 10,000 mutexes in turn, then signals 10,000 condition variables with
+ * no waiter, in one thread.  20,000 objects are five chunks of 4,096
+ * objects, the table grows 4,096 -> 65,536 entries (kept at most half
+ * full) and the mutexes' ids array 1,024 -> 16,384; by hand, thread 1's
+ * records are then, in order: for i = 0..19,999, `lock` (i even) or
+ * `unlock` (i odd) of mutex i/2 + 1 (ids in first-use order); for j =
+ * 0..9,999 `signal` of condition variable j + 1 waking 0 threads; its
+ * exit: 30,001 records.  With the default buffer and with one of 255
+ * slots (copied out 117 times). */
+static void test_many_objects(void **state)
+{
+	(void)state;
+	enum { N = 10000 };
+	static const char *const sizes[] = { NULL, "3" };
+	for (size_t k = 0; k < 2; k++) {
+		if (sizes[k])
+			setenv("SHADOWBIND_BUFFER", sizes[k], 1);
+		char *out = NULL;
+		struct trace *tr = record("manyobj", "10000", "mo.trace", &out, 0);
+		check_counts("manyobj", out, tr);
+		assert_int_equal(tr->nthreads, 1);
+		assert_int_equal(tr->threads[0].nrec, 3 * N + 1);
+		assert_int_equal(tr->nobj[TRACE_K_MUTEX], N);
+		assert_int_equal(tr->nobj[TRACE_K_COND], N);
+		const struct trace_rec *r = &tr->rec[tr->threads[0].first];
+		for (uint32_t i = 0; i < 2 * N; i++) {
+			assert_int_equal(r[i].op, i % 2 ? TRACE_UNLOCK : TRACE_LOCK);
+			assert_int_equal(tr->obj_id[TRACE_K_MUTEX][r[i].a], i / 2 + 1);
+		}
+		for (uint32_t j = 0; j < N; j++) {
+			assert_int_equal(r[2 * N + j].op, TRACE_SIGNAL);
+			assert_int_equal(tr->obj_id[TRACE_K_COND][r[2 * N + j].a], j + 1);
+			assert_int_equal(r[2 * N + j].b, 0);
+		}
+		assert_int_equal(r[3 * N].op, TRACE_EXIT);
+		trace_free(tr);
+		free(out);
+	}
+	unsetenv("SHADOWBIND_BUFFER");
+}
+
 /* The mutexes recorded without G (issue 20): recorded on every CPU the
  * test may use (two on the project's machine), where the lock and
  * unlock records of several threads, stamped without G in their own
@@ -2714,6 +2758,7 @@ int main(void)
 		cmocka_unit_test(test_trytimed),
 		cmocka_unit_test(test_abrupt),
 		cmocka_unit_test(test_small_buffer),
+		cmocka_unit_test(test_many_objects),
 		cmocka_unit_test(test_all_cpus_fast),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_spool_layout),

@@ -57,6 +57,12 @@ enum rp_mode { RP_OFF = 0, RP_RECORD, RP_RUN };
                           takes one, rarely two): with its header 8192
                           slots of 16 bytes, 128 KiB (SHADOWBIND_BUFFER:
                           rounded up to whole pages) */
+#define RP_CAL_BUFFER 256 /* slots in the calibration's scratch buffer
+                          (one page; its records are never kept and a
+                          full one is emptied in place): the whole
+                          8,192-slot buffer was 32 page faults of 20-30
+                          us each on the project's VM at every
+                          recording's start and end (rec37) */
 /* Spins waiting for another thread (the spool's block lock, a record
  * still being written at the end) before each sched_yield (the other
  * thread may be preempted on this CPU). */
