@@ -559,9 +559,9 @@ static void test_small_buffer(void **state)
 	unsetenv("SHADOWBIND_BUFFER");
 }
 
-/* Many objects, each used once (rec37: the recorder's objects, their
- * table and the mutexes' id array come from an arena advised for huge
- * pages instead of one mapping each): manyobj 10000 locks and unlocks
+/* Many objects, each used once (rec37: BARNES signals some 9,900
+ * condition variables once each, whose objects and table were 300 of
+ * its recording's page faults): manyobj 10000 locks and unlocks
  * 10,000 mutexes in turn, then signals 10,000 condition variables with
  * no waiter, in one thread.  20,000 objects are five chunks of 4,096
  * objects, the table grows 4,096 -> 65,536 entries (kept at most half
@@ -570,7 +570,7 @@ static void test_small_buffer(void **state)
  * `unlock` (i odd) of mutex i/2 + 1 (ids in first-use order); for j =
  * 0..9,999 `signal` of condition variable j + 1 waking 0 threads; its
  * exit: 30,001 records.  With the default buffer and with one of 255
- * slots (copied out 117 times). */
+ * slots (copied out about 117 times, each block in one write). */
 static void test_many_objects(void **state)
 {
 	(void)state;

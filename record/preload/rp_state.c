@@ -72,48 +72,8 @@ static uint32_t g_next_id[TRACE_NKINDS];
 static struct rp_obj **g_mx;
 static uint32_t g_mxcap;
 
-/* The recorder's own memory (objects, their table, thread states, the
- * arrays rp_grow makes, the calibration's scratch buffer) comes from one
- * arena of RP_ARENA bytes reserved at start, 2 MiB-aligned and advised
- * for transparent huge pages: on the project's VM a page fault costs
- * 20-30 us of CPU (4 KiB, anonymous or file-backed), a 2 MiB huge page
- * about 160 us, and BARNES's ~9,900 condition variables and 2,056
- * mutexes took some 300 faults of objects and tables (rec37,
- * docs/record.md "The spool's writes and the start-up's faults").  The
- * arena is a bump pointer (any thread: an atomic add), never freed, and
- * zero as fresh anonymous memory is; past its end, or where it could
- * not be reserved, rp_mmap maps as before.  Where huge pages are off the
- * arena is ordinary 4 KiB pages, faulted as they are touched. */
-#define RP_ARENA (256ull << 20)  /* bytes reserved (virtual)          */
-#define RP_HUGE (2ull << 20)     /* huge page size, bytes             */
-static char *g_arena;            /* NULL: none                        */
-static uint64_t g_arena_used;    /* bytes handed out                  */
-
-static void arena_open(void)
-{
-	void *p = mmap(NULL, RP_ARENA + RP_HUGE, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-	char *a = (char *)(((uintptr_t)p + RP_HUGE - 1) & ~(uintptr_t)(RP_HUGE - 1));
-	madvise(a, RP_ARENA, MADV_HUGEPAGE); /* advice: where THP is off, 4 KiB pages */
-	g_arena = a;
-}
-
-/* 1 if p is the arena's (never unmapped). */
-static int in_arena(const void *p)
-{
-	return g_arena && (const char *)p >= g_arena && (const char *)p < g_arena + RP_ARENA;
-}
-
 static void *rp_mmap(size_t len)
 {
-	if (g_arena) {
-		uint64_t n = ((uint64_t)len + 4095) & ~(uint64_t)4095; /* page-aligned, as mmap's */
-		uint64_t off = __atomic_fetch_add(&g_arena_used, n, __ATOMIC_RELAXED);
-		if (off + n <= RP_ARENA)
-			return g_arena + off;
-	}
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -133,8 +93,7 @@ static void *rp_grow(void *old, uint32_t *cap, uint32_t need, uint32_t first, si
 		return NULL;
 	if (old) {
 		memcpy(n, old, (size_t)*cap * elem);
-		if (!in_arena(old))
-			munmap(old, (size_t)*cap * elem);
+		munmap(old, (size_t)*cap * elem);
 	}
 	*cap = ncap;
 	return n;
@@ -1091,7 +1050,6 @@ void rp_init(void)
 		}
 	}
 	if (rp_mode == RP_RECORD) {
-		arena_open(); /* before the calibration's first rp_mmap */
 		cpu_set_t cpus;
 		if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 1)
 			g_spin = RP_G_SPIN;
