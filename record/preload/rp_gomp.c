@@ -748,26 +748,36 @@ BARRIER_CANCEL(GOMP_sections_end_cancel)
 static char g_crit, g_atomic; /* their addresses: the mutexes' keys */
 
 /* Before an acquisition: the work before it (its time inside is
- * dropped, drop_wait). */
+ * dropped, drop_wait).  No rp_mark unless the waits are kept as work
+ * (rp_wait_work), as bar_begin: the span from here to mx_acquired's
+ * clock read is dropped as libgomp's lock wait whether or not the
+ * recorder's instructions at its start are excluded first (one clock
+ * read less per acquisition; issue 21, omp17). */
 static struct rp_thread *mx_begin(uint64_t *w)
 {
 	*w = 0;
 	struct rp_thread *t = recording() ? rp_enter() : NULL;
 	if (t) {
 		*w = rp_work(t, TRACE_LOCK);
-		rp_mark(t);
+		if (rp_wait_work)
+			rp_mark(t);
 	}
 	return t;
 }
 
 /* After the real acquisition (ok) or failed try (!ok, try): `lock M`,
- * `trylock M ok|busy`; a re-lock by its owner (nest locks) counts. */
+ * `trylock M ok|busy`; a re-lock by its owner (nest locks) counts.  As
+ * bar_end: with the fast clock and the waits dropped the record (its
+ * work the carry mx_begin left) is written first and the one clock read
+ * at the exit ends the wait (the recorder's span after the acquisition
+ * is counted in libgomp's waits, not its own cost; the same records). */
 static void mx_acquired(struct rp_thread *t, uint64_t w, const void *key, int try, int ok)
 {
 	if (!t)
 		return;
-	int rec = 0;
-	w = drop_wait(t, try ? TRACE_TRYLOCK : TRACE_LOCK); /* libgomp's lock wait */
+	int rec = 0, op = try ? TRACE_TRYLOCK : TRACE_LOCK;
+	int late = t->sw && !rp_wait_work;
+	w = late ? t->carry : drop_wait(t, op); /* libgomp's lock wait */
 	if (rp_lock() == 0) {
 		struct rp_obj *o = rp_obj(key, TRACE_K_MUTEX);
 		if (o && !ok) {
@@ -783,7 +793,10 @@ static void mx_acquired(struct rp_thread *t, uint64_t w, const void *key, int tr
 		}
 		rp_unlock();
 	}
-	rp_mark(t);
+	if (late)
+		drop_wait(t, op);
+	else
+		rp_mark(t);
 	rp_leave(t, rec);
 }
 
