@@ -342,6 +342,23 @@ static void test_start_by_hand(void **state)
 	}
 }
 
+/* A bound-mode key that unbound runs ignore: prog's unbound makespan
+ * under par (par->mode SIM_UNBOUND) is the same with *key 0 and with
+ * *key = v (key: a field of *par). */
+static void assert_unbound_ignores(const char *prog, struct sim_params *par, uint64_t *key,
+                                   uint64_t v)
+{
+	struct tu_sim c;
+	tu_sim_open(&c, prog);
+	sim_time ms0, ms1;
+	*key = 0;
+	assert_int_equal(sim_makespan(c.p, c.w, par, NULL, &ms0), SIM_OK);
+	*key = v;
+	assert_int_equal(sim_makespan(c.p, c.w, par, NULL, &ms1), SIM_OK);
+	assert_int_equal(ms1.num, ms0.num);
+	tu_sim_close(&c);
+}
+
 /*
  * The creator's wait in a remote create (create_wait_remote W, bound;
  * kinds_params: fifo, latency 20 both ways, sleep 3), the pinned start
@@ -396,18 +413,11 @@ static void test_create_wait_by_hand(void **state)
 		assert_int_equal(res.threads[t3].end.num, wc[i].end3);
 		tu_sim_close(&c);
 	}
-	struct tu_sim c;
-	tu_sim_open(&c, prog);
 	struct sim_params par;
 	kinds_params(&par, mat, 1);
 	par.mode = SIM_UNBOUND;
 	par.create_cost_remote = 2;
-	sim_time ms0, ms6;
-	assert_int_equal(sim_makespan(c.p, c.w, &par, NULL, &ms0), SIM_OK);
-	par.create_wait_remote = 6;
-	assert_int_equal(sim_makespan(c.p, c.w, &par, NULL, &ms6), SIM_OK);
-	assert_int_equal(ms6.num, ms0.num);
-	tu_sim_close(&c);
+	assert_unbound_ignores(prog, &par, &par.create_wait_remote, 6);
 }
 
 /*
@@ -917,8 +927,6 @@ static void test_spread_by_hand(void **state)
 	}
 	/* unbound (fifo, 2 processors, every create remote): the same run
 	 * with S 7 as with S 0 */
-	struct tu_sim c;
-	tu_sim_open(&c, prog);
 	struct sim_params par;
 	sim_params_init(&par);
 	par.cpus = 2;
@@ -926,12 +934,7 @@ static void test_spread_by_hand(void **state)
 	par.mode = SIM_UNBOUND;
 	par.machine = 1;
 	par.create_cost_remote = 1;
-	sim_time ms0, ms7;
-	assert_int_equal(sim_makespan(c.p, c.w, &par, NULL, &ms0), SIM_OK);
-	par.spread_create = 7;
-	assert_int_equal(sim_makespan(c.p, c.w, &par, NULL, &ms7), SIM_OK);
-	assert_int_equal(ms7.num, ms0.num);
-	tu_sim_close(&c);
+	assert_unbound_ignores(prog, &par, &par.spread_create, 7);
 }
 
 static void test_file_errors(void **state)
